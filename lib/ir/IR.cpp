@@ -1,0 +1,334 @@
+//===- IR.cpp - Triton-IR core data structures ----------------------------===//
+#include "tritonc/ir/IR.h"
+
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/support/FloatFormats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace tritonc::ir {
+
+//===----------------------------------------------------------------------===//
+// Names of opcodes, predicates and reduction kinds
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct OpcodeInfo {
+  const char *Spelling;
+  OpCategory Category;
+};
+const OpcodeInfo OpcodeTable[] = {
+#define OP(Name, Spelling, Category) {Spelling, OpCategory::Category},
+#include "tritonc/ir/Opcodes.def"
+};
+const char *const PredicateNames[] = {"eq",  "ne",  "slt", "sle", "sgt", "sge",
+                                      "ult", "ule", "ugt", "uge", "oeq", "one",
+                                      "olt", "ole", "ogt", "oge", "une"};
+const char *const ReduceKindNames[] = {"add",  "fadd", "smax", "smin", "umax", "umin",
+                                       "fmax", "fmin", "and",  "or",   "xor",  "xchg"};
+
+template <typename Enum, size_t N>
+bool lookupName(const char *const (&Names)[N], const std::string &S, Enum &Out) {
+  for (size_t I = 0; I < N; ++I)
+    if (S == Names[I]) {
+      Out = static_cast<Enum>(I);
+      return true;
+    }
+  return false;
+}
+} // namespace
+
+const char *opcodeName(Opcode Op) { return OpcodeTable[static_cast<size_t>(Op)].Spelling; }
+OpCategory opcodeCategory(Opcode Op) { return OpcodeTable[static_cast<size_t>(Op)].Category; }
+bool lookupOpcode(const std::string &Spelling, Opcode &Out) {
+  for (size_t I = 0; I < std::size(OpcodeTable); ++I)
+    if (Spelling == OpcodeTable[I].Spelling) {
+      Out = static_cast<Opcode>(I);
+      return true;
+    }
+  return false;
+}
+const char *predicateName(CmpPredicate P) { return PredicateNames[static_cast<size_t>(P)]; }
+bool lookupPredicate(const std::string &S, CmpPredicate &Out) {
+  return lookupName(PredicateNames, S, Out);
+}
+const char *reduceKindName(ReduceKind K) { return ReduceKindNames[static_cast<size_t>(K)]; }
+bool lookupReduceKind(const std::string &S, ReduceKind &Out) {
+  return lookupName(ReduceKindNames, S, Out);
+}
+
+//===----------------------------------------------------------------------===//
+// Value and Instruction
+//===----------------------------------------------------------------------===//
+
+Value::~Value() = default;
+
+void Value::replaceAllUsesWith(Value *New) {
+  if (New == this)
+    return;
+  // Copy: setOperand edits Users while we iterate.
+  std::vector<Instruction *> Us = Users;
+  for (Instruction *U : Us)
+    for (unsigned I = 0; I < U->getNumOperands(); ++I)
+      if (U->getOperand(I) == this)
+        U->setOperand(I, New);
+}
+
+static void removeOneUser(std::vector<Instruction *> &Users, Instruction *I) {
+  auto It = std::find(Users.begin(), Users.end(), I);
+  if (It != Users.end())
+    Users.erase(It);
+}
+
+Instruction::~Instruction() { dropAllOperands(); }
+
+std::unique_ptr<Instruction> Instruction::create(Opcode Op, const Type *ResultType,
+                                                 const std::vector<Value *> &Ops) {
+  std::unique_ptr<Instruction> I(new Instruction(Op, ResultType));
+  for (Value *V : Ops)
+    I->addOperand(V);
+  return I;
+}
+
+Function *Instruction::getFunction() const { return Parent ? Parent->getParent() : nullptr; }
+
+bool Instruction::hasSideEffects() const {
+  switch (Op) {
+  case Opcode::Store:
+  case Opcode::MaskedStore:
+  case Opcode::AtomicCAS:
+  case Opcode::AtomicRMW:
+  case Opcode::Br:
+  case Opcode::CondBr:
+  case Opcode::Ret:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool Instruction::readsMemory() const {
+  switch (Op) {
+  case Opcode::Load:
+  case Opcode::MaskedLoad:
+  case Opcode::AtomicCAS:
+  case Opcode::AtomicRMW:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void Instruction::setOperand(unsigned I, Value *V) {
+  if (Operands[I])
+    removeOneUser(Operands[I]->Users, this);
+  Operands[I] = V;
+  if (V)
+    V->Users.push_back(this);
+}
+
+void Instruction::addOperand(Value *V) {
+  Operands.push_back(V);
+  if (V)
+    V->Users.push_back(this);
+}
+
+void Instruction::removeOperand(unsigned I) {
+  if (Operands[I])
+    removeOneUser(Operands[I]->Users, this);
+  Operands.erase(Operands.begin() + I);
+}
+
+void Instruction::dropAllOperands() {
+  for (Value *V : Operands)
+    if (V)
+      removeOneUser(V->Users, this);
+  Operands.clear();
+}
+
+void Instruction::addIncoming(Value *V, BasicBlock *From) {
+  addOperand(V);
+  IncomingBlocks.push_back(From);
+}
+
+void Instruction::removeIncoming(unsigned I) {
+  removeOperand(I);
+  IncomingBlocks.erase(IncomingBlocks.begin() + I);
+}
+
+Value *Instruction::getIncomingValueFor(const BasicBlock *BB) const {
+  for (size_t I = 0; I < IncomingBlocks.size(); ++I)
+    if (IncomingBlocks[I] == BB)
+      return Operands[I];
+  return nullptr;
+}
+
+void Instruction::eraseFromParent() {
+  if (hasUses())
+    reportInternalError(std::string("erasing a '") + opcodeName(Op) + "' that still has uses");
+  removeFromParent();
+}
+
+std::unique_ptr<Instruction> Instruction::removeFromParent() {
+  BasicBlock *BB = Parent;
+  auto It = BB->iteratorTo(this);
+  std::unique_ptr<Instruction> Self = std::move(*It);
+  BB->Insts.erase(It);
+  Parent = nullptr;
+  return Self;
+}
+
+//===----------------------------------------------------------------------===//
+// BasicBlock, Function, Module
+//===----------------------------------------------------------------------===//
+
+BasicBlock::~BasicBlock() {
+  // Operands may point at instructions of this block in any order.
+  for (auto &I : Insts)
+    I->dropAllOperands();
+}
+
+Instruction *BasicBlock::getTerminator() const {
+  if (Insts.empty() || !Insts.back()->isTerminator())
+    return nullptr;
+  return Insts.back().get();
+}
+
+Instruction *BasicBlock::insert(iterator Pos, std::unique_ptr<Instruction> I) {
+  I->Parent = this;
+  return Insts.insert(Pos, std::move(I))->get();
+}
+
+BasicBlock::iterator BasicBlock::iteratorTo(const Instruction *I) {
+  for (auto It = Insts.begin(); It != Insts.end(); ++It)
+    if (It->get() == I)
+      return It;
+  reportInternalError("instruction not found in its parent block");
+}
+
+std::vector<BasicBlock *> BasicBlock::successors() const {
+  if (Instruction *T = getTerminator())
+    return T->successors();
+  return {};
+}
+
+std::vector<BasicBlock *> BasicBlock::predecessors() const {
+  std::vector<BasicBlock *> Preds;
+  for (auto &BB : Parent->blocks())
+    for (BasicBlock *S : BB->successors())
+      if (S == this && std::find(Preds.begin(), Preds.end(), BB.get()) == Preds.end())
+        Preds.push_back(BB.get());
+  return Preds;
+}
+
+Function::Function(std::string Name, const Type *ReturnType,
+                   const std::vector<const Type *> &ArgTypes, Module *Parent)
+    : Name(std::move(Name)), ReturnType(ReturnType), Parent(Parent) {
+  for (unsigned I = 0; I < ArgTypes.size(); ++I)
+    Args.emplace_back(new Argument(ArgTypes[I], this, I));
+}
+
+Function::~Function() {
+  for (auto &BB : Blocks)
+    for (auto &I : BB->instructions())
+      I->dropAllOperands();
+}
+
+BasicBlock *Function::createBlock(std::string BlockName, BasicBlock *Before) {
+  auto BB = std::make_unique<BasicBlock>(std::move(BlockName), this);
+  BasicBlock *Raw = BB.get();
+  auto Pos = Blocks.end();
+  if (Before)
+    Pos = std::find_if(Blocks.begin(), Blocks.end(), [&](auto &B) { return B.get() == Before; });
+  Blocks.insert(Pos, std::move(BB));
+  return Raw;
+}
+
+void Function::eraseBlock(BasicBlock *BB) {
+  for (auto &I : BB->instructions())
+    I->dropAllOperands();
+  Blocks.remove_if([&](auto &B) { return B.get() == BB; });
+}
+
+Module::~Module() {
+  // Functions drop their operand references before the constants they use go.
+  Functions.clear();
+}
+
+Function *Module::createFunction(std::string Name, const Type *ReturnType,
+                                 const std::vector<const Type *> &ArgTypes) {
+  Functions.push_back(std::make_unique<Function>(std::move(Name), ReturnType, ArgTypes, this));
+  return Functions.back().get();
+}
+
+Function *Module::getFunction(const std::string &Name) const {
+  for (auto &F : Functions)
+    if (F->getName() == Name)
+      return F.get();
+  return nullptr;
+}
+
+int64_t normalizeInt(int64_t V, unsigned Bits) {
+  if (Bits >= 64)
+    return V;
+  if (Bits == 1)
+    return V & 1;
+  uint64_t Mask = (uint64_t(1) << Bits) - 1;
+  uint64_t U = static_cast<uint64_t>(V) & Mask;
+  uint64_t SignBit = uint64_t(1) << (Bits - 1);
+  return static_cast<int64_t>((U ^ SignBit) - SignBit);
+}
+
+double roundToFloatKind(double V, FloatKind K) {
+  switch (K) {
+  case FloatKind::F16:
+    return roundToHalf(V);
+  case FloatKind::BF16:
+    return roundToBFloat16(V);
+  case FloatKind::F32:
+    return static_cast<double>(static_cast<float>(V));
+  case FloatKind::F64:
+    return V;
+  }
+  return V;
+}
+
+Constant *Module::getInt(const Type *IntType, int64_t V) {
+  if (IntType->getKind() != TypeKind::Int)
+    reportInternalError("getInt on non-integer type " + IntType->str());
+  V = normalizeInt(V, IntType->getIntBits());
+  auto &Slot = Constants[{IntType, V, 0, false}];
+  if (!Slot)
+    Slot.reset(new Constant(IntType, V, 0, false));
+  return Slot.get();
+}
+
+Constant *Module::getFloat(const Type *FloatType, double V) {
+  if (FloatType->getKind() != TypeKind::Float)
+    reportInternalError("getFloat on non-float type " + FloatType->str());
+  V = roundToFloatKind(V, FloatType->getFloatKind());
+  uint64_t Bits;
+  std::memcpy(&Bits, &V, 8);
+  auto &Slot = Constants[{FloatType, 0, Bits, false}];
+  if (!Slot)
+    Slot.reset(new Constant(FloatType, 0, V, false));
+  return Slot.get();
+}
+
+Constant *Module::getNullPointer(const Type *PtrType) {
+  auto &Slot = Constants[{PtrType, 0, 0, false}];
+  if (!Slot)
+    Slot.reset(new Constant(PtrType, 0, 0, false));
+  return Slot.get();
+}
+
+Constant *Module::getUndef(const Type *ScalarType) {
+  auto &Slot = Constants[{ScalarType, 0, 0, true}];
+  if (!Slot)
+    Slot.reset(new Constant(ScalarType, 0, 0, true));
+  return Slot.get();
+}
+
+} // namespace tritonc::ir

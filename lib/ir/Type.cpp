@@ -1,0 +1,148 @@
+//===- Type.cpp - Uniqued Triton-IR types ---------------------------------===//
+#include "tritonc/ir/Type.h"
+
+#include "tritonc/support/Diagnostics.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+namespace tritonc::ir {
+
+// Types are shared by every module of the process; compilations may run on
+// several threads (auto-tuning), hence the mutex. Types are never freed.
+struct TypeUniquer {
+  std::mutex Lock;
+  std::map<std::tuple<int, unsigned, int, const Type *, Shape>, std::unique_ptr<Type>> Types;
+
+  const Type *get(TypeKind K, unsigned Bits, FloatKind F, const Type *Elem, const Shape &Dims) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto Key = std::make_tuple(static_cast<int>(K), Bits, static_cast<int>(F), Elem, Dims);
+    auto &Slot = Types[Key];
+    if (!Slot) {
+      Slot.reset(new Type());
+      Slot->Kind = K;
+      Slot->Bits = Bits;
+      Slot->FKind = F;
+      Slot->Elem = Elem;
+      Slot->Dims = Dims;
+    }
+    return Slot.get();
+  }
+};
+
+static TypeUniquer &uniquer() {
+  static TypeUniquer U;
+  return U;
+}
+
+const Type *Type::getVoid() { return uniquer().get(TypeKind::Void, 0, FloatKind::F32, nullptr, {}); }
+
+const Type *Type::getInt(unsigned Bits) {
+  if (Bits != 1 && Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64)
+    reportInternalError("invalid integer width " + std::to_string(Bits));
+  return uniquer().get(TypeKind::Int, Bits, FloatKind::F32, nullptr, {});
+}
+
+const Type *Type::getFloat(FloatKind K) {
+  return uniquer().get(TypeKind::Float, floatKindBits(K), K, nullptr, {});
+}
+
+const Type *Type::getPointer(const Type *Pointee) {
+  if (!Pointee || !Pointee->isScalar() || Pointee->isVoid())
+    reportInternalError("pointer to a non-scalar type");
+  return uniquer().get(TypeKind::Pointer, 64, FloatKind::F32, Pointee, {});
+}
+
+const Type *Type::getTile(const Type *Elem, const Shape &Dims) {
+  if (!Elem || !Elem->isScalar() || Elem->isVoid())
+    reportInternalError("tile of a non-scalar type");
+  if (Dims.empty())
+    return Elem;
+  for (int64_t D : Dims)
+    if (D <= 0)
+      reportInternalError("tile dimension must be positive");
+  return uniquer().get(TypeKind::Tile, 0, FloatKind::F32, Elem, Dims);
+}
+
+unsigned Type::getScalarBits() const {
+  const Type *S = getScalarType();
+  switch (S->Kind) {
+  case TypeKind::Int:
+  case TypeKind::Float:
+  case TypeKind::Pointer:
+    return S->Bits;
+  default:
+    return 0;
+  }
+}
+
+unsigned Type::getScalarSizeInBytes() const {
+  unsigned B = getScalarBits();
+  return B == 1 ? 1 : B / 8;
+}
+
+int64_t Type::getNumElements() const {
+  int64_t N = 1;
+  for (int64_t D : Dims)
+    N *= D;
+  return N;
+}
+
+const char *floatKindName(FloatKind K) {
+  switch (K) {
+  case FloatKind::F16:
+    return "f16";
+  case FloatKind::BF16:
+    return "bf16";
+  case FloatKind::F32:
+    return "f32";
+  case FloatKind::F64:
+    return "f64";
+  }
+  return "f32";
+}
+
+unsigned floatKindBits(FloatKind K) {
+  switch (K) {
+  case FloatKind::F16:
+  case FloatKind::BF16:
+    return 16;
+  case FloatKind::F32:
+    return 32;
+  case FloatKind::F64:
+    return 64;
+  }
+  return 32;
+}
+
+std::string shapeToString(const Shape &S) {
+  if (S.empty())
+    return "";
+  std::string Out = "<";
+  for (size_t I = 0; I < S.size(); ++I) {
+    if (I)
+      Out += ",";
+    Out += std::to_string(S[I]);
+  }
+  return Out + ">";
+}
+
+std::string Type::str() const {
+  switch (Kind) {
+  case TypeKind::Void:
+    return "void";
+  case TypeKind::Int:
+    return "i" + std::to_string(Bits);
+  case TypeKind::Float:
+    return floatKindName(FKind);
+  case TypeKind::Pointer:
+    return Elem->str() + "*";
+  case TypeKind::Tile:
+    return Elem->str() + shapeToString(Dims);
+  }
+  return "?";
+}
+
+} // namespace tritonc::ir

@@ -1,0 +1,1 @@
+// placeholder until the lexer/preprocessor lands (owned by helper-1)

@@ -1,0 +1,54 @@
+//===- SourceManager.cpp --------------------------------------------------===//
+#include "tritonc/support/SourceManager.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace tritonc {
+
+FileId SourceManager::addBuffer(std::string Name, std::string Text) {
+  Buffer B;
+  B.Name = std::move(Name);
+  B.Text = std::move(Text);
+  B.LineStarts.push_back(0);
+  for (size_t I = 0; I < B.Text.size(); ++I)
+    if (B.Text[I] == '\n')
+      B.LineStarts.push_back(I + 1);
+  Buffers.push_back(std::move(B));
+  return static_cast<FileId>(Buffers.size() - 1);
+}
+
+std::optional<FileId> SourceManager::addFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return std::nullopt;
+  std::ostringstream SS;
+  SS << In.rdbuf();
+  if (In.bad())
+    return std::nullopt;
+  return addBuffer(Path, SS.str());
+}
+
+std::string_view SourceManager::getLine(FileId Id, uint32_t Line) const {
+  if (Id >= Buffers.size())
+    return {};
+  const Buffer &B = Buffers[Id];
+  if (Line == 0 || Line > B.LineStarts.size())
+    return {};
+  size_t Start = B.LineStarts[Line - 1];
+  size_t End = Line < B.LineStarts.size() ? B.LineStarts[Line] - 1 : B.Text.size();
+  if (End > Start && B.Text[End - 1] == '\r')
+    --End;
+  return std::string_view(B.Text).substr(Start, End - Start);
+}
+
+SourceLoc SourceManager::getLoc(FileId Id, size_t Offset) const {
+  const Buffer &B = Buffers[Id];
+  auto It = std::upper_bound(B.LineStarts.begin(), B.LineStarts.end(), Offset);
+  uint32_t Line = static_cast<uint32_t>(It - B.LineStarts.begin());
+  uint32_t Col = static_cast<uint32_t>(Offset - B.LineStarts[Line - 1]) + 1;
+  return SourceLoc{Id, Line, Col};
+}
+
+} // namespace tritonc
