@@ -1,0 +1,18 @@
+//===- Passes.h - Constructors of the registered passes --------*- C++ -*-===//
+//
+// One create function per entry of Passes.def. Each pass lives in its own
+// file of lib/transform; its header documents what it does and why.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+#include <memory>
+
+namespace tritonc::transform {
+
+#define PASS(Name, CreateFn, Description) std::unique_ptr<Pass> CreateFn();
+#include "tritonc/transform/Passes.def"
+
+} // namespace tritonc::transform

@@ -1,0 +1,45 @@
+//===- Utils.h - Small helpers shared by the passes ------------*- C++ -*-===//
+#pragma once
+
+#include "tritonc/ir/IR.h"
+
+#include <vector>
+
+namespace tritonc::transform {
+
+/// True for instructions whose result depends only on their operands and
+/// attributes and that have no effect besides the result: no memory access,
+/// no atomics, no phi, no terminator. Such instructions can be merged (CSE)
+/// and deleted when unused.
+bool isPure(const ir::Instruction &I);
+
+/// True when a pure instruction may also be executed on paths where it was
+/// not executed before (hoisting): integer division and remainder trap on a
+/// zero divisor in the interpreter, so they qualify only when the divisor is
+/// a nonzero constant (or splat of one).
+bool isSafeToSpeculate(const ir::Instruction &I);
+
+/// The scalar constant V is, or the constant a `splat` V broadcasts; null
+/// otherwise.
+ir::Constant *getConstantOrSplat(ir::Value *V);
+
+/// A value of type T equal to the scalar constant C: C itself for a scalar
+/// T, else a new `splat C` inserted before InsertBefore.
+ir::Value *materializeConstant(ir::Constant *C, const ir::Type *T, ir::Instruction *InsertBefore);
+
+/// Erases I if it is pure and unused, then does the same for the operands
+/// that became unused. Returns true if I was erased.
+bool eraseIfTriviallyDead(ir::Instruction *I);
+
+/// Replaces every use of I with V, then erases I if it became dead.
+void replaceAndErase(ir::Instruction *I, ir::Value *V);
+
+/// Blocks reachable from the entry, in reverse post-order (a block comes
+/// before its successors except along back edges).
+std::vector<ir::BasicBlock *> reversePostOrder(const ir::Function &F);
+
+/// Removes the phi entries of Succ that come from Pred (after the edge
+/// Pred -> Succ disappeared).
+void removePhiEntriesFor(ir::BasicBlock *Succ, const ir::BasicBlock *Pred);
+
+} // namespace tritonc::transform

@@ -1,0 +1,278 @@
+//===- Printer.cpp - Triton-IR text printer -------------------------------===//
+#include "tritonc/ir/Printer.h"
+
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+namespace tritonc::ir {
+
+namespace {
+
+/// Keeps [A-Za-z0-9_.] and makes the name start with a letter or '_', so that
+/// hints never look like the numbers given to unnamed values (and block
+/// labels lex as identifiers).
+std::string sanitize(const std::string &Hint) {
+  std::string Out;
+  Out.reserve(Hint.size() + 1);
+  for (char C : Hint) {
+    bool Ok = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') ||
+              C == '_' || C == '.';
+    Out += Ok ? C : '_';
+  }
+  if (!Out.empty() && !((Out[0] >= 'a' && Out[0] <= 'z') || (Out[0] >= 'A' && Out[0] <= 'Z') ||
+                        Out[0] == '_'))
+    Out.insert(Out.begin(), '_');
+  return Out;
+}
+
+/// The printed names of one function's arguments, instructions and blocks.
+class NameTable {
+public:
+  NameTable() = default;
+  explicit NameTable(const Function &F) {
+    std::set<std::string> UsedValues, UsedBlocks;
+    unsigned NextNumber = 0;
+    auto NameValue = [&](const Value *V) {
+      std::string Hint = sanitize(V->getName());
+      if (Hint.empty()) {
+        Values[V] = std::to_string(NextNumber++);
+        return;
+      }
+      Values[V] = makeUnique(Hint, UsedValues);
+    };
+    for (unsigned I = 0; I < F.getNumArgs(); ++I)
+      NameValue(F.getArg(I));
+    unsigned NextBlock = 0;
+    for (auto &BB : F.blocks()) {
+      std::string Hint = sanitize(BB->getName());
+      if (Hint.empty()) {
+        // A block whose hint is literally "bbN" may already hold the name.
+        do
+          Hint = "bb" + std::to_string(NextBlock++);
+        while (UsedBlocks.count(Hint));
+        UsedBlocks.insert(Hint);
+        Blocks[BB.get()] = Hint;
+      } else {
+        Blocks[BB.get()] = makeUnique(Hint, UsedBlocks);
+      }
+      for (auto &I : BB->instructions())
+        if (!I->getType()->isVoid())
+          NameValue(I.get());
+    }
+  }
+
+  std::string value(const Value *V) const {
+    auto It = Values.find(V);
+    if (It != Values.end())
+      return "%" + It->second;
+    std::string Hint = sanitize(V->getName());
+    return Hint.empty() ? "%<badref>" : "%" + Hint;
+  }
+
+  std::string block(const BasicBlock *BB) const {
+    if (!BB)
+      return "^<null>";
+    auto It = Blocks.find(BB);
+    if (It != Blocks.end())
+      return "^" + It->second;
+    std::string Hint = sanitize(BB->getName());
+    return Hint.empty() ? "^<badref>" : "^" + Hint;
+  }
+
+  /// The label of a block of this function (without '^').
+  std::string label(const BasicBlock *BB) const { return block(BB).substr(1); }
+
+private:
+  static std::string makeUnique(const std::string &Hint, std::set<std::string> &Used) {
+    std::string Name = Hint;
+    for (unsigned Suffix = 1; Used.count(Name); ++Suffix)
+      Name = Hint + "." + std::to_string(Suffix);
+    Used.insert(Name);
+    return Name;
+  }
+
+  std::unordered_map<const Value *, std::string> Values;
+  std::unordered_map<const BasicBlock *, std::string> Blocks;
+};
+
+std::string operandText(const Value *V, const NameTable &Names) {
+  if (!V)
+    return "<null>";
+  if (V->getValueKind() == ValueKind::Constant)
+    return V->getType()->str() + " " + printConstantLiteral(*static_cast<const Constant *>(V));
+  return Names.value(V);
+}
+
+std::string instructionText(const Instruction &I, const NameTable &Names) {
+  std::string Out;
+  bool HasResult = !I.getType()->isVoid();
+  if (HasResult)
+    Out += Names.value(&I) + " = ";
+  Out += opcodeName(I.getOpcode());
+
+  auto Operands = [&](unsigned From) {
+    std::string S;
+    for (unsigned K = From; K < I.getNumOperands(); ++K) {
+      if (K != From)
+        S += ", ";
+      S += operandText(I.getOperand(K), Names);
+    }
+    return S;
+  };
+  auto AppendOperands = [&](std::string Prefix) {
+    std::string Ops = Operands(0);
+    if (!Prefix.empty())
+      Out += " " + Prefix;
+    if (!Ops.empty())
+      Out += " " + Ops;
+  };
+
+  switch (I.getOpcode()) {
+  case Opcode::ICmp:
+  case Opcode::FCmp:
+    AppendOperands(predicateName(I.Predicate));
+    break;
+  case Opcode::AtomicRMW:
+    AppendOperands(reduceKindName(I.Reduction));
+    break;
+  case Opcode::Reduce:
+    AppendOperands(reduceKindName(I.Reduction));
+    Out += ", " + std::to_string(I.Axis);
+    break;
+  case Opcode::MakeRange:
+    Out += " " + std::to_string(I.RangeStart) + ", " + std::to_string(I.RangeEnd);
+    break;
+  case Opcode::GetProgramId:
+  case Opcode::GetNumPrograms:
+    Out += " " + std::to_string(I.Axis);
+    break;
+  case Opcode::Phi: {
+    size_t N = std::max<size_t>(I.getNumOperands(), I.incomingBlocks().size());
+    for (size_t K = 0; K < N; ++K) {
+      Out += K ? ", [" : " [";
+      Out += K < I.getNumOperands() ? operandText(I.getOperand(K), Names) : "<null>";
+      Out += ", ";
+      Out += Names.block(K < I.incomingBlocks().size() ? I.getIncomingBlock(K) : nullptr);
+      Out += "]";
+    }
+    break;
+  }
+  case Opcode::Br:
+  case Opcode::CondBr: {
+    std::string Ops = Operands(0);
+    for (BasicBlock *S : I.successors())
+      Ops += (Ops.empty() ? "" : ", ") + Names.block(S);
+    if (!Ops.empty())
+      Out += " " + Ops;
+    break;
+  }
+  default:
+    AppendOperands("");
+    break;
+  }
+
+  if (HasResult)
+    Out += " : " + I.getType()->str();
+  return Out;
+}
+
+std::string argumentText(const Argument &A, const NameTable &Names) {
+  std::string Out = A.getType()->str() + " " + Names.value(&A);
+  const ArgAttributes &At = A.attrs();
+  if (At.NoAlias)
+    Out += " noalias";
+  if (At.ReadOnly)
+    Out += " readonly";
+  if (At.WriteOnly)
+    Out += " writeonly";
+  if (At.Aligned != 1)
+    Out += " aligned(" + std::to_string(At.Aligned) + ")";
+  if (At.MultipleOf != 1)
+    Out += " multipleof(" + std::to_string(At.MultipleOf) + ")";
+  return Out;
+}
+
+} // namespace
+
+std::string printConstantLiteral(const Constant &C) {
+  if (C.isUndef())
+    return "undef";
+  const Type *T = C.getType();
+  switch (T->getKind()) {
+  case TypeKind::Int:
+    return std::to_string(normalizeInt(C.getInt(), T->getIntBits()));
+  case TypeKind::Pointer:
+    return C.getInt() == 0 ? "null" : std::to_string(C.getInt());
+  case TypeKind::Float: {
+    double V = C.getFloat();
+    if (std::isnan(V))
+      return "nan";
+    if (std::isinf(V))
+      return V < 0 ? "-inf" : "inf";
+    char Buf[64];
+    // f32 constants print the shortest decimal that reads back as the same
+    // float (the parser reads f32 literals as float); other kinds hold values
+    // exactly representable in a double, so the double's shortest form works.
+    std::to_chars_result R = T->getFloatKind() == FloatKind::F32
+                                 ? std::to_chars(Buf, Buf + sizeof(Buf), static_cast<float>(V))
+                                 : std::to_chars(Buf, Buf + sizeof(Buf), V);
+    return std::string(Buf, R.ptr);
+  }
+  default:
+    return "?";
+  }
+}
+
+std::string printOperand(const Value &V) {
+  if (V.getValueKind() == ValueKind::Constant)
+    return operandText(&V, NameTable());
+  const Function *F = nullptr;
+  if (auto *A = asArgument(const_cast<Value *>(&V)))
+    F = A->getParent();
+  else if (auto *I = asInstruction(const_cast<Value *>(&V)))
+    F = I->getFunction();
+  return F ? NameTable(*F).value(&V) : NameTable().value(&V);
+}
+
+std::string printInstruction(const Instruction &I) {
+  if (const Function *F = I.getFunction())
+    return instructionText(I, NameTable(*F));
+  return instructionText(I, NameTable());
+}
+
+std::string printFunction(const Function &F) {
+  NameTable Names(F);
+  std::string Out = "define ";
+  if (F.attrs().IsKernel)
+    Out += "kernel ";
+  Out += F.getReturnType()->str() + " @" + sanitize(F.getName()) + "(";
+  for (unsigned I = 0; I < F.getNumArgs(); ++I) {
+    if (I)
+      Out += ", ";
+    Out += argumentText(*F.getArg(I), Names);
+  }
+  Out += ") {\n";
+  for (auto &BB : F.blocks()) {
+    Out += Names.label(BB.get()) + ":\n";
+    for (auto &I : BB->instructions())
+      Out += "  " + instructionText(*I, Names) + "\n";
+  }
+  Out += "}\n";
+  return Out;
+}
+
+std::string printModule(const Module &M) {
+  std::string Out;
+  bool First = true;
+  for (auto &F : M.functions()) {
+    if (!First)
+      Out += "\n";
+    First = false;
+    Out += printFunction(*F);
+  }
+  return Out;
+}
+
+} // namespace tritonc::ir

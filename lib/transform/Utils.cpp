@@ -1,0 +1,121 @@
+//===- Utils.cpp - Small helpers shared by the passes ---------------------===//
+#include "tritonc/transform/Utils.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tritonc::transform {
+
+using namespace ir;
+
+bool isPure(const Instruction &I) {
+  if (I.hasSideEffects() || I.readsMemory())
+    return false;
+  switch (I.getCategory()) {
+  case OpCategory::Memory:
+  case OpCategory::Atomic:
+  case OpCategory::Control:
+    return false;
+  default:
+    return !I.getType()->isVoid();
+  }
+}
+
+bool isSafeToSpeculate(const Instruction &I) {
+  if (!isPure(I))
+    return false;
+  switch (I.getOpcode()) {
+  case Opcode::SDiv:
+  case Opcode::UDiv:
+  case Opcode::SRem:
+  case Opcode::URem: {
+    Constant *D = getConstantOrSplat(I.getOperand(1));
+    return D && !D->isUndef() && D->getInt() != 0;
+  }
+  default:
+    return true;
+  }
+}
+
+Constant *getConstantOrSplat(Value *V) {
+  if (Constant *C = asConstant(V))
+    return C;
+  if (Instruction *I = asInstruction(V))
+    if (I->getOpcode() == Opcode::Splat)
+      return asConstant(I->getOperand(0));
+  return nullptr;
+}
+
+Value *materializeConstant(Constant *C, const Type *T, Instruction *InsertBefore) {
+  if (T->isScalar())
+    return C;
+  auto Splat = Instruction::create(Opcode::Splat, T, {C});
+  Splat->Loc = InsertBefore->Loc;
+  BasicBlock *BB = InsertBefore->getParent();
+  return BB->insert(BB->iteratorTo(InsertBefore), std::move(Splat));
+}
+
+bool eraseIfTriviallyDead(Instruction *I) {
+  if (!I || I->hasUses() || !isPure(*I))
+    return false;
+  std::vector<Instruction *> Worklist{I};
+  while (!Worklist.empty()) {
+    Instruction *Cur = Worklist.back();
+    Worklist.pop_back();
+    if (Cur->hasUses() || !Cur->getParent())
+      continue;
+    std::vector<Value *> Ops = Cur->operands();
+    Cur->dropAllOperands();
+    Cur->eraseFromParent();
+    // An instruction using the same operand twice pushes it twice; the
+    // second visit sees it already detached (the set avoids the dangling
+    // pointer of a freed instruction).
+    std::set<Instruction *> Seen;
+    for (Value *Op : Ops)
+      if (Instruction *OpI = asInstruction(Op))
+        if (isPure(*OpI) && !OpI->hasUses() && Seen.insert(OpI).second)
+          Worklist.push_back(OpI);
+  }
+  return true;
+}
+
+void replaceAndErase(Instruction *I, Value *V) {
+  I->replaceAllUsesWith(V);
+  eraseIfTriviallyDead(I);
+}
+
+std::vector<BasicBlock *> reversePostOrder(const Function &F) {
+  std::vector<BasicBlock *> PostOrder;
+  BasicBlock *Entry = F.getEntryBlock();
+  if (!Entry)
+    return PostOrder;
+  // Iterative DFS: (block, index of the next successor to visit).
+  std::set<BasicBlock *> Visited{Entry};
+  std::vector<std::pair<BasicBlock *, size_t>> Stack{{Entry, 0}};
+  while (!Stack.empty()) {
+    auto &[BB, Next] = Stack.back();
+    std::vector<BasicBlock *> Succs = BB->successors();
+    if (Next < Succs.size()) {
+      BasicBlock *S = Succs[Next++];
+      if (Visited.insert(S).second)
+        Stack.push_back({S, 0});
+      continue;
+    }
+    PostOrder.push_back(BB);
+    Stack.pop_back();
+  }
+  std::reverse(PostOrder.begin(), PostOrder.end());
+  return PostOrder;
+}
+
+void removePhiEntriesFor(BasicBlock *Succ, const BasicBlock *Pred) {
+  for (auto &I : Succ->instructions()) {
+    if (I->getOpcode() != Opcode::Phi)
+      break;
+    for (unsigned K = I->getNumOperands(); K-- > 0;)
+      if (I->getIncomingBlock(K) == Pred)
+        I->removeIncoming(K);
+  }
+}
+
+} // namespace tritonc::transform
