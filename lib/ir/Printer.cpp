@@ -21,8 +21,8 @@ std::string sanitize(const std::string &Hint) {
               C == '_' || C == '.';
     Out += Ok ? C : '_';
   }
-  if (!Out.empty() && !((Out[0] >= 'a' && Out[0] <= 'z') || (Out[0] >= 'A' && Out[0] <= 'Z') ||
-                        Out[0] == '_'))
+  if (!Out.empty() &&
+      !((Out[0] >= 'a' && Out[0] <= 'z') || (Out[0] >= 'A' && Out[0] <= 'Z') || Out[0] == '_'))
     Out.insert(Out.begin(), '_');
   return Out;
 }
@@ -234,6 +234,12 @@ std::string printOperand(const Value &V) {
   else if (auto *I = asInstruction(const_cast<Value *>(&V)))
     F = I->getFunction();
   return F ? NameTable(*F).value(&V) : NameTable().value(&V);
+}
+
+std::string printBlockName(const BasicBlock &BB) {
+  if (const Function *F = BB.getParent())
+    return NameTable(*F).block(&BB);
+  return NameTable().block(&BB);
 }
 
 std::string printInstruction(const Instruction &I) {

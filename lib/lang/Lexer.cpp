@@ -2,6 +2,7 @@
 #include "tritonc/lang/Lexer.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <unordered_map>
@@ -140,6 +141,21 @@ bool isValidFloatSuffix(std::string_view S) {
   return S.empty() || S == "f" || S == "F" || S == "l" || S == "L";
 }
 
+/// Whether C can begin a token (anything else is a stray character).
+bool startsToken(char C) {
+  static const std::array<bool, 256> Table = [] {
+    std::array<bool, 256> T{};
+    for (int I = 0; I < 256; ++I) {
+      char Ch = static_cast<char>(I);
+      T[I] = isIdentStart(Ch) || isDigit(Ch) || Ch == '\'' || Ch == '"';
+    }
+    for (const PunctSpelling &P : punctuators())
+      T[static_cast<unsigned char>(P.Spelling[0])] = true;
+    return T;
+  }();
+  return Table[static_cast<unsigned char>(C)];
+}
+
 std::string describeChar(char C) {
   unsigned char U = static_cast<unsigned char>(C);
   if (U >= 0x20 && U < 0x7F)
@@ -242,6 +258,23 @@ void Lexer::skipTrivia() {
       NextHasSpace = true;
       continue;
     }
+    if (!startsToken(C)) {
+      // A stray character is reported and then treated like a space, so
+      // that directives still end at the end of its line.
+      SourceLoc L = currentLoc();
+      unsigned char U = static_cast<unsigned char>(C);
+      advance();
+      if (U >= 0x80) {
+        // Report a UTF-8 sequence once, not once per byte.
+        while (!atEnd() && (static_cast<unsigned char>(peek()) & 0xC0) == 0x80)
+          advance();
+        error(L, "non-ASCII character in source");
+      } else {
+        error(L, "invalid character '" + describeChar(C) + "' in source");
+      }
+      NextHasSpace = true;
+      continue;
+    }
     return;
   }
 }
@@ -298,60 +331,42 @@ std::string Lexer::readRestOfLineRaw() {
 }
 
 Token Lexer::lex() {
-  for (;;) {
-    skipTrivia();
-    Token T;
-    T.Loc = currentLoc();
-    T.AtStartOfLine = NextAtStartOfLine;
-    T.HasLeadingSpace = NextHasSpace;
-    if (atEnd()) {
-      T.Kind = TokenKind::eof;
-      return T;
-    }
-    char C = peek();
-    bool Lexed = true;
-    if (T.AtStartOfLine)
-      IncState = IncludeState::None;
-    if (C == '<' && IncState == IncludeState::SawInclude && lexHeaderName(T)) {
-      // Header name done.
-    } else if (isIdentStart(C)) {
-      lexIdentifier(T);
-    } else if (isDigit(C) || (C == '.' && isDigit(peek(1)))) {
-      lexNumber(T);
-    } else if (C == '\'') {
-      lexCharLiteral(T);
-    } else if (C == '"') {
-      lexStringLiteral(T);
-    } else {
-      Lexed = lexPunctuator(T);
-    }
-    if (!Lexed) {
-      SourceLoc L = currentLoc();
-      unsigned char U = static_cast<unsigned char>(C);
-      advance();
-      if (U >= 0x80) {
-        // Report a UTF-8 sequence once, not once per byte.
-        while (!atEnd() && (static_cast<unsigned char>(peek()) & 0xC0) == 0x80)
-          advance();
-        error(L, "non-ASCII character in source");
-      } else {
-        error(L, "invalid character '" + describeChar(C) + "' in source");
-      }
-      NextHasSpace = true;
-      continue;
-    }
-    // Track `# include` so that a following `<...>` becomes a header name.
-    if (T.AtStartOfLine && T.is(TokenKind::hash))
-      IncState = IncludeState::SawHash;
-    else if (IncState == IncludeState::SawHash && T.is(TokenKind::identifier) &&
-             T.Text == "include")
-      IncState = IncludeState::SawInclude;
-    else
-      IncState = IncludeState::None;
-    NextAtStartOfLine = false;
-    NextHasSpace = false;
+  skipTrivia();
+  Token T;
+  T.Loc = currentLoc();
+  T.AtStartOfLine = NextAtStartOfLine;
+  T.HasLeadingSpace = NextHasSpace;
+  if (atEnd()) {
+    T.Kind = TokenKind::eof;
     return T;
   }
+  char C = peek();
+  if (T.AtStartOfLine)
+    IncState = IncludeState::None;
+  if (C == '<' && IncState == IncludeState::SawInclude && lexHeaderName(T)) {
+    // Header name done.
+  } else if (isIdentStart(C)) {
+    lexIdentifier(T);
+  } else if (isDigit(C) || (C == '.' && isDigit(peek(1)))) {
+    lexNumber(T);
+  } else if (C == '\'') {
+    lexCharLiteral(T);
+  } else if (C == '"') {
+    lexStringLiteral(T);
+  } else if (!lexPunctuator(T)) {
+    reportInternalError("lexer: skipTrivia let through a character that starts no token");
+  }
+  // Track `# include` so that a following `<...>` becomes a header name.
+  if (T.AtStartOfLine && T.is(TokenKind::hash))
+    IncState = IncludeState::SawHash;
+  else if (IncState == IncludeState::SawHash && T.is(TokenKind::identifier) &&
+           T.Text == "include")
+    IncState = IncludeState::SawInclude;
+  else
+    IncState = IncludeState::None;
+  NextAtStartOfLine = false;
+  NextHasSpace = false;
+  return T;
 }
 
 void Lexer::lexIdentifier(Token &T) {

@@ -34,7 +34,8 @@ private:
   size_t Pos = 0;
   DiagnosticEngine &Diags;
   SourceLoc PrevEnd;  ///< One past the last consumed token.
-  unsigned Depth = 0; ///< Current recursion depth (stack guard).
+  unsigned Depth = 0;   ///< Current recursion depth (stack guard).
+  bool Stopped = false; ///< Gave up (nesting too deep): no more diagnostics.
 
   //===--- Tokens ---------------------------------------------------------===//
   const Token &tok() const { return Toks[Pos]; }
@@ -62,6 +63,10 @@ private:
   /// Consumes the closing bracket Close matching Open or reports "expected
   /// 'Close' to match this 'Open'" with a note at Open.
   bool expectClosing(TokenKind Close, const Token &Open);
+  /// Expects the `;` that ends a statement. When it is missing and the next
+  /// token starts a new line (or closes the block), parsing goes on as if
+  /// it were there; otherwise the rest of the statement is skipped.
+  void expectSemi(const std::string &Context);
   static std::string describe(const Token &T);
 
   /// Skips the rest of a broken statement: up to and including a `;` or a
@@ -75,7 +80,15 @@ private:
   /// Guards recursion so that deeply nested input cannot overflow the stack.
   bool enter();
   void leave() { --Depth; }
-  struct DepthGuard;
+  struct DepthGuard {
+    Parser &P;
+    bool Ok;
+    explicit DepthGuard(Parser &P) : P(P), Ok(P.enter()) {}
+    ~DepthGuard() {
+      if (Ok)
+        P.leave();
+    }
+  };
 
   //===--- Types ----------------------------------------------------------===//
   bool isTypeStart(const Token &T) const;
@@ -109,10 +122,7 @@ private:
   ast::ExprPtr parseParenCondition(const char *Keyword);
 
   //===--- Expressions (ParseExpr.cpp) ------------------------------------===//
-public:
   ast::ExprPtr parseExpr();
-
-private:
   ast::ExprPtr parseAssignment();
   ast::ExprPtr parseConditional();
   ast::ExprPtr parseBinary(int MinPrec);

@@ -32,12 +32,13 @@ namespace fs = std::filesystem;
 constexpr unsigned MaxIncludeDepth = 200;
 constexpr unsigned MaxArgNesting = 200;
 /// Stops exponential macro definitions before they exhaust memory.
-constexpr size_t MaxExpansionTokens = 4000000;
+constexpr size_t MaxExpansionTokens = 1000000;
 
-/// Sorted names of the macros a token must not expand.
-using HideSet = std::vector<std::string>;
+/// Sorted ids (see PreprocessorImpl::macroId) of the macros a token must not
+/// expand.
+using HideSet = std::vector<uint32_t>;
 
-HideSet hsAdd(HideSet HS, const std::string &Name) {
+HideSet hsAdd(HideSet HS, uint32_t Name) {
   auto It = std::lower_bound(HS.begin(), HS.end(), Name);
   if (It == HS.end() || *It != Name)
     HS.insert(It, Name);
@@ -56,7 +57,7 @@ HideSet hsIntersect(const HideSet &A, const HideSet &B) {
   return R;
 }
 
-bool hsContains(const HideSet &HS, const std::string &Name) {
+bool hsContains(const HideSet &HS, uint32_t Name) {
   return std::binary_search(HS.begin(), HS.end(), Name);
 }
 
@@ -69,6 +70,7 @@ struct PPToken {
 
 struct Macro {
   std::string Name;
+  uint32_t Id = 0; ///< Interned name, for hide sets.
   bool FunctionLike = false;
   bool Variadic = false; ///< The last parameter is __VA_ARGS__.
   std::vector<std::string> Params;
@@ -99,9 +101,9 @@ struct Macro {
 struct CondEntry {
   SourceLoc Loc;         ///< Its '#'.
   std::string Directive; ///< "#if", "#ifdef" or "#ifndef".
-  bool ParentActive;     ///< Whether the enclosing text is being kept.
-  bool Taken;            ///< Whether some branch was (or cannot be) chosen.
-  bool Active;           ///< Whether the current branch is being kept.
+  bool ParentActive = true; ///< Whether the enclosing text is being kept.
+  bool Taken = false;       ///< Whether some branch was (or cannot be) chosen.
+  bool Active = true;       ///< Whether the current branch is being kept.
   bool SeenElse = false;
   SourceLoc ElseLoc;
 };
@@ -149,6 +151,7 @@ private:
   const PreprocessorOptions &Opts;
   DiagnosticEngine &Diags;
   std::unordered_map<std::string, std::shared_ptr<const Macro>> Macros;
+  std::unordered_map<std::string, uint32_t> MacroIds;
   std::vector<std::unique_ptr<Frame>> Frames;
   std::set<std::string> OnceFiles;
   unsigned NumFileFrames = 0;
@@ -159,6 +162,10 @@ private:
   Token FinalEof;
 
   void pushFrame(FileId File, bool IsCommandLine);
+  /// A small integer per macro name; hide sets compare these, not strings.
+  uint32_t macroId(const std::string &Name) {
+    return MacroIds.emplace(Name, static_cast<uint32_t>(MacroIds.size())).first->second;
+  }
   void addCommandLineDefines();
 
   // Reading files and directives.
@@ -352,8 +359,13 @@ void PreprocessorImpl::handleIf(const Token &Hash, const Token &Name, bool Skipp
     }
   }
   // Inside a skipped block the group is "taken" so that no branch opens.
-  F.Conds.push_back(CondEntry{Hash.Loc, "#" + Name.Text, !Skipping, Skipping || Result,
-                              !Skipping && Result});
+  CondEntry C;
+  C.Loc = Hash.Loc;
+  C.Directive = "#" + Name.Text;
+  C.ParentActive = !Skipping;
+  C.Taken = Skipping || Result;
+  C.Active = !Skipping && Result;
+  F.Conds.push_back(std::move(C));
   F.Lex->setDiagnosticsEnabled(!F.skipping());
 }
 
@@ -486,6 +498,7 @@ void PreprocessorImpl::handleDefine(const Token &Name) {
   }
   auto M = std::make_shared<Macro>();
   M->Name = MN.Text;
+  M->Id = macroId(M->Name);
   M->DefLoc = MN.Loc;
   size_t I = 1;
   if (I < Toks.size() && Toks[I].is(TokenKind::l_paren) && !Toks[I].HasLeadingSpace) {
@@ -521,10 +534,14 @@ void PreprocessorImpl::handleDefine(const Token &Name) {
         Closed = true;
       } else if (I < Toks.size() && Toks[I].is(TokenKind::comma) && !M->Variadic) {
         ++I;
+      } else if (I >= Toks.size()) {
+        Diags.error(SourceRange(endOf(Toks.back())), "missing ')' in macro parameter list");
+        Diags.note(LParen.range(), "to match this '('");
+        return;
       } else {
-        SourceRange R = I < Toks.size() ? Toks[I].range() : SourceRange(endOf(Toks[I - 1]));
-        Diags.error(R, M->Variadic ? "expected ')' after '...' in macro parameter list"
-                                   : "expected ',' or ')' in macro parameter list");
+        Diags.error(Toks[I].range(), M->Variadic
+                                         ? "expected ')' after '...' in macro parameter list"
+                                         : "expected ',' or ')' in macro parameter list");
         return;
       }
     }
@@ -669,7 +686,7 @@ std::shared_ptr<const Macro> PreprocessorImpl::lookupExpandable(const PPToken &T
   if (ExpansionLimitHit || !isIdentLike(T.Tok))
     return nullptr;
   auto It = Macros.find(T.Tok.Text);
-  if (It == Macros.end() || hsContains(T.HS, T.Tok.Text))
+  if (It == Macros.end() || hsContains(T.HS, It->second->Id))
     return nullptr;
   return It->second;
 }
@@ -696,7 +713,7 @@ void PreprocessorImpl::expandStream(TokenStream &S, std::vector<PPToken> &Out, u
     std::vector<std::vector<PPToken>> Args;
     HideSet HS;
     if (!M->FunctionLike) {
-      HS = hsAdd(T.HS, M->Name);
+      HS = hsAdd(T.HS, M->Id);
     } else {
       // A function-like macro name not followed by '(' is an ordinary token.
       PPToken LParen = next(S);
@@ -766,7 +783,7 @@ void PreprocessorImpl::expandStream(TokenStream &S, std::vector<PPToken> &Out, u
         Diags.note(SourceRange(M->DefLoc, E), "macro '" + M->Name + "' defined here");
         continue;
       }
-      HS = hsAdd(hsIntersect(T.HS, RParen.HS), M->Name);
+      HS = hsAdd(hsIntersect(T.HS, RParen.HS), M->Id);
     }
     std::vector<PPToken> Result = substitute(*M, T, Args, HS, Depth);
     ExpansionTokens += Result.size();

@@ -89,8 +89,8 @@ bool PassManager::addPipeline(const std::string &CommaList, std::string &Error) 
   size_t Start = 0;
   while (true) {
     size_t Comma = CommaList.find(',', Start);
-    std::string Name = CommaList.substr(Start, Comma == std::string::npos ? std::string::npos
-                                                                          : Comma - Start);
+    std::string Name =
+        CommaList.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
     std::unique_ptr<Pass> P = createPassByName(Name);
     if (!P) {
       Error = (Name.empty() ? std::string("empty pass name in pipeline '") + CommaList + "'"
@@ -131,8 +131,8 @@ bool PassManager::run(ir::Module &M, std::string &Error) {
       Ok = false;
     }
     std::chrono::duration<double> Elapsed = Clock::now() - Begin;
-    auto It = std::find_if(Timings.begin(), Timings.end(),
-                           [&](auto &T) { return T.first == P->name(); });
+    auto It =
+        std::find_if(Timings.begin(), Timings.end(), [&](auto &T) { return T.first == P->name(); });
     if (It == Timings.end())
       Timings.emplace_back(P->name(), Elapsed);
     else

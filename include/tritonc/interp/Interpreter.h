@@ -63,6 +63,9 @@ struct InterpOptions {
   /// Stop with an error after this many executed instructions in one program
   /// instance (0: no limit). Guards against kernels that never terminate.
   uint64_t MaxStepsPerProgram = 0;
+  /// Resolves file names of instruction locations in error messages
+  /// ("kernel.tc:12:5"); optional.
+  const SourceManager *Sources = nullptr;
 };
 
 struct InterpResult {

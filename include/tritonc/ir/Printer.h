@@ -26,6 +26,8 @@ std::string printInstruction(const Instruction &I);
 /// Prints a value as an operand the way it appears inside its function:
 /// "%x" for arguments and instructions, "i32 4" / "f32* null" for constants.
 std::string printOperand(const Value &V);
+/// Prints a block reference the way it appears inside its function ("^loop").
+std::string printBlockName(const BasicBlock &BB);
 /// Prints a scalar constant's literal without its type ("4", "0.5", "inf",
 /// "null", "undef").
 std::string printConstantLiteral(const Constant &C);

@@ -59,7 +59,8 @@ public:
   static TokenKind identifierKind(std::string_view Spelling);
 
 private:
-  std::string_view Buf;
+  /// A copy of the text: SourceManager may move its buffers when it grows.
+  std::string Buf;
   size_t Pos = 0;
   FileId File;
   uint32_t Line;

@@ -61,10 +61,15 @@ public:
   DefineList configuration(size_t Index) const;
 
 private:
+  /// One define in command-line order: a fixed value or a tuning list.
+  struct Slot {
+    bool IsList;
+    size_t Index; ///< Into Fixed or Lists.
+  };
   DefineList Fixed;
   std::vector<std::pair<std::string, std::vector<std::string>>> Lists;
-  std::vector<size_t> Order; ///< Position of each define: fixed or list index.
-  DefineList All;
+  std::vector<Slot> Order;
+  size_t Size = 1;
 };
 
 } // namespace tritonc

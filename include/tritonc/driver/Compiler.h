@@ -1,0 +1,145 @@
+//===- Compiler.h - Public entry points: Triton-C to Triton-IR --*- C++ -*-===//
+//
+// The C++ API that programs embedding tritonc call. A compilation runs the
+// stages
+//
+//   SourceManager -> preprocess -> parse -> generateIR -> verify
+//                 -> passes -> verify
+//
+// and stops after the first stage that reports errors. Whatever happens, the
+// result is a value: user mistakes come back as diagnostics, and internal
+// compiler errors (an InternalError or any other exception thrown by a
+// stage) are caught here and turned into an internal diagnostic that asks for
+// a bug report. Nothing in this library exits or aborts the process.
+//
+// Defines may contain tuning lists (-DTM=[32,64]); their cross product is a
+// configuration space (TuningSpace). A compilation builds one configuration,
+// chosen with CompileOptions::Config; listConfigurations enumerates them.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/ir/IR.h"
+#include "tritonc/lang/AST.h"
+#include "tritonc/lang/Preprocessor.h"
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/PassManager.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tritonc::driver {
+
+/// How far a compilation goes.
+enum class StopAfter {
+  Preprocess, ///< Only preprocess (`--emit=pp`); see CompileResult::preprocessed().
+  Parse,      ///< Preprocess and parse (`--emit=ast`); see CompileResult::ast().
+  IR,         ///< The whole pipeline, up to optimized and verified IR.
+};
+
+/// Options of one compilation.
+struct CompileOptions {
+  /// -D definitions in command-line order. A bracketed value is a tuning list.
+  DefineList Defines;
+  /// -I directories searched by #include after the including file's folder.
+  std::vector<std::string> IncludeDirs;
+  /// Comma-separated pass names; used only when UsePipelineDefault is false.
+  /// An empty string then means "run no passes".
+  std::string Pipeline;
+  /// Run transform::defaultPipeline() instead of Pipeline.
+  bool UsePipelineDefault = true;
+  /// Pass manager switches (--print-after-all, --verify-each, --time-passes).
+  transform::PassOptions Passes;
+  /// Which configuration of the tuning space to build. Required when the
+  /// space has more than one configuration; must be 0 (or unset) otherwise.
+  std::optional<size_t> Config;
+  StopAfter Stop = StopAfter::IR;
+  /// Errors recorded before the diagnostic engine stops recording.
+  unsigned ErrorLimit = 20;
+  /// Passes appended after the pipeline (custom passes outside the registry,
+  /// and tests); each factory is called once per compilation.
+  std::vector<std::function<std::unique_ptr<transform::Pass>()>> ExtraPasses;
+};
+
+/// The outcome of a compilation. Owns everything the diagnostics and the
+/// module refer to (source buffers, AST, IR), so it can be moved around and
+/// inspected after the call returns.
+class CompileResult {
+public:
+  CompileResult();
+  CompileResult(CompileResult &&) noexcept;
+  CompileResult &operator=(CompileResult &&) noexcept;
+  ~CompileResult();
+
+  /// True when no error (or internal error) was reported.
+  bool ok() const;
+  /// The compiled module; null unless ok() and the compilation ran to StopAfter::IR.
+  ir::Module *module() { return Module.get(); }
+  const ir::Module *module() const { return Module.get(); }
+  /// Takes the module out of the result (the result keeps its diagnostics).
+  std::unique_ptr<ir::Module> takeModule() { return std::move(Module); }
+  /// The syntax tree, when parsing succeeded (kept for parameter spellings).
+  const ast::TranslationUnit *ast() const { return AST.get(); }
+  /// The preprocessed text (tokensToString) once preprocessing ran.
+  const std::string &preprocessed() const { return Preprocessed; }
+
+  /// Every diagnostic in the order reported (warnings included).
+  const std::vector<Diagnostic> &diagnostics() const;
+  /// All diagnostics rendered as "file:line:col: error: ..." with source
+  /// lines and carets (DiagnosticEngine::formatAll).
+  std::string formattedDiagnostics() const;
+
+  /// The source manager of this compilation (for locations in the module).
+  SourceManager &getSourceManager() { return *SM; }
+  /// The diagnostic engine (to report further problems about this module).
+  DiagnosticEngine &getDiagnostics() { return *Diags; }
+
+private:
+  friend class CompilerSession;
+  std::unique_ptr<SourceManager> SM;
+  std::unique_ptr<DiagnosticEngine> Diags;
+  std::unique_ptr<ast::TranslationUnit> AST;
+  std::unique_ptr<ir::Module> Module;
+  std::string Preprocessed;
+};
+
+/// Compiles a Triton-C file. A file that cannot be read is an error
+/// diagnostic "cannot open 'PATH'".
+CompileResult compileFile(const std::string &Path, const CompileOptions &Opts);
+
+/// Compiles Triton-C text registered under a display name (used in
+/// diagnostics and as the folder for relative #include).
+CompileResult compileSource(const std::string &Name, const std::string &Text,
+                            const CompileOptions &Opts);
+
+/// Parses Triton-IR text (.tir), verifies it (a broken module is the user's
+/// error here), runs the pipeline of Opts and verifies the result. Defines,
+/// IncludeDirs, Config and Stop are ignored.
+CompileResult optimizeIRSource(const std::string &Name, const std::string &Text,
+                               const CompileOptions &Opts);
+/// As optimizeIRSource, reading the text from a file.
+CompileResult optimizeIRFile(const std::string &Path, const CompileOptions &Opts);
+
+/// One configuration of a tuning space.
+struct Configuration {
+  /// The complete -D list of this configuration (fixed defines included).
+  DefineList Defines;
+  /// Only the tuned parameters, "TM=32 TN=64" (empty when nothing is tuned).
+  std::string Description;
+};
+
+/// Enumerates the configuration space of Defines (one configuration, with an
+/// empty description, when there is no tuning list). Returns false with the
+/// reason in Error when a list is malformed.
+bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
+                        std::string &Error);
+
+/// Runs Body and converts an InternalError or any other exception escaping
+/// it into DiagnosticEngine::internal. Returns false when one was caught.
+/// Every public entry point wraps its stages with this.
+bool runGuarded(DiagnosticEngine &Diags, const std::function<void()> &Body);
+
+} // namespace tritonc::driver

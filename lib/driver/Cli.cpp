@@ -1,0 +1,426 @@
+//===- Cli.cpp - The tritonc command line ---------------------------------===//
+
+#include "tritonc/driver/Cli.h"
+
+#include "tritonc/driver/CliArgs.h"
+#include "tritonc/driver/Compiler.h"
+#include "tritonc/driver/Launch.h"
+#include "tritonc/ir/Printer.h"
+#include "tritonc/lang/Parser.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace tritonc::driver {
+
+using cli::OptionSpec;
+using cli::ParsedArgs;
+
+std::string generalUsage() {
+  return "usage: tritonc <command> [options] FILE [ARGS...]\n"
+         "\n"
+         "Commands:\n"
+         "  compile   compile Triton-C to Triton-IR\n"
+         "  run       compile a kernel and run it on the CPU interpreter\n"
+         "  opt       run passes on Triton-IR text\n"
+         "\n"
+         "Options:\n"
+         "  --help, -h   show this help (tritonc <command> --help: the command's options)\n"
+         "  --version    show the version\n"
+         "\n"
+         "Exit status: 0 on success, 1 when the input has errors or the kernel fails,\n"
+         "2 for command-line usage errors.\n"
+         "Environment: TRITONC_CACHE_DIR (kernel cache; reserved, not used yet).\n";
+}
+
+namespace {
+
+constexpr uint64_t DefaultMaxSteps = 100'000'000;
+
+const char *CompileUsage =
+    "usage: tritonc compile FILE [options]\n"
+    "\n"
+    "Compiles a Triton-C file (FILE may be '-' for stdin) and prints Triton-IR after\n"
+    "the default pass pipeline.\n"
+    "\n"
+    "Options:\n"
+    "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro (-DNAME means NAME=1);\n"
+    "                        a value [v1,v2,...] is a tuning list\n"
+    "  -I DIR, -IDIR         add an #include search directory\n"
+    "  --emit=ir|ast|pp      what to print (default: ir)\n"
+    "  -o OUT                write the output to OUT instead of stdout\n"
+    "  --passes=LIST         run these comma-separated passes instead of the default\n"
+    "                        pipeline ('--passes=' runs none)\n"
+    "  --print-after-all     print the IR after every pass (stderr)\n"
+    "  --verify-each         verify the IR after every pass\n"
+    "  --time-passes         print the time spent in each pass (stderr)\n"
+    "  --list-configs        print the configurations of the tuning lists, one per line\n"
+    "  --config=N            compile configuration N of the tuning lists\n";
+
+const char *RunUsage =
+    "usage: tritonc run FILE --grid X[,Y[,Z]] [options] ARG...\n"
+    "\n"
+    "Compiles a Triton-C file and runs its kernel (the only function, or the first\n"
+    "__global__ one) on the CPU interpreter. Give one ARG per kernel parameter, in\n"
+    "order: a .npy file for a pointer parameter (its dtype must match the pointee\n"
+    "type; bfloat16 data is passed as uint16), a literal for a scalar parameter.\n"
+    "Use '--' before negative literals if needed.\n"
+    "\n"
+    "Options:\n"
+    "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro\n"
+    "  -I DIR, -IDIR         add an #include search directory\n"
+    "  --config=N            use configuration N of the tuning lists\n"
+    "  --grid X[,Y[,Z]]      the launch grid (required)\n"
+    "  --interpret           run on the CPU interpreter (the default)\n"
+    "  --device              run on the GPU (not available yet)\n"
+    "  --out DIR             after the run, write each pointer argument's buffer to\n"
+    "                        DIR/<parameter>.npy (DIR is created if missing)\n"
+    "  --max-steps N         stop a program instance after N instructions\n"
+    "                        (default 100000000; 0: no limit)\n";
+
+const char *OptUsage =
+    "usage: tritonc opt FILE.tir [--passes=LIST] [options]\n"
+    "\n"
+    "Parses Triton-IR text (FILE may be '-' for stdin), verifies it, runs the passes\n"
+    "and prints the result. Without --passes no pass runs.\n"
+    "\n"
+    "Options:\n"
+    "  --passes=LIST         comma-separated pass names\n"
+    "  -o OUT                write the output to OUT instead of stdout\n"
+    "  --print-after-all     print the IR after every pass (stderr)\n"
+    "  --verify-each         verify the IR after every pass\n"
+    "  --time-passes         print the time spent in each pass (stderr)\n"
+    "  --list-passes         print the registered passes and exit\n";
+
+/// State shared by the commands: the streams and the error helpers.
+class Tool {
+public:
+  Tool(std::istream &In, std::ostream &Out, std::ostream &Err) : In(In), Out(Out), Err(Err) {}
+
+  int compile(const std::vector<std::string> &Args);
+  int run(const std::vector<std::string> &Args);
+  int opt(const std::vector<std::string> &Args);
+
+private:
+  int error(const std::string &Msg) {
+    Err << "tritonc: error: " << Msg << "\n";
+    return ExitFailure;
+  }
+  int usageError(const std::string &Command, const std::string &Msg) {
+    Err << "tritonc: error: " << Msg << "\n"
+        << "run 'tritonc " << Command << (Command.empty() ? "" : " ") << "--help' for usage\n";
+    return ExitUsage;
+  }
+  /// Parses the options of a command; returns -1 when parsing succeeded and
+  /// the command should go on, else an exit code (help shown or error).
+  int parse(const std::string &Command, const char *Usage, const std::vector<std::string> &Args,
+            std::vector<OptionSpec> Specs, ParsedArgs &P);
+  /// Fills the front-end parts of CompileOptions (-D, -I, --config).
+  int frontEndOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
+  /// Fills the pass manager parts (--passes and the debugging flags).
+  void passOptions(const ParsedArgs &P, CompileOptions &Opts);
+  /// Compiles FILE ("-": stdin).
+  CompileResult compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR);
+  /// Prints diagnostics (warnings too); returns true when there was no error.
+  bool report(const CompileResult &R) {
+    Err << R.formattedDiagnostics();
+    return R.ok();
+  }
+  /// Writes Text to -o's file or to stdout.
+  int emit(const ParsedArgs &P, const std::string &Text);
+
+  std::istream &In;
+  std::ostream &Out;
+  std::ostream &Err;
+};
+
+int Tool::parse(const std::string &Command, const char *Usage,
+                const std::vector<std::string> &Args, std::vector<OptionSpec> Specs,
+                ParsedArgs &P) {
+  Specs.push_back({"--help", false});
+  Specs.push_back({"-h", false});
+  std::string Error;
+  if (!cli::parseArgs(Args, Specs, P, Error))
+    return usageError(Command, Error + " for 'tritonc " + Command + "'");
+  if (P.has("--help") || P.has("-h")) {
+    Out << Usage;
+    return ExitSuccess;
+  }
+  return -1;
+}
+
+int Tool::frontEndOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts) {
+  if (auto It = P.Values.find("-D"); It != P.Values.end()) {
+    for (const std::string &D : It->second) {
+      std::string Name, Value, Error;
+      if (!cli::parseDefine(D, Name, Value, Error))
+        return usageError(Command, Error);
+      Opts.Defines.emplace_back(Name, Value);
+    }
+  }
+  if (auto It = P.Values.find("-I"); It != P.Values.end())
+    Opts.IncludeDirs = It->second;
+  if (const std::string *C = P.last("--config")) {
+    uint64_t N;
+    if (!cli::parseUnsigned(*C, N))
+      return usageError(Command, "invalid --config value '" + *C +
+                                     "': expected a configuration number (0, 1, ...)");
+    Opts.Config = N;
+  }
+  return -1;
+}
+
+void Tool::passOptions(const ParsedArgs &P, CompileOptions &Opts) {
+  if (const std::string *List = P.last("--passes")) {
+    Opts.UsePipelineDefault = false;
+    Opts.Pipeline = *List;
+  }
+  Opts.Passes.PrintAfterAll = P.has("--print-after-all");
+  Opts.Passes.VerifyEach = P.has("--verify-each");
+  Opts.Passes.TimePasses = P.has("--time-passes");
+  Opts.Passes.Log = &Err;
+}
+
+CompileResult Tool::compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR) {
+  if (File == "-") {
+    std::string Text((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    return IsIR ? optimizeIRSource("<stdin>", Text, Opts) : compileSource("<stdin>", Text, Opts);
+  }
+  return IsIR ? optimizeIRFile(File, Opts) : compileFile(File, Opts);
+}
+
+int Tool::emit(const ParsedArgs &P, const std::string &Text) {
+  const std::string *OutPath = P.last("-o");
+  if (!OutPath || *OutPath == "-") {
+    Out << Text;
+    return ExitSuccess;
+  }
+  std::ofstream F(*OutPath, std::ios::binary | std::ios::trunc);
+  F << Text;
+  F.close();
+  if (!F)
+    return error("cannot write '" + *OutPath + "'");
+  return ExitSuccess;
+}
+
+int Tool::compile(const std::vector<std::string> &Args) {
+  ParsedArgs P;
+  if (int Rc = parse("compile", CompileUsage, Args,
+                     {{"-D", true},
+                      {"-I", true},
+                      {"--emit", true},
+                      {"-o", true},
+                      {"--passes", true},
+                      {"--print-after-all", false},
+                      {"--verify-each", false},
+                      {"--time-passes", false},
+                      {"--list-configs", false},
+                      {"--config", true}},
+                     P);
+      Rc >= 0)
+    return Rc;
+  CompileOptions Opts;
+  if (int Rc = frontEndOptions("compile", P, Opts); Rc >= 0)
+    return Rc;
+  passOptions(P, Opts);
+
+  if (P.Positionals.size() != 1)
+    return usageError("compile", P.Positionals.empty()
+                                     ? "no input file"
+                                     : "expected one input file, got " +
+                                           std::to_string(P.Positionals.size()));
+  if (P.has("--list-configs")) {
+    std::vector<Configuration> Configs;
+    std::string Error;
+    if (!listConfigurations(Opts.Defines, Configs, Error))
+      return error(Error);
+    std::string Text;
+    for (size_t I = 0; I < Configs.size(); ++I)
+      Text += std::to_string(I) + ":" + (Configs[I].Description.empty() ? "" : " ") +
+              Configs[I].Description + "\n";
+    return emit(P, Text);
+  }
+
+  std::string EmitKind = P.last("--emit") ? *P.last("--emit") : "ir";
+  if (EmitKind == "pp")
+    Opts.Stop = StopAfter::Preprocess;
+  else if (EmitKind == "ast")
+    Opts.Stop = StopAfter::Parse;
+  else if (EmitKind != "ir")
+    return usageError("compile", "invalid --emit value '" + EmitKind + "': expected ir, ast or pp");
+
+  CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
+  if (!report(R))
+    return ExitFailure;
+  if (Opts.Stop == StopAfter::Preprocess)
+    return emit(P, R.preprocessed());
+  if (Opts.Stop == StopAfter::Parse)
+    return emit(P, dumpAST(*R.ast()));
+  return emit(P, ir::printModule(*R.module()));
+}
+
+/// Parses "X[,Y[,Z]]" with positive dimensions.
+bool parseGrid(const std::string &Text, interp::LaunchGrid &Grid) {
+  std::vector<uint32_t> Dims;
+  size_t Start = 0;
+  while (true) {
+    size_t Comma = Text.find(',', Start);
+    std::string Part = Text.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
+    uint64_t V;
+    if (!cli::parseUnsigned(Part, V) || V == 0 || V > 0x7fffffff)
+      return false;
+    Dims.push_back(static_cast<uint32_t>(V));
+    if (Comma == std::string::npos)
+      break;
+    Start = Comma + 1;
+  }
+  if (Dims.size() > 3)
+    return false;
+  Dims.resize(3, 1);
+  Grid = interp::LaunchGrid{Dims[0], Dims[1], Dims[2]};
+  return true;
+}
+
+int Tool::run(const std::vector<std::string> &Args) {
+  ParsedArgs P;
+  if (int Rc = parse("run", RunUsage, Args,
+                     {{"-D", true},
+                      {"-I", true},
+                      {"--config", true},
+                      {"--grid", true},
+                      {"--interpret", false},
+                      {"--device", false},
+                      {"--out", true},
+                      {"--max-steps", true}},
+                     P);
+      Rc >= 0)
+    return Rc;
+  CompileOptions Opts;
+  if (int Rc = frontEndOptions("run", P, Opts); Rc >= 0)
+    return Rc;
+  Opts.Passes.Log = &Err;
+  if (P.has("--device"))
+    return error("the GPU back end is not available yet; use --interpret");
+  if (P.Positionals.empty())
+    return usageError("run", "no input file");
+  const std::string *GridText = P.last("--grid");
+  if (!GridText)
+    return usageError("run", "missing --grid X[,Y[,Z]]");
+  interp::LaunchGrid Grid;
+  if (!parseGrid(*GridText, Grid))
+    return usageError("run", "invalid --grid value '" + *GridText +
+                                 "': expected 1 to 3 positive integers separated by commas");
+  interp::InterpOptions IOpts;
+  IOpts.MaxStepsPerProgram = DefaultMaxSteps;
+  if (const std::string *Steps = P.last("--max-steps")) {
+    if (!cli::parseUnsigned(*Steps, IOpts.MaxStepsPerProgram))
+      return usageError("run", "invalid --max-steps value '" + *Steps + "'");
+  }
+
+  CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
+  if (!report(R))
+    return ExitFailure;
+  std::string Error;
+  const ir::Function *F = selectKernel(*R.module(), Error);
+  if (!F)
+    return error(Error);
+  KernelSignature Sig = getSignature(*F, R.ast());
+  std::vector<std::string> ArgTexts(P.Positionals.begin() + 1, P.Positionals.end());
+  PreparedLaunch Launch;
+  if (!prepareLaunch(Sig, ArgTexts, Launch, Error))
+    return error(Error);
+
+  IOpts.Sources = &R.getSourceManager();
+  interp::InterpResult Result;
+  DiagnosticEngine &Diags = R.getDiagnostics();
+  bool Ran = runGuarded(Diags, [&] {
+    Result = interp::runKernel(*F, Grid, Launch.Args, Launch.Buffers, IOpts);
+  });
+  if (!Ran) {
+    report(R);
+    return ExitFailure;
+  }
+  if (!Result.Ok)
+    return error(Result.Error);
+  if (const std::string *Dir = P.last("--out")) {
+    if (!writeLaunchOutputs(Sig, Launch, *Dir, Error))
+      return error(Error);
+  }
+  return ExitSuccess;
+}
+
+int Tool::opt(const std::vector<std::string> &Args) {
+  ParsedArgs P;
+  if (int Rc = parse("opt", OptUsage, Args,
+                     {{"--passes", true},
+                      {"-o", true},
+                      {"--print-after-all", false},
+                      {"--verify-each", false},
+                      {"--time-passes", false},
+                      {"--list-passes", false}},
+                     P);
+      Rc >= 0)
+    return Rc;
+  if (P.has("--list-passes")) {
+    std::string Text;
+    for (const auto &[Name, Description] : transform::registeredPasses())
+      Text += Name + std::string(Name.size() < 12 ? 12 - Name.size() : 1, ' ') + Description + "\n";
+    Out << Text;
+    return ExitSuccess;
+  }
+  CompileOptions Opts;
+  Opts.UsePipelineDefault = false;
+  passOptions(P, Opts);
+  if (P.Positionals.size() != 1)
+    return usageError("opt", P.Positionals.empty() ? "no input file"
+                                                   : "expected one input file, got " +
+                                                         std::to_string(P.Positionals.size()));
+  CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/true);
+  if (!report(R))
+    return ExitFailure;
+  return emit(P, ir::printModule(*R.module()));
+}
+
+} // namespace
+
+int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostream &Out,
+               std::ostream &Err) {
+  try {
+    if (Args.empty()) {
+      Err << generalUsage();
+      return ExitUsage;
+    }
+    const std::string &Command = Args[0];
+    std::vector<std::string> Rest(Args.begin() + 1, Args.end());
+    Tool T(In, Out, Err);
+    if (Command == "--help" || Command == "-h" || Command == "help") {
+      Out << generalUsage();
+      return ExitSuccess;
+    }
+    if (Command == "--version") {
+      Out << "tritonc version " << TRITONC_VERSION << "\n";
+      return ExitSuccess;
+    }
+    if (Command == "compile")
+      return T.compile(Rest);
+    if (Command == "run")
+      return T.run(Rest);
+    if (Command == "opt")
+      return T.opt(Rest);
+    Err << "tritonc: error: " << (Command.size() > 1 && Command[0] == '-' ? "unknown option '"
+                                                                           : "unknown command '")
+        << Command << "'\n"
+        << generalUsage();
+    return ExitUsage;
+  } catch (const std::exception &E) {
+    // The library turns compiler failures into diagnostics; this is the last
+    // line of defence for anything in the tool itself.
+    Err << "tritonc: error: internal compiler error: " << E.what()
+        << " (please report this bug with the input that triggered it)\n";
+    return ExitFailure;
+  }
+}
+
+} // namespace tritonc::driver

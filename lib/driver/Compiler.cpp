@@ -1,0 +1,272 @@
+//===- Compiler.cpp - Public entry points: Triton-C to Triton-IR ----------===//
+
+#include "tritonc/driver/Compiler.h"
+
+#include "tritonc/ir/IRParser.h"
+#include "tritonc/ir/Verifier.h"
+#include "tritonc/lang/IRGen.h"
+#include "tritonc/lang/Parser.h"
+
+#include <new>
+
+namespace tritonc::driver {
+
+CompileResult::CompileResult()
+    : SM(std::make_unique<SourceManager>()), Diags(std::make_unique<DiagnosticEngine>(*SM)) {}
+CompileResult::CompileResult(CompileResult &&) noexcept = default;
+CompileResult &CompileResult::operator=(CompileResult &&) noexcept = default;
+CompileResult::~CompileResult() = default;
+
+bool CompileResult::ok() const { return Diags && !Diags->hasErrors(); }
+
+const std::vector<Diagnostic> &CompileResult::diagnostics() const {
+  static const std::vector<Diagnostic> None;
+  return Diags ? Diags->diagnostics() : None;
+}
+
+std::string CompileResult::formattedDiagnostics() const { return Diags ? Diags->formatAll() : ""; }
+
+bool runGuarded(DiagnosticEngine &Diags, const std::function<void()> &Body) {
+  try {
+    Body();
+    return true;
+  } catch (const InternalError &E) {
+    Diags.internal(E.what());
+  } catch (const std::bad_alloc &) {
+    // Running out of memory is a property of the input and the machine,
+    // not a compiler bug.
+    Diags.error(SourceRange(), "out of memory");
+  } catch (const std::exception &E) {
+    Diags.internal(std::string("unexpected exception: ") + E.what());
+  } catch (...) {
+    Diags.internal("unexpected exception of unknown type");
+  }
+  return false;
+}
+
+namespace {
+
+std::string joinLines(const std::vector<std::string> &Lines) {
+  std::string S;
+  for (const std::string &L : Lines)
+    S += "\n  " + L;
+  return S;
+}
+
+std::string describeChoice(const TuningSpace &Space, size_t Index) {
+  const auto &Lists = Space.lists();
+  std::vector<size_t> Choice(Lists.size());
+  // Mixed-radix digits, last list fastest (the order of TuningSpace).
+  for (size_t L = Lists.size(); L-- > 0;) {
+    Choice[L] = Index % Lists[L].second.size();
+    Index /= Lists[L].second.size();
+  }
+  std::string S;
+  for (size_t L = 0; L < Lists.size(); ++L) {
+    if (!S.empty())
+      S += ' ';
+    S += Lists[L].first + "=" + Lists[L].second[Choice[L]];
+  }
+  return S;
+}
+
+std::string listNames(const TuningSpace &Space) {
+  std::string S;
+  for (const auto &[Name, Values] : Space.lists())
+    S += (S.empty() ? "" : ", ") + Name;
+  return S;
+}
+
+} // namespace
+
+/// Runs the stages of a compilation on a CompileResult it fills in.
+class CompilerSession {
+public:
+  CompilerSession(CompileResult &R, const CompileOptions &Opts)
+      : R(R), Diags(*R.Diags), Opts(Opts) {
+    Diags.setErrorLimit(Opts.ErrorLimit);
+  }
+
+  void compileTritonC(FileId Main) {
+    if (!runGuarded(Diags, [&] { compileStages(Main); }) || !R.ok())
+      R.Module.reset();
+  }
+
+  void optimizeIR(FileId Main) {
+    if (!runGuarded(Diags, [&] { optimizeStages(Main); }) || !R.ok())
+      R.Module.reset();
+  }
+
+private:
+  /// Builds the pass manager first so that a misspelled pass name is
+  /// reported before any work is done.
+  bool buildPassManager() {
+    PM = std::make_unique<transform::PassManager>(Opts.Passes);
+    PipelineText = Opts.UsePipelineDefault ? transform::defaultPipeline() : Opts.Pipeline;
+    std::string Error;
+    if (!PM->addPipeline(PipelineText, Error)) {
+      Diags.error(SourceRange(), Error);
+      return false;
+    }
+    for (const auto &Factory : Opts.ExtraPasses) {
+      std::unique_ptr<transform::Pass> P = Factory ? Factory() : nullptr;
+      if (!P)
+        reportInternalError("an extra pass factory returned no pass");
+      PM->addPass(std::move(P));
+    }
+    return true;
+  }
+
+  /// Verifies the module; failures are internal errors because our own
+  /// code produced the module.
+  bool verifyProduced(const std::string &Producer) {
+    std::vector<std::string> Messages;
+    if (ir::verifyModule(*R.Module, Messages))
+      return true;
+    Diags.internal(Producer + " produced invalid IR:" + joinLines(Messages));
+    return false;
+  }
+
+  void runPasses() {
+    std::string Error;
+    if (!PM->run(*R.Module, Error)) {
+      Diags.internal("pass pipeline '" + PipelineText + "' failed: " + Error);
+      return;
+    }
+    if (PM->size() != 0)
+      verifyProduced("the pass pipeline '" + PipelineText + "'");
+  }
+
+  void compileStages(FileId Main) {
+    if (Opts.Stop == StopAfter::IR && !buildPassManager())
+      return;
+
+    TuningSpace Space;
+    if (!Space.init(Opts.Defines, Diags))
+      return;
+    size_t Index = Opts.Config.value_or(0);
+    if (Opts.Config && *Opts.Config >= Space.size()) {
+      Diags.error(SourceRange(), "configuration " + std::to_string(*Opts.Config) +
+                                     " does not exist: the tuning space has " +
+                                     std::to_string(Space.size()) + " configuration" +
+                                     (Space.size() == 1 ? " (number 0)" : "s (0 to " +
+                                      std::to_string(Space.size() - 1) + ")"));
+      return;
+    }
+    if (!Opts.Config && Space.size() > 1) {
+      Diags.error(SourceRange(), "the tuning lists " + listNames(Space) + " define " +
+                                     std::to_string(Space.size()) +
+                                     " configurations; select one with --config=N "
+                                     "(--list-configs lists them)");
+      return;
+    }
+
+    PreprocessorOptions PPOpts{Space.configuration(Index), Opts.IncludeDirs};
+    std::vector<Token> Tokens = preprocess(*R.SM, Main, PPOpts, Diags);
+    if (Diags.hasErrors())
+      return;
+    R.Preprocessed = tokensToString(Tokens);
+    if (Opts.Stop == StopAfter::Preprocess)
+      return;
+
+    R.AST = parseTranslationUnit(Tokens, Diags);
+    if (Diags.hasErrors() || Opts.Stop == StopAfter::Parse)
+      return;
+
+    R.Module = generateIR(*R.AST, Diags);
+    if (Diags.hasErrors())
+      return;
+    if (!R.Module)
+      reportInternalError("IR generation failed without reporting an error");
+    if (!verifyProduced("IR generation"))
+      return;
+    runPasses();
+  }
+
+  void optimizeStages(FileId Main) {
+    if (!buildPassManager())
+      return;
+    R.Module = ir::parseIR(*R.SM, Main, Diags);
+    if (Diags.hasErrors())
+      return;
+    if (!R.Module)
+      reportInternalError("the IR parser failed without reporting an error");
+    // Here the module is the user's input, so a broken one is their error.
+    std::vector<std::string> Messages;
+    if (!ir::verifyModule(*R.Module, Messages)) {
+      for (const std::string &M : Messages)
+        Diags.error(SourceRange(), "invalid IR: " + M);
+      return;
+    }
+    runPasses();
+  }
+
+  CompileResult &R;
+  DiagnosticEngine &Diags;
+  const CompileOptions &Opts;
+  std::unique_ptr<transform::PassManager> PM;
+  std::string PipelineText;
+};
+
+namespace {
+
+/// Registers a file, reporting "cannot open" when it cannot be read.
+std::optional<FileId> openInput(CompileResult &R, const std::string &Path) {
+  std::optional<FileId> Id = R.getSourceManager().addFile(Path);
+  if (!Id)
+    R.getDiagnostics().error(SourceRange(), "cannot open '" + Path + "'");
+  return Id;
+}
+
+} // namespace
+
+CompileResult compileSource(const std::string &Name, const std::string &Text,
+                            const CompileOptions &Opts) {
+  CompileResult R;
+  FileId Id = R.getSourceManager().addBuffer(Name, Text);
+  CompilerSession(R, Opts).compileTritonC(Id);
+  return R;
+}
+
+CompileResult compileFile(const std::string &Path, const CompileOptions &Opts) {
+  CompileResult R;
+  if (std::optional<FileId> Id = openInput(R, Path))
+    CompilerSession(R, Opts).compileTritonC(*Id);
+  return R;
+}
+
+CompileResult optimizeIRSource(const std::string &Name, const std::string &Text,
+                               const CompileOptions &Opts) {
+  CompileResult R;
+  FileId Id = R.getSourceManager().addBuffer(Name, Text);
+  CompilerSession(R, Opts).optimizeIR(Id);
+  return R;
+}
+
+CompileResult optimizeIRFile(const std::string &Path, const CompileOptions &Opts) {
+  CompileResult R;
+  if (std::optional<FileId> Id = openInput(R, Path))
+    CompilerSession(R, Opts).optimizeIR(*Id);
+  return R;
+}
+
+bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
+                        std::string &Error) {
+  SourceManager SM;
+  DiagnosticEngine Diags(SM);
+  TuningSpace Space;
+  Out.clear();
+  bool Ok = runGuarded(Diags, [&] {
+    if (!Space.init(Defines, Diags))
+      return;
+    for (size_t I = 0; I < Space.size(); ++I)
+      Out.push_back(Configuration{Space.configuration(I), describeChoice(Space, I)});
+  });
+  if (Ok && !Diags.hasErrors())
+    return true;
+  Error = Diags.diagnostics().empty() ? "invalid tuning lists" : Diags.diagnostics().front().Message;
+  Out.clear();
+  return false;
+}
+
+} // namespace tritonc::driver

@@ -1,0 +1,213 @@
+//===- Compiled.h - Pre-resolved form of a function for the interpreter --===//
+//
+// Walking IR objects and maps per element would be far too slow for the
+// matmul kernels CI runs, so runKernel first lowers a function into flat
+// arrays: every value gets a fixed range of 64-bit slots in one arena, every
+// instruction becomes a CInst naming its operands by slot offset, and phis
+// become per-edge copy lists. Lowering also validates everything the executor
+// relies on (operand counts, element counts, type kinds), so bad IR is
+// reported instead of reading outside the arena.
+//
+// Slot encoding (one per element): integers as normalizeInt bits, floats as
+// the bits of a double already rounded to the element type, pointers as
+// 64-bit host addresses.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/ir/IR.h"
+#include "tritonc/support/FloatFormats.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tritonc::interp::detail {
+
+/// Element kinds: how a slot is interpreted and how an element is stored.
+enum class ElemKind : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64, Ptr };
+
+/// Element kind of a scalar type (Void maps to I64; callers reject it).
+ElemKind elemKindOf(const ir::Type *T);
+
+inline bool isIntKind(ElemKind K) { return K <= ElemKind::I64; }
+inline bool isFloatKind(ElemKind K) { return K >= ElemKind::F16 && K <= ElemKind::F64; }
+
+/// Bits of an integer kind (pointers: 64).
+inline unsigned intBits(ElemKind K) {
+  switch (K) {
+  case ElemKind::I1:
+    return 1;
+  case ElemKind::I8:
+    return 8;
+  case ElemKind::I16:
+    return 16;
+  case ElemKind::I32:
+    return 32;
+  default:
+    return 64;
+  }
+}
+
+/// Bytes of one element in memory (i1 is one byte).
+inline unsigned storeSize(ElemKind K) {
+  switch (K) {
+  case ElemKind::I1:
+  case ElemKind::I8:
+    return 1;
+  case ElemKind::I16:
+  case ElemKind::F16:
+  case ElemKind::BF16:
+    return 2;
+  case ElemKind::I32:
+  case ElemKind::F32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+inline double slotToDouble(uint64_t S) { return std::bit_cast<double>(S); }
+inline uint64_t doubleToSlot(double D) { return std::bit_cast<uint64_t>(D); }
+
+/// Sign-extends the low Bits of V (i1 keeps 0/1, as normalizeInt does).
+inline uint64_t normBits(uint64_t V, unsigned Bits) {
+  if (Bits >= 64)
+    return V;
+  if (Bits == 1)
+    return V & 1;
+  unsigned Sh = 64 - Bits;
+  return static_cast<uint64_t>(static_cast<int64_t>(V << Sh) >> Sh);
+}
+/// Signed value of a normalized slot (i1: 1 means -1).
+inline int64_t signedOf(uint64_t S, unsigned Bits) {
+  return Bits == 1 ? -static_cast<int64_t>(S & 1) : static_cast<int64_t>(S);
+}
+/// Unsigned value of a normalized slot.
+inline uint64_t unsignedOf(uint64_t S, unsigned Bits) {
+  return Bits >= 64 ? S : S & ((uint64_t(1) << Bits) - 1);
+}
+
+/// Rounds a double to a float kind.
+inline double roundTo(double D, ElemKind K) {
+  switch (K) {
+  case ElemKind::F16:
+    return roundToHalf(D);
+  case ElemKind::BF16:
+    return roundToBFloat16(D);
+  case ElemKind::F32:
+    return static_cast<double>(static_cast<float>(D));
+  default:
+    return D;
+  }
+}
+
+/// Raw storage bits (low storeSize bytes) of a slot of kind K.
+inline uint64_t encodeRaw(uint64_t S, ElemKind K) {
+  switch (K) {
+  case ElemKind::I1:
+    return S & 1;
+  case ElemKind::I8:
+    return S & 0xff;
+  case ElemKind::I16:
+    return S & 0xffff;
+  case ElemKind::I32:
+    return S & 0xffffffffu;
+  case ElemKind::F16:
+    return floatToHalfBits(static_cast<float>(slotToDouble(S)));
+  case ElemKind::BF16:
+    return floatToBFloat16Bits(static_cast<float>(slotToDouble(S)));
+  case ElemKind::F32:
+    return std::bit_cast<uint32_t>(static_cast<float>(slotToDouble(S)));
+  default:
+    return S;
+  }
+}
+
+/// Slot of kind K from raw storage bits (i1: any non-zero byte is true).
+inline uint64_t decodeRaw(uint64_t R, ElemKind K) {
+  switch (K) {
+  case ElemKind::I1:
+    return (R & 0xff) != 0;
+  case ElemKind::I8:
+    return normBits(R, 8);
+  case ElemKind::I16:
+    return normBits(R, 16);
+  case ElemKind::I32:
+    return normBits(R, 32);
+  case ElemKind::F16:
+    return doubleToSlot(halfBitsToFloat(static_cast<uint16_t>(R)));
+  case ElemKind::BF16:
+    return doubleToSlot(bfloat16BitsToFloat(static_cast<uint16_t>(R)));
+  case ElemKind::F32:
+    return doubleToSlot(std::bit_cast<float>(static_cast<uint32_t>(R)));
+  default:
+    return R;
+  }
+}
+
+/// An operand: slot offset, and stride 0 when a scalar is used for every
+/// lane of a tile result, 1 otherwise.
+struct Operand {
+  uint32_t Off = 0;
+  uint32_t Stride = 1;
+};
+
+/// One pre-resolved instruction (phis are not in the list: they are edge
+/// copies).
+struct CInst {
+  ir::Opcode Op = ir::Opcode::Ret;
+  ElemKind RK = ElemKind::I64; ///< Result element kind (memory ops: pointee).
+  ElemKind OK = ElemKind::I64; ///< Operand element kind (cmp, cast, dot, reduce input).
+  uint8_t Sub = 0;             ///< Predicate or reduce kind.
+  uint8_t NumOps = 0;
+  uint32_t Res = 0; ///< Result slot offset.
+  uint32_t N = 1;   ///< Result elements (stores and atomics: lanes).
+  Operand Ops[4];
+  /// dot: M, K, N. reduce: outer, length, inner. broadcast/trans: map index.
+  uint32_t D0 = 0, D1 = 0, D2 = 0;
+  int64_t Imm = 0; ///< make_range start, gep element size, program id axis.
+  uint32_t Edge[2] = {0, 0};
+  const ir::Instruction *Src = nullptr;
+};
+
+struct PhiCopy {
+  uint32_t Dst, Src, Count;
+};
+
+/// A control-flow edge: destination block and the phi copies it performs.
+struct CEdge {
+  uint32_t Block = 0;
+  uint32_t CopyBegin = 0, CopyEnd = 0;
+  /// A phi of the destination without an incoming value for this edge.
+  const ir::Instruction *MissingPhi = nullptr;
+};
+
+struct CBlock {
+  uint32_t Begin = 0, End = 0;
+};
+
+struct CompiledFunction {
+  std::vector<CInst> Insts;
+  std::vector<CBlock> Blocks;
+  std::vector<CEdge> Edges;
+  std::vector<PhiCopy> Copies;
+  std::vector<std::vector<uint32_t>> Maps; ///< Gather maps of broadcast/trans.
+  /// Initial arena: constants filled in; arguments are written per launch.
+  std::vector<uint64_t> Init;
+  uint32_t DynamicBegin = 0; ///< Slots [DynamicBegin, PhiTemp) are cleared per program.
+  uint32_t PhiTemp = 0;      ///< Scratch for simultaneous phi copies.
+  std::vector<uint32_t> ArgSlot;
+};
+
+/// Describes an instruction for messages:
+/// "masked_load at file.tc:3:5 [%x = masked_load %p, %m, %o : f32<8>]".
+std::string describe(const ir::Instruction *I, const SourceManager *SM);
+
+/// Lowers F; returns an error message (empty on success).
+std::string compileFunction(const ir::Function &F, CompiledFunction &Out,
+                            const SourceManager *SM);
+
+} // namespace tritonc::interp::detail
