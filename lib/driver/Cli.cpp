@@ -136,9 +136,8 @@ private:
   std::ostream &Err;
 };
 
-int Tool::parse(const std::string &Command, const char *Usage,
-                const std::vector<std::string> &Args, std::vector<OptionSpec> Specs,
-                ParsedArgs &P) {
+int Tool::parse(const std::string &Command, const char *Usage, const std::vector<std::string> &Args,
+                std::vector<OptionSpec> Specs, ParsedArgs &P) {
   Specs.push_back({"--help", false});
   Specs.push_back({"-h", false});
   std::string Error;
@@ -227,10 +226,9 @@ int Tool::compile(const std::vector<std::string> &Args) {
   passOptions(P, Opts);
 
   if (P.Positionals.size() != 1)
-    return usageError("compile", P.Positionals.empty()
-                                     ? "no input file"
-                                     : "expected one input file, got " +
-                                           std::to_string(P.Positionals.size()));
+    return usageError("compile", P.Positionals.empty() ? "no input file"
+                                                       : "expected one input file, got " +
+                                                             std::to_string(P.Positionals.size()));
   if (P.has("--list-configs")) {
     std::vector<Configuration> Configs;
     std::string Error;
@@ -254,8 +252,12 @@ int Tool::compile(const std::vector<std::string> &Args) {
   CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
   if (!report(R))
     return ExitFailure;
-  if (Opts.Stop == StopAfter::Preprocess)
-    return emit(P, R.preprocessed());
+  if (Opts.Stop == StopAfter::Preprocess) {
+    std::string Text = R.preprocessed();
+    if (!Text.empty() && Text.back() != '\n')
+      Text += '\n';
+    return emit(P, Text);
+  }
   if (Opts.Stop == StopAfter::Parse)
     return emit(P, dumpAST(*R.ast()));
   return emit(P, ir::printModule(*R.module()));
@@ -267,7 +269,8 @@ bool parseGrid(const std::string &Text, interp::LaunchGrid &Grid) {
   size_t Start = 0;
   while (true) {
     size_t Comma = Text.find(',', Start);
-    std::string Part = Text.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
+    std::string Part =
+        Text.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
     uint64_t V;
     if (!cli::parseUnsigned(Part, V) || V == 0 || V > 0x7fffffff)
       return false;
@@ -335,9 +338,8 @@ int Tool::run(const std::vector<std::string> &Args) {
   IOpts.Sources = &R.getSourceManager();
   interp::InterpResult Result;
   DiagnosticEngine &Diags = R.getDiagnostics();
-  bool Ran = runGuarded(Diags, [&] {
-    Result = interp::runKernel(*F, Grid, Launch.Args, Launch.Buffers, IOpts);
-  });
+  bool Ran = runGuarded(
+      Diags, [&] { Result = interp::runKernel(*F, Grid, Launch.Args, Launch.Buffers, IOpts); });
   if (!Ran) {
     report(R);
     return ExitFailure;
@@ -409,8 +411,8 @@ int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostr
       return T.run(Rest);
     if (Command == "opt")
       return T.opt(Rest);
-    Err << "tritonc: error: " << (Command.size() > 1 && Command[0] == '-' ? "unknown option '"
-                                                                           : "unknown command '")
+    Err << "tritonc: error: "
+        << (Command.size() > 1 && Command[0] == '-' ? "unknown option '" : "unknown command '")
         << Command << "'\n"
         << generalUsage();
     return ExitUsage;

@@ -37,8 +37,8 @@ bool parseArgs(const std::vector<std::string> &Args, const std::vector<OptionSpe
   for (size_t I = 0; I < Args.size(); ++I) {
     const std::string &A = Args[I];
     if (A == "--") {
-      Out.Positionals.insert(Out.Positionals.end(), Args.begin() + static_cast<std::ptrdiff_t>(I) + 1,
-                             Args.end());
+      Out.Positionals.insert(Out.Positionals.end(),
+                             Args.begin() + static_cast<std::ptrdiff_t>(I) + 1, Args.end());
       return true;
     }
     if (A.size() < 2 || A[0] != '-' || looksLikeNegativeNumber(A)) {
@@ -106,7 +106,8 @@ bool parseDefine(const std::string &Text, std::string &Name, std::string &Value,
   for (char C : Name)
     Valid &= std::isalnum(static_cast<unsigned char>(C)) || C == '_';
   if (!Valid) {
-    Error = "invalid definition '-D" + Text + "': expected -DNAME=VALUE or -DNAME, where NAME is "
+    Error = "invalid definition '-D" + Text +
+            "': expected -DNAME=VALUE or -DNAME, where NAME is "
             "an identifier";
     return false;
   }

@@ -146,15 +146,18 @@ private:
       return;
     size_t Index = Opts.Config.value_or(0);
     if (Opts.Config && *Opts.Config >= Space.size()) {
-      Diags.error(SourceRange(), "configuration " + std::to_string(*Opts.Config) +
-                                     " does not exist: the tuning space has " +
-                                     std::to_string(Space.size()) + " configuration" +
-                                     (Space.size() == 1 ? " (number 0)" : "s (0 to " +
-                                      std::to_string(Space.size() - 1) + ")"));
+      Diags.error(SourceRange(),
+                  "configuration " + std::to_string(*Opts.Config) +
+                      " does not exist: the tuning space has " + std::to_string(Space.size()) +
+                      " configuration" +
+                      (Space.size() == 1 ? " (number 0)"
+                                         : "s (0 to " + std::to_string(Space.size() - 1) + ")"));
       return;
     }
     if (!Opts.Config && Space.size() > 1) {
-      Diags.error(SourceRange(), "the tuning lists " + listNames(Space) + " define " +
+      bool One = Space.lists().size() == 1;
+      Diags.error(SourceRange(), std::string(One ? "the tuning list " : "the tuning lists ") +
+                                     listNames(Space) + (One ? " defines " : " define ") +
                                      std::to_string(Space.size()) +
                                      " configurations; select one with --config=N "
                                      "(--list-configs lists them)");
@@ -264,7 +267,8 @@ bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &O
   });
   if (Ok && !Diags.hasErrors())
     return true;
-  Error = Diags.diagnostics().empty() ? "invalid tuning lists" : Diags.diagnostics().front().Message;
+  Error =
+      Diags.diagnostics().empty() ? "invalid tuning lists" : Diags.diagnostics().front().Message;
   Out.clear();
   return false;
 }

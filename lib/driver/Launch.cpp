@@ -185,8 +185,8 @@ bool checkArrayType(const KernelParam &P, DType T, std::string &Error) {
             ", which cannot be passed as an array";
     return false;
   }
-  Error = "parameter " + quoted(P.Name) + " has type " + P.typeString() + " and expects an array of " +
-          Expected + ", but the array has dtype " + dtypeName(T);
+  Error = "parameter " + quoted(P.Name) + " has type " + P.typeString() +
+          " and expects an array of " + Expected + ", but the array has dtype " + dtypeName(T);
   return false;
 }
 
@@ -273,7 +273,8 @@ bool parseFloatArg(const KernelParam &P, ir::FloatKind K, const std::string &Tex
     S.remove_prefix(1);
   double V = 0;
   auto [End, Ec] = std::from_chars(S.data(), S.data() + S.size(), V);
-  if (S.empty() || End != S.data() + S.size() || (Ec != std::errc() && Ec != std::errc::result_out_of_range)) {
+  if (S.empty() || End != S.data() + S.size() ||
+      (Ec != std::errc() && Ec != std::errc::result_out_of_range)) {
     Error = "invalid floating-point literal " + quoted(Text) + " for " + What;
     return false;
   }
@@ -352,14 +353,14 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
   // Views are taken only now: Arrays no longer reallocates.
   for (size_t A = 0; A < Out.Arrays.size(); ++A) {
     NpyArray &Array = Out.Arrays[A];
-    Out.Buffers.push_back(
-        interp::HostBuffer{Array.Data.data(), Array.Data.size(), Sig.Params[Out.ArrayParams[A]].Name});
+    Out.Buffers.push_back(interp::HostBuffer{Array.Data.data(), Array.Data.size(),
+                                             Sig.Params[Out.ArrayParams[A]].Name});
   }
   return true;
 }
 
-bool writeLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L,
-                        const std::string &Dir, std::string &Error) {
+bool writeLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
+                        std::string &Error) {
   std::error_code Ec;
   std::filesystem::create_directories(Dir, Ec);
   if (Ec || !std::filesystem::is_directory(Dir)) {

@@ -145,7 +145,8 @@ private:
       fail(I, "operand " + std::to_string(Idx) + " has element type " + scalarOf(I, Idx)->str() +
                   ", expected " + Scalar->str());
   }
-  uint32_t edgeTo(const ir::Instruction *Term, const ir::BasicBlock *From, const ir::BasicBlock *To);
+  uint32_t edgeTo(const ir::Instruction *Term, const ir::BasicBlock *From,
+                  const ir::BasicBlock *To);
   void lowerInstruction(const ir::Instruction *I, CInst &CI);
   void lowerTile(const ir::Instruction *I, CInst &CI);
   void lowerMemory(const ir::Instruction *I, CInst &CI);
@@ -332,8 +333,8 @@ void Lowering::lowerInstruction(const ir::Instruction *I, CInst &CI) {
                  OS->getKind() == ir::TypeKind::Int || OS->getKind() == ir::TypeKind::Pointer,
                  "integer or pointer operands");
       if (P > ir::CmpPredicate::UGE)
-        fail(I, std::string("predicate '") + ir::predicateName(P) +
-                    "' is not an integer predicate");
+        fail(I,
+             std::string("predicate '") + ir::predicateName(P) + "' is not an integer predicate");
     }
     CI.OK = elemKindOf(OS);
     CI.Sub = static_cast<uint8_t>(P);
@@ -546,8 +547,8 @@ void Lowering::lowerTile(const ir::Instruction *I, CInst &CI) {
     RK K = I->Reduction;
     bool FloatKind = K == RK::FAdd || K == RK::FMax || K == RK::FMin;
     if (K == RK::Xchg || FloatKind != isFloatKind(CI.OK) || CI.OK == ElemKind::Ptr)
-      fail(I, std::string("reduction '") + ir::reduceKindName(K) + "' does not apply to " +
-                  RS->str());
+      fail(I,
+           std::string("reduction '") + ir::reduceKindName(K) + "' does not apply to " + RS->str());
     CI.Sub = static_cast<uint8_t>(K);
     CI.Ops[0] = Operand{slotOf(I, operandValue(I, 0)), 1};
     return;
@@ -612,9 +613,9 @@ void Lowering::lowerMemory(const ir::Instruction *I, CInst &CI) {
       ExpectMask(2);
     using RK = ir::ReduceKind;
     RK K = I->Reduction;
-    bool Ok = K == RK::Xchg ||
-              ((K == RK::FAdd || K == RK::FMax || K == RK::FMin) ? isFloatKind(CI.RK)
-                                                                  : isIntKind(CI.RK));
+    bool Ok =
+        K == RK::Xchg ||
+        ((K == RK::FAdd || K == RK::FMax || K == RK::FMin) ? isFloatKind(CI.RK) : isIntKind(CI.RK));
     if (!Ok)
       fail(I, std::string("atomic '") + ir::reduceKindName(K) + "' does not apply to " +
                   Pointee->str());
@@ -626,8 +627,7 @@ void Lowering::lowerMemory(const ir::Instruction *I, CInst &CI) {
 
 } // namespace
 
-std::string compileFunction(const ir::Function &F, CompiledFunction &Out,
-                            const SourceManager *SM) {
+std::string compileFunction(const ir::Function &F, CompiledFunction &Out, const SourceManager *SM) {
   try {
     Lowering(F, Out, SM).run();
   } catch (const LowerError &E) {

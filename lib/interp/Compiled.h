@@ -21,6 +21,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,50 @@ inline uint64_t decodeRaw(uint64_t R, ElemKind K) {
   }
 }
 
+/// Reads Size (1, 2, 4 or 8) bytes of host memory, little-endian host.
+inline uint64_t readRaw(const uint8_t *P, unsigned Size) {
+  switch (Size) {
+  case 1:
+    return *P;
+  case 2: {
+    uint16_t V;
+    std::memcpy(&V, P, 2);
+    return V;
+  }
+  case 4: {
+    uint32_t V;
+    std::memcpy(&V, P, 4);
+    return V;
+  }
+  default: {
+    uint64_t V;
+    std::memcpy(&V, P, 8);
+    return V;
+  }
+  }
+}
+/// Writes the low Size bytes of Raw.
+inline void writeRaw(uint8_t *P, uint64_t Raw, unsigned Size) {
+  switch (Size) {
+  case 1:
+    *P = static_cast<uint8_t>(Raw);
+    return;
+  case 2: {
+    uint16_t V = static_cast<uint16_t>(Raw);
+    std::memcpy(P, &V, 2);
+    return;
+  }
+  case 4: {
+    uint32_t V = static_cast<uint32_t>(Raw);
+    std::memcpy(P, &V, 4);
+    return;
+  }
+  default:
+    std::memcpy(P, &Raw, 8);
+    return;
+  }
+}
+
 /// An operand: slot offset, and stride 0 when a scalar is used for every
 /// lane of a tile result, 1 otherwise.
 struct Operand {
@@ -207,7 +252,6 @@ struct CompiledFunction {
 std::string describe(const ir::Instruction *I, const SourceManager *SM);
 
 /// Lowers F; returns an error message (empty on success).
-std::string compileFunction(const ir::Function &F, CompiledFunction &Out,
-                            const SourceManager *SM);
+std::string compileFunction(const ir::Function &F, CompiledFunction &Out, const SourceManager *SM);
 
 } // namespace tritonc::interp::detail

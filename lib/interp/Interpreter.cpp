@@ -50,7 +50,7 @@ inline double fmaRoundOdd(double A, double B, double C) {
   double E = (P - (S - BB)) + (C - BB);
   if (E != 0) {
     uint64_t U = doubleToSlot(S);
-    if ((U & 1) == 0)
+    if (U == 1)
       U = ((E > 0) == (S > 0)) ? U + 1 : U - 1;
     S = slotToDouble(U);
   }
@@ -66,6 +66,12 @@ inline double fmaInKind(double A, double B, double C, ElemKind K) {
   default:
     return roundTo(fmaRoundOdd(A, B, C), K);
   }
+}
+
+/// Row[0..8) += A * B[0..8) in f32 (the arrays do not overlap).
+inline void axpy8(float *__restrict Row, float A, const float *__restrict B) {
+  for (int J = 0; J < 8; ++J)
+    Row[J] = Row[J] + A * B[J];
 }
 
 /// Correctly rounded integer -> float kind conversion (no double rounding).
@@ -140,6 +146,11 @@ private:
   void execAtomic(const CInst &I);
   /// Checks an access of Size bytes at Addr and returns the host pointer.
   uint8_t *access(const CInst &I, uint64_t Addr, unsigned Size, const char *What);
+  /// Index of a buffer holding [Addr, Addr+Len), or Buffers.size().
+  size_t findBuffer(uint64_t Addr, uint64_t Len);
+  /// True when every active lane of memory instruction I is aligned and all
+  /// of them lie in one buffer.
+  bool allInside(const CInst &I, const uint64_t *Mask, uint32_t MaskStride, unsigned Size);
 
   template <typename Fn> void map1(const CInst &I, Fn F) {
     uint64_t *R = &Slots[I.Res];
@@ -198,8 +209,8 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
                        "control reaches the end of a block without a terminator"};
       const CInst &I = CF.Insts[Idx];
       if (Opts.MaxStepsPerProgram && ++Steps > Opts.MaxStepsPerProgram)
-        fail(I, "step limit of " + std::to_string(Opts.MaxStepsPerProgram) +
-                    " instructions exceeded");
+        fail(I,
+             "step limit of " + std::to_string(Opts.MaxStepsPerProgram) + " instructions exceeded");
       Next = exec(I);
     }
     if (Next == -2)
@@ -239,8 +250,7 @@ int64_t Machine::exec(const CInst &I) {
     return -1;
   case ir::OpCategory::Ternary: {
     uint64_t *R = &Slots[I.Res];
-    const uint64_t *A = &Slots[I.Ops[0].Off], *B = &Slots[I.Ops[1].Off],
-                   *C = &Slots[I.Ops[2].Off];
+    const uint64_t *A = &Slots[I.Ops[0].Off], *B = &Slots[I.Ops[1].Off], *C = &Slots[I.Ops[2].Off];
     uint32_t SA = I.Ops[0].Stride, SB = I.Ops[1].Stride, SC = I.Ops[2].Stride;
     for (uint32_t L = 0; L < I.N; ++L)
       R[L] = doubleToSlot(fmaInKind(slotToDouble(A[L * SA]), slotToDouble(B[L * SB]),
@@ -265,8 +275,7 @@ int64_t Machine::exec(const CInst &I) {
   uint64_t *R = &Slots[I.Res];
   switch (I.Op) {
   case Opcode::Select: {
-    const uint64_t *C = &Slots[I.Ops[0].Off], *A = &Slots[I.Ops[1].Off],
-                   *B = &Slots[I.Ops[2].Off];
+    const uint64_t *C = &Slots[I.Ops[0].Off], *A = &Slots[I.Ops[1].Off], *B = &Slots[I.Ops[2].Off];
     uint32_t SC = I.Ops[0].Stride, SA = I.Ops[1].Stride, SB = I.Ops[2].Stride;
     for (uint32_t L = 0; L < I.N; ++L)
       R[L] = (C[L * SC] & 1) ? A[L * SA] : B[L * SB];
@@ -503,7 +512,8 @@ void Machine::execCast(const CInst &I) {
   case Opcode::Trunc:
   case Opcode::SExt:
   case Opcode::PtrToInt:
-    return map1(I, [&](uint64_t A) { return normBits(static_cast<uint64_t>(signedOf(A, SB)), DB); });
+    return map1(I,
+                [&](uint64_t A) { return normBits(static_cast<uint64_t>(signedOf(A, SB)), DB); });
   case Opcode::ZExt:
   case Opcode::IntToPtr:
     return map1(I, [&](uint64_t A) { return normBits(unsignedOf(A, SB), DB); });
@@ -550,8 +560,11 @@ void Machine::execDot(const CInst &I) {
         const float *BRow = &ScratchB[size_t(Ki) * N];
         if (ExactProducts) {
           // Products of 16-bit floats are exact in f32, so the add is the
-          // only rounding; this loop vectorizes.
-          for (uint32_t Ni = 0; Ni < N; ++Ni)
+          // only rounding. Fixed-size chunks let the compiler vectorize.
+          uint32_t Ni = 0;
+          for (; Ni + 8 <= N; Ni += 8)
+            axpy8(Row + Ni, AV, BRow + Ni);
+          for (; Ni < N; ++Ni)
             Row[Ni] = Row[Ni] + AV * BRow[Ni];
         } else {
           for (uint32_t Ni = 0; Ni < N; ++Ni)
@@ -641,21 +654,24 @@ void Machine::execReduce(const CInst &I) {
     }
 }
 
-uint8_t *Machine::access(const CInst &I, uint64_t Addr, unsigned Size, const char *What) {
+size_t Machine::findBuffer(uint64_t Addr, uint64_t Len) {
   auto Inside = [&](const HostBuffer &Buf) {
     uint64_t Start = reinterpret_cast<uint64_t>(Buf.Data);
-    return Buf.Data && Addr >= Start && Buf.SizeInBytes >= Size &&
-           Addr - Start <= Buf.SizeInBytes - Size;
+    return Buf.Data && Addr >= Start && Buf.SizeInBytes >= Len &&
+           Addr - Start <= Buf.SizeInBytes - Len;
   };
-  size_t Found = Buffers.size();
   if (LastBuffer < Buffers.size() && Inside(Buffers[LastBuffer]))
-    Found = LastBuffer;
-  else
-    for (size_t B = 0; B < Buffers.size(); ++B)
-      if (Inside(Buffers[B])) {
-        Found = B;
-        break;
-      }
+    return LastBuffer;
+  for (size_t B = 0; B < Buffers.size(); ++B)
+    if (Inside(Buffers[B])) {
+      LastBuffer = B;
+      return B;
+    }
+  return Buffers.size();
+}
+
+uint8_t *Machine::access(const CInst &I, uint64_t Addr, unsigned Size, const char *What) {
+  size_t Found = findBuffer(Addr, Size);
   if (Found == Buffers.size()) {
     std::string Msg = std::string("out-of-bounds ") + What + " of " + std::to_string(Size) +
                       " bytes at " + hex(Addr);
@@ -685,14 +701,34 @@ uint8_t *Machine::access(const CInst &I, uint64_t Addr, unsigned Size, const cha
   if (Addr % Size != 0)
     fail(I, std::string("misaligned ") + What + " of " + std::to_string(Size) + " bytes at " +
                 hex(Addr));
-  LastBuffer = Found;
   return reinterpret_cast<uint8_t *>(Addr);
+}
+
+bool Machine::allInside(const CInst &I, const uint64_t *Mask, uint32_t MaskStride, unsigned Size) {
+  const uint64_t *P = &Slots[I.Ops[0].Off];
+  uint64_t Lo = std::numeric_limits<uint64_t>::max(), Hi = 0, Or = 0;
+  bool Any = false;
+  for (uint32_t L = 0; L < I.N; ++L) {
+    if (Mask && !(Mask[L * MaskStride] & 1))
+      continue;
+    Lo = std::min(Lo, P[L]);
+    Hi = std::max(Hi, P[L]);
+    Or |= P[L];
+    Any = true;
+  }
+  if (!Any)
+    return true;
+  if ((Or & (Size - 1)) != 0 || Hi > std::numeric_limits<uint64_t>::max() - Size)
+    return false; // the per-lane path reports the exact problem
+  return findBuffer(Lo, Hi - Lo + Size) != Buffers.size();
 }
 
 void Machine::execMemory(const CInst &I) {
   const uint64_t *P = &Slots[I.Ops[0].Off];
   ElemKind EK = I.RK;
   unsigned Size = storeSize(EK);
+  // When every active lane falls in one buffer (the common case), the
+  // per-lane checks are skipped.
   switch (I.Op) {
   case Opcode::Load:
   case Opcode::MaskedLoad: {
@@ -701,14 +737,15 @@ void Machine::execMemory(const CInst &I) {
     const uint64_t *Mask = Masked ? &Slots[I.Ops[1].Off] : nullptr;
     const uint64_t *Other = Masked ? &Slots[I.Ops[2].Off] : nullptr;
     uint32_t SM = I.Ops[1].Stride, SO = I.Ops[2].Stride;
+    bool Fast = allInside(I, Mask, SM, Size);
     for (uint32_t L = 0; L < I.N; ++L) {
       if (Masked && !(Mask[L * SM] & 1)) {
         R[L] = Other[L * SO];
         continue;
       }
-      uint64_t Raw = 0;
-      std::memcpy(&Raw, access(I, P[L], Size, "read"), Size); // little-endian host
-      R[L] = decodeRaw(Raw, EK);
+      const uint8_t *H =
+          Fast ? reinterpret_cast<const uint8_t *>(P[L]) : access(I, P[L], Size, "read");
+      R[L] = decodeRaw(readRaw(H, Size), EK);
     }
     return;
   }
@@ -717,11 +754,12 @@ void Machine::execMemory(const CInst &I) {
     const uint64_t *V = &Slots[I.Ops[1].Off];
     const uint64_t *Mask = Masked ? &Slots[I.Ops[2].Off] : nullptr;
     uint32_t SV = I.Ops[1].Stride, SM = I.Ops[2].Stride;
+    bool Fast = allInside(I, Mask, SM, Size);
     for (uint32_t L = 0; L < I.N; ++L) {
       if (Masked && !(Mask[L * SM] & 1))
         continue;
-      uint64_t Raw = encodeRaw(V[L * SV], EK);
-      std::memcpy(access(I, P[L], Size, "write"), &Raw, Size);
+      uint8_t *H = Fast ? reinterpret_cast<uint8_t *>(P[L]) : access(I, P[L], Size, "write");
+      writeRaw(H, encodeRaw(V[L * SV], EK), Size);
     }
     return;
   }
@@ -746,8 +784,7 @@ void Machine::execAtomic(const CInst &I) {
       continue;
     }
     uint8_t *Host = access(I, P[L], Size, "atomic access");
-    uint64_t Raw = 0;
-    std::memcpy(&Raw, Host, Size);
+    uint64_t Raw = readRaw(Host, Size);
     uint64_t Old = decodeRaw(Raw, EK);
     uint64_t New;
     if (CAS) {
@@ -760,8 +797,7 @@ void Machine::execAtomic(const CInst &I) {
     } else {
       New = combine(K, Old, A[L * SA], EK);
     }
-    uint64_t NewRaw = encodeRaw(New, EK);
-    std::memcpy(Host, &NewRaw, Size);
+    writeRaw(Host, encodeRaw(New, EK), Size);
     R[L] = Old;
   }
 }
@@ -803,9 +839,9 @@ InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
       const ir::Argument *Param = F.getArg(A);
       const ir::Type *T = Param->getType();
       ElemKind EK = elemKindOf(T);
-      ArgValue::Kind Want = EK == ElemKind::Ptr  ? ArgValue::Kind::Buffer
-                            : isFloatKind(EK)    ? ArgValue::Kind::Float
-                                                 : ArgValue::Kind::Int;
+      ArgValue::Kind Want = EK == ElemKind::Ptr ? ArgValue::Kind::Buffer
+                            : isFloatKind(EK)   ? ArgValue::Kind::Float
+                                                : ArgValue::Kind::Int;
       const ArgValue &V = Args[A];
       std::string What = "argument " + std::to_string(A) +
                          (Param->getName().empty() ? "" : " (%" + Param->getName() + ")");
@@ -834,8 +870,8 @@ InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
     return Fail("program (" + std::to_string(X) + "," + std::to_string(Y) + "," +
                 std::to_string(Z) + "): " + describe(E.Inst, Opts.Sources) + ": " + E.Message);
   } catch (const std::exception &E) {
-    std::string Where = Running ? "program (" + std::to_string(X) + "," + std::to_string(Y) +
-                                      "," + std::to_string(Z) + "): "
+    std::string Where = Running ? "program (" + std::to_string(X) + "," + std::to_string(Y) + "," +
+                                      std::to_string(Z) + "): "
                                 : "";
     return Fail(Where + "internal interpreter error: " + E.what());
   }

@@ -250,8 +250,8 @@ std::string checkTypes(const Instruction &I) {
     return "";
   }
   case Opcode::Trans: {
-    if (!Ty(0)->isTile())
-      return "trans needs a tile, not " + typeName(Ty(0));
+    if (Ty(0)->getRank() != 2)
+      return "trans needs a 2-D tile, not " + typeName(Ty(0));
     Shape S = Ty(0)->getShape();
     std::reverse(S.begin(), S.end());
     return ResultMustBe(Ty(0)->withShape(S), "the operand with its dimensions reversed");

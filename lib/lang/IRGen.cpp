@@ -252,11 +252,8 @@ void IRGenerator::removeUnreachableBlocks() {
   for (auto &BB : Fn->blocks())
     if (!Reachable.count(BB.get()))
       Dead.push_back(BB.get());
-  if (Dead.empty())
-    return;
   std::set<BasicBlock *> DeadSet(Dead.begin(), Dead.end());
   // Phis of live blocks forget their dead predecessors.
-  std::vector<Instruction *> TouchedPhis;
   for (auto &BB : Fn->blocks()) {
     if (DeadSet.count(BB.get()))
       continue;
@@ -264,10 +261,8 @@ void IRGenerator::removeUnreachableBlocks() {
       if (I->getOpcode() != Opcode::Phi)
         break;
       for (unsigned K = I->getNumOperands(); K-- > 0;)
-        if (DeadSet.count(I->getIncomingBlock(K))) {
+        if (DeadSet.count(I->getIncomingBlock(K)))
           I->removeIncoming(K);
-          TouchedPhis.push_back(I.get());
-        }
     }
   }
   for (BasicBlock *BB : Dead)
@@ -275,26 +270,34 @@ void IRGenerator::removeUnreachableBlocks() {
       I->dropAllOperands();
   for (BasicBlock *BB : Dead)
     Fn->eraseBlock(BB);
-  // A phi left with one distinct incoming value is replaced by it.
-  for (Instruction *Phi : TouchedPhis) {
-    if (!Phi->getParent())
-      continue;
-    Value *Same = nullptr;
-    bool Trivial = true;
-    for (Value *Op : Phi->operands()) {
-      if (Op == Phi || Op == Same)
-        continue;
-      if (Same) {
-        Trivial = false;
-        break;
+  // Dead predecessors took part in SSA construction, so phis that merged a
+  // value with one from dead code are trivial now: remove them to a fixpoint.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &BB : Fn->blocks()) {
+      for (auto It = BB->instructions().begin(); It != BB->instructions().end();) {
+        Instruction *Phi = (It++)->get();
+        if (Phi->getOpcode() != Opcode::Phi)
+          break;
+        Value *Same = nullptr;
+        bool Trivial = true;
+        for (Value *Op : Phi->operands()) {
+          if (Op == Phi || Op == Same)
+            continue;
+          if (Same) {
+            Trivial = false;
+            break;
+          }
+          Same = Op;
+        }
+        if (!Trivial || !Same)
+          continue;
+        Phi->replaceAllUsesWith(Same);
+        Phi->dropAllOperands();
+        Graveyard.push_back(Phi->removeFromParent());
+        Changed = true;
       }
-      Same = Op;
     }
-    if (!Trivial || !Same)
-      continue;
-    Phi->replaceAllUsesWith(Same);
-    Phi->dropAllOperands();
-    Graveyard.push_back(Phi->removeFromParent());
   }
 }
 

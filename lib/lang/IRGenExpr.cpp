@@ -72,9 +72,9 @@ TValue IRGenerator::genIdent(const ast::IdentExpr &E) {
   if (VarInfo *V = lookupVar(E.Name))
     return TValue(readVariable(V, curBlock()), V->Type);
   if (E.Name == "INFINITY")
-    return constFloat(FEType(BaseType::Double), std::numeric_limits<double>::infinity(), true);
+    return constFloat(FEType(BaseType::Float), std::numeric_limits<double>::infinity(), true);
   if (E.Name == "NAN")
-    return constFloat(FEType(BaseType::Double), std::numeric_limits<double>::quiet_NaN(), true);
+    return constFloat(FEType(BaseType::Float), std::numeric_limits<double>::quiet_NaN(), true);
   if (ReportedUndeclared.insert(E.Name).second)
     Diags.error(E.Range, "use of undeclared identifier '" + E.Name + "'");
   return TValue::error();
@@ -559,13 +559,14 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
   };
   const ast::Expr *DE = DerefInThen ? E.Then.get() : E.Else.get();
   const ast::Expr *OE = DerefInThen ? E.Else.get() : E.Then.get();
-  TValue NotGuard = Negate(Guard);
-  TValue DerefGuard = DerefInThen ? Guard : NotGuard;
-  TValue OtherGuard = DerefInThen ? NotGuard : Guard;
-  TValue Other = isDerefExpr(OE) ? GuardedLoad(OE, OtherGuard, nullptr, nullptr) : genExpr(OE);
+  TValue Other;
+  if (isDerefExpr(OE))
+    Other = GuardedLoad(OE, DerefInThen ? Negate(Guard) : Guard, nullptr, nullptr);
+  else
+    Other = genExpr(OE);
   if (Other.Error)
     return Other;
-  return GuardedLoad(DE, DerefGuard, &Other, OE);
+  return GuardedLoad(DE, DerefInThen ? Guard : Negate(Guard), &Other, OE);
 }
 
 TValue IRGenerator::genBranchyConditional(const ast::ConditionalExpr &E, TValue Cond) {

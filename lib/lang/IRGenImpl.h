@@ -166,6 +166,8 @@ public:
   /// The binary operators (except && || , and assignment).
   TValue emitBinary(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange,
                     const ast::Expr *LE, const ast::Expr *RE);
+  /// Folds integer arithmetic on two scalar constants; null if not foldable.
+  ir::Value *foldIntBinary(ast::BinaryOp Op, ir::Value *L, ir::Value *R, bool Signed);
   TValue emitPointerArith(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange,
                           const ast::Expr *LE, const ast::Expr *RE);
   TValue emitCompare(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange,

@@ -160,6 +160,11 @@ Value *IRGenerator::emitConversion(Value *V, const FEType &From, const FEType &T
   if (Constant *C = asConstant(V))
     if (Value *F = foldConversion(C, From, To))
       return F;
+  // A splatted constant converts as its scalar (keeps `0` tiles cheap).
+  if (Instruction *I = asInstruction(V); I && I->getOpcode() == Opcode::Splat)
+    if (Constant *C = asConstant(I->getOperand(0)))
+      if (Value *F = foldConversion(C, From, To))
+        return B.createSplat(F, I->getType()->getShape());
   const Type *VT = V->getType();
   if (To.isBool() && !From.isBool()) {
     Value *Zero;
@@ -314,6 +319,52 @@ bool IRGenerator::broadcastInto(TValue &V, const Shape &S, SourceRange R, const 
 // Binary operators
 //===----------------------------------------------------------------------===//
 
+Value *IRGenerator::foldIntBinary(BinaryOp Op, Value *L, Value *R, bool Signed) {
+  Constant *A = asConstant(L), *C = asConstant(R);
+  if (!A || !C || A->isUndef() || C->isUndef())
+    return nullptr;
+  unsigned Bits = L->getType()->getIntBits();
+  uint64_t Mask = Bits >= 64 ? ~0ull : (1ull << Bits) - 1;
+  uint64_t X = static_cast<uint64_t>(A->getInt()), Y = static_cast<uint64_t>(C->getInt());
+  int64_t SX = A->getInt(), SY = C->getInt();
+  uint64_t Res;
+  switch (Op) {
+  case BinaryOp::Add:
+    Res = X + Y;
+    break;
+  case BinaryOp::Sub:
+    Res = X - Y;
+    break;
+  case BinaryOp::Mul:
+    Res = X * Y;
+    break;
+  case BinaryOp::Div:
+  case BinaryOp::Rem: {
+    // Division by zero and overflow are left to run time.
+    if (SY == 0 || (Signed && SY == -1))
+      return nullptr;
+    bool IsDiv = Op == BinaryOp::Div;
+    if (Signed)
+      Res = static_cast<uint64_t>(IsDiv ? SX / SY : SX % SY);
+    else
+      Res = IsDiv ? (X & Mask) / (Y & Mask) : (X & Mask) % (Y & Mask);
+    break;
+  }
+  case BinaryOp::BitAnd:
+    Res = X & Y;
+    break;
+  case BinaryOp::BitOr:
+    Res = X | Y;
+    break;
+  case BinaryOp::BitXor:
+    Res = X ^ Y;
+    break;
+  default:
+    return nullptr;
+  }
+  return M.getInt(L->getType(), static_cast<int64_t>(Res));
+}
+
 static bool isComparison(BinaryOp Op) {
   switch (Op) {
   case BinaryOp::LT:
@@ -368,6 +419,9 @@ TValue IRGenerator::emitBinary(BinaryOp Op, TValue L, TValue R, SourceRange OpRa
     return TValue::error();
   at(OpRange);
   bool F = Elem.isFloat(), S = Elem.isSigned();
+  if (!F && !L.T.isTile())
+    if (Value *Folded = foldIntBinary(Op, L.V, R.V, S))
+      return TValue(Folded, L.T, Weak);
   Opcode Code;
   switch (Op) {
   case BinaryOp::Add:

@@ -11,9 +11,7 @@ namespace tritonc {
 
 namespace {
 
-bool isIdentStart(char C) {
-  return std::isalpha(static_cast<unsigned char>(C)) || C == '_';
-}
+bool isIdentStart(char C) { return std::isalpha(static_cast<unsigned char>(C)) || C == '_'; }
 bool isIdentChar(char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; }
 bool isDigit(char C) { return C >= '0' && C <= '9'; }
 bool isHexDigit(char C) { return std::isxdigit(static_cast<unsigned char>(C)) != 0; }
@@ -231,10 +229,14 @@ void Lexer::error(SourceLoc Begin, SourceLoc End, std::string Message) {
     Diags->error(SourceRange(Begin), std::move(Message));
 }
 
-void Lexer::skipTrivia() {
+void Lexer::skipTrivia(bool StopAtNewline) {
   while (!atEnd()) {
     char C = peek();
     if (C == '\n') {
+      // Directive handling stops here, so that the next line is lexed with
+      // the diagnostics setting the directive chose.
+      if (StopAtNewline)
+        return;
       advance();
       NextAtStartOfLine = true;
       NextHasSpace = false;
@@ -295,8 +297,8 @@ void Lexer::skipBlockComment() {
 }
 
 bool Lexer::atStartOfLineOrEnd() {
-  skipTrivia();
-  return atEnd() || NextAtStartOfLine;
+  skipTrivia(/*StopAtNewline=*/true);
+  return atEnd() || NextAtStartOfLine || peek() == '\n';
 }
 
 std::vector<Token> Lexer::lexRestOfLine() {
@@ -359,8 +361,7 @@ Token Lexer::lex() {
   // Track `# include` so that a following `<...>` becomes a header name.
   if (T.AtStartOfLine && T.is(TokenKind::hash))
     IncState = IncludeState::SawHash;
-  else if (IncState == IncludeState::SawHash && T.is(TokenKind::identifier) &&
-           T.Text == "include")
+  else if (IncState == IncludeState::SawHash && T.is(TokenKind::identifier) && T.Text == "include")
     IncState = IncludeState::SawInclude;
   else
     IncState = IncludeState::None;

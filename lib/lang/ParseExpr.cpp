@@ -389,9 +389,9 @@ ExprPtr Parser::parseSubscript(ExprPtr Base) {
       unsigned Nest = 0;
       for (; Toks[End].isNot(TokenKind::eof); ++End) {
         TokenKind TK = Toks[End].Kind;
-        if (Nest == 0 && (TK == TokenKind::comma || TK == TokenKind::r_square ||
-                          TK == TokenKind::semi || TK == TokenKind::l_brace ||
-                          TK == TokenKind::r_brace))
+        if (Nest == 0 &&
+            (TK == TokenKind::comma || TK == TokenKind::r_square || TK == TokenKind::semi ||
+             TK == TokenKind::l_brace || TK == TokenKind::r_brace))
           break;
         if (TK == TokenKind::l_paren || TK == TokenKind::l_square)
           ++Nest;

@@ -55,17 +55,24 @@ bool Parser::tryConsume(TokenKind K) {
 }
 
 void Parser::error(SourceRange R, std::string Message) {
+  // Once parsing has given up, follow-up errors (a missing '}' for every
+  // open block at eof...) would only be noise.
+  LastErrorDropped = Stopped;
   if (Stopped)
     return;
   Diags.error(R, std::move(Message));
-  // Past the limit nothing more is recorded: stop parsing by jumping to eof.
   if (Diags.reachedErrorLimit())
-    Pos = Toks.size() - 1;
+    stop();
 }
 
 void Parser::note(SourceRange R, std::string Message) {
-  if (!Stopped)
+  if (!LastErrorDropped)
     Diags.note(R, std::move(Message));
+}
+
+void Parser::stop() {
+  Stopped = true;
+  Pos = Toks.size() - 1;
 }
 
 std::string Parser::describe(const Token &T) {
@@ -111,8 +118,6 @@ bool Parser::expect(TokenKind K, const std::string &Context) {
 bool Parser::expectClosing(TokenKind Close, const Token &Open) {
   if (tryConsume(Close))
     return true;
-  if (Diags.reachedErrorLimit())
-    return false;
   errorExpected(std::string(tokenKindName(Close)) + " to match this " + tokenKindName(Open.Kind),
                 true);
   note(Open.range(), std::string(tokenKindName(Open.Kind)) + " opened here");
@@ -131,7 +136,7 @@ void Parser::expectSemi(const std::string &Context) {
 }
 
 void Parser::skipStatement() {
-  unsigned Nest = 0;  // parentheses and brackets
+  unsigned Nest = 0; // parentheses and brackets
   unsigned Braces = 0;
   while (!atEof()) {
     switch (tok().Kind) {
@@ -168,7 +173,21 @@ void Parser::skipStatement() {
   }
 }
 
-void Parser::skipToCloseParen() {
+bool Parser::closedSince(size_t OpenPos) const {
+  unsigned Nest = 0;
+  for (size_t I = OpenPos + 1; I < Pos; ++I) {
+    if (Toks[I].is(TokenKind::l_paren)) {
+      ++Nest;
+    } else if (Toks[I].is(TokenKind::r_paren)) {
+      if (Nest == 0)
+        return true;
+      --Nest;
+    }
+  }
+  return false;
+}
+
+void Parser::skipToCloseParen(bool StopAtSemi) {
   unsigned Nest = 0;
   while (!atEof()) {
     switch (tok().Kind) {
@@ -188,6 +207,9 @@ void Parser::skipToCloseParen() {
         --Nest;
       break;
     case TokenKind::semi:
+      if (Nest == 0 && StopAtSemi)
+        return;
+      break;
     case TokenKind::l_brace:
     case TokenKind::r_brace:
       if (Nest == 0)
@@ -202,14 +224,11 @@ void Parser::skipToCloseParen() {
 
 bool Parser::enter() {
   if (Depth >= MaxNestingDepth) {
-    if (!Stopped) {
-      error(tok().range(), "program is nested too deeply (more than " +
-                               std::to_string(MaxNestingDepth) + " levels)");
-      // Give up on the file: the unwinding callers would otherwise report
-      // a missing closer for every level.
-      Stopped = true;
-      Pos = Toks.size() - 1;
-    }
+    // Give up on the file: the unwinding callers would otherwise report a
+    // missing closer for every level.
+    error(tok().range(), "program is nested too deeply (more than " +
+                             std::to_string(MaxNestingDepth) + " levels)");
+    stop();
     return false;
   }
   ++Depth;
@@ -520,9 +539,8 @@ std::unique_ptr<TranslationUnit> Parser::parseTranslationUnit() {
 }
 
 void Parser::skipTopLevel() {
+  // An unmatched '}' is left for parseTranslationUnit, which reports it.
   skipStatement();
-  if (at(TokenKind::r_brace))
-    consume();
 }
 
 std::unique_ptr<FunctionDecl> Parser::parseFunction() {
@@ -797,28 +815,27 @@ StmtPtr Parser::parseFor() {
   consume();
   auto S = std::make_unique<ForStmt>(SourceRange(Begin));
   const Token &Open = tok();
+  size_t OpenPos = Pos;
   if (!expect(TokenKind::l_paren, "after 'for'")) {
-    skipToCloseParen();
+    skipToCloseParen(/*StopAtSemi=*/false);
   } else {
-    bool Ok = true;
-    if (!tryConsume(TokenKind::semi)) {
+    // Any error inside the header abandons the rest of it: skipping to its
+    // ')' (across the ';' separators) avoids reporting the remaining clauses
+    // as statements.
+    unsigned ErrorsBefore = Diags.numErrors();
+    auto Ok = [&] { return Diags.numErrors() == ErrorsBefore; };
+    if (!tryConsume(TokenKind::semi))
       S->Init = isTypeStart(tok()) ? parseDeclStmt() : parseExprStmt();
-      Ok = S->Init != nullptr;
-    }
-    if (Ok && !at(TokenKind::semi)) {
+    if (Ok() && !at(TokenKind::semi))
       S->Cond = parseExpr();
-      Ok = S->Cond != nullptr;
-    }
-    if (Ok)
-      Ok = expect(TokenKind::semi, "after the 'for' condition");
-    if (Ok && !at(TokenKind::r_paren)) {
+    if (Ok())
+      expect(TokenKind::semi, "after the 'for' condition");
+    if (Ok() && !at(TokenKind::r_paren))
       S->Step = parseExpr();
-      Ok = S->Step != nullptr;
-    }
-    if (Ok)
-      Ok = expectClosing(TokenKind::r_paren, Open);
-    if (!Ok)
-      skipToCloseParen();
+    if (Ok())
+      expectClosing(TokenKind::r_paren, Open);
+    if (!Ok() && !closedSince(OpenPos))
+      skipToCloseParen(/*StopAtSemi=*/false);
   }
   S->Body = parseStatement();
   S->Range = rangeFrom(Begin);
@@ -856,7 +873,9 @@ StmtPtr Parser::parseReturn() {
   SourceLoc Begin = startLoc();
   consume();
   auto S = std::make_unique<ReturnStmt>(SourceRange(Begin));
-  if (!at(TokenKind::semi)) {
+  // `return` directly followed by the end of the block is a missing ';',
+  // not a missing value.
+  if (!at(TokenKind::semi) && !at(TokenKind::r_brace) && !atEof()) {
     S->Value = parseExpr();
     if (!S->Value) {
       skipStatement();

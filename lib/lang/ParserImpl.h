@@ -7,7 +7,7 @@
 // returns null; callers propagate the null without reporting again, and the
 // statement level resynchronizes (skips to `;` or `}`). Once the error limit
 // of the DiagnosticEngine is reached, the parser jumps to the eof token so
-// that every loop ends.
+// that every loop ends, and reports nothing more.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,9 +33,10 @@ private:
   std::vector<Token> Toks; ///< Always ends with an eof token.
   size_t Pos = 0;
   DiagnosticEngine &Diags;
-  SourceLoc PrevEnd;  ///< One past the last consumed token.
+  SourceLoc PrevEnd;    ///< One past the last consumed token.
   unsigned Depth = 0;   ///< Current recursion depth (stack guard).
-  bool Stopped = false; ///< Gave up (nesting too deep): no more diagnostics.
+  bool Stopped = false;          ///< Gave up: no more diagnostics, at eof.
+  bool LastErrorDropped = false; ///< Notes go with their error.
 
   //===--- Tokens ---------------------------------------------------------===//
   const Token &tok() const { return Toks[Pos]; }
@@ -53,6 +54,9 @@ private:
   //===--- Diagnostics ----------------------------------------------------===//
   void error(SourceRange R, std::string Message);
   void note(SourceRange R, std::string Message);
+  /// Gives up on the rest of the input (error limit reached, nesting too
+  /// deep): jumps to eof and drops further diagnostics.
+  void stop();
   /// "expected WHAT, found TOKEN" at the current token. With AfterPrevious,
   /// a token that sits on a later line than the previous one (or eof) is
   /// reported just past the previous token instead, where the missing
@@ -74,8 +78,12 @@ private:
   /// unmatched `}`.
   void skipStatement();
   /// Skips to the `)` that closes an already-consumed `(` and consumes it;
-  /// stops before a `;`, `{` or `}` at nesting level 0.
-  void skipToCloseParen();
+  /// stops before a `{` or `}` at nesting level 0, and before a `;` there
+  /// too unless StopAtSemi is false (inside a `for` header).
+  void skipToCloseParen(bool StopAtSemi = true);
+  /// True when the `(` at token index OpenPos has been closed by a consumed
+  /// `)`.
+  bool closedSince(size_t OpenPos) const;
 
   /// Guards recursion so that deeply nested input cannot overflow the stack.
   bool enter();

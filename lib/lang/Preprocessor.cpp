@@ -99,8 +99,8 @@ struct Macro {
 
 /// One open #if / #ifdef / #ifndef group.
 struct CondEntry {
-  SourceLoc Loc;         ///< Its '#'.
-  std::string Directive; ///< "#if", "#ifdef" or "#ifndef".
+  SourceLoc Loc;            ///< Its '#'.
+  std::string Directive;    ///< "#if", "#ifdef" or "#ifndef".
   bool ParentActive = true; ///< Whether the enclosing text is being kept.
   bool Taken = false;       ///< Whether some branch was (or cannot be) chosen.
   bool Active = true;       ///< Whether the current branch is being kept.
@@ -188,8 +188,8 @@ private:
   void expandStream(TokenStream &S, std::vector<PPToken> &Out, unsigned Depth);
   std::vector<Token> expandTokens(const std::vector<Token> &Toks);
   std::vector<PPToken> substitute(const Macro &M, const PPToken &Use,
-                                  const std::vector<std::vector<PPToken>> &Args,
-                                  const HideSet &HS, unsigned Depth);
+                                  const std::vector<std::vector<PPToken>> &Args, const HideSet &HS,
+                                  unsigned Depth);
   PPToken stringize(const std::vector<PPToken> &Arg, const Token &HashTok, SourceLoc UseLoc);
   bool paste(PPToken &LHS, const PPToken &RHS, SourceLoc UseLoc);
 };
@@ -524,8 +524,8 @@ void PreprocessorImpl::handleDefine(const Token &Name) {
         }
         M->Params.push_back(P.Text);
       } else {
-        Diags.error(P.range(), "expected parameter name in macro parameter list, found '" +
-                                   P.Text + "'");
+        Diags.error(P.range(),
+                    "expected parameter name in macro parameter list, found '" + P.Text + "'");
         return;
       }
       ++I;
@@ -586,8 +586,7 @@ void PreprocessorImpl::handleUndef(const Token &Name) {
   Macros.erase(Toks[0].Text);
 }
 
-std::optional<std::string> PreprocessorImpl::findInclude(const std::string &FileName,
-                                                         bool Angled) {
+std::optional<std::string> PreprocessorImpl::findInclude(const std::string &FileName, bool Angled) {
   std::vector<fs::path> Candidates;
   fs::path Rel(FileName);
   if (Rel.is_absolute()) {
@@ -775,9 +774,8 @@ void PreprocessorImpl::expandStream(TokenStream &S, std::vector<PPToken> &Out, u
         std::string Need = std::to_string(M->Variadic ? NumParams - 1 : NumParams);
         Diags.error(T.Tok.range(), "macro '" + M->Name + "' requires " +
                                        (M->Variadic ? "at least " : "") + Need + " argument" +
-                                       (Need == "1" ? "" : "s") + ", but " +
-                                       std::to_string(Given) + (Given == 1 ? " was" : " were") +
-                                       " given");
+                                       (Need == "1" ? "" : "s") + ", but " + std::to_string(Given) +
+                                       (Given == 1 ? " was" : " were") + " given");
         SourceLoc E = M->DefLoc;
         E.Col += static_cast<uint32_t>(M->Name.size());
         Diags.note(SourceRange(M->DefLoc, E), "macro '" + M->Name + "' defined here");
@@ -963,9 +961,9 @@ bool needsSeparator(const Token &A, const Token &B) {
     return true;
   if (Word(L) || Word(R))
     return false;
-  static const char *const Pairs[] = {"++", "--", "<<", ">>", "<=", ">=", "==", "!=",
-                                      "&&", "||", "->", "+=", "-=", "*=", "/=", "%=",
-                                      "&=", "|=", "^=", "##", "..", "//", "/*"};
+  static const char *const Pairs[] = {
+      "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "->", "+=",
+      "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##", "..", "//", "/*"};
   for (const char *P : Pairs)
     if (P[0] == L && P[1] == R)
       return true;

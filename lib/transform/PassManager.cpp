@@ -66,12 +66,15 @@ std::string defaultPipeline() {
   //    licm sees each invariant computation once;
   //  - licm hoists the loop-invariant address arithmetic and splats out of the
   //    loops (creating preheaders as needed);
+  //  - cse again: hoisted values now sit in preheaders, where they duplicate
+  //    values computed before the loop and dominate the code after it;
   //  - dce last removes everything the previous passes left unused, including
   //    the blocks that constant branches made unreachable.
   return "peephole,"
          "constfold,"
          "cse,"
          "licm,"
+         "cse,"
          "dce";
 }
 

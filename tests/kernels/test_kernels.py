@@ -80,7 +80,7 @@ class Launcher:
         self.tmp_path = tmp_path
         self.count = 0
 
-    def __call__(self, kernel, defines, grid, args):
+    def __call__(self, kernel, defines, grid, args, extra=()):
         """args: list of (parameter name, value) in parameter order; a numpy array is passed as a .npy
         buffer, anything else as a literal. Returns {name: array after the launch} for every buffer."""
         self.count += 1
@@ -89,6 +89,7 @@ class Launcher:
         indir.mkdir(parents=True)
         outdir.mkdir()
         cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
+        cmd += list(extra)
         cmd += ["--grid", ",".join(str(g) for g in grid), "--interpret", "--out", str(outdir)]
         for name, value in args:
             if isinstance(value, np.ndarray):
@@ -188,8 +189,10 @@ def padded_matrix(rng, rows, cols, ld, type_name, lo=-1.0, hi=1.0):
     return buf, values
 
 
-def assert_close(actual_buffer, expected, type_name, scale=1.0, what=""):
-    rtol, atol = TOLERANCES[type_name]
+def assert_close(actual_buffer, expected, type_name, scale=1.0, what="", computed_in=None):
+    """Compares a buffer of type_name with a float64 reference; computed_in names the type the kernel
+    computes in when it is less precise than type_name (softmax computes double data in float)."""
+    rtol, atol = TOLERANCES[computed_in if computed_in and type_name == "double" else type_name]
     actual = decode(actual_buffer, type_name)
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol * scale, err_msg=what)
 
@@ -288,7 +291,7 @@ ELEMENTWISE_CONFIGS = [
     {"TYPE": "double", "TN": 16},
     {"TYPE": "bfloat16", "TN": 32},
 ]
-CONTROL_CONFIGS = [{"TN": 16, "LIMIT": 100}, {"TN": 8, "LIMIT": 20}]
+CONTROL_CONFIGS = [{"TN": 16, "LIMIT": 100}, {"TN": 8, "LIMIT": 20, "BOUND": 3000}]
 CONVERT_CONFIGS = [{"TN": 32}, {"TN": 16}]
 
 
@@ -451,7 +454,7 @@ def test_conv(defines, rs, pad, stride, rng, launch):
     ty = defines["TYPE"]
     tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
     r, s = rs
-    z, ci, co = 2, int(rng.integers(2, 5)), not_multiple(rng, 3, 2 * tn - 1, tn)
+    z, ci, co = 2, int(rng.integers(3, 5)), not_multiple(rng, 3, 2 * tn - 1, tn)
     h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
     p = (h + 2 * pad[0] - r) // stride[0] + 1
     q = (w + 2 * pad[1] - s) // stride[1] + 1
@@ -510,7 +513,7 @@ def test_softmax(defines, n, rng, launch):
     y = poisoned((m + 1, ldy), ty)
     out = launch("softmax.tc", defines, (cdiv(m, tm),),
                  [("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
-    assert_close(out["Y"][:m, :n], softmax_rows(xv), ty, what=f"Y, M={m} N={n}")
+    assert_close(out["Y"][:m, :n], softmax_rows(xv), ty, what=f"Y, M={m} N={n}", computed_in="float")
     assert_poison(out["Y"][:m, n:], ty, "Y columns past N")
     assert_poison(out["Y"][m:], ty, "Y rows past M")
 
@@ -635,7 +638,7 @@ def test_blocksparse_softmax(defines, rng, launch):
         blocks = got[zi * stride_zx:][:nnz * block * block].reshape(nnz, block, block)
         for i, (h, bm, bn) in enumerate(coo):
             ref = expected[h, bm * block:(bm + 1) * block, bn * block:(bn + 1) * block]
-            assert_close(blocks[i], ref, ty, what=f"block {i} of batch {zi}")
+            assert_close(blocks[i], ref, ty, what=f"block {i} of batch {zi}", computed_in="float")
         if zi + 1 < z:
             assert_poison(got[zi * stride_zx + nnz * block * block:(zi + 1) * stride_zx], ty, "X")
     np.testing.assert_array_equal(out["LUT"], lut)
@@ -657,9 +660,12 @@ def test_reduce(defines, rng, launch):
     colsum = np.zeros(n, dtype=np.float32)
     total = np.zeros(1, dtype=np.float32)
     pmin = poisoned(grid, "float")
+    tn = defines["TN"]
+    cnt = np.zeros(tn, dtype=np.int32)
     out = launch("reduce.tc", defines, (grid,),
                  [("X", x), ("ROWSUM", rowsum), ("ROWMAX", rowmax), ("ROWMIN", rowmin),
-                  ("COLSUM", colsum), ("TOTAL", total), ("PMIN", pmin), ("M", m), ("N", n), ("ldx", ldx)])
+                  ("COLSUM", colsum), ("TOTAL", total), ("PMIN", pmin), ("CNT", cnt), ("M", m),
+                  ("N", n), ("ldx", ldx)])
     assert_close(out["ROWSUM"][:m], xv.sum(axis=1), "float", scale=n, what="ROWSUM")
     assert_close(out["ROWMAX"][:m], xv.max(axis=1), "float", what="ROWMAX")
     assert_close(out["ROWMIN"][:m], xv.min(axis=1), "float", what="ROWMIN")
@@ -670,6 +676,8 @@ def test_reduce(defines, rng, launch):
     pad = np.full(grid * tm - m, np.inf)
     assert_close(out["PMIN"], np.concatenate([xv.min(axis=1), pad]).reshape(grid, tm).min(axis=1),
                  "float", what="PMIN")
+    expected_cnt = [m * sum(1 for c in range(0, n, tn) if c + j < n) for j in range(tn)]
+    np.testing.assert_array_equal(out["CNT"], expected_cnt, err_msg="CNT")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -726,8 +734,10 @@ def test_control(defines, rng, launch):
     xs[:3] = [1, 2, 27]  # 27 takes 111 Collatz steps
     grid = cdiv(n, tn)
     outbuf = poisoned(4 * n + 1, "int")
-    halv = poisoned(grid, "int")
-    out = launch("control.tc", defines, (grid,), [("X", xs), ("OUT", outbuf), ("HALV", halv), ("N", n)])
+    halv, rounds = poisoned(grid, "int"), poisoned(grid, "int")
+    tacc = poisoned(n + 1, "int")
+    out = launch("control.tc", defines, (grid,), [("X", xs), ("OUT", outbuf), ("HALV", halv),
+                                                   ("TACC", tacc), ("ROUNDS", rounds), ("N", n)])
     expected = []
     for x in xs.tolist():
         expected += [collatz_steps(x, limit), sum(int(ch) for ch in str(x)),
@@ -736,6 +746,19 @@ def test_control(defines, rng, launch):
     assert_poison(out["OUT"][4 * n:], "int", "OUT")
     padded = np.concatenate([xs, np.zeros(grid * tn - n, dtype=np.int32)]).reshape(grid, tn)
     np.testing.assert_array_equal(out["HALV"], [int(v).bit_length() for v in padded.max(axis=1)])
+    bound = defines.get("BOUND", 20000)
+    for pid in range(grid):
+        acc, r = np.zeros(tn, dtype=np.int64), 0
+        while True:
+            r += 1
+            if r % 3 and ((acc := acc + padded[pid] * r).max() > bound):
+                break
+            if r >= 20:
+                break
+        lo, hi = pid * tn, min(n, pid * tn + tn)
+        np.testing.assert_array_equal(out["TACC"][lo:hi], acc[:hi - lo], err_msg=f"TACC of program {pid}")
+        assert out["ROUNDS"][pid] == r, f"ROUNDS of program {pid}"
+    assert_poison(out["TACC"][n:], "int", "TACC")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -802,6 +825,28 @@ def test_convert(defines, rng, launch):
     np.testing.assert_array_equal(out["OBF16"], f32_to_bf16_bits(f32), err_msg="float -> bfloat16")
     np.testing.assert_array_equal(out["OB"], f32 != 0, err_msg="float -> bool")
     np.testing.assert_array_equal(out["OI64"], I(i32) * I(i32) + I(u32), err_msg="(long)i32 * i32 + u32")
+
+
+def test_matmul_tuning_list(rng, launch):
+    """-DTM=[...] -DTN=[...] tuning lists: --list-configs enumerates the cross product (last list fastest)
+    and every configuration, selected with --config=N, computes the same product."""
+    defines = {"TYPE": "float", "TM": "[16,32]", "TN": "[16, 32]", "TK": 8}
+    listed = tritonc(["compile", str(KERNELS / "matmul.tc")] + define_args(defines) + ["--list-configs"])
+    assert listed.returncode == 0, listed.stderr
+    configs = [line for line in listed.stdout.splitlines() if line.strip()]
+    assert configs == ["0: TM=16 TN=16", "1: TM=16 TN=32", "2: TM=32 TN=16", "3: TM=32 TN=32"]
+    m, n, k = 37, 45, 29
+    a, av = padded_matrix(rng, m, k, k + 3, "float")
+    b, bv = padded_matrix(rng, k, n, n + 1, "float")
+    for index, line in enumerate(configs):
+        tile = dict(item.split("=") for item in line.split(": ")[1].split())
+        tm, tn = int(tile["TM"]), int(tile["TN"])
+        out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                     [("A", a), ("B", b), ("C", poisoned((m, n + 2), "float")), ("M", m), ("N", n),
+                      ("K", k), ("lda", k + 3), ("ldb", n + 1), ("ldc", n + 2)],
+                     extra=[f"--config={index}"])
+        assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=line)
+        assert_poison(out["C"][:, n:], "float", "C")
 
 
 # ---------------------------------------------------------------------------------------------------------

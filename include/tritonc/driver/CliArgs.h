@@ -40,7 +40,8 @@ bool parseArgs(const std::vector<std::string> &Args, const std::vector<OptionSpe
                ParsedArgs &Out, std::string &Error);
 
 /// Parses "NAME=VALUE" or "NAME" (value "1") of a -D option.
-bool parseDefine(const std::string &Text, std::string &Name, std::string &Value, std::string &Error);
+bool parseDefine(const std::string &Text, std::string &Name, std::string &Value,
+                 std::string &Error);
 
 /// Parses a non-negative decimal integer that fits in uint64_t.
 bool parseUnsigned(const std::string &Text, uint64_t &Out);

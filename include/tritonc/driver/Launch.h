@@ -70,10 +70,10 @@ struct PreparedLaunch {
   PreparedLaunch(const PreparedLaunch &) = delete;
   PreparedLaunch &operator=(const PreparedLaunch &) = delete;
 
-  std::vector<NpyArray> Arrays;             ///< One per pointer parameter.
-  std::vector<size_t> ArrayParams;          ///< Parameter index of each array.
-  std::vector<interp::HostBuffer> Buffers;  ///< Views of Arrays.
-  std::vector<interp::ArgValue> Args;       ///< One per parameter.
+  std::vector<NpyArray> Arrays;            ///< One per pointer parameter.
+  std::vector<size_t> ArrayParams;         ///< Parameter index of each array.
+  std::vector<interp::HostBuffer> Buffers; ///< Views of Arrays.
+  std::vector<interp::ArgValue> Args;      ///< One per parameter.
 };
 
 /// Binds command-line style arguments: one per parameter, a .npy path for a
@@ -85,7 +85,7 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
 
 /// Writes every array of L to Dir/<parameter name>.npy, creating Dir if
 /// needed.
-bool writeLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L,
-                        const std::string &Dir, std::string &Error);
+bool writeLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
+                        std::string &Error);
 
 } // namespace tritonc::driver

@@ -78,7 +78,7 @@ private:
   char peek(unsigned Ahead = 0) const;
   void advance();
   void skipSplices();
-  void skipTrivia();
+  void skipTrivia(bool StopAtNewline = false);
   void skipBlockComment();
   void error(SourceLoc Begin, std::string Message);
   void error(SourceLoc Begin, SourceLoc End, std::string Message);
@@ -94,8 +94,7 @@ private:
 /// Value of an integer literal spelling ("42", "0x2A", "017", "42ul").
 /// Returns nullopt when it does not fit in 64 bits or is malformed.
 /// IsUnsigned (optional) is set when the literal has a `u` suffix.
-std::optional<uint64_t> parseIntegerLiteral(std::string_view Spelling,
-                                             bool *IsUnsigned = nullptr);
+std::optional<uint64_t> parseIntegerLiteral(std::string_view Spelling, bool *IsUnsigned = nullptr);
 
 /// Value of a character literal spelling including its quotes ("'a'",
 /// "'\\n'", "'\\x41'"); nullopt unless it denotes exactly one character.

@@ -36,9 +36,9 @@ TEST(CliArgs, Tokenizing) {
   cli::ParsedArgs P;
   std::string Error;
   std::vector<cli::OptionSpec> Specs = {{"-D", true}, {"--grid", true}, {"--flag", false}};
-  ASSERT_TRUE(cli::parseArgs({"f.tc", "-DA=1", "-D", "B=[1,2]", "--grid=4,2", "--flag", "-3",
-                              "-0.5", "--", "--flag"},
-                             Specs, P, Error))
+  ASSERT_TRUE(cli::parseArgs(
+      {"f.tc", "-DA=1", "-D", "B=[1,2]", "--grid=4,2", "--flag", "-3", "-0.5", "--", "--flag"},
+      Specs, P, Error))
       << Error;
   EXPECT_EQ(P.Values["-D"], (std::vector<std::string>{"A=1", "B=[1,2]"}));
   EXPECT_EQ(*P.last("--grid"), "4,2");

@@ -147,7 +147,8 @@ TEST(Compiler, TuningSpaces) {
   CompileOptions Opts = withTN("[16,32]");
   CompileResult Ambiguous = compileSource("add.tc", AddKernel, Opts);
   EXPECT_FALSE(Ambiguous.ok());
-  EXPECT_NE(Ambiguous.formattedDiagnostics().find("define 2 configurations"), std::string::npos);
+  EXPECT_NE(Ambiguous.formattedDiagnostics().find("the tuning list TN defines 2 configurations"),
+            std::string::npos);
 
   Opts.Config = 1;
   CompileResult Second = compileSource("add.tc", AddKernel, Opts);

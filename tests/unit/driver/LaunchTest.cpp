@@ -1,7 +1,7 @@
 //===- LaunchTest.cpp - Kernel argument binding ---------------------------===//
 
-#include "tritonc/driver/Compiler.h"
 #include "tritonc/driver/Launch.h"
+#include "tritonc/driver/Compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -57,7 +57,8 @@ interp::ArgValue scalar(const KernelParam &P, const std::string &Text) {
 TEST(Launch, Signature) {
   Fixture T;
   ASSERT_NE(T.F, nullptr);
-  EXPECT_EQ(T.Sig.str(), "scale(float* X, unsigned char* M, int N, unsigned int U, half H, bool B)");
+  EXPECT_EQ(T.Sig.str(),
+            "scale(float* X, unsigned char* M, int N, unsigned int U, half H, bool B)");
   ASSERT_EQ(T.Sig.Params.size(), 6u);
   EXPECT_TRUE(T.Sig.Params[0].isPointer());
   EXPECT_FALSE(T.Sig.Params[2].isPointer());
@@ -150,8 +151,8 @@ TEST(Launch, PrepareRunAndWrite) {
 
   EXPECT_FALSE(prepareLaunch(T.Sig, {MPath, MPath, "10", "1", "1", "1"}, L, Error));
   EXPECT_NE(Error.find("uint8"), std::string::npos);
-  EXPECT_FALSE(prepareLaunch(T.Sig, {(Dir / "nope.npy").string(), MPath, "10", "1", "1", "1"}, L,
-                             Error));
+  EXPECT_FALSE(
+      prepareLaunch(T.Sig, {(Dir / "nope.npy").string(), MPath, "10", "1", "1", "1"}, L, Error));
   EXPECT_NE(Error.find("cannot open"), std::string::npos);
 
   ASSERT_TRUE(prepareLaunch(T.Sig, {XPath, MPath, "10", "1", "0.5", "true"}, L, Error)) << Error;

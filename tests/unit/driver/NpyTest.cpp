@@ -87,21 +87,21 @@ TEST(Npy, ReadsVersions2And3AndVariantDescriptors) {
   for (unsigned V : {2u, 3u}) {
     NpyArray A;
     std::string Error;
-    ASSERT_TRUE(parseNpy(rawNpy(V, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n", Data),
-                         A, Error))
+    ASSERT_TRUE(parseNpy(
+        rawNpy(V, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n", Data), A, Error))
         << Error;
     EXPECT_EQ(A.Type, DType::F32);
   }
   struct Case {
     const char *Descr;
     DType Expected;
-  } Cases[] = {{"|b1", DType::Bool}, {"?", DType::Bool},  {"|i1", DType::I8}, {"<u2", DType::U16},
-               {"=i4", DType::I32},  {">u1", DType::U8},  {"<f2", DType::F16}};
+  } Cases[] = {{"|b1", DType::Bool}, {"?", DType::Bool}, {"|i1", DType::I8}, {"<u2", DType::U16},
+               {"=i4", DType::I32},  {">u1", DType::U8}, {"<f2", DType::F16}};
   for (const Case &C : Cases) {
     NpyArray A;
     std::string Error;
-    std::string Header = std::string("{\"descr\": \"") + C.Descr +
-                         "\", \"shape\": (), \"fortran_order\": False}";
+    std::string Header =
+        std::string("{\"descr\": \"") + C.Descr + "\", \"shape\": (), \"fortran_order\": False}";
     std::string Bytes(dtypeSize(C.Expected), '\0');
     ASSERT_TRUE(parseNpy(rawNpy(1, Header, Bytes), A, Error)) << C.Descr << ": " << Error;
     EXPECT_EQ(A.Type, C.Expected) << C.Descr;

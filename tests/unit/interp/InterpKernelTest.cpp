@@ -18,8 +18,10 @@ Value *gepTile(IRBuilder &B, Value *Base, Value *Offsets) {
 
 /// Offsets r * Ld + c of a Rows x Cols row-major tile.
 Value *offsets2D(IRBuilder &B, int64_t Rows, int64_t Cols, int64_t Ld) {
-  Value *R = B.createBroadcast(B.createReshape(B.createMakeRange(0, Rows), {Rows, 1}), {Rows, Cols});
-  Value *C = B.createBroadcast(B.createReshape(B.createMakeRange(0, Cols), {1, Cols}), {Rows, Cols});
+  Value *R =
+      B.createBroadcast(B.createReshape(B.createMakeRange(0, Rows), {Rows, 1}), {Rows, Cols});
+  Value *C =
+      B.createBroadcast(B.createReshape(B.createMakeRange(0, Cols), {1, Cols}), {Rows, Cols});
   Value *LdT = B.createSplat(B.getI32(static_cast<int32_t>(Ld)), {Rows, Cols});
   return B.createBinary(Opcode::Add, B.createBinary(Opcode::Mul, R, LdT), C);
 }
@@ -79,8 +81,7 @@ TEST(InterpKernel, StepLimit) {
   std::vector<HostBuffer> Bufs = {bufferOf(Out, "Out")};
   InterpOptions Opts;
   Opts.MaxStepsPerProgram = 1000;
-  InterpResult R =
-      runKernel(*F, {}, {ArgValue::integer(1 << 30), ArgValue::buffer(0)}, Bufs, Opts);
+  InterpResult R = runKernel(*F, {}, {ArgValue::integer(1 << 30), ArgValue::buffer(0)}, Bufs, Opts);
   EXPECT_FALSE(R.Ok);
   EXPECT_NE(R.Error.find("step limit of 1000"), std::string::npos) << R.Error;
   R = runKernel(*F, {}, {ArgValue::integer(10), ArgValue::buffer(0)}, Bufs, Opts);
@@ -93,8 +94,8 @@ namespace {
 /// stores its partial tile (first program) or adds it to C, bumps Count, and
 /// releases with atomic_xchg, recording the value it swapped out.
 Function *buildSplitK(Module &M) {
-  Function *F = M.createFunction("splitk", Type::getVoid(),
-                                 {ptr(i32()), ptr(i32()), ptr(f32()), ptr(i32())});
+  Function *F =
+      M.createFunction("splitk", Type::getVoid(), {ptr(i32()), ptr(i32()), ptr(f32()), ptr(i32())});
   IRBuilder B(M);
   BasicBlock *Entry = F->createBlock("entry"), *Spin = F->createBlock("spin"),
              *Body = F->createBlock("body"), *First = F->createBlock("first"),
@@ -188,8 +189,7 @@ TEST(InterpKernel, BroadcastTransReshape) {
 
 namespace {
 /// @mm(A*, B*, C*): C = C + A x B for one tile, A: MxK, B: KxN, C: MxN.
-Function *buildDot(Module &M, const Type *In, const Type *Acc, int64_t Mt, int64_t Nt,
-                   int64_t Kt) {
+Function *buildDot(Module &M, const Type *In, const Type *Acc, int64_t Mt, int64_t Nt, int64_t Kt) {
   Function *F = M.createFunction("mm", Type::getVoid(), {ptr(In), ptr(In), ptr(Acc)});
   IRBuilder B(M);
   B.setInsertPoint(F->createBlock("entry"));
@@ -233,8 +233,9 @@ TEST(InterpKernel, DotF16MatchesNaiveReference) {
   auto T0 = std::chrono::steady_clock::now();
   for (int I = 0; I < Reps; ++I)
     ASSERT_TRUE(runKernel(*F, {}, Args, Bufs).Ok);
-  double Us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - T0)
-                  .count() / Reps;
+  double Us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - T0).count() /
+      Reps;
   std::printf("[interp] 64x64x32 f16 dot kernel: %.1f us per run (%.0f M multiply-adds/s)\n", Us,
               Mt * Nt * Kt / Us);
 }
@@ -269,6 +270,18 @@ TEST(InterpKernel, DotF32AndBF16Inputs) {
     ASSERT_TRUE(R.Ok) << R.Error;
     EXPECT_EQ(C, Ref) << In->str();
   }
+  // One multiply-add whose exact value is just below an f32 tie (see
+  // InterpOps.FmaRoundsOnce): the result must not double-round.
+  Module M;
+  Function *F = buildDot(M, f32(), f32(), 1, 1, 1);
+  std::vector<float> A = {1 + std::ldexp(1.0f, -18)};
+  std::vector<float> Bm = {std::ldexp(1.0f, -24) - std::ldexp(1.0f, -42)};
+  std::vector<float> C = {1 + std::ldexp(1.0f, -23)};
+  std::vector<HostBuffer> Bufs = {bufferOf(A, "A"), bufferOf(Bm, "B"), bufferOf(C, "C")};
+  InterpResult R =
+      runKernel(*F, {}, {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::buffer(2)}, Bufs);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_EQ(C[0], 1 + std::ldexp(1.0f, -23));
 }
 
 TEST(InterpKernel, DotI8AndF64) {
@@ -396,11 +409,11 @@ TEST(InterpKernel, ReduceEveryKind) {
   EvalKernel K({}, f16());
   Value *Ones = K.B.getConstantOfType(Type::getTile(f16(), {3}), 1);
   Value *Start = K.B.createSplat(K.B.getFloat(f16(), 2048), {1});
-  Value *Tile = K.B.createReshape(
-      K.B.createSelect(K.B.createICmp(CmpPredicate::EQ, K.B.createMakeRange(0, 3),
-                                      K.B.createSplat(K.B.getI32(0), {3})),
-                       K.B.createBroadcast(Start, {3}), Ones),
-      {3});
+  Value *Tile =
+      K.B.createReshape(K.B.createSelect(K.B.createICmp(CmpPredicate::EQ, K.B.createMakeRange(0, 3),
+                                                        K.B.createSplat(K.B.getI32(0), {3})),
+                                         K.B.createBroadcast(Start, {3}), Ones),
+                        {3});
   Instruction *Sum = K.B.createReduce(ReduceKind::FAdd, Tile, 0);
   EXPECT_TRUE(Sum->getType()->isScalar());
   K.finish(Sum);

@@ -22,14 +22,15 @@ Function *buildScale(Module &M, bool Masked, SourceLoc LoadLoc = {}) {
   IRBuilder B(M);
   B.setInsertPoint(F->createBlock("entry"));
   Value *Pid = B.createGetProgramId(0);
-  Value *Base = B.createBinary(Opcode::Add, B.createBinary(Opcode::Mul, Pid, B.getI32(8)),
-                               F->getArg(3));
+  Value *Base =
+      B.createBinary(Opcode::Add, B.createBinary(Opcode::Mul, Pid, B.getI32(8)), F->getArg(3));
   Value *Offs = B.createBinary(Opcode::Add, B.createSplat(Base, {8}), B.createMakeRange(0, 8));
   Value *Mask = B.createICmp(CmpPredicate::SLT, Offs, B.createSplat(F->getArg(2), {8}));
   B.setLoc(LoadLoc);
-  Instruction *X = Masked ? B.createMaskedLoad(gepTile(B, F->getArg(0), Offs), Mask,
-                                               B.getConstantOfType(Mask->getType()->withScalar(f32()), -1))
-                          : B.createLoad(gepTile(B, F->getArg(0), Offs));
+  Instruction *X =
+      Masked ? B.createMaskedLoad(gepTile(B, F->getArg(0), Offs), Mask,
+                                  B.getConstantOfType(Mask->getType()->withScalar(f32()), -1))
+             : B.createLoad(gepTile(B, F->getArg(0), Offs));
   X->setName("x");
   B.setLoc({});
   Value *Y = B.createBinary(Opcode::FMul, X, B.getConstantOfType(X->getType(), 2));
@@ -75,10 +76,10 @@ TEST(InterpMemory, OutOfBoundsLoadNamesInstructionAndProgram) {
   std::vector<HostBuffer> Bufs = {bufferOf(X, "X"), bufferOf(Y, "Y")};
   InterpOptions Opts;
   Opts.Sources = &SM;
-  InterpResult R = runKernel(*F, {2, 1, 1},
-                             {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::integer(11),
-                              ArgValue::integer(0)},
-                             Bufs, Opts);
+  InterpResult R = runKernel(
+      *F, {2, 1, 1},
+      {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::integer(11), ArgValue::integer(0)}, Bufs,
+      Opts);
   ASSERT_FALSE(R.Ok);
   EXPECT_EQ(R.Error.rfind("program (1,0,0): load at kernel.tc:12:5", 0), 0u) << R.Error;
   EXPECT_NE(R.Error.find("%x = load"), std::string::npos) << R.Error;
@@ -95,10 +96,10 @@ TEST(InterpMemory, OutOfBoundsStoreAndMisalignedAccess) {
   Function *F = buildScale(M, /*Masked=*/false);
   std::vector<float> X(16), Y(12);
   std::vector<HostBuffer> Bufs = {bufferOf(X, "X"), bufferOf(Y, "Y")};
-  InterpResult R = runKernel(*F, {2, 1, 1},
-                             {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::integer(16),
-                              ArgValue::integer(0)},
-                             Bufs);
+  InterpResult R = runKernel(
+      *F, {2, 1, 1},
+      {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::integer(16), ArgValue::integer(0)},
+      Bufs);
   ASSERT_FALSE(R.Ok);
   EXPECT_NE(R.Error.find("program (1,0,0): store"), std::string::npos) << R.Error;
   EXPECT_NE(R.Error.find("out-of-bounds write"), std::string::npos) << R.Error;
@@ -194,13 +195,13 @@ struct RmwCase {
 
 TEST(InterpMemory, AtomicRMWKinds) {
   const RmwCase Cases[] = {
-      {ReduceKind::Add, i32(), 5, -7, -2},         {ReduceKind::SMax, i32(), -5, -7, -5},
-      {ReduceKind::SMin, i32(), -5, -7, -7},       {ReduceKind::UMax, i32(), -5, 7, -5},
-      {ReduceKind::UMin, i32(), -5, 7, 7},         {ReduceKind::And, i32(), 12, 10, 8},
-      {ReduceKind::Or, i32(), 12, 10, 14},         {ReduceKind::Xor, i32(), 12, 10, 6},
-      {ReduceKind::Xchg, i32(), 12, 10, 10},       {ReduceKind::FAdd, f32(), 1.5, 2.25, 3.75},
-      {ReduceKind::FAdd, f16(), 2048, 1, 2048},    {ReduceKind::FMax, f32(), 1, -3, 1},
-      {ReduceKind::FMin, f32(), 1, -3, -3},        {ReduceKind::Xchg, f64(), 1, -3, -3},
+      {ReduceKind::Add, i32(), 5, -7, -2},      {ReduceKind::SMax, i32(), -5, -7, -5},
+      {ReduceKind::SMin, i32(), -5, -7, -7},    {ReduceKind::UMax, i32(), -5, 7, -5},
+      {ReduceKind::UMin, i32(), -5, 7, 7},      {ReduceKind::And, i32(), 12, 10, 8},
+      {ReduceKind::Or, i32(), 12, 10, 14},      {ReduceKind::Xor, i32(), 12, 10, 6},
+      {ReduceKind::Xchg, i32(), 12, 10, 10},    {ReduceKind::FAdd, f32(), 1.5, 2.25, 3.75},
+      {ReduceKind::FAdd, f16(), 2048, 1, 2048}, {ReduceKind::FMax, f32(), 1, -3, 1},
+      {ReduceKind::FMin, f32(), 1, -3, -3},     {ReduceKind::Xchg, f64(), 1, -3, -3},
       {ReduceKind::Add, i8(), 127, 1, -128},
   };
   for (const RmwCase &C : Cases) {

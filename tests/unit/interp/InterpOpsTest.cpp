@@ -127,6 +127,12 @@ TEST(InterpOps, FmaRoundsOnce) {
   double H = std::ldexp(1.0, -10);
   EXPECT_EQ(evalFma(f16(), 1 + H, 1 - H, -1), roundToHalf(-H * H));
   EXPECT_EQ(evalFma(f64(), 3, 4, 5), 17);
+  // The exact result lies just below a tie of f32: rounding to double first
+  // would land on the tie and then round to even (1 + 2^-22).
+  double A = 1 + std::ldexp(1.0, -18), B = std::ldexp(1.0, -24) - std::ldexp(1.0, -42);
+  double C = 1 + std::ldexp(1.0, -23);
+  EXPECT_EQ(static_cast<float>(std::fma(A, B, C)), 1 + std::ldexp(1.0f, -22)); // the trap
+  EXPECT_EQ(evalFma(f32(), A, B, C), 1 + std::ldexp(1.0, -23));
   // f16: 2048 + 1*1 + tiny sticky part must round up, not tie to even.
   EXPECT_EQ(evalFma(f16(), 1 + H, 1, 2048), 2050);
 }
@@ -259,8 +265,8 @@ TEST(InterpOps, FloatCastsAndBitcasts) {
   EXPECT_EQ(halfBitsToFloat(castRaw(Opcode::Bitcast, i16(), f16(), I(0x3555))),
             halfBitsToFloat(0x3555));
   EXPECT_EQ(castRaw(Opcode::Bitcast, f32(), i32(), F(1.0)) & 0xffffffffu, 0x3f800000u);
-  EXPECT_EQ(std::bit_cast<float>(static_cast<uint32_t>(
-                castRaw(Opcode::Bitcast, i32(), f32(), I(0x40490fdb)))),
+  EXPECT_EQ(std::bit_cast<float>(
+                static_cast<uint32_t>(castRaw(Opcode::Bitcast, i32(), f32(), I(0x40490fdb)))),
             std::bit_cast<float>(0x40490fdbu));
   EXPECT_EQ(castRaw(Opcode::Bitcast, bf16(), i16(), F(1.0)) & 0xffff, 0x3f80u);
   EXPECT_EQ(castRaw(Opcode::Bitcast, f64(), i64(), F(2.0)), std::bit_cast<uint64_t>(2.0));
@@ -272,12 +278,12 @@ TEST(InterpOps, SelectScalarAndTileCondition) {
   Value *Two = K.B.createSplat(K.B.getI32(2), {4});
   Value *TileCond = K.B.createICmp(CmpPredicate::SLT, Range, Two);
   Value *A = K.B.createSplat(K.arg(1), {4}), *Bv = K.B.createSplat(K.arg(2), {4});
-  Value *S1 = K.B.createSelect(TileCond, A, Bv);        // 10 10 20 20
-  Value *S2 = K.B.createSelect(K.arg(0), S1, Range);    // scalar condition
+  Value *S1 = K.B.createSelect(TileCond, A, Bv);     // 10 10 20 20
+  Value *S2 = K.B.createSelect(K.arg(0), S1, Range); // scalar condition
   K.finish(K.B.createBinary(Opcode::Add, S2, Range));
   std::vector<uint64_t> Out;
-  InterpResult R = K.run({ArgValue::integer(1), ArgValue::integer(10), ArgValue::integer(20)},
-                         Out, 2);
+  InterpResult R =
+      K.run({ArgValue::integer(1), ArgValue::integer(10), ArgValue::integer(20)}, Out, 2);
   ASSERT_TRUE(R.Ok) << R.Error;
   const int32_t *O = reinterpret_cast<const int32_t *>(Out.data());
   EXPECT_EQ(std::vector<int32_t>(O, O + 4), (std::vector<int32_t>{10, 11, 22, 23}));

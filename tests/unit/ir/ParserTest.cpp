@@ -10,10 +10,6 @@ using namespace tritonc;
 using namespace tritonc::ir;
 using namespace tritonc::ir::test;
 
-namespace tritonc::ir::test {
-const char *allOpcodesText();
-}
-
 namespace {
 
 /// Parsing Text must fail with a diagnostic containing Expected.
@@ -123,7 +119,7 @@ TEST(Parser, RetOperandStaysOnItsLine) {
 /// Every prefix and many garbled variants of a valid module must give either
 /// a module or diagnostics: never a crash, an abort or an internal error.
 TEST(Parser, TruncatedAndGarbledInputNeverCrash) {
-  std::string Valid = std::string(allOpcodesText()) + LoopText;
+  std::string Valid = std::string(AllOpcodes) + LoopText;
   auto Check = [](const std::string &Text) {
     ParseResult R = parseString(Text);
     EXPECT_EQ(R.Diags.find("internal"), std::string::npos) << R.Diags;

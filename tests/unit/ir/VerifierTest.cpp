@@ -140,6 +140,7 @@ TEST(Verifier, TypeRules) {
       {"broadcast dim", Opcode::Broadcast, {t(I32, {2, 8})}, t(I32, {4, 8}), "dimension 0"},
       {"broadcast rank", Opcode::Broadcast, {t(I32, {8})}, t(I32, {4, 8}), "rank"},
       {"trans", Opcode::Trans, {t(F32, {4, 8})}, t(F32, {8, 4}), nullptr},
+      {"trans rank", Opcode::Trans, {t(F32, {4})}, t(F32, {4}), "needs a 2-D tile"},
       {"trans shape", Opcode::Trans, {t(F32, {4, 8})}, t(F32, {4, 8}), "dimensions reversed"},
       {"dot",
        Opcode::Dot,

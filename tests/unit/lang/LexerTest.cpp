@@ -44,9 +44,9 @@ using K = TokenKind;
 
 TEST_F(LexerTest, IdentifiersAndKeywords) {
   auto T = lex("int foo __global__ _x1 newaxis __multipleof half bfloat16 __noalias");
-  EXPECT_EQ(kinds(T), (std::vector<K>{K::kw_int, K::identifier, K::kw_global, K::identifier,
-                                      K::kw_newaxis, K::kw_multipleof, K::kw_half,
-                                      K::kw_bfloat16, K::kw_noalias}));
+  EXPECT_EQ(kinds(T),
+            (std::vector<K>{K::kw_int, K::identifier, K::kw_global, K::identifier, K::kw_newaxis,
+                            K::kw_multipleof, K::kw_half, K::kw_bfloat16, K::kw_noalias}));
   EXPECT_EQ(T[1].Text, "foo");
   EXPECT_FALSE(Diags.hasErrors());
 }
@@ -87,9 +87,9 @@ TEST_F(LexerTest, EveryKeywordLexesAlone) {
 
 TEST_F(LexerTest, LongestPunctuatorWins) {
   auto T = lex("a<<=b>>=c->d...e..f##g#h+++i");
-  EXPECT_EQ(texts(T), (std::vector<std::string>{"a", "<<=", "b", ">>=", "c", "->", "d", "...",
-                                                "e", ".", ".", "f", "##", "g", "#", "h", "++",
-                                                "+", "i"}));
+  EXPECT_EQ(texts(T),
+            (std::vector<std::string>{"a", "<<=", "b", ">>=", "c", "->", "d", "...", "e", ".", ".",
+                                      "f", "##", "g", "#", "h", "++", "+", "i"}));
 }
 
 TEST_F(LexerTest, IntegerLiterals) {
@@ -124,10 +124,10 @@ TEST_F(LexerTest, RangeIsIntEllipsisIdentifier) {
     EXPECT_EQ(T[2].Text, "TM");
   }
   auto T = lex("int rm[TM] = pm * TM + 0 ... TM;");
-  EXPECT_EQ(kinds(T), (std::vector<K>{K::kw_int, K::identifier, K::l_square, K::identifier,
-                                      K::r_square, K::equal, K::identifier, K::star,
-                                      K::identifier, K::plus, K::int_literal, K::ellipsis,
-                                      K::identifier, K::semi}));
+  EXPECT_EQ(kinds(T),
+            (std::vector<K>{K::kw_int, K::identifier, K::l_square, K::identifier, K::r_square,
+                            K::equal, K::identifier, K::star, K::identifier, K::plus,
+                            K::int_literal, K::ellipsis, K::identifier, K::semi}));
   auto T2 = lex("16...32");
   EXPECT_EQ(texts(T2), (std::vector<std::string>{"16", "...", "32"}));
   EXPECT_FALSE(Diags.hasErrors());
@@ -153,9 +153,9 @@ TEST_F(LexerTest, CharAndStringLiterals) {
 
 TEST_F(LexerTest, HeaderNameAfterInclude) {
   auto T = lex("#include <dir/a-b.h>\n# include \"q.h\"\na < b > c\n#include<x.h>");
-  EXPECT_EQ(texts(T), (std::vector<std::string>{"#", "include", "<dir/a-b.h>", "#", "include",
-                                                "\"q.h\"", "a", "<", "b", ">", "c", "#",
-                                                "include", "<x.h>"}));
+  EXPECT_EQ(texts(T),
+            (std::vector<std::string>{"#", "include", "<dir/a-b.h>", "#", "include", "\"q.h\"", "a",
+                                      "<", "b", ">", "c", "#", "include", "<x.h>"}));
   EXPECT_EQ(T[2].Kind, K::string_literal);
   EXPECT_EQ(T[7].Kind, K::less);
 }
@@ -216,8 +216,8 @@ TEST_F(LexerTest, LocationsAndFlags) {
 
 struct LexErrorCase {
   const char *Source;
-  const char *Expected;      ///< First line of the first diagnostic.
-  const char *TokensAfter;   ///< Spellings of the tokens, space-separated.
+  const char *Expected;    ///< First line of the first diagnostic.
+  const char *TokensAfter; ///< Spellings of the tokens, space-separated.
 };
 
 class LexerErrorTest : public LexerTest, public ::testing::WithParamInterface<LexErrorCase> {};
@@ -259,8 +259,7 @@ INSTANTIATE_TEST_SUITE_P(
         LexErrorCase{"n = 09;", "t.tc:1:5: error: invalid digit '9' in octal literal", "n = 0 ;"},
         LexErrorCase{"n = 12abc;", "t.tc:1:7: error: invalid suffix 'abc' on integer literal",
                      "n = 0 ;"},
-        LexErrorCase{"n = 1.5q;",
-                     "t.tc:1:8: error: invalid suffix 'q' on floating-point literal",
+        LexErrorCase{"n = 1.5q;", "t.tc:1:8: error: invalid suffix 'q' on floating-point literal",
                      "n = 0.0 ;"}));
 
 TEST_F(LexerTest, ErrorRangesUnderlineTheLiteral) {

@@ -91,8 +91,7 @@ TEST_F(ParserTest, AssignmentIsRightAssociative) {
   EXPECT_EQ(expr("a += b * c"), "(+= a (* b c))");
   EXPECT_EQ(expr("a -= b"), "(-= a b)");
   EXPECT_EQ(expr("a <<= b >>= 2"), "(<<= a (>>= b 2))");
-  EXPECT_EQ(expr("a %= b |= c ^= d &= e /= f *= g"),
-            "(%= a (|= b (^= c (&= d (/= e (*= f g))))))");
+  EXPECT_EQ(expr("a %= b |= c ^= d &= e /= f *= g"), "(%= a (|= b (^= c (&= d (/= e (*= f g))))))");
 }
 
 TEST_F(ParserTest, ConditionalIsRightAssociative) {
@@ -171,8 +170,7 @@ TEST_F(ParserTest, SlicesAndReductions) {
   EXPECT_EQ(expr("x[:, max]"), "(slice x [:, max])");
   EXPECT_EQ(expr("Fx - Fx[max]"), "(- Fx (slice Fx [max]))");
   EXPECT_EQ(expr("(check ? Fy : 0)[+]"), "(slice (? check Fy 0) [+])");
-  EXPECT_EQ(expr("x[:, newaxis][newaxis, :, :]"),
-            "(slice (slice x [:, newaxis]) [newaxis, :, :])");
+  EXPECT_EQ(expr("x[:, newaxis][newaxis, :, :]"), "(slice (slice x [:, newaxis]) [newaxis, :, :])");
   EXPECT_EQ(expr("max(mx, x[:, max])"), "(call max mx (slice x [:, max]))");
   EXPECT_EQ(expr("-x[+]"), "(- (slice x [+]))");
 }
@@ -180,8 +178,8 @@ TEST_F(ParserTest, SlicesAndReductions) {
 TEST_F(ParserTest, BadSliceItemsAreReportedAndSkipped) {
   parse("void f() {\n  y = x[0] + x[:, a + b] + x[max + 1];\n  z = q[];\n}");
   const char *M = "tile slicing only accepts ':', 'newaxis' or a reduction (+, max, min)";
-  EXPECT_EQ(errors(), std::string("2:9: ") + M + "\n2:19: " + M + "\n2:30: " + M + "\n3:9: " + M +
-                          "\n");
+  EXPECT_EQ(errors(),
+            std::string("2:9: ") + M + "\n2:19: " + M + "\n2:30: " + M + "\n3:9: " + M + "\n");
   // The underline covers the whole bad item.
   ASSERT_GE(Diags.diagnostics().size(), 2u);
   EXPECT_EQ(Diags.diagnostics()[1].Range.End.Col, 24u);
@@ -218,19 +216,17 @@ TEST_F(ParserTest, IntegerLiteralTooLarge) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(ParserTest, TileAndScalarDeclarations) {
-  EXPECT_NE(body("int a[16], b[32, 16], c;")
-                .find("(decl int (var a [16]) (var b [32, 16]) (var c))"),
-            std::string::npos);
+  EXPECT_NE(
+      body("int a[16], b[32, 16], c;").find("(decl int (var a [16]) (var b [32, 16]) (var c))"),
+      std::string::npos);
   EXPECT_NE(body("TYPE* pa[TM, TK] = A + offa;", {{"TYPE", "half"}})
                 .find("(decl half (var *pa [TM, TK] = (+ A offa)))"),
             std::string::npos);
-  EXPECT_NE(body("int *p = x, **q;").find("(decl int (var *p = x) (var **q))"),
-            std::string::npos);
+  EXPECT_NE(body("int *p = x, **q;").find("(decl int (var *p = x) (var **q))"), std::string::npos);
   EXPECT_NE(body("int rm[TM] = pid * TM + 0 ... TM;")
                 .find("(decl int (var rm [TM] = (+ (* pid TM) (... 0 TM))))"),
             std::string::npos);
-  EXPECT_NE(body("float x[2 * TM, N / 2];").find("(var x [(* 2 TM), (/ N 2)])"),
-            std::string::npos);
+  EXPECT_NE(body("float x[2 * TM, N / 2];").find("(var x [(* 2 TM), (/ N 2)])"), std::string::npos);
 }
 
 TEST_F(ParserTest, DeclaratorStarsBelongToTheDeclarator) {
@@ -249,14 +245,22 @@ TEST_F(ParserTest, DeclaratorStarsBelongToTheDeclarator) {
 
 TEST_F(ParserTest, BaseTypes) {
   std::vector<std::pair<std::string, std::string>> Cases = {
-      {"unsigned", "unsigned int"},   {"unsigned int", "unsigned int"},
-      {"long long", "long"},          {"long", "long"},
-      {"unsigned long long", "unsigned long"}, {"signed char", "char"},
-      {"unsigned char", "unsigned char"},      {"short int", "short"},
-      {"unsigned short", "unsigned short"},    {"signed", "int"},
-      {"half", "half"},               {"bfloat16", "bfloat16"},
-      {"double", "double"},           {"bool", "bool"},
-      {"const float", "const float"}, {"float const", "const float"},
+      {"unsigned", "unsigned int"},
+      {"unsigned int", "unsigned int"},
+      {"long long", "long"},
+      {"long", "long"},
+      {"unsigned long long", "unsigned long"},
+      {"signed char", "char"},
+      {"unsigned char", "unsigned char"},
+      {"short int", "short"},
+      {"unsigned short", "unsigned short"},
+      {"signed", "int"},
+      {"half", "half"},
+      {"bfloat16", "bfloat16"},
+      {"double", "double"},
+      {"bool", "bool"},
+      {"const float", "const float"},
+      {"float const", "const float"},
       {"long int", "long"},
   };
   for (const auto &[Spelling, Expected] : Cases) {
@@ -384,8 +388,9 @@ TEST_F(ParserTest, AllStatements) {
 }
 
 TEST_F(ParserTest, DanglingElseBindsToInnerIf) {
-  EXPECT_NE(body("if (a) if (b) x; else y;").find("(if a\n      (if b\n        (expr x)\n"
-                                                  "        (expr y)))"),
+  EXPECT_NE(body("if (a) if (b) x; else y;")
+                .find("(if a\n      (if b\n        (expr x)\n"
+                      "        (expr y)))"),
             std::string::npos);
 }
 
@@ -474,7 +479,7 @@ TEST_F(ParserTest, SeveralErrorsAreReportedInOneRun) {
 TEST_F(ParserTest, MissingSemicolonAtEndOfLineIsReportedAfterThePreviousToken) {
   parse("void f() {\n  x = 1\n  y = 2;\n  return\n}\n");
   EXPECT_EQ(errors(), "2:8: expected ';' after expression, found identifier 'y'\n"
-                      "5:1: expected expression, found '}'\n");
+                      "4:9: expected ';' after return statement, found '}'\n");
   EXPECT_NE(dumpAST(*TU).find("(expr (= y 2))"), std::string::npos);
 }
 
@@ -507,15 +512,31 @@ TEST_F(ParserTest, MiscStatementErrors) {
         "  y = a ? b;\n"
         "  (f)(x);\n"
         "}\n");
-  EXPECT_EQ(errors(),
-            "2:3: 'else' without a matching 'if'\n"
-            "3:9: expected 'while' after the body of a 'do' loop, found identifier 'y'\n"
-            "4:25: expected ';' after the 'for' condition, found identifier 'i'\n"
-            "5:9: expected '(' after 'while', found identifier 'x'\n"
-            "6:7: 'newaxis' can only be used inside a subscript, as in 'x[:, newaxis]'\n"
-            "7:9: expected '(' after '*?', found identifier 'm'\n"
-            "8:12: expected ':' in the conditional expression, found ';'\n"
-            "9:6: only builtin functions can be called, by name\n");
+  EXPECT_EQ(errors(), "2:3: 'else' without a matching 'if'\n"
+                      "3:9: expected 'while' after the body of a 'do' loop, found identifier 'y'\n"
+                      "4:25: expected ';' after the 'for' condition, found identifier 'i'\n"
+                      "5:9: expected '(' after 'while', found identifier 'x'\n"
+                      "6:7: 'newaxis' can only be used inside a subscript, as in 'x[:, newaxis]'\n"
+                      "7:9: expected '(' after '*?', found identifier 'm'\n"
+                      "8:12: expected ':' in the conditional expression, found ';'\n"
+                      "9:6: only builtin functions can be called, by name\n");
+}
+
+TEST_F(ParserTest, ForHeaderErrorsSkipTheWholeHeader) {
+  parse("void f() {\n"
+        "  for (int = 0; i < n; i++) { x = 1; }\n"
+        "  for (int i = 0 i < n; i++) y = 2;\n"
+        "  for (i = 0; i < n; i++ { z = 3; }\n"
+        "  for (i = 0; i < n; ) ) w = 4;\n"
+        "  ok = 1;\n"
+        "}\n");
+  EXPECT_EQ(errors(), "2:12: expected a variable name, found '='\n"
+                      "3:18: expected ';' after declaration, found identifier 'i'\n"
+                      "4:26: expected ')' to match this '(', found '{'\n"
+                      "5:24: expected expression, found ')'\n");
+  std::string D = dumpAST(*TU);
+  for (const char *S : {"(expr (= x 1))", "(expr (= y 2))", "(expr (= z 3))", "(expr (= ok 1))"})
+    EXPECT_NE(D.find(S), std::string::npos) << S << "\n" << D;
 }
 
 TEST_F(ParserTest, StopsAtTheErrorLimit) {
@@ -682,8 +703,8 @@ __global__ void softmax(TYPE *X, TYPE *P, TYPE *M, int *LUT,
 )";
 
 TEST_F(ParserTest, SeedProgramsParse) {
-  DefineList Defs = {{"TYPE", "float"}, {"TM", "32"},        {"TN", "32"},
-                     {"TK", "8"},       {"TZ", "1"},         {"BLOCK", "16"},
+  DefineList Defs = {{"TYPE", "float"},  {"TM", "32"},         {"TN", "32"},
+                     {"TK", "8"},        {"TZ", "1"},          {"BLOCK", "16"},
                      {"STRIDE_AK", "1"}, {"STRIDE_AM", "lda"}, {"STRIDE_BK", "ldb"},
                      {"STRIDE_BN", "1"}};
   for (const char *Src : {SeedMatmul, SeedTranspose, SeedSoftmax}) {
@@ -691,9 +712,8 @@ TEST_F(ParserTest, SeedProgramsParse) {
     DiagnosticEngine LocalDiags(LocalSM);
     PreprocessorOptions Opts;
     Opts.Defines = Defs;
-    auto Tree = parseTranslationUnit(preprocess(LocalSM, LocalSM.addBuffer("seed.tc", Src), Opts,
-                                                LocalDiags),
-                                     LocalDiags);
+    auto Tree = parseTranslationUnit(
+        preprocess(LocalSM, LocalSM.addBuffer("seed.tc", Src), Opts, LocalDiags), LocalDiags);
     EXPECT_FALSE(LocalDiags.hasErrors()) << LocalDiags.formatAll();
     EXPECT_FALSE(Tree->Functions.empty());
   }
@@ -701,8 +721,8 @@ TEST_F(ParserTest, SeedProgramsParse) {
   Defs[4].second = "4";
   PreprocessorOptions Opts;
   Opts.Defines = Defs;
-  auto Tree = parseTranslationUnit(preprocess(SM, SM.addBuffer("seed.tc", SeedMatmul), Opts, Diags),
-                                   Diags);
+  auto Tree =
+      parseTranslationUnit(preprocess(SM, SM.addBuffer("seed.tc", SeedMatmul), Opts, Diags), Diags);
   EXPECT_FALSE(Diags.hasErrors()) << Diags.formatAll();
   std::string D = dumpAST(*Tree);
   EXPECT_NE(D.find("(expr (= (masked-deref checkc pc) (+ c (masked-deref checkc pc))))"),
@@ -736,9 +756,10 @@ TEST_F(ParserTest, BundledKernelsParse) {
 /// Every prefix of a real program, and random token soup, must parse to a
 /// (partial) tree without crashing or hanging.
 TEST_F(ParserTest, NoCrashOnTruncatedPrograms) {
-  DefineList Defs = {{"TYPE", "float"}, {"TM", "32"},  {"TN", "32"},  {"TK", "8"},
-                     {"TZ", "4"},       {"BLOCK", "16"}, {"STRIDE_AK", "1"}, {"STRIDE_AM", "lda"},
-                     {"STRIDE_BK", "ldb"}, {"STRIDE_BN", "1"}};
+  DefineList Defs = {{"TYPE", "float"},  {"TM", "32"},         {"TN", "32"},
+                     {"TK", "8"},        {"TZ", "4"},          {"BLOCK", "16"},
+                     {"STRIDE_AK", "1"}, {"STRIDE_AM", "lda"}, {"STRIDE_BK", "ldb"},
+                     {"STRIDE_BN", "1"}};
   PreprocessorOptions Opts;
   Opts.Defines = Defs;
   for (const char *Src : {SeedMatmul, SeedSoftmax, SeedTranspose}) {

@@ -207,20 +207,18 @@ TEST_P(PPExprTest, IsTrue) {
 
 INSTANTIATE_TEST_SUITE_P(
     Expressions, PPExprTest,
-    ::testing::Values("1 + 2 * 3 == 7", "(1 + 2) * 3 == 9", "10 / 3 == 3", "10 % 3 == 1",
-                      "-7 / 2 == -3", "-7 % 2 == -1", "1 << 4 == 16", "-16 >> 2 == -4",
-                      "~0 == -1", "!0", "!!5 == 1", "+3 == 3", "5 - 7 == -2",
-                      "3 > 2 && 2 >= 2 && 1 < 2 && 2 <= 2 && 1 != 2",
-                      "(5 & 3) == 1 && (5 | 3) == 7 && (5 ^ 3) == 6", "1 ? 2 : 0", "0 ? 0 : 1",
-                      "1 ? 0 ? 0 : 1 : 0", "(0 ? 1 : 2) == 2", "UNDEFINED == 0", "!UNDEFINED",
-                      "0 || 1", "0x10 == 16 && 010 == 8 && 16u == 16", "'a' == 97",
-                      "'\\n' == 10", "-1 < 0", "!(-1 < 0u)", "-1 > 0u", "!(0 && 1 / 0)",
-                      "1 || 1 % 0", "0 ? 1 / 0 : 1", "1 ? 1 : 1 / 0", "true && !false",
-                      "defined(TWO) && defined TWO && !defined(NOPE) && !defined NOPE",
-                      "TWO * TWO == 4", "F(3) == 6", "F(TWO) == 4", "defined F",
-                      "18446744073709551615 == -1", "1 << 64 == 0", "(-1 >> 70) == -1",
-                      "int == 0", "2 * 3 % 4 == 2",
-                      "1 - 1 - 1 == -1", "(2 || 0) == 1", "9223372036854775807 + 1 < 0"));
+    ::testing::Values(
+        "1 + 2 * 3 == 7", "(1 + 2) * 3 == 9", "10 / 3 == 3", "10 % 3 == 1", "-7 / 2 == -3",
+        "-7 % 2 == -1", "1 << 4 == 16", "-16 >> 2 == -4", "~0 == -1", "!0", "!!5 == 1", "+3 == 3",
+        "5 - 7 == -2", "3 > 2 && 2 >= 2 && 1 < 2 && 2 <= 2 && 1 != 2",
+        "(5 & 3) == 1 && (5 | 3) == 7 && (5 ^ 3) == 6", "1 ? 2 : 0", "0 ? 0 : 1",
+        "1 ? 0 ? 0 : 1 : 0", "(0 ? 1 : 2) == 2", "UNDEFINED == 0", "!UNDEFINED", "0 || 1",
+        "0x10 == 16 && 010 == 8 && 16u == 16", "'a' == 97", "'\\n' == 10", "-1 < 0", "!(-1 < 0u)",
+        "-1 > 0u", "!(0 && 1 / 0)", "1 || 1 % 0", "0 ? 1 / 0 : 1", "1 ? 1 : 1 / 0",
+        "true && !false", "defined(TWO) && defined TWO && !defined(NOPE) && !defined NOPE",
+        "TWO * TWO == 4", "F(3) == 6", "F(TWO) == 4", "defined F", "18446744073709551615 == -1",
+        "1 << 64 == 0", "(-1 >> 70) == -1", "int == 0", "2 * 3 % 4 == 2", "1 - 1 - 1 == -1",
+        "(2 || 0) == 1", "9223372036854775807 + 1 < 0"));
 
 TEST_F(PPTest, SkippedBlocksIgnoreGarbage) {
   EXPECT_EQ(expand("#if 0\n$ don't 'x\n0x\n#bogus\n#if 1/0\n#endif\n#error no\n#else\nok\n"
@@ -275,11 +273,20 @@ TEST_F(PPTest, MatmulTranspositionDefines) {
       "c += USE_A @ USE_B;\n"
       "int rm[TM] = pm * TM + 0 ... TM;\n";
   // A not transposed, B transposed.
-  DefineList D = {{"TYPE", "half"},           {"TM", "[32, 64, 128]"},  {"USE_A", "a"},
-                  {"STRIDE_AK", "1"},         {"STRIDE_AM", "lda"},     {"BROADCAST_AK", "newaxis,:"},
-                  {"BROADCAST_AM", ":,newaxis"}, {"SHAPE_A", "TM,TK"},  {"USE_B", "^b"},
-                  {"STRIDE_BK", "1"},         {"STRIDE_BN", "ldb"},     {"BROADCAST_BK", "newaxis,:"},
-                  {"BROADCAST_BN", ":,newaxis"}, {"SHAPE_B", "TN,TK"}};
+  DefineList D = {{"TYPE", "half"},
+                  {"TM", "[32, 64, 128]"},
+                  {"USE_A", "a"},
+                  {"STRIDE_AK", "1"},
+                  {"STRIDE_AM", "lda"},
+                  {"BROADCAST_AK", "newaxis,:"},
+                  {"BROADCAST_AM", ":,newaxis"},
+                  {"SHAPE_A", "TM,TK"},
+                  {"USE_B", "^b"},
+                  {"STRIDE_BK", "1"},
+                  {"STRIDE_BN", "ldb"},
+                  {"BROADCAST_BK", "newaxis,:"},
+                  {"BROADCAST_BN", ":,newaxis"},
+                  {"SHAPE_B", "TN,TK"}};
   EXPECT_EQ(run(Src, D),
             "half* pa[[32, 64, 128],TK] = A + rk[newaxis,:] * 1 + rm[:,newaxis] * lda;\n"
             "half* pb[TN,TK] = B + rk[newaxis,:] * 1 + rn[:,newaxis] * ldb;\n"
@@ -454,8 +461,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "main.tc:1:5: error: floating-point literal in preprocessor expression"},
         PPErrorCase{"#if defined\n#endif",
                     "main.tc:1:12: error: expected macro name after 'defined'"},
-        PPErrorCase{"#if defined(X\n#endif",
-                    "main.tc:1:14: error: expected ')' after 'defined(X'"},
+        PPErrorCase{"#if defined(X\n#endif", "main.tc:1:14: error: expected ')' after 'defined(X'"},
         PPErrorCase{"#if \"s\"\n#endif", "main.tc:1:5: error: expected value in preprocessor "
                                          "expression, found '\"s\"'"},
         PPErrorCase{"#if @\n#endif", "main.tc:1:5: error: expected value in preprocessor "
@@ -473,12 +479,13 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(PPTest, ArgumentCountErrorHasNote) {
   run("#define F(a,b) a\nF(1)");
-  EXPECT_EQ(Diags.formatAll(), "main.tc:2:1: error: macro 'F' requires 2 arguments, but 1 was given\n"
-                               "  F(1)\n"
-                               "  ^\n"
-                               "main.tc:1:9: note: macro 'F' defined here\n"
-                               "  #define F(a,b) a\n"
-                               "          ^\n");
+  EXPECT_EQ(Diags.formatAll(),
+            "main.tc:2:1: error: macro 'F' requires 2 arguments, but 1 was given\n"
+            "  F(1)\n"
+            "  ^\n"
+            "main.tc:1:9: note: macro 'F' defined here\n"
+            "  #define F(a,b) a\n"
+            "          ^\n");
 }
 
 TEST_F(PPTest, ElifAfterElseHasNote) {
@@ -499,8 +506,8 @@ protected:
   fs::path Dir;
   void SetUp() override {
     Dir = fs::temp_directory_path() /
-          ("tritonc-pp-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-           "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+          ("tritonc-pp-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(Dir);
     fs::create_directories(Dir);
   }
@@ -552,8 +559,7 @@ TEST_F(PPIncludeTest, IncludeViaMacroAndGuards) {
 }
 
 TEST_F(PPIncludeTest, SelfIncludeStopsAtDepthLimit) {
-  std::string Main =
-      write("self.tc", "#include \"self.tc\"\n#include \"self.tc\"\nx\n");
+  std::string Main = write("self.tc", "#include \"self.tc\"\n#include \"self.tc\"\nx\n");
   auto Start = std::chrono::steady_clock::now();
   runPath(Main);
   EXPECT_LT(std::chrono::steady_clock::now() - Start, std::chrono::seconds(30));
@@ -567,7 +573,8 @@ TEST_F(PPIncludeTest, ConditionalsDoNotCrossFiles) {
   std::string Main = write("main.tc", "#include \"open.h\"\n#if 1\n#include \"close.h\"\n#endif\n");
   runPath(Main);
   std::string All = Diags.formatAll();
-  EXPECT_NE(All.find((Dir / "open.h").string() + ":1:1: error: unterminated #if"), std::string::npos)
+  EXPECT_NE(All.find((Dir / "open.h").string() + ":1:1: error: unterminated #if"),
+            std::string::npos)
       << All;
   EXPECT_NE(All.find((Dir / "close.h").string() + ":1:1: error: #endif without #if"),
             std::string::npos)
@@ -596,7 +603,7 @@ TEST(TuningSpaceTest, CrossProductLastListFastest) {
   EXPECT_EQ(TS.lists()[0].first, "TM");
   EXPECT_EQ(TS.lists()[0].second, (std::vector<std::string>{"32", "64", "128"}));
   EXPECT_EQ(TS.lists()[1].second, (std::vector<std::string>{"8", "16"}));
-  const char *Expected[6][2] = {{"32", "8"},  {"32", "16"},  {"64", "8"},
+  const char *Expected[6][2] = {{"32", "8"},  {"32", "16"}, {"64", "8"},
                                 {"64", "16"}, {"128", "8"}, {"128", "16"}};
   for (size_t I = 0; I < 6; ++I) {
     DefineList C = TS.configuration(I);

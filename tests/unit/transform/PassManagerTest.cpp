@@ -67,7 +67,7 @@ TEST(PassManager, RegistryAndDefaultPipeline) {
   PassManager PM;
   std::string Error;
   EXPECT_TRUE(PM.addPipeline(defaultPipeline(), Error)) << Error;
-  EXPECT_EQ(PM.size(), 5u);
+  EXPECT_EQ(PM.size(), 6u);
 }
 
 TEST(PassManager, RunsPassesInOrder) {

@@ -1,0 +1,3 @@
+#ifndef TN
+#define TN 8
+#endif
