@@ -255,7 +255,11 @@ void Lowering::run() {
       CInst CI;
       CI.Op = I->getOpcode();
       CI.Src = I;
-      if (!I->getType()->isVoid()) {
+      bool ProducesValue = !I->isTerminator() && CI.Op != Opcode::Store &&
+                           CI.Op != Opcode::MaskedStore;
+      if (ProducesValue && I->getType()->isVoid())
+        fail(I, "instruction producing a value has type void");
+      if (ProducesValue) {
         CI.Res = SlotOf[I];
         CI.N = static_cast<uint32_t>(countOf(I, I->getType()));
         CI.RK = elemKindOf(I->getType());

@@ -50,7 +50,7 @@ inline double fmaRoundOdd(double A, double B, double C) {
   double E = (P - (S - BB)) + (C - BB);
   if (E != 0) {
     uint64_t U = doubleToSlot(S);
-    if (U == 1)
+    if ((U & 1) == 0)
       U = ((E > 0) == (S > 0)) ? U + 1 : U - 1;
     S = slotToDouble(U);
   }

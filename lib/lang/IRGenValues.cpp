@@ -501,8 +501,13 @@ TValue IRGenerator::emitPointerArith(BinaryOp Op, TValue L, TValue R, SourceRang
     return TValue::error();
   at(OpRange);
   Value *Off = I.V;
-  if (Op == BinaryOp::Sub)
-    Off = B.createBinary(Opcode::Sub, B.getConstantOfType(Off->getType(), 0), Off);
+  if (Op == BinaryOp::Sub) {
+    Constant *C = asConstant(Off);
+    if (C && !C->isUndef())
+      Off = M.getInt(C->getType(), static_cast<int64_t>(0ull - static_cast<uint64_t>(C->getInt())));
+    else
+      Off = B.createBinary(Opcode::Sub, B.getConstantOfType(Off->getType(), 0), Off);
+  }
   return TValue(B.createGEP(P.V, Off), P.T);
 }
 

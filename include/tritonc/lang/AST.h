@@ -276,9 +276,12 @@ struct CompoundStmt : Stmt {
   CompoundStmt(SourceRange R) : Stmt(ClassKind, R) {}
 };
 
-/// One declarator: `rm[TM] = expr`, `*pa[TM, TK]` (the `*` belong to the
-/// TypeSpec of the declaration, extra per-declarator stars are added to
-/// PointerDepth). An empty Shape declares a scalar.
+/// One declarator: `rm[TM] = expr`, `*pa[TM, TK]`. The declared pointer
+/// depth is DeclStmt::Type.PointerDepth + ExtraPointerDepth; the parser
+/// records every `*` of a declaration statement here (C semantics: `int *p,
+/// q;` declares one pointer) and leaves Type.PointerDepth at 0. `restrict`
+/// after a star becomes a Restrict attribute. An empty Shape declares a
+/// scalar.
 struct Declarator {
   std::string Name;
   SourceRange NameRange;

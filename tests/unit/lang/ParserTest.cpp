@@ -778,6 +778,15 @@ TEST_F(ParserTest, NoCrashOnTruncatedPrograms) {
       DiagnosticEngine D2(SM);
       dumpAST(*parseTranslationUnit(Holed, D2));
     }
+    // Replacing tokens by other tokens of the program.
+    std::mt19937 Rng(42);
+    for (int Iter = 0; Iter < 300; ++Iter) {
+      std::vector<Token> Mutated = Full;
+      for (int K = 0; K < 3; ++K)
+        Mutated[Rng() % (Full.size() - 1)] = Full[Rng() % (Full.size() - 1)];
+      DiagnosticEngine D3(SM);
+      dumpAST(*parseTranslationUnit(Mutated, D3));
+    }
   }
 }
 
