@@ -233,6 +233,7 @@ void Lowering::run() {
           addConstant(I.get(), K);
   }
   C.DynamicBegin = static_cast<uint32_t>(Next);
+  C.Init.resize(Next, 0);
   for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions())
       if (!I->getType()->isVoid())
@@ -255,8 +256,8 @@ void Lowering::run() {
       CInst CI;
       CI.Op = I->getOpcode();
       CI.Src = I;
-      bool ProducesValue = !I->isTerminator() && CI.Op != Opcode::Store &&
-                           CI.Op != Opcode::MaskedStore;
+      bool ProducesValue =
+          !I->isTerminator() && CI.Op != Opcode::Store && CI.Op != Opcode::MaskedStore;
       if (ProducesValue && I->getType()->isVoid())
         fail(I, "instruction producing a value has type void");
       if (ProducesValue) {
@@ -284,7 +285,7 @@ void Lowering::run() {
   Next += MaxPhiTemp;
   if (Next > MaxSlots)
     throw LowerError{"function @" + F.getName() + " needs too much interpreter memory"};
-  C.Init.resize(Next, 0);
+  C.NumSlots = static_cast<uint32_t>(Next);
 }
 
 void Lowering::lowerInstruction(const ir::Instruction *I, CInst &CI) {

@@ -240,9 +240,11 @@ struct CompiledFunction {
   std::vector<CEdge> Edges;
   std::vector<PhiCopy> Copies;
   std::vector<std::vector<uint32_t>> Maps; ///< Gather maps of broadcast/trans.
-  /// Initial arena: constants filled in; arguments are written per launch.
+  /// Start of the arena (arguments and constants); arguments are written per
+  /// launch. The rest of the arena starts at zero.
   std::vector<uint64_t> Init;
-  uint32_t DynamicBegin = 0; ///< Slots [DynamicBegin, PhiTemp) are cleared per program.
+  uint32_t NumSlots = 0;     ///< Arena size.
+  uint32_t DynamicBegin = 0; ///< First slot of instruction results.
   uint32_t PhiTemp = 0;      ///< Scratch for simultaneous phi copies.
   std::vector<uint32_t> ArgSlot;
 };

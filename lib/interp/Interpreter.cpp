@@ -120,7 +120,9 @@ uint64_t fpToInt(double X, bool IsSigned, unsigned Bits) {
 class Machine {
 public:
   Machine(const CompiledFunction &CF, std::vector<HostBuffer> &Buffers, const InterpOptions &Opts)
-      : CF(CF), Buffers(Buffers), Opts(Opts), Slots(CF.Init) {}
+      : CF(CF), Buffers(Buffers), Opts(Opts), Slots(CF.NumSlots, 0) {
+    std::copy(CF.Init.begin(), CF.Init.end(), Slots.begin());
+  }
 
   std::vector<uint64_t> &slots() { return Slots; }
   void setGrid(const LaunchGrid &G) {
@@ -196,8 +198,10 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
   Pid[0] = X;
   Pid[1] = Y;
   Pid[2] = Z;
-  // Results are cleared so that nothing leaks between programs.
-  std::fill(Slots.begin() + CF.DynamicBegin, Slots.begin() + CF.PhiTemp, 0);
+  // Result slots are not cleared between programs: they start at zero for
+  // the launch, and a program can only see an earlier program's values
+  // through uses that violate dominance (rejected by the verifier); even then
+  // the run stays deterministic because programs run in a fixed order.
   uint64_t Steps = 0;
   uint32_t B = 0;
   for (;;) {

@@ -74,8 +74,8 @@ void IRGenerator::applyParamAttributes(const ast::ParamDecl &P, const FEType &T,
         Diags.error(At.Range, "'__multipleof' applies only to integer parameters ('" + P.Name +
                                   "' has type '" + T.str() + "')");
       } else if (At.Value <= 0) {
-        Diags.error(At.Range, "'__multipleof' needs a positive value (got " +
-                                  std::to_string(At.Value) + ")");
+        Diags.error(At.Range,
+                    "'__multipleof' needs a positive value (got " + std::to_string(At.Value) + ")");
       } else {
         AA.MultipleOf = At.Value;
       }
@@ -113,7 +113,8 @@ void IRGenerator::applyParamAttributes(const ast::ParamDecl &P, const FEType &T,
     }
   }
   if (AA.ReadOnly && AA.WriteOnly)
-    Diags.error(P.NameRange, "parameter '" + P.Name + "' cannot be both __readonly and __writeonly");
+    Diags.error(P.NameRange,
+                "parameter '" + P.Name + "' cannot be both __readonly and __writeonly");
   if (T.isPointer() && P.Type.IsRestrict)
     AA.NoAlias = true;
 }
@@ -311,9 +312,7 @@ Value *IRGenerator::resolve(Value *V) const {
   return V;
 }
 
-void IRGenerator::writeVariable(VarInfo *V, BasicBlock *BB, Value *Val) {
-  CurrentDef[V][BB] = Val;
-}
+void IRGenerator::writeVariable(VarInfo *V, BasicBlock *BB, Value *Val) { CurrentDef[V][BB] = Val; }
 
 Value *IRGenerator::readVariable(VarInfo *V, BasicBlock *BB) {
   auto &Defs = CurrentDef[V];
@@ -337,6 +336,7 @@ Value *IRGenerator::undefAt(const FEType &T, BasicBlock *BB) {
   if (!T.isTile())
     return U;
   auto Splat = Instruction::create(Opcode::Splat, T.toIR(), {U});
+  Splat->Loc = LastLoc;
   auto Pos = BB->instructions().begin();
   while (Pos != BB->instructions().end() && (*Pos)->getOpcode() == Opcode::Phi)
     ++Pos;
@@ -443,8 +443,8 @@ void IRGenerator::genStmt(const ast::Stmt *S) {
   case ast::StmtKind::Continue: {
     bool IsBreak = S->Kind == ast::StmtKind::Break;
     if (Loops.empty()) {
-      Diags.error(S->Range, IsBreak ? "'break' statement not in loop"
-                                    : "'continue' statement not in loop");
+      Diags.error(S->Range,
+                  IsBreak ? "'break' statement not in loop" : "'continue' statement not in loop");
       return;
     }
     branchTo(IsBreak ? Loops.back().Break : Loops.back().Continue);
@@ -454,8 +454,7 @@ void IRGenerator::genStmt(const ast::Stmt *S) {
   case ast::StmtKind::Return: {
     const auto *R = S->as<ast::ReturnStmt>();
     if (R->Value) {
-      Diags.error(R->Value->Range,
-                  "void kernel '" + FnName + "' should not return a value");
+      Diags.error(R->Value->Range, "void kernel '" + FnName + "' should not return a value");
       return;
     }
     if (!isTerminated())
@@ -528,8 +527,8 @@ void IRGenerator::genDeclarator(const ast::DeclStmt &S, const ast::Declarator &D
       auto Hi = foldInt(R->Hi.get(), Reported);
       if (Lo && Hi && *Hi - *Lo != T.Shape[0] && *Hi > *Lo) {
         Diags.error(R->Range, "range of " + std::to_string(*Hi - *Lo) +
-                                  " elements does not fit tile of " +
-                                  std::to_string(T.Shape[0]) + " elements");
+                                  " elements does not fit tile of " + std::to_string(T.Shape[0]) +
+                                  " elements");
         V = TValue::error();
       }
     }

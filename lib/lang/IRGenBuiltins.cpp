@@ -20,8 +20,8 @@ bool IRGenerator::checkArity(const ast::CallExpr &E, size_t Min, size_t Max) {
   size_t N = E.Args.size();
   if (N >= Min && N <= Max)
     return true;
-  std::string Expect = Min == Max ? plural(Min, "argument")
-                                  : std::to_string(Min) + " or " + plural(Max, "argument");
+  std::string Expect =
+      Min == Max ? plural(Min, "argument") : std::to_string(Min) + " or " + plural(Max, "argument");
   Diags.error(E.Range, "'" + E.Callee + "' expects " + Expect + " but " + std::to_string(N) +
                            (N == 1 ? " was" : " were") + " given");
   return false;
@@ -29,8 +29,8 @@ bool IRGenerator::checkArity(const ast::CallExpr &E, size_t Min, size_t Max) {
 
 static bool mathOpcode(const std::string &Name, Opcode &Op) {
   static const std::pair<const char *, Opcode> Table[] = {
-      {"exp", Opcode::Exp},     {"log", Opcode::Log},   {"sqrt", Opcode::Sqrt},
-      {"rsqrt", Opcode::Rsqrt}, {"sin", Opcode::Sin},   {"cos", Opcode::Cos},
+      {"exp", Opcode::Exp},     {"log", Opcode::Log},     {"sqrt", Opcode::Sqrt},
+      {"rsqrt", Opcode::Rsqrt}, {"sin", Opcode::Sin},     {"cos", Opcode::Cos},
       {"tanh", Opcode::Tanh},   {"floor", Opcode::Floor}, {"ceil", Opcode::Ceil},
       {"abs", Opcode::FAbs},
   };
@@ -73,8 +73,8 @@ TValue IRGenerator::genCall(const ast::CallExpr &E) {
     // fma(a, b, c): a float operation; integers convert to float.
     for (size_t I = 0; I < 3; ++I)
       if (!Args[I].T.isArithmetic()) {
-        Diags.error(E.Args[I]->Range, "argument of 'fma' has type '" + Args[I].T.str() +
-                                          "', which is not a number");
+        Diags.error(E.Args[I]->Range,
+                    "argument of 'fma' has type '" + Args[I].T.str() + "', which is not a number");
         return TValue::error();
       }
     FEType Elem = commonArithmeticType(Args[0].T, Args[0].Weak, Args[1].T, Args[1].Weak);
@@ -132,8 +132,8 @@ TValue IRGenerator::genAtomicCall(const ast::CallExpr &E, const std::string &Nam
     if (I == 0) {
       TValue P = genExpr(E.Args[0].get());
       if (!P.Error && !P.T.isPointer()) {
-        Diags.error(E.Args[0]->Range, "first argument of '" + Name +
-                                          "' must be a pointer (got '" + P.T.str() + "')");
+        Diags.error(E.Args[0]->Range,
+                    "first argument of '" + Name + "' must be a pointer (got '" + P.T.str() + "')");
         P = TValue::error();
       }
       Args.push_back(P);
@@ -154,8 +154,8 @@ TValue IRGenerator::genAtomicCall(const ast::CallExpr &E, const std::string &Nam
     bool IsInt = Pointee.isInt() && !Pointee.isBool();
     bool Ok = IsInt || (Name == "atomic_add" && Pointee.isFloat());
     if (!Ok) {
-      Diags.error(E.Range, "'" + Name + "' does not support values of type '" + Pointee.str() +
-                               "'");
+      Diags.error(E.Range,
+                  "'" + Name + "' does not support values of type '" + Pointee.str() + "'");
       return TValue::error();
     }
     bool S = Pointee.isSigned();
@@ -187,8 +187,8 @@ TValue IRGenerator::genAtomicCall(const ast::CallExpr &E, const std::string &Nam
     std::string Shapes;
     for (size_t I = 0; I < Args.size(); ++I)
       Shapes += (I ? (I + 1 == Args.size() ? " and " : ", ") : "") + shapeStr(Args[I].T.Shape);
-    Diags.error(E.Range, "cannot broadcast the arguments of '" + Name + "' (shapes " + Shapes +
-                             ")");
+    Diags.error(E.Range,
+                "cannot broadcast the arguments of '" + Name + "' (shapes " + Shapes + ")");
     return TValue::error();
   }
   for (TValue &A : Args)

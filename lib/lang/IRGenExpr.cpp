@@ -59,12 +59,12 @@ TValue IRGenerator::genIntLiteral(const ast::IntLiteralExpr &E) {
     T = E.IsLong || V > std::numeric_limits<uint32_t>::max() ? BaseType::ULong : BaseType::UInt;
   else if (E.IsLong)
     T = V > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? BaseType::ULong
-                                                                      : BaseType::Long;
+                                                                       : BaseType::Long;
   else if (V <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
     T = BaseType::Int;
   else
     T = V > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? BaseType::ULong
-                                                                      : BaseType::Long;
+                                                                       : BaseType::Long;
   return constInt(FEType(T), static_cast<int64_t>(V), !E.IsUnsigned && !E.IsLong);
 }
 
@@ -109,12 +109,12 @@ TValue IRGenerator::genUnary(const ast::UnaryExpr &E) {
   SourceRange OpR = E.OpRange.isValid() ? E.OpRange : E.Range;
   static const char *Spell[] = {"+", "-", "!", "~"};
   const char *Sp = Spell[static_cast<int>(E.Op)];
-  bool Ok = E.Op == UnaryOp::Not ? (V.T.isArithmetic() || V.T.isPointer())
+  bool Ok = E.Op == UnaryOp::Not      ? (V.T.isArithmetic() || V.T.isPointer())
             : E.Op == UnaryOp::BitNot ? V.T.isInt()
                                       : V.T.isArithmetic();
   if (!Ok) {
-    Diags.error(OpR, std::string("invalid argument type '") + V.T.str() + "' to unary '" + Sp +
-                         "'");
+    Diags.error(OpR,
+                std::string("invalid argument type '") + V.T.str() + "' to unary '" + Sp + "'");
     return TValue::error();
   }
   at(OpR);
@@ -139,8 +139,8 @@ TValue IRGenerator::genUnary(const ast::UnaryExpr &E) {
       return TValue(B.createUnary(Opcode::FNeg, V.V), V.T, V.Weak);
     }
     if (C)
-      return TValue(M.getInt(C->getType(), static_cast<int64_t>(0ull - uint64_t(C->getInt()))),
-                    V.T, V.Weak);
+      return TValue(M.getInt(C->getType(), static_cast<int64_t>(0ull - uint64_t(C->getInt()))), V.T,
+                    V.Weak);
     Value *Zero = B.getConstantOfType(V.V->getType(), 0);
     return TValue(B.createBinary(Opcode::Sub, Zero, V.V), V.T, V.Weak);
   }
@@ -156,9 +156,9 @@ TValue IRGenerator::genPointerOperand(const ast::Expr *E, SourceRange OpRange, b
   if (P.Error)
     return P;
   if (!P.T.isPointer()) {
-    Diags.error(OpRange, Masked ? "masked dereference of a non-pointer value of type '" +
-                                      P.T.str() + "'"
-                                : "cannot dereference a value of type '" + P.T.str() + "'");
+    Diags.error(OpRange,
+                Masked ? "masked dereference of a non-pointer value of type '" + P.T.str() + "'"
+                       : "cannot dereference a value of type '" + P.T.str() + "'");
     return TValue::error();
   }
   return P;
@@ -177,8 +177,7 @@ TValue IRGenerator::genMask(const ast::Expr *E) {
 }
 
 TValue IRGenerator::genDeref(const ast::UnaryExpr &E) {
-  TValue P = genPointerOperand(E.Operand.get(), E.OpRange.isValid() ? E.OpRange : E.Range,
-                               false);
+  TValue P = genPointerOperand(E.Operand.get(), E.OpRange.isValid() ? E.OpRange : E.Range, false);
   if (P.Error)
     return P;
   at(E.Range);
@@ -225,8 +224,8 @@ LValue IRGenerator::genLValue(const ast::Expr *E) {
     return L;
   }
   if (const auto *U = E->as<ast::UnaryExpr>(); U && U->Op == UnaryOp::Deref) {
-    L.Ptr = genPointerOperand(U->Operand.get(), U->OpRange.isValid() ? U->OpRange : U->Range,
-                              false);
+    L.Ptr =
+        genPointerOperand(U->Operand.get(), U->OpRange.isValid() ? U->OpRange : U->Range, false);
     if (!L.Ptr.Error)
       L.K = LValue::Mem;
     return L;
@@ -330,8 +329,8 @@ TValue IRGenerator::genIncDec(const ast::UnaryExpr &E) {
   bool Inc = E.Op == UnaryOp::PreInc || E.Op == UnaryOp::PostInc;
   at(OpR);
   TValue One = constInt(FEType(BaseType::Int), 1, /*Weak=*/true);
-  TValue New = emitBinary(Inc ? BinaryOp::Add : BinaryOp::Sub, Old, One, OpR, E.Operand.get(),
-                          nullptr);
+  TValue New =
+      emitBinary(Inc ? BinaryOp::Add : BinaryOp::Sub, Old, One, OpR, E.Operand.get(), nullptr);
   TValue Stored = storeLValue(L, New, OpR, nullptr);
   if (Stored.Error)
     return Stored;
@@ -363,8 +362,7 @@ TValue IRGenerator::genLogical(const ast::BinaryExpr &E) {
     if (V.Error)
       return;
     if (!V.T.isArithmetic() && !V.T.isPointer()) {
-      Diags.error(OpR, std::string("invalid operand of type '") + V.T.str() + "' to '" + Sp +
-                           "'");
+      Diags.error(OpR, std::string("invalid operand of type '") + V.T.str() + "' to '" + Sp + "'");
       V = TValue::error();
       return;
     }
@@ -480,8 +478,8 @@ TValue IRGenerator::genConditional(const ast::ConditionalExpr &E) {
     return TValue::error();
   FEType Elem;
   if (!commonArmType(T, F, Elem)) {
-    Diags.error(E.Range, "incompatible operand types ('" + T.T.str() + "' and '" + F.T.str() +
-                             "') in '?:'");
+    Diags.error(E.Range,
+                "incompatible operand types ('" + T.T.str() + "' and '" + F.T.str() + "') in '?:'");
     return TValue::error();
   }
   bool Weak = T.Weak && F.Weak;
@@ -523,8 +521,7 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
       Mask = TValue(B.createBinary(Opcode::And, Mask.V, Mk.V), Mask.T);
     } else {
       const auto *U = DE->as<ast::UnaryExpr>();
-      P = genPointerOperand(U->Operand.get(), U->OpRange.isValid() ? U->OpRange : U->Range,
-                            false);
+      P = genPointerOperand(U->Operand.get(), U->OpRange.isValid() ? U->OpRange : U->Range, false);
     }
     if (P.Error)
       return P;
@@ -601,8 +598,8 @@ TValue IRGenerator::genBranchyConditional(const ast::ConditionalExpr &E, TValue 
     return Finish(TValue::voidValue());
   FEType Elem;
   if (T.isVoid() || F.isVoid() || !commonArmType(T, F, Elem)) {
-    Diags.error(E.Range, "incompatible operand types ('" + T.T.str() + "' and '" + F.T.str() +
-                             "') in '?:'");
+    Diags.error(E.Range,
+                "incompatible operand types ('" + T.T.str() + "' and '" + F.T.str() + "') in '?:'");
     return Finish(TValue::error());
   }
   auto S = broadcastShapes(T.T.Shape, F.T.Shape);
@@ -664,8 +661,8 @@ TValue IRGenerator::genRange(const ast::RangeExpr &E, std::optional<int64_t> Exp
     return TValue::error();
   }
   if (*Hi <= *Lo) {
-    Diags.error(E.Range, "range '" + std::to_string(*Lo) + " ... " + std::to_string(*Hi) +
-                             "' is empty");
+    Diags.error(E.Range,
+                "range '" + std::to_string(*Lo) + " ... " + std::to_string(*Hi) + "' is empty");
     return TValue::error();
   }
   if (Expected && *Hi - *Lo != *Expected) {

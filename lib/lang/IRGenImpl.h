@@ -160,18 +160,18 @@ public:
   /// (with notes at the operands' declarations) when impossible.
   bool broadcastPair(TValue &L, TValue &R, SourceRange OpRange, const ast::Expr *LE,
                      const ast::Expr *RE);
-  /// Broadcasts V to a target shape, reporting `What` when impossible.
+  /// Broadcasts V to exactly shape S, reporting an error at R when impossible.
   bool broadcastInto(TValue &V, const ir::Shape &S, SourceRange R, const ast::Expr *VE);
   void noteDeclaration(const ast::Expr *E);
   /// The binary operators (except && || , and assignment).
-  TValue emitBinary(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange,
-                    const ast::Expr *LE, const ast::Expr *RE);
+  TValue emitBinary(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange, const ast::Expr *LE,
+                    const ast::Expr *RE);
   /// Folds integer arithmetic on two scalar constants; null if not foldable.
   ir::Value *foldIntBinary(ast::BinaryOp Op, ir::Value *L, ir::Value *R, bool Signed);
   TValue emitPointerArith(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange,
                           const ast::Expr *LE, const ast::Expr *RE);
-  TValue emitCompare(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange,
-                     const ast::Expr *LE, const ast::Expr *RE);
+  TValue emitCompare(ast::BinaryOp Op, TValue L, TValue R, SourceRange OpRange, const ast::Expr *LE,
+                     const ast::Expr *RE);
   TValue emitDot(TValue L, TValue R, SourceRange OpRange);
   TValue emitTrans(TValue V, SourceRange R);
   TValue emitReduce(TValue V, ast::SubscriptItem::Kind K, int64_t Axis);
@@ -202,11 +202,16 @@ public:
   /// (`lo ... hi`, possibly offset: `pid * TM + 0 ... TM`).
   static const ast::RangeExpr *findInitRange(const ast::Expr *E);
 
-  void at(SourceRange R) { B.setLoc(R.Begin); }
+  /// Sets the source location of the instructions created next.
+  void at(SourceRange R) {
+    LastLoc = R.Begin;
+    B.setLoc(R.Begin);
+  }
 
   DiagnosticEngine &Diags;
   ir::Module &M;
   ir::IRBuilder B;
+  SourceLoc LastLoc; ///< What `at` set last (for instructions made without B).
 
   // Per-function state.
   ir::Function *Fn = nullptr;

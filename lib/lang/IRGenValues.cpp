@@ -102,10 +102,10 @@ void IRGenerator::noteDeclaration(const ast::Expr *E) {
   VarInfo *V = lookupVar(Id->Name);
   if (!V || !V->DeclRange.isValid())
     return;
-  Diags.note(V->DeclRange, "'" + V->Name + "' declared here with " +
-                               (V->Type.isTile() ? "shape " + shapeStr(V->Type.Shape)
-                                                 : std::string("scalar type '") +
-                                                       V->Type.str() + "'"));
+  Diags.note(V->DeclRange,
+             "'" + V->Name + "' declared here with " +
+                 (V->Type.isTile() ? "shape " + shapeStr(V->Type.Shape)
+                                   : std::string("scalar type '") + V->Type.str() + "'"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -125,8 +125,8 @@ Value *IRGenerator::foldConversion(Constant *C, const FEType &From, const FEType
     if (To.isInt())
       return M.getInt(TT, V);
     if (To.isFloat()) {
-      double D = From.isSigned() ? static_cast<double>(V)
-                                 : static_cast<double>(static_cast<uint64_t>(V));
+      double D =
+          From.isSigned() ? static_cast<double>(V) : static_cast<double>(static_cast<uint64_t>(V));
       return M.getFloat(TT, roundToFloatKind(D, TT->getFloatKind()));
     }
     return nullptr;
@@ -583,8 +583,8 @@ TValue IRGenerator::emitDot(TValue L, TValue R, SourceRange OpRange) {
     return TValue::error();
   }
   if (L.T.Shape[1] != R.T.Shape[0]) {
-    Diags.error(OpRange, "inner dimensions of '@' do not match: " + shapeStr(L.T.Shape) +
-                             " and " + shapeStr(R.T.Shape));
+    Diags.error(OpRange, "inner dimensions of '@' do not match: " + shapeStr(L.T.Shape) + " and " +
+                             shapeStr(R.T.Shape));
     return TValue::error();
   }
   if (!L.T.isArithmetic() || !R.T.isArithmetic() || L.T.isBool() || R.T.isBool()) {

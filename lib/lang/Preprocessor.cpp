@@ -18,6 +18,7 @@
 #include "tritonc/lang/Lexer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <filesystem>
 #include <set>
@@ -957,7 +958,7 @@ bool needsSeparator(const Token &A, const Token &B) {
   if (Word(L) && (Word(R) || R == '\'' || R == '"'))
     return true;
   bool Number = A.is(TokenKind::int_literal) || A.is(TokenKind::float_literal);
-  if (Number && (R == '.' || R == '+' || R == '-'))
+  if (Number && R == '.')
     return true;
   if (Word(L) || Word(R))
     return false;

@@ -179,3 +179,13 @@ TEST(Npy, DTypeNames) {
   EXPECT_STREQ(dtypeDescr(T), "<u2");
   EXPECT_FALSE(lookupDTypeName("complex64", T));
 }
+
+TEST(Npy, EveryTruncationIsAnError) {
+  std::string Bytes = serializeNpy(makeArray(DType::F64, {3, 2}));
+  for (size_t Len = 0; Len < Bytes.size(); ++Len) {
+    NpyArray A;
+    std::string Error;
+    EXPECT_FALSE(parseNpy(std::string_view(Bytes).substr(0, Len), A, Error)) << Len;
+    EXPECT_FALSE(Error.empty()) << Len;
+  }
+}

@@ -88,7 +88,8 @@ __global__ void dot(TYPE * A, TYPE * B, TYPE * C, int M, int N, int K,
 
 TEST(IRGen, MatmulLoopCarriesTilesThroughPhis) {
   Compiled C = compileOk(MatmulSrc, {{"TYPE", "half"}, {"TM", "64"}, {"TN", "32"}, {"TK", "16"}});
-  EXPECT_TRUE(matches(C.IR, R"(%acc\.\d+ = phi \[%acc, \^entry\], \[%acc\.\d+, \^for\.inc\] : f32<64,32>)"))
+  EXPECT_TRUE(
+      matches(C.IR, R"(%acc\.\d+ = phi \[%acc, \^entry\], \[%acc\.\d+, \^for\.inc\] : f32<64,32>)"))
       << C.IR;
   EXPECT_TRUE(matches(C.IR, R"(%pa\.\d+ = phi .* : f16\*<64,16>)")) << C.IR;
   EXPECT_TRUE(matches(C.IR, R"(%pb\.\d+ = phi .* : f16\*<16,32>)")) << C.IR;
@@ -161,12 +162,12 @@ __global__ void k(half *P, float *Q, int i, unsigned u, bfloat16 b, half h, floa
   *Q = (u >> 1) + (i >> 1);
 }
 )");
-  EXPECT_TRUE(matches(C.IR, "sitofp %i : f16")) << C.IR;     // int with half -> half
-  EXPECT_TRUE(matches(C.IR, "fpext %h : f32")) << C.IR;      // half with float -> float
-  EXPECT_TRUE(matches(C.IR, "fpext %b : f32")) << C.IR;      // half with bfloat16 -> float
+  EXPECT_TRUE(matches(C.IR, "sitofp %i : f16")) << C.IR; // int with half -> half
+  EXPECT_TRUE(matches(C.IR, "fpext %h : f32")) << C.IR;  // half with float -> float
+  EXPECT_TRUE(matches(C.IR, "fpext %b : f32")) << C.IR;  // half with bfloat16 -> float
   EXPECT_TRUE(matches(C.IR, "udiv %u, i32 3")) << C.IR;
   EXPECT_TRUE(matches(C.IR, "sdiv %i, i32 3")) << C.IR;
-  EXPECT_TRUE(matches(C.IR, "icmp ult %u, %i")) << C.IR;     // int converts to unsigned
+  EXPECT_TRUE(matches(C.IR, "icmp ult %u, %i")) << C.IR; // int converts to unsigned
   EXPECT_TRUE(matches(C.IR, "lshr %u, i32 1")) << C.IR;
   EXPECT_TRUE(matches(C.IR, "ashr %i, i32 1")) << C.IR;
 }

@@ -132,6 +132,11 @@ void checkSameResults(const char *Text, const std::vector<std::vector<T>> &Buffe
   ASSERT_TRUE(PM.addPipeline(defaultPipeline(), Error)) << Error;
   ASSERT_TRUE(PM.run(*After, Error)) << Error;
   auto Got = runOn(*After, Buffers, Args, Grid);
+  // The test means something only if the pipeline changed the kernel and
+  // the kernel wrote its output.
+  EXPECT_NE(ir::printModule(*Before), ir::printModule(*After));
+  EXPECT_NE(0, std::memcmp(Buffers.back().data(), Expected.back().data(),
+                           Buffers.back().size() * sizeof(T)));
   for (size_t I = 0; I < Expected.size(); ++I)
     EXPECT_EQ(0, std::memcmp(Expected[I].data(), Got[I].data(), Expected[I].size() * sizeof(T)))
         << "buffer " << I << " differs after:\n"
@@ -146,10 +151,9 @@ TEST(Differential, MatMulKeepsItsResults) {
   for (size_t I = 0; I < B.size(); ++I)
     B[I] = static_cast<float>(static_cast<int>(I * 5 % 7) - 3);
   using interp::ArgValue;
-  checkSameResults<float>(MatMul, {A, B, C},
-                          {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::buffer(2),
-                           ArgValue::integer(K)},
-                          1);
+  checkSameResults<float>(
+      MatMul, {A, B, C},
+      {ArgValue::buffer(0), ArgValue::buffer(1), ArgValue::buffer(2), ArgValue::integer(K)}, 1);
 }
 
 TEST(Differential, IntegerKernelKeepsItsResults) {

@@ -1,0 +1,917 @@
+"""Numerical tests of the bundled Triton-C kernels (kernels/*.tc) on the interpreter.
+
+Each test launches a kernel through `tritonc run --interpret` on fresh random inputs (see conftest.py for
+the seed), with problem sizes that are not multiples of the tile sizes and padded leading dimensions, and
+compares the result with a float64 numpy reference. Outputs and the padding of every buffer are poisoned
+(NaN or a sentinel) before the launch, so unwritten outputs, stray writes and reads of padding show up.
+
+The binary is $TRITONC, or build/tools/tritonc/tritonc in the repository.
+"""
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+KERNELS = REPO / "kernels"
+TRITONC = os.environ.get("TRITONC", str(REPO / "build" / "tools" / "tritonc" / "tritonc"))
+TIMEOUT_S = int(os.environ.get("TRITONC_TEST_TIMEOUT", "300"))
+
+# Triton-C scalar type -> numpy dtype of its buffers (bfloat16 travels as its uint16 bit pattern).
+NP_TYPES = {
+    "bool": np.bool_,
+    "char": np.int8,
+    "unsigned char": np.uint8,
+    "short": np.int16,
+    "unsigned short": np.uint16,
+    "int": np.int32,
+    "unsigned": np.uint32,
+    "long": np.int64,
+    "unsigned long": np.uint64,
+    "half": np.float16,
+    "bfloat16": np.uint16,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+# (rtol, atol) for comparing a result stored in TYPE with a float64 reference; atol is scaled by the
+# magnitude the test expects (e.g. sqrt(K) for a dot product of K terms in [-1, 1]). half and bfloat16 allow
+# about two units in the last place: references emulate every rounding to TYPE that the kernel does (see
+# rounder()), so what remains is the final rounding plus float-versus-float64 accumulation; accumulating a
+# dot product in half instead of float would not pass.
+TOLERANCES = {
+    "half": (2e-3, 2e-3),
+    "bfloat16": (1.6e-2, 1.6e-2),
+    "float": (1e-5, 1e-5),
+    "double": (1e-12, 1e-12),
+}
+
+BF16_NAN = np.uint16(0x7FC0)
+INT_SENTINEL = -0x2152411  # 0x...DEADBEEF-like, fits every signed width we poison
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Launch helpers
+# ---------------------------------------------------------------------------------------------------------
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def define_args(defines):
+    return [f"-D{k}={v}" for k, v in defines.items()]
+
+
+def tritonc(args, stdin=None):
+    """Runs tritonc with args; returns the CompletedProcess."""
+    return subprocess.run([TRITONC] + args, input=stdin, capture_output=True, text=True,
+                          timeout=TIMEOUT_S)
+
+
+def format_cmd(cmd):
+    return " ".join(f"'{c}'" if any(ch in c for ch in " ,:^[]") else c for c in cmd)
+
+
+class Launcher:
+    """Runs kernels through `tritonc run --interpret`, one fresh directory per launch."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path = tmp_path
+        self.count = 0
+
+    def __call__(self, kernel, defines, grid, args, extra=()):
+        """args: list of (parameter name, value) in parameter order; a numpy array is passed as a .npy
+        buffer, anything else as a literal. Returns {name: array after the launch} for every buffer."""
+        self.count += 1
+        workdir = self.tmp_path / f"launch{self.count}"
+        indir, outdir = workdir / "in", workdir / "out"
+        indir.mkdir(parents=True)
+        outdir.mkdir()
+        cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
+        cmd += list(extra)
+        cmd += ["--grid", ",".join(str(g) for g in grid), "--interpret", "--out", str(outdir)]
+        for name, value in args:
+            if isinstance(value, np.ndarray):
+                path = indir / f"{name}.npy"
+                np.save(path, value)
+                cmd.append(str(path))
+            elif isinstance(value, float):
+                cmd.append(repr(value))
+            else:
+                cmd.append(str(int(value)))
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        assert res.returncode == 0, (f"tritonc run failed (exit {res.returncode}):\n{format_cmd(cmd)}\n"
+                                     f"{res.stdout}{res.stderr}")
+        results = {}
+        for name, value in args:
+            if isinstance(value, np.ndarray):
+                out = np.load(outdir / f"{name}.npy")
+                assert out.dtype == value.dtype, f"{name}: dtype {out.dtype}, expected {value.dtype}"
+                assert out.size == value.size, f"{name}: {out.size} elements, expected {value.size}"
+                results[name] = out.reshape(value.shape)
+        return results
+
+
+@pytest.fixture
+def launch(tmp_path):
+    return Launcher(tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Data helpers
+# ---------------------------------------------------------------------------------------------------------
+
+
+def f32_to_bf16_bits(x):
+    """Rounds float values to bfloat16 (to nearest, ties to even) and returns their bit patterns."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    out = rounded.astype(np.uint16)
+    out[np.isnan(np.asarray(x, dtype=np.float32))] = BF16_NAN
+    return out
+
+
+def bf16_bits_to_f64(bits):
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def encode(values, type_name):
+    """float64 values -> buffer contents of type_name (rounded to the type)."""
+    if type_name == "bfloat16":
+        return f32_to_bf16_bits(np.asarray(values, dtype=np.float32))
+    return np.asarray(values).astype(NP_TYPES[type_name])
+
+
+def decode(buffer, type_name):
+    """Buffer contents of type_name -> float64."""
+    if type_name == "bfloat16":
+        return bf16_bits_to_f64(buffer)
+    return np.asarray(buffer).astype(np.float64)
+
+
+def round_to(values, type_name):
+    """The float64 values that survive a trip through type_name."""
+    return decode(encode(values, type_name), type_name)
+
+
+def rounder(type_name):
+    """The rounding of one arithmetic operation done in type_name, for step-by-step references."""
+    if type_name == "double":
+        return lambda v: np.asarray(v, dtype=np.float64)
+    return lambda v: round_to(np.asarray(v, dtype=np.float64), type_name)
+
+
+def poisoned(shape, type_name):
+    """A buffer of type_name filled with NaN (float types) or a sentinel (integers)."""
+    dtype = NP_TYPES[type_name]
+    if type_name == "bfloat16":
+        return np.full(shape, BF16_NAN, dtype=np.uint16)
+    if np.issubdtype(dtype, np.floating):
+        return np.full(shape, np.nan, dtype=dtype)
+    if dtype == np.bool_:
+        return np.ones(shape, dtype=np.bool_)
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return np.full(shape, np.iinfo(dtype).max, dtype=dtype)
+    return np.full(shape, max(INT_SENTINEL, np.iinfo(dtype).min), dtype=dtype)
+
+
+def is_poison(buffer, type_name):
+    if type_name == "bfloat16":
+        return buffer == BF16_NAN
+    if np.issubdtype(buffer.dtype, np.floating):
+        return np.isnan(buffer)
+    return buffer == poisoned((1,), type_name)[0]
+
+
+def padded_matrix(rng, rows, cols, ld, type_name, lo=-1.0, hi=1.0):
+    """A rows x ld buffer whose first cols columns hold random values of type_name and whose padding is
+    poisoned. Returns (buffer, float64 values as stored)."""
+    buf = poisoned((rows, ld), type_name)
+    if np.issubdtype(NP_TYPES[type_name], np.integer) and type_name != "bfloat16":
+        values = rng.integers(int(lo), int(hi) + 1, size=(rows, cols)).astype(np.float64)
+    else:
+        values = round_to(rng.uniform(lo, hi, size=(rows, cols)), type_name)
+    buf[:, :cols] = encode(values, type_name)
+    return buf, values
+
+
+def assert_close(actual_buffer, expected, type_name, scale=1.0, what="", computed_in=None):
+    """Compares a buffer of type_name with a float64 reference; computed_in names the type the kernel
+    computes in when it is less precise than type_name (softmax computes double data in float)."""
+    rtol, atol = TOLERANCES[computed_in if computed_in and type_name == "double" else type_name]
+    actual = decode(actual_buffer, type_name)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol * scale, err_msg=what)
+
+
+def assert_poison(buffer, type_name, what):
+    assert np.all(is_poison(buffer, type_name)), f"{what}: padding was overwritten"
+
+
+def not_multiple(rng, lo, hi, *tiles):
+    """A random size in [lo, hi] that is not a multiple of any of the tiles."""
+    while True:
+        n = int(rng.integers(lo, hi + 1))
+        if all(n % t for t in tiles):
+            return n
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Configurations. Each is (kernel file, defines); the numeric tests below run these, and test_ir_round_trip
+# checks that each of them compiles, verifies after every pass and round-trips through the IR parser.
+# ---------------------------------------------------------------------------------------------------------
+
+# Seed-tutorial style macros for the four transposition variants of matmul.tc.
+SEED_A = {
+    False: {"USE_A": "a", "SHAPE_A": "TM,TK", "STRIDE_AK": "1", "STRIDE_AM": "lda",
+            "BROADCAST_AK": "newaxis,:", "BROADCAST_AM": ":,newaxis"},
+    True: {"USE_A": "^a", "SHAPE_A": "TK,TM", "STRIDE_AK": "lda", "STRIDE_AM": "1",
+           "BROADCAST_AK": ":,newaxis", "BROADCAST_AM": "newaxis,:"},
+}
+SEED_B = {
+    False: {"USE_B": "b", "SHAPE_B": "TK,TN", "STRIDE_BK": "ldb", "STRIDE_BN": "1",
+            "BROADCAST_BK": ":,newaxis", "BROADCAST_BN": "newaxis,:"},
+    True: {"USE_B": "^b", "SHAPE_B": "TN,TK", "STRIDE_BK": "1", "STRIDE_BN": "ldb",
+           "BROADCAST_BK": "newaxis,:", "BROADCAST_BN": ":,newaxis"},
+}
+
+TRANSPOSE_CONFIGS = [
+    {"TYPE": "float", "TM": 16, "TN": 16},
+    {"TYPE": "half", "TM": 32, "TN": 16},
+    {"TYPE": "double"},
+]
+TRANSPOSE_CHECKED_CONFIGS = [
+    {"TYPE": "float", "TM": 16, "TN": 16},
+    {"TYPE": "half", "TM": 16, "TN": 32},
+    {"TYPE": "int", "TM": 32, "TN": 16},
+]
+# (defines, trans_a, trans_b)
+MATMUL_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, False, False),
+    ({"TYPE": "half", "ACC": "half", "TM": 32, "TN": 16, "TK": 16, **SEED_A[False], **SEED_B[True]}, False, True),
+    ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 16, "TRANS_A": 1}, True, False),
+    ({"TYPE": "float", "TM": 16, "TN": 32, "TK": 8, **SEED_A[True], **SEED_B[True]}, True, True),
+    ({"TYPE": "bfloat16", "TM": 16, "TN": 16, "TK": 16, "TRANS_B": 1}, False, True),
+    ({}, False, False),
+]
+MATMUL_GROUPED_CONFIGS = [
+    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 16, "GROUP_M": 2},
+    {"TYPE": "half", "TM": 16, "TN": 16, "TK": 8, "GROUP_M": 3},
+]
+MATMUL_SPLITK_CONFIGS = [
+    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 1},
+    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3},
+    {"TYPE": "half", "TM": 16, "TN": 32, "TK": 16, "TZ": 2},
+    {"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 16, "TZ": 4},
+]
+# (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w))
+CONV_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1)),
+    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (3, 3), (1, 2), (2, 2)),
+    ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 8}, (2, 3), (0, 1), (1, 2)),
+]
+# (defines, N): rows shorter than, a bit longer than, and several times the tile
+SOFTMAX_CONFIGS = [
+    ({"TYPE": "float", "TM": 4, "TN": 64}, 45),
+    ({"TYPE": "float", "TM": 2, "TN": 16}, 45),
+    ({"TYPE": "half", "TM": 4, "TN": 32}, 37),
+    ({"TYPE": "double", "TM": 8, "TN": 16}, 10),
+]
+SDDMM_CONFIGS = [
+    {"TYPE": "float", "BLOCK": 16, "TK": 16},
+    {"TYPE": "half", "BLOCK": 16, "TK": 8},
+    {"TYPE": "double", "ACC": "double", "BLOCK": 8, "TK": 16},
+]
+BS_SOFTMAX_CONFIGS = [
+    {"TYPE": "float", "BLOCK": 8, "TN": 32},
+    {"TYPE": "float", "BLOCK": 8, "TN": 32, "APPLY_RPE": 1, "APPLY_MASK": 1},
+    {"TYPE": "half", "BLOCK": 16, "TN": 64, "APPLY_MASK": 1},
+    {"TYPE": "double", "BLOCK": 8, "TN": 32, "APPLY_RPE": 1},
+]
+REDUCE_CONFIGS = [
+    {"TYPE": "float", "TM": 8, "TN": 16},
+    {"TYPE": "half", "TM": 4, "TN": 64},
+]
+ELEMENTWISE_CONFIGS = [
+    {"TYPE": "float", "TN": 32},
+    {"TYPE": "half", "TN": 64},
+    {"TYPE": "double", "TN": 16},
+    {"TYPE": "bfloat16", "TN": 32},
+]
+CONTROL_CONFIGS = [{"TN": 16, "LIMIT": 100}, {"TN": 8, "LIMIT": 20, "BOUND": 3000}]
+CONVERT_CONFIGS = [{"TN": 32}, {"TN": 16}]
+
+
+def config_id(defines):
+    return ",".join(f"{k}={v}" for k, v in defines.items()) or "defaults"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# transpose.tc / transpose_checked.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines", TRANSPOSE_CONFIGS, ids=config_id)
+def test_transpose(defines, rng, launch):
+    ty = defines.get("TYPE", "float")
+    tm, tn = defines.get("TM", 32), defines.get("TN", 32)
+    m, n = tm * int(rng.integers(1, 4)), tn * int(rng.integers(1, 4))
+    ldx, ldy = n + int(rng.integers(1, 6)), m + int(rng.integers(1, 6))
+    x, xv = padded_matrix(rng, m, n, ldx, ty)
+    y = poisoned((n, ldy), ty)
+    out = launch("transpose.tc", defines, (m // tm, n // tn),
+                 [("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
+    assert_close(out["Y"][:, :m], xv.T, ty, what="Y")
+    assert_poison(out["Y"][:, m:], ty, "Y")
+
+
+@pytest.mark.parametrize("defines", TRANSPOSE_CHECKED_CONFIGS, ids=config_id)
+def test_transpose_checked(defines, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    m, n = not_multiple(rng, 20, 70, tm), not_multiple(rng, 20, 70, tn)
+    ldx, ldy = n + int(rng.integers(1, 6)), m + int(rng.integers(1, 6))
+    lo, hi = (-1000, 1000) if ty == "int" else (-1.0, 1.0)
+    x, xv = padded_matrix(rng, m, n, ldx, ty, lo, hi)
+    # one extra row after the end of Y catches writes past the last row
+    y = poisoned((n + 1, ldy), ty)
+    out = launch("transpose_checked.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
+    if ty == "int":
+        np.testing.assert_array_equal(out["Y"][:n, :m], xv.T.astype(np.int32))
+    else:
+        assert_close(out["Y"][:n, :m], xv.T, ty, what="Y")
+    assert_poison(out["Y"][:n, m:], ty, "Y columns past M")
+    assert_poison(out["Y"][n:], ty, "Y rows past N")
+    np.testing.assert_array_equal(out["X"], x)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# matmul.tc, matmul_grouped.tc, matmul_splitk.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_CONFIGS,
+                         ids=[config_id(c[0]) for c in MATMUL_CONFIGS])
+def test_matmul(defines, trans_a, trans_b, rng, launch):
+    ty = defines.get("TYPE", "float")
+    tm, tn, tk = defines.get("TM", 32), defines.get("TN", 32), defines.get("TK", 16)
+    m, n = not_multiple(rng, 20, 75, tm), not_multiple(rng, 20, 75, tn)
+    k = not_multiple(rng, tk + 1, 3 * tk + 5, tk)
+    if trans_a:
+        lda = m + int(rng.integers(1, 5))
+        a, av = padded_matrix(rng, k, m, lda, ty)
+        av = av.T
+    else:
+        lda = k + int(rng.integers(1, 5))
+        a, av = padded_matrix(rng, m, k, lda, ty)
+    if trans_b:
+        ldb = k + int(rng.integers(1, 5))
+        b, bv = padded_matrix(rng, n, k, ldb, ty)
+        bv = bv.T
+    else:
+        ldb = n + int(rng.integers(1, 5))
+        b, bv = padded_matrix(rng, k, n, ldb, ty)
+    ldc = n + int(rng.integers(1, 5))
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
+                  ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
+@pytest.mark.parametrize("defines", MATMUL_GROUPED_CONFIGS, ids=config_id)
+def test_matmul_grouped(defines, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk, group = defines["TM"], defines["TN"], defines["TK"], defines["GROUP_M"]
+    # enough tile rows for a last group shorter than GROUP_M
+    while True:
+        m = not_multiple(rng, 4 * tm, 6 * tm, tm)
+        if cdiv(m, tm) % group:
+            break
+    n, k = not_multiple(rng, 20, 60, tn), not_multiple(rng, tk + 1, 3 * tk, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul_grouped.tc", defines, (cdiv(m, tm) * cdiv(n, tn),),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
+                  ("stride_bk", ldb), ("stride_cm", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
+@pytest.mark.parametrize("defines", MATMUL_SPLITK_CONFIGS, ids=config_id)
+def test_matmul_splitk(defines, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk, tz = defines["TM"], defines["TN"], defines["TK"], defines["TZ"]
+    m, n = not_multiple(rng, 20, 45, tm), not_multiple(rng, 20, 45, tn)
+    # with TZ == 4 and K < 3 * TK some slices are empty
+    k = not_multiple(rng, 2 * tk + 1, 4 * tk + 10, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    grid = (cdiv(m, tm), cdiv(n, tn), tz)
+    locks = np.zeros(2 * grid[0] * grid[1], dtype=np.int32)
+    alpha = 1.5
+    out = launch("matmul_splitk.tc", defines, grid,
+                 [("A", a), ("B", b), ("C", c), ("locks", locks), ("alpha", alpha), ("M", m), ("N", n),
+                  ("K", k), ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
+    # the programs along axis 2 add their partial products in order, each sum rounded to TYPE
+    r, slice_k = rounder(ty), cdiv(cdiv(k, tz), tk) * tk
+    expected = np.zeros((m, n))
+    for z in range(tz):
+        lo, hi = z * slice_k, min(k, (z + 1) * slice_k)
+        partial = alpha * (av[:, lo:hi] @ bv[lo:hi, :]) if lo < hi else np.zeros((m, n))
+        expected = r(partial + expected) if z else r(partial)
+    assert_close(out["C"][:, :n], expected, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+    np.testing.assert_array_equal(out["locks"], 0, err_msg="locks and counters must be 0 on exit")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# conv.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+def conv_adelta(k_total, tk, r, s, lda_ci, lda_h, lda_w):
+    """Listing 5.9 of the thesis: increment of A's offset from reduction index i to i + TK."""
+    i = np.arange(k_total)
+
+    def offset(j):
+        return (j // (r * s)) * lda_ci + ((j // s) % r) * lda_h + (j % s) * lda_w
+
+    return (offset(i + tk) - offset(i)).astype(np.int32)
+
+
+def conv_reference(x, w, pad, stride, p, q):
+    """x: Z x CI x H x W, w: CI x R x S x CO (float64) -> Z x CO x P x Q."""
+    z, ci, h, wd = x.shape
+    _, r, s, co = w.shape
+    xp = np.zeros((z, ci, h + 2 * pad[0] + stride[0] * p, wd + 2 * pad[1] + stride[1] * q))
+    xp[:, :, pad[0]:pad[0] + h, pad[1]:pad[1] + wd] = x
+    out = np.zeros((z, co, p, q))
+    for rr in range(r):
+        for ss in range(s):
+            patch = xp[:, :, rr:rr + stride[0] * p:stride[0], ss:ss + stride[1] * q:stride[1]]
+            out += np.einsum("zcpq,ck->zkpq", patch, w[:, rr, ss, :])
+    return out
+
+
+@pytest.mark.parametrize("defines,rs,pad,stride", CONV_CONFIGS,
+                         ids=[config_id(c[0]) for c in CONV_CONFIGS])
+def test_conv(defines, rs, pad, stride, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    r, s = rs
+    z, ci, co = 2, int(rng.integers(3, 5)), not_multiple(rng, 3, 2 * tn - 1, tn)
+    h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
+    p = (h + 2 * pad[0] - r) // stride[0] + 1
+    q = (w + 2 * pad[1] - s) // stride[1] + 1
+    m, n, k = z * p * q, co, ci * r * s
+    # A: NCHW with padded strides (lda_w = 1)
+    lda_w, lda_h = 1, w + int(rng.integers(0, 3))
+    lda_ci = h * lda_h + int(rng.integers(0, 5))
+    lda_z = ci * lda_ci + int(rng.integers(0, 5))
+    xv = round_to(rng.uniform(-1, 1, size=(z, ci, h, w)), ty)
+    a = poisoned(z * lda_z, ty)
+    zz, cc, hh, ww = np.meshgrid(np.arange(z), np.arange(ci), np.arange(h), np.arange(w), indexing="ij")
+    a[(zz * lda_z + cc * lda_ci + hh * lda_h + ww * lda_w).ravel()] = encode(xv, ty).ravel()
+    # B: (CI*R*S) x CO, row stride ldb
+    ldb = co + int(rng.integers(1, 4))
+    b, bv = padded_matrix(rng, k, co, ldb, ty)
+    wv = bv.reshape(ci, r, s, co)
+    # C: Z x CO x P x Q with padded strides
+    ldc_p = q + int(rng.integers(0, 3))
+    ldc_co = p * ldc_p + int(rng.integers(0, 3))
+    ldc_z = co * ldc_co + int(rng.integers(0, 3))
+    c = poisoned(z * ldc_z, ty)
+    adelta = conv_adelta(k, tk, r, s, lda_ci, lda_h, lda_w)
+    out = launch("conv.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("ADELTA", adelta), ("M", m), ("N", n), ("K", k),
+                  ("H", h), ("W", w), ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]),
+                  ("pad_w", pad[1]), ("stride_h", stride[0]), ("stride_w", stride[1]),
+                  ("lda_z", lda_z), ("lda_ci", lda_ci), ("lda_h", lda_h), ("lda_w", lda_w),
+                  ("ldb", ldb), ("ldc_z", ldc_z), ("ldc_co", ldc_co), ("ldc_p", ldc_p)])
+    expected = conv_reference(xv, wv, pad, stride, p, q)
+    zz, kk, pp, qq = np.meshgrid(np.arange(z), np.arange(co), np.arange(p), np.arange(q), indexing="ij")
+    where = (zz * ldc_z + kk * ldc_co + pp * ldc_p + qq).ravel()
+    got = out["C"][where].reshape(z, co, p, q)
+    assert_close(got, expected, ty, scale=math.sqrt(k),
+                 what=f"C, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s}")
+    untouched = np.ones(c.size, dtype=bool)
+    untouched[where] = False
+    assert_poison(out["C"][untouched], ty, "C")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# softmax.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+def softmax_rows(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("defines,n", SOFTMAX_CONFIGS, ids=[config_id(c[0]) for c in SOFTMAX_CONFIGS])
+def test_softmax(defines, n, rng, launch):
+    ty, tm = defines["TYPE"], defines["TM"]
+    m = not_multiple(rng, 3, 13, tm)
+    ldx, ldy = n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    x, xv = padded_matrix(rng, m, n, ldx, ty, -4.0, 4.0)
+    y = poisoned((m + 1, ldy), ty)
+    out = launch("softmax.tc", defines, (cdiv(m, tm),),
+                 [("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
+    assert_close(out["Y"][:m, :n], softmax_rows(xv), ty, what=f"Y, M={m} N={n}", computed_in="float")
+    assert_poison(out["Y"][:m, n:], ty, "Y columns past N")
+    assert_poison(out["Y"][m:], ty, "Y rows past M")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# blocksparse_sddmm.tc, blocksparse_softmax.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+def random_layout(rng, heads, nblocks, density=0.5):
+    """A heads x nblocks x nblocks 0/1 layout with at least one non-zero block per block row."""
+    layout = rng.random((heads, nblocks, nblocks)) < density
+    for h in range(heads):
+        for bm in range(nblocks):
+            if not layout[h, bm].any():
+                layout[h, bm, rng.integers(nblocks)] = True
+    return layout
+
+
+@pytest.mark.parametrize("defines", SDDMM_CONFIGS, ids=config_id)
+def test_blocksparse_sddmm(defines, rng, launch):
+    ty, block, tk = defines["TYPE"], defines["BLOCK"], defines["TK"]
+    z, heads, nblocks = 2, 2, 3
+    length = nblocks * block
+    d = not_multiple(rng, tk + 1, 3 * tk, tk)
+    layout = random_layout(rng, heads, nblocks)
+    coo = np.argwhere(layout).astype(np.int32)  # rows of (h, bm, bn)
+    nnz = len(coo)
+    lda, ldb = d + int(rng.integers(1, 4)), d + int(rng.integers(1, 4))
+    stride_ha, stride_hb = length * lda + 3, length * ldb
+    stride_za, stride_zb = heads * stride_ha + 1, heads * stride_hb + 5
+    av = round_to(rng.uniform(-1, 1, size=(z, heads, length, d)), ty)
+    bv = round_to(rng.uniform(-1, 1, size=(z, heads, length, d)), ty)
+    a, b = poisoned(z * stride_za, ty), poisoned(z * stride_zb, ty)
+    for zi in range(z):
+        for hi in range(heads):
+            for row in range(length):
+                a[zi * stride_za + hi * stride_ha + row * lda:][:d] = encode(av[zi, hi, row], ty)
+                b[zi * stride_zb + hi * stride_hb + row * ldb:][:d] = encode(bv[zi, hi, row], ty)
+    stride_zc = nnz * block * block + 7
+    c = poisoned(z * stride_zc, ty)
+    out = launch("blocksparse_sddmm.tc", defines, (nnz, z),
+                 [("A", a), ("B", b), ("C", c), ("LUT", coo.ravel()), ("D", d), ("stride_za", stride_za),
+                  ("stride_ha", stride_ha), ("lda", lda), ("stride_zb", stride_zb),
+                  ("stride_hb", stride_hb), ("ldb", ldb), ("stride_zc", stride_zc)])
+    dense = np.einsum("zhmd,zhnd->zhmn", av, bv)
+    got = out["C"].reshape(z, stride_zc)
+    for zi in range(z):
+        blocks = got[zi, :nnz * block * block].reshape(nnz, block, block)
+        for i, (hi, bm, bn) in enumerate(coo):
+            expected = dense[zi, hi, bm * block:(bm + 1) * block, bn * block:(bn + 1) * block]
+            assert_close(blocks[i], expected, ty, scale=math.sqrt(d), what=f"block {i} of batch {zi}")
+        assert_poison(got[zi, nnz * block * block:], ty, "C")
+
+
+def blocksparse_softmax_lut(layout):
+    """Headers (size, offset) per (head, block row), then 4 ints per block: id, column, row, head.
+    Block ids number the non-zero blocks in np.argwhere order (the order of X's blocks)."""
+    heads, nblocks, _ = layout.shape
+    ids = {tuple(int(v) for v in hbm): i for i, hbm in enumerate(np.argwhere(layout))}
+    base = 2 * heads * nblocks
+    headers, entries = [], []
+    for h in range(heads):
+        for bm in range(nblocks):
+            cols = [int(bn) for bn in np.flatnonzero(layout[h, bm])]
+            headers += [len(cols), base + len(entries)]
+            for bn in cols:
+                entries += [ids[(h, bm, bn)], bn, bm, h]
+    return np.array(headers + entries, dtype=np.int32)
+
+
+@pytest.mark.parametrize("defines", BS_SOFTMAX_CONFIGS, ids=config_id)
+def test_blocksparse_softmax(defines, rng, launch):
+    ty, block, tn = defines["TYPE"], defines["BLOCK"], defines["TN"]
+    rpe, use_mask = "APPLY_RPE" in defines, "APPLY_MASK" in defines
+    z, heads = 2, 2
+    nblocks = tn // block  # the widest block row must fit in TN
+    length = nblocks * block
+    layout = random_layout(rng, heads, nblocks)
+    coo = np.argwhere(layout)
+    nnz = len(coo)
+    lut = blocksparse_softmax_lut(layout)
+    stride_zx = nnz * block * block + 3
+    xv = round_to(rng.uniform(-2, 2, size=(z, nnz, block, block)), ty)
+    x = poisoned(z * stride_zx, ty)
+    for zi in range(z):
+        x[zi * stride_zx:][:nnz * block * block] = encode(xv[zi].ravel(), ty)
+    # relative position embedding Z x H x L x L (padded rows) and L x L 0/1 mask
+    stride_sp = length + 1
+    stride_hp = length * stride_sp
+    stride_zp = heads * stride_hp + 2
+    pv = round_to(rng.uniform(-1, 1, size=(z, heads, length, length)), ty)
+    p = poisoned(z * stride_zp, ty)
+    for zi in range(z):
+        for hi in range(heads):
+            for row in range(length):
+                p[zi * stride_zp + hi * stride_hp + row * stride_sp:][:length] = encode(pv[zi, hi, row], ty)
+    stride_zm = length + 3
+    maskv = (rng.random((length, length)) < 0.8).astype(np.float64)
+    # keep at least one unmasked element in every row of every non-zero block row
+    for (h, bm, bn) in coo:
+        maskv[bm * block:(bm + 1) * block, bn * block] = 1
+    mask = poisoned((length, stride_zm), ty)
+    mask[:, :length] = encode(maskv, ty)
+    scale = 0.75
+    out = launch("blocksparse_softmax.tc", defines, (heads * nblocks * block, z),
+                 [("X", x), ("P", p), ("MASK", mask), ("LUT", lut), ("scale", scale),
+                  ("stride_zx", stride_zx), ("stride_zp", stride_zp), ("stride_hp", stride_hp),
+                  ("stride_sp", stride_sp), ("stride_zm", stride_zm)])
+    # dense reference: -inf outside the layout
+    got = out["X"]
+    for zi in range(z):
+        dense = np.full((heads, length, length), -np.inf)
+        for i, (h, bm, bn) in enumerate(coo):
+            dense[h, bm * block:(bm + 1) * block, bn * block:(bn + 1) * block] = xv[zi, i]
+        r = rounder(ty)
+        dense = r(dense * scale)
+        if rpe:
+            dense = r(dense + pv[zi])
+        if use_mask:
+            dense = dense + np.where(maskv == 0, -np.inf, 0.0)
+        expected = softmax_rows(dense)
+        blocks = got[zi * stride_zx:][:nnz * block * block].reshape(nnz, block, block)
+        for i, (h, bm, bn) in enumerate(coo):
+            ref = expected[h, bm * block:(bm + 1) * block, bn * block:(bn + 1) * block]
+            assert_close(blocks[i], ref, ty, what=f"block {i} of batch {zi}", computed_in="float")
+        if zi + 1 < z:
+            assert_poison(got[zi * stride_zx + nnz * block * block:(zi + 1) * stride_zx], ty, "X")
+    np.testing.assert_array_equal(out["LUT"], lut)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# reduce.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines", REDUCE_CONFIGS, ids=config_id)
+def test_reduce(defines, rng, launch):
+    ty, tm = defines["TYPE"], defines["TM"]
+    m, n = not_multiple(rng, 20, 45, tm), int(rng.integers(20, 50))
+    ldx = n + int(rng.integers(1, 5))
+    x, xv = padded_matrix(rng, m, n, ldx, ty, -2.0, 2.0)
+    grid = cdiv(m, tm)
+    rowsum, rowmax, rowmin = (poisoned(m + 1, "float") for _ in range(3))
+    colsum = np.zeros(n, dtype=np.float32)
+    total = np.zeros(1, dtype=np.float32)
+    pmin = poisoned(grid, "float")
+    tn = defines["TN"]
+    cnt = np.zeros(tn, dtype=np.int32)
+    out = launch("reduce.tc", defines, (grid,),
+                 [("X", x), ("ROWSUM", rowsum), ("ROWMAX", rowmax), ("ROWMIN", rowmin),
+                  ("COLSUM", colsum), ("TOTAL", total), ("PMIN", pmin), ("CNT", cnt), ("M", m),
+                  ("N", n), ("ldx", ldx)])
+    assert_close(out["ROWSUM"][:m], xv.sum(axis=1), "float", scale=n, what="ROWSUM")
+    assert_close(out["ROWMAX"][:m], xv.max(axis=1), "float", what="ROWMAX")
+    assert_close(out["ROWMIN"][:m], xv.min(axis=1), "float", what="ROWMIN")
+    for name in ("ROWSUM", "ROWMAX", "ROWMIN"):
+        assert_poison(out[name][m:], "float", name)
+    assert_close(out["COLSUM"], xv.sum(axis=0), "float", scale=m, what="COLSUM")
+    assert_close(out["TOTAL"], [xv.sum()], "float", scale=m * n, what="TOTAL")
+    pad = np.full(grid * tm - m, np.inf)
+    assert_close(out["PMIN"], np.concatenate([xv.min(axis=1), pad]).reshape(grid, tm).min(axis=1),
+                 "float", what="PMIN")
+    expected_cnt = [m * sum(1 for c in range(0, n, tn) if c + j < n) for j in range(tn)]
+    np.testing.assert_array_equal(out["CNT"], expected_cnt, err_msg="CNT")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# elementwise.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines", ELEMENTWISE_CONFIGS, ids=config_id)
+def test_elementwise(defines, rng, launch):
+    ty, tn = defines["TYPE"], defines["TN"]
+    n = not_multiple(rng, 40, 100, tn)
+    xv = round_to(rng.uniform(0.1, 4.0, size=n), ty)
+    wv = round_to(rng.uniform(-3.0, 3.0, size=n), ty)
+    wv[:4] = round_to([-1.5, -0.5, 0.0, 2.0], ty)  # integral, halves and the NAN/INFINITY branches
+    x, w = encode(xv, ty), encode(wv, ty)
+    zbuf = poisoned(15 * n + 1, ty)
+    out = launch("elementwise.tc", defines, (cdiv(n, tn),), [("X", x), ("W", w), ("Z", zbuf), ("N", n)])
+    r = rounder(ty)  # every operation rounds to TYPE
+    expected = [
+        np.exp(wv), np.log(xv), np.sqrt(xv), 1 / np.sqrt(xv), np.sin(wv), np.cos(wv), np.tanh(wv),
+        np.abs(wv), np.floor(wv), np.ceil(wv), xv * wv + 0.5, np.maximum(xv, wv), np.minimum(xv, wv),
+        np.where(wv < -1, np.nan, np.where(wv > 1, np.inf, wv)),
+        r(r(-xv + r(wv * 2)) - r(xv / r(r(wv * wv) + 1))),
+    ]
+    names = ["exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil", "fma", "max",
+             "min", "select", "arith"]
+    got = out["Z"][:15 * n].reshape(15, n)
+    for row, (name, ref) in enumerate(zip(names, expected)):
+        assert_close(got[row], ref, ty, scale=4.0 if name == "arith" else 1.0, what=name)
+    assert_poison(out["Z"][15 * n:], ty, "Z")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# control.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+def collatz_steps(x, limit):
+    steps = 0
+    while x != 1 and steps < limit:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        steps += 1
+    return steps
+
+
+def is_prime(x):
+    return x >= 2 and all(x % d for d in range(2, math.isqrt(x) + 1))
+
+
+@pytest.mark.parametrize("defines", CONTROL_CONFIGS, ids=config_id)
+def test_control(defines, rng, launch):
+    tn, limit = defines["TN"], defines["LIMIT"]
+    n = not_multiple(rng, 20, 45, tn)
+    xs = rng.integers(1, 1000, size=n).astype(np.int32)
+    xs[:3] = [1, 2, 27]  # 27 takes 111 Collatz steps
+    grid = cdiv(n, tn)
+    outbuf = poisoned(4 * n + 1, "int")
+    halv, rounds = poisoned(grid, "int"), poisoned(grid, "int")
+    tacc = poisoned(n + 1, "int")
+    out = launch("control.tc", defines, (grid,), [("X", xs), ("OUT", outbuf), ("HALV", halv),
+                                                   ("TACC", tacc), ("ROUNDS", rounds), ("N", n)])
+    expected = []
+    for x in xs.tolist():
+        expected += [collatz_steps(x, limit), sum(int(ch) for ch in str(x)),
+                     sum(j for j in range(x % 64) if j % 3), int(is_prime(x))]
+    np.testing.assert_array_equal(out["OUT"][:4 * n], expected)
+    assert_poison(out["OUT"][4 * n:], "int", "OUT")
+    padded = np.concatenate([xs, np.zeros(grid * tn - n, dtype=np.int32)]).reshape(grid, tn)
+    np.testing.assert_array_equal(out["HALV"], [int(v).bit_length() for v in padded.max(axis=1)])
+    bound = defines.get("BOUND", 20000)
+    for pid in range(grid):
+        acc, r = np.zeros(tn, dtype=np.int64), 0
+        while True:
+            r += 1
+            if r % 3 and ((acc := acc + padded[pid] * r).max() > bound):
+                break
+            if r >= 20:
+                break
+        lo, hi = pid * tn, min(n, pid * tn + tn)
+        np.testing.assert_array_equal(out["TACC"][lo:hi], acc[:hi - lo], err_msg=f"TACC of program {pid}")
+        assert out["ROUNDS"][pid] == r, f"ROUNDS of program {pid}"
+    assert_poison(out["TACC"][n:], "int", "TACC")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# convert.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines", CONVERT_CONFIGS, ids=config_id)
+def test_convert(defines, rng, launch):
+    tn = defines["TN"]
+    n = not_multiple(rng, 40, 70, tn)
+    i8 = rng.integers(-128, 128, size=n).astype(np.int8)
+    u8 = rng.integers(0, 256, size=n).astype(np.uint8)
+    i16 = rng.integers(-300, 301, size=n).astype(np.int16)
+    u16 = rng.integers(0, 65536, size=n).astype(np.uint16)
+    i32 = rng.integers(-2**31 + 1, 2**31, size=n).astype(np.int32)
+    i32[:4] = [0, -1, 7, -15]
+    u32 = rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32)
+    u32[:2] = [3, 2**32 - 1]
+    i64 = rng.integers(-2**50, 2**50, size=n).astype(np.int64)
+    u64 = rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64)
+    u64[:2] = [5, 2**63 + 11]
+    b = rng.random(n) < 0.5
+    f16 = rng.uniform(-10, 10, size=n).astype(np.float16)
+    bf16 = f32_to_bf16_bits(rng.uniform(-10, 10, size=n))
+    f32 = rng.uniform(-3, 3, size=n).astype(np.float32)
+    f32[:3] = [0.0, 2.5, -2.5]
+    f64 = rng.uniform(-3, 3, size=n)
+    outs = {
+        "OUT": poisoned(19 * n, "double"), "O8": poisoned(n, "char"), "OU16": poisoned(n, "unsigned short"),
+        "OU32": poisoned(n, "unsigned"), "OF16": poisoned(n, "half"), "OBF16": poisoned(n, "bfloat16"),
+        "OB": np.zeros(n, dtype=np.bool_), "OI64": poisoned(n, "long"),
+    }
+    args = [("I8", i8), ("U8", u8), ("I16", i16), ("U16", u16), ("I32", i32), ("U32", u32), ("I64", i64),
+            ("U64", u64), ("B", b), ("F16", f16), ("BF16", bf16), ("F32", f32), ("F64", f64)]
+    args += list(outs.items()) + [("N", n)]
+    out = launch("convert.tc", defines, (cdiv(n, tn),), args)
+
+    I = lambda v: v.astype(np.int64)  # noqa: E731 - exact integer arithmetic
+    trunc_div = lambda a, d: np.trunc(a / d).astype(np.int64)  # noqa: E731 - C division
+    f32_64 = f32.astype(np.float64)
+    expected = [
+        I(i8) + I(u8), I(i16) * I(u16), trunc_div(I(i32), 7), I(i32) - 7 * trunc_div(I(i32), 7),
+        I(i32) >> 3, I(u32) >> 3, I(u32) // 5, I(i64) * 3 - 1, (u64 // np.uint64(3)).astype(np.float64),
+        np.where(b, f16.astype(np.float64), bf16_bits_to_f64(bf16)), f32_64 * f64,
+        (f16 + f16).astype(np.float64), (~I(i32) & 0xFF0) | (I(i32) ^ 21),
+        (I(i8) < I(u8)) + 2 * (i32 != 0) + 4 * (f32 >= 0.5) + 8 * ((i8 < 0) | (u8 > 200)) + 16 * ~b
+        + 32 * (u64 >= 2**63),
+        np.trunc(f32 * np.float32(10)), (i32.astype(np.float32) * np.float32(0.5)).astype(np.float64),
+        np.abs(I(i32)), np.maximum(I(i32), 1000), np.minimum(I(u32), 7),
+    ]
+    names = ["i8+u8", "i16*u16", "i32/7", "i32%7", "i32>>3", "u32>>3", "u32/5", "i64*3-1", "u64/3",
+             "select", "f32*f64", "f16+f16", "bitwise", "compare", "(int)f32", "(float)i32", "abs",
+             "max", "min"]
+    got = out["OUT"].reshape(19, n)
+    for row, (name, ref) in enumerate(zip(names, expected)):
+        np.testing.assert_array_equal(got[row], np.asarray(ref).astype(np.float64), err_msg=name)
+    np.testing.assert_array_equal(out["O8"], i32.astype(np.int8), err_msg="(char)i32")
+    np.testing.assert_array_equal(out["OU16"], i32.astype(np.uint16), err_msg="implicit i32 -> ushort")
+    np.testing.assert_array_equal(out["OU32"], i8.astype(np.int64).astype(np.uint32), err_msg="(unsigned)i8")
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out["OF16"], (f32 * np.float32(30000)).astype(np.float16),
+                                      err_msg="float -> half")
+    np.testing.assert_array_equal(out["OBF16"], f32_to_bf16_bits(f32), err_msg="float -> bfloat16")
+    np.testing.assert_array_equal(out["OB"], f32 != 0, err_msg="float -> bool")
+    np.testing.assert_array_equal(out["OI64"], I(i32) * I(i32) + I(u32), err_msg="(long)i32 * i32 + u32")
+
+
+def test_matmul_tuning_list(rng, launch):
+    """-DTM=[...] -DTN=[...] tuning lists: --list-configs enumerates the cross product (last list fastest)
+    and every configuration, selected with --config=N, computes the same product."""
+    defines = {"TYPE": "float", "TM": "[16,32]", "TN": "[16, 32]", "TK": 8}
+    listed = tritonc(["compile", str(KERNELS / "matmul.tc")] + define_args(defines) + ["--list-configs"])
+    assert listed.returncode == 0, listed.stderr
+    configs = [line for line in listed.stdout.splitlines() if line.strip()]
+    assert configs == ["0: TM=16 TN=16", "1: TM=16 TN=32", "2: TM=32 TN=16", "3: TM=32 TN=32"]
+    m, n, k = 37, 45, 29
+    a, av = padded_matrix(rng, m, k, k + 3, "float")
+    b, bv = padded_matrix(rng, k, n, n + 1, "float")
+    for index, line in enumerate(configs):
+        tile = dict(item.split("=") for item in line.split(": ")[1].split())
+        tm, tn = int(tile["TM"]), int(tile["TN"])
+        out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                     [("A", a), ("B", b), ("C", poisoned((m, n + 2), "float")), ("M", m), ("N", n),
+                      ("K", k), ("lda", k + 3), ("ldb", n + 1), ("ldc", n + 2)],
+                     extra=[f"--config={index}"])
+        assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=line)
+        assert_poison(out["C"][:, n:], "float", "C")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Every configuration above: IR round trip and pass verification; every kernel file: compiles without -D
+# and documents itself.
+# ---------------------------------------------------------------------------------------------------------
+
+ALL_CONFIGS = (
+    [("transpose.tc", d) for d in TRANSPOSE_CONFIGS]
+    + [("transpose_checked.tc", d) for d in TRANSPOSE_CHECKED_CONFIGS]
+    + [("matmul.tc", c[0]) for c in MATMUL_CONFIGS]
+    + [("matmul_grouped.tc", d) for d in MATMUL_GROUPED_CONFIGS]
+    + [("matmul_splitk.tc", d) for d in MATMUL_SPLITK_CONFIGS]
+    + [("conv.tc", c[0]) for c in CONV_CONFIGS]
+    + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
+    + [("blocksparse_sddmm.tc", d) for d in SDDMM_CONFIGS]
+    + [("blocksparse_softmax.tc", d) for d in BS_SOFTMAX_CONFIGS]
+    + [("reduce.tc", d) for d in REDUCE_CONFIGS]
+    + [("elementwise.tc", d) for d in ELEMENTWISE_CONFIGS]
+    + [("control.tc", d) for d in CONTROL_CONFIGS]
+    + [("convert.tc", d) for d in CONVERT_CONFIGS]
+)
+KERNEL_FILES = sorted(p.name for p in KERNELS.glob("*.tc"))
+
+
+@pytest.mark.parametrize("kernel,defines", ALL_CONFIGS,
+                         ids=[f"{k}:{config_id(d)}" for k, d in ALL_CONFIGS])
+def test_ir_round_trip(kernel, defines):
+    src = str(KERNELS / kernel)
+    # after the default pipeline, and straight out of IRGen (more phis, undefs and casts)
+    for pipeline in ([], ["--passes="]):
+        compiled = tritonc(["compile", src] + define_args(defines) + ["--emit=ir"] + pipeline)
+        assert compiled.returncode == 0, compiled.stderr
+        assert "define" in compiled.stdout
+        reparsed = tritonc(["opt", "-", "--passes="], stdin=compiled.stdout)
+        assert reparsed.returncode == 0, reparsed.stderr
+        assert reparsed.stdout == compiled.stdout, f"print -> parse -> print is not the identity {pipeline}"
+    verified = tritonc(["compile", src] + define_args(defines) + ["--verify-each"])
+    assert verified.returncode == 0, verified.stderr
+    assert verified.stderr == "", verified.stderr
+
+
+@pytest.mark.parametrize("kernel", KERNEL_FILES)
+def test_kernel_defaults_and_header(kernel):
+    text = (KERNELS / kernel).read_text()
+    assert text.startswith(f"// {kernel} - "), "header comment must start with '// <file> - <summary>'"
+    header = text[:text.index("#include")]
+    for field in ("Grid:", "Macros:"):
+        assert field in header, f"header comment lacks '{field}'"
+    compiled = tritonc(["compile", str(KERNELS / kernel), "--emit=ir"])
+    assert compiled.returncode == 0, compiled.stderr
