@@ -8,14 +8,15 @@
 namespace tritonc {
 
 FileId SourceManager::addBuffer(std::string Name, std::string Text) {
-  Buffer B;
+  auto Owned = std::make_unique<Buffer>();
+  Buffer &B = *Owned;
   B.Name = std::move(Name);
   B.Text = std::move(Text);
   B.LineStarts.push_back(0);
   for (size_t I = 0; I < B.Text.size(); ++I)
     if (B.Text[I] == '\n')
       B.LineStarts.push_back(I + 1);
-  Buffers.push_back(std::move(B));
+  Buffers.push_back(std::move(Owned));
   return static_cast<FileId>(Buffers.size() - 1);
 }
 
@@ -33,7 +34,7 @@ std::optional<FileId> SourceManager::addFile(const std::string &Path) {
 std::string_view SourceManager::getLine(FileId Id, uint32_t Line) const {
   if (Id >= Buffers.size())
     return {};
-  const Buffer &B = Buffers[Id];
+  const Buffer &B = *Buffers[Id];
   if (Line == 0 || Line > B.LineStarts.size())
     return {};
   size_t Start = B.LineStarts[Line - 1];
@@ -44,7 +45,7 @@ std::string_view SourceManager::getLine(FileId Id, uint32_t Line) const {
 }
 
 SourceLoc SourceManager::getLoc(FileId Id, size_t Offset) const {
-  const Buffer &B = Buffers[Id];
+  const Buffer &B = *Buffers[Id];
   auto It = std::upper_bound(B.LineStarts.begin(), B.LineStarts.end(), Offset);
   uint32_t Line = static_cast<uint32_t>(It - B.LineStarts.begin());
   uint32_t Col = static_cast<uint32_t>(Offset - B.LineStarts[Line - 1]) + 1;

@@ -40,8 +40,7 @@ NP_TYPES = {
 # (rtol, atol) for comparing a result stored in TYPE with a float64 reference; atol is scaled by the
 # magnitude the test expects (e.g. sqrt(K) for a dot product of K terms in [-1, 1]). half and bfloat16 allow
 # about two units in the last place: references emulate every rounding to TYPE that the kernel does (see
-# rounder()), so what remains is the final rounding plus float-versus-float64 accumulation; accumulating a
-# dot product in half instead of float would not pass.
+# rounder()), so what remains is the final rounding plus float-versus-float64 accumulation.
 TOLERANCES = {
     "half": (2e-3, 2e-3),
     "bfloat16": (1.6e-2, 1.6e-2),
@@ -50,7 +49,7 @@ TOLERANCES = {
 }
 
 BF16_NAN = np.uint16(0x7FC0)
-INT_SENTINEL = -0x2152411  # 0x...DEADBEEF-like, fits every signed width we poison
+INT_SENTINEL = -0x2152411  # poison of signed integer buffers (the type's minimum for char and short)
 
 
 # ---------------------------------------------------------------------------------------------------------

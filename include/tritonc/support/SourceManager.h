@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,8 +53,10 @@ public:
   /// Reads a file from disk; returns nullopt when it cannot be read.
   std::optional<FileId> addFile(const std::string &Path);
 
-  const std::string &getName(FileId Id) const { return Buffers[Id].Name; }
-  const std::string &getText(FileId Id) const { return Buffers[Id].Text; }
+  const std::string &getName(FileId Id) const { return Buffers[Id]->Name; }
+  /// The text stays at the same address for the manager's lifetime, so views
+  /// into it remain valid when more buffers are added.
+  const std::string &getText(FileId Id) const { return Buffers[Id]->Text; }
   /// The text of a 1-based line without its newline (empty if out of range).
   std::string_view getLine(FileId Id, uint32_t Line) const;
   /// Maps a byte offset in a buffer to a location.
@@ -66,7 +69,7 @@ private:
     std::string Text;
     std::vector<size_t> LineStarts; ///< Byte offset of each line's start.
   };
-  std::vector<Buffer> Buffers;
+  std::vector<std::unique_ptr<Buffer>> Buffers;
 };
 
 } // namespace tritonc

@@ -40,3 +40,15 @@ TEST(SourceManager, MapsOffsetsToLinesAndColumns) {
   EXPECT_EQ(SM.getLine(F, 3), "ef");
   EXPECT_EQ(SM.getLine(F, 9), "");
 }
+
+// Regression: buffers used to live in a vector by value, so registering a new
+// buffer moved short (SSO) texts and invalidated views the lexer held.
+TEST(SourceManager, TextStaysPutWhenMoreBuffersAreAdded) {
+  SourceManager SM;
+  FileId F = SM.addBuffer("short", "int x;");
+  const char *Before = SM.getText(F).data();
+  for (int I = 0; I < 100; ++I)
+    SM.addBuffer("b" + std::to_string(I), "y");
+  EXPECT_EQ(SM.getText(F).data(), Before);
+  EXPECT_EQ(SM.getText(F), "int x;");
+}
