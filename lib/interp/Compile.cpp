@@ -232,7 +232,6 @@ void Lowering::run() {
         if (const ir::Constant *K = ir::asConstant(const_cast<ir::Value *>(V)))
           addConstant(I.get(), K);
   }
-  C.DynamicBegin = static_cast<uint32_t>(Next);
   C.Init.resize(Next, 0);
   for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions())

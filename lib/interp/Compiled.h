@@ -243,9 +243,8 @@ struct CompiledFunction {
   /// Start of the arena (arguments and constants); arguments are written per
   /// launch. The rest of the arena starts at zero.
   std::vector<uint64_t> Init;
-  uint32_t NumSlots = 0;     ///< Arena size.
-  uint32_t DynamicBegin = 0; ///< First slot of instruction results.
-  uint32_t PhiTemp = 0;      ///< Scratch for simultaneous phi copies.
+  uint32_t NumSlots = 0; ///< Arena size.
+  uint32_t PhiTemp = 0;  ///< Scratch for simultaneous phi copies.
   std::vector<uint32_t> ArgSlot;
 };
 

@@ -1,7 +1,8 @@
 //===- ParserImpl.h - Triton-C parser internals -----------------*- C++ -*-===//
 //
-// The Parser class shared by Parser.cpp (top level, types, statements) and
-// ParseExpr.cpp (expressions). Not a public header.
+// The Parser class shared by Parser.cpp (tokens, recovery, types, top
+// level), ParseStmt.cpp (statements) and ParseExpr.cpp (expressions). Not a
+// public header.
 //
 // Error handling: a parse function that fails reports exactly one error and
 // returns null; callers propagate the null without reporting again, and the
@@ -33,8 +34,8 @@ private:
   std::vector<Token> Toks; ///< Always ends with an eof token.
   size_t Pos = 0;
   DiagnosticEngine &Diags;
-  SourceLoc PrevEnd;    ///< One past the last consumed token.
-  unsigned Depth = 0;   ///< Current recursion depth (stack guard).
+  SourceLoc PrevEnd;             ///< One past the last consumed token.
+  unsigned Depth = 0;            ///< Current recursion depth (stack guard).
   bool Stopped = false;          ///< Gave up: no more diagnostics, at eof.
   bool LastErrorDropped = false; ///< Notes go with their error.
 
@@ -114,7 +115,7 @@ private:
   bool parseParams(ast::FunctionDecl &F);
   void skipTopLevel();
 
-  //===--- Statements -----------------------------------------------------===//
+  //===--- Statements (ParseStmt.cpp) -------------------------------------===//
   ast::StmtPtr parseStatement();
   std::unique_ptr<ast::CompoundStmt> parseCompound();
   /// Parses a declaration; the trailing `;` is consumed too.

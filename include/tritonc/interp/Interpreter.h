@@ -75,7 +75,20 @@ struct InterpResult {
 
 /// Runs F on every program of Grid. Args must match F's parameters in count
 /// and kind (pointer <-> Buffer, integer <-> Int, float <-> Float); a
-/// mismatch is reported as an error, not a crash.
+/// mismatch is reported as an error, not a crash. Scalars are normalized or
+/// rounded to their parameter's type; a pointer parameter receives the Data
+/// address of its buffer.
+///
+/// Invalid IR (operand counts or shapes that do not fit, unknown values,
+/// missing terminators, ...) is reported with Ok = false, never by aborting.
+/// Run-time errors read "program (x,y,z): OPCODE at FILE:LINE:COL
+/// [printed instruction]: message", e.g. division by zero, out-of-bounds or
+/// misaligned accesses, exceeding MaxStepsPerProgram. Stores done before an
+/// error stay in the buffers.
+///
+/// Semantic choices where docs/IR.md leaves freedom: undef is zero; the
+/// result of a masked-off atomic_rmw lane is zero; atomic_cas compares bit
+/// patterns; tile atomics apply lane by lane in index order.
 InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
                        const std::vector<ArgValue> &Args, std::vector<HostBuffer> &Buffers,
                        const InterpOptions &Opts = {});
