@@ -3,6 +3,7 @@
 
 #include "tritonc/ir/Printer.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace tritonc::interp::detail {
@@ -66,8 +67,9 @@ std::string describe(const ir::Instruction *I, const SourceManager *SM) {
 
 namespace {
 
-/// The arena is indexed with 32-bit offsets; this also bounds memory use.
-constexpr uint64_t MaxSlots = uint64_t(1) << 28;
+/// Bounds the arena (256 MiB of slots): far above real kernels, low enough
+/// that a bogus tile type cannot exhaust memory.
+constexpr uint64_t MaxSlots = uint64_t(1) << 25;
 
 struct LowerError {
   std::string Message;
@@ -284,7 +286,9 @@ void Lowering::run() {
   Next += MaxPhiTemp;
   if (Next > MaxSlots)
     throw LowerError{"function @" + F.getName() + " needs too much interpreter memory"};
-  C.NumSlots = static_cast<uint32_t>(Next);
+  // At least one slot, so that slot addresses are valid even for a kernel
+  // without values (instructions without a result point at slot 0).
+  C.NumSlots = static_cast<uint32_t>(std::max<uint64_t>(Next, 1));
 }
 
 void Lowering::lowerInstruction(const ir::Instruction *I, CInst &CI) {

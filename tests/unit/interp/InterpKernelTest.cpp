@@ -418,6 +418,19 @@ TEST(InterpKernel, ReduceEveryKind) {
   EXPECT_EQ(K.runFloat({}), 2048);
 }
 
+TEST(InterpKernel, EmptyKernel) {
+  Module M;
+  Function *F = M.createFunction("k", Type::getVoid(), {});
+  IRBuilder B(M);
+  B.setInsertPoint(F->createBlock("entry"));
+  B.createRet();
+  std::vector<HostBuffer> Bufs;
+  InterpResult R = runKernel(*F, {3, 2, 1}, {}, Bufs);
+  EXPECT_TRUE(R.Ok) << R.Error;
+  R = runKernel(*F, {0, 1, 1}, {}, Bufs); // an empty grid runs nothing
+  EXPECT_TRUE(R.Ok) << R.Error;
+}
+
 TEST(InterpKernel, BadIRIsAnErrorNotACrash) {
   {
     // Block without a terminator.
