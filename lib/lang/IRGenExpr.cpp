@@ -65,7 +65,10 @@ TValue IRGenerator::genIntLiteral(const ast::IntLiteralExpr &E) {
   else
     T = V > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? BaseType::ULong
                                                                        : BaseType::Long;
-  return constInt(FEType(T), static_cast<int64_t>(V), !E.IsUnsigned && !E.IsLong);
+  // Only a literal that is an `int` is weakly typed: one too large for int is
+  // a `long` as in C, and letting it adopt a narrower operand type would
+  // silently truncate its value.
+  return constInt(FEType(T), static_cast<int64_t>(V), T == BaseType::Int && !E.IsUnsigned);
 }
 
 TValue IRGenerator::genIdent(const ast::IdentExpr &E) {
