@@ -31,8 +31,9 @@ Instruction *IRBuilder::create(Opcode Op, const Type *ResultType,
 
 Value *IRBuilder::getConstantOfType(const Type *T, double V) {
   const Type *S = T->getScalarType();
-  Value *C = S->getKind() == TypeKind::Float ? static_cast<Value *>(M.getFloat(S, V))
-                                             : static_cast<Value *>(M.getInt(S, static_cast<int64_t>(V)));
+  Value *C = S->getKind() == TypeKind::Float
+                 ? static_cast<Value *>(M.getFloat(S, V))
+                 : static_cast<Value *>(M.getInt(S, static_cast<int64_t>(V)));
   if (T->isTile())
     return createSplat(C, T->getShape());
   return C;

@@ -23,9 +23,8 @@ const OpcodeInfo OpcodeTable[] = {
 #define OP(Name, Spelling, Category) {Spelling, OpCategory::Category},
 #include "tritonc/ir/Opcodes.def"
 };
-const char *const PredicateNames[] = {"eq",  "ne",  "slt", "sle", "sgt", "sge",
-                                      "ult", "ule", "ugt", "uge", "oeq", "one",
-                                      "olt", "ole", "ogt", "oge", "une"};
+const char *const PredicateNames[] = {"eq",  "ne",  "slt", "sle", "sgt", "sge", "ult", "ule", "ugt",
+                                      "uge", "oeq", "one", "olt", "ole", "ogt", "oge", "une"};
 const char *const ReduceKindNames[] = {"add",  "fadd", "smax", "smin", "umax", "umin",
                                        "fmax", "fmin", "and",  "or",   "xor",  "xchg"};
 

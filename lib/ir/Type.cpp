@@ -37,7 +37,9 @@ static TypeUniquer &uniquer() {
   return U;
 }
 
-const Type *Type::getVoid() { return uniquer().get(TypeKind::Void, 0, FloatKind::F32, nullptr, {}); }
+const Type *Type::getVoid() {
+  return uniquer().get(TypeKind::Void, 0, FloatKind::F32, nullptr, {});
+}
 
 const Type *Type::getInt(unsigned Bits) {
   if (Bits != 1 && Bits != 8 && Bits != 16 && Bits != 32 && Bits != 64)

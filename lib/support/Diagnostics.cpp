@@ -28,7 +28,8 @@ void DiagnosticEngine::note(SourceRange Range, std::string Message) {
 
 void DiagnosticEngine::internal(std::string Message, SourceRange Range) {
   ++NumErrors;
-  Diags.push_back(Diagnostic{Severity::Internal, Range,
+  Diags.push_back(Diagnostic{Severity::Internal,
+                             Range,
                              "internal compiler error: " + Message +
                                  " (please report this bug with the input that triggered it)",
                              {}});

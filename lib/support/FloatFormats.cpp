@@ -71,7 +71,8 @@ static float toFloatWithSticky(double D) {
   if (static_cast<double>(F) == D || std::isnan(D) || std::isinf(D))
     return F;
   // Make the float's lowest bit sticky so a later rounding sees "above half".
-  float Toward = static_cast<double>(F) < D ? std::nextafter(F, INFINITY) : std::nextafter(F, -INFINITY);
+  float Toward =
+      static_cast<double>(F) < D ? std::nextafter(F, INFINITY) : std::nextafter(F, -INFINITY);
   // Choose the candidate (F or Toward) whose mantissa is odd: round-to-odd.
   return (bitsOf(F) & 1u) ? F : Toward;
 }

@@ -75,7 +75,20 @@ const char *predicateName(CmpPredicate P);
 bool lookupPredicate(const std::string &Spelling, CmpPredicate &Out);
 
 /// Combining function of `reduce` and `atomic_rmw`.
-enum class ReduceKind : uint8_t { Add, FAdd, SMax, SMin, UMax, UMin, FMax, FMin, And, Or, Xor, Xchg };
+enum class ReduceKind : uint8_t {
+  Add,
+  FAdd,
+  SMax,
+  SMin,
+  UMax,
+  UMin,
+  FMax,
+  FMin,
+  And,
+  Or,
+  Xor,
+  Xchg
+};
 const char *reduceKindName(ReduceKind K);
 bool lookupReduceKind(const std::string &Spelling, ReduceKind &Out);
 
@@ -160,7 +173,8 @@ public:
 
 private:
   friend class Function;
-  Argument(const Type *T, Function *P, unsigned I) : Value(ValueKind::Argument, T), Parent(P), Index(I) {}
+  Argument(const Type *T, Function *P, unsigned I)
+      : Value(ValueKind::Argument, T), Parent(P), Index(I) {}
   Function *Parent;
   unsigned Index;
   ArgAttributes Attrs;
@@ -178,7 +192,9 @@ public:
   OpCategory getCategory() const { return opcodeCategory(Op); }
   BasicBlock *getParent() const { return Parent; }
   Function *getFunction() const;
-  bool isTerminator() const { return Op == Opcode::Br || Op == Opcode::CondBr || Op == Opcode::Ret; }
+  bool isTerminator() const {
+    return Op == Opcode::Br || Op == Opcode::CondBr || Op == Opcode::Ret;
+  }
   /// True for instructions with effects beyond their result (stores,
   /// atomics, terminators); DCE never removes them.
   bool hasSideEffects() const;

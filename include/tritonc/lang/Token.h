@@ -23,8 +23,8 @@ struct Token {
   TokenKind Kind = TokenKind::eof;
   std::string Text; ///< Exact spelling (identifier name, literal text, ...).
   SourceLoc Loc;
-  SourceLoc ExpansionLoc;      ///< Invalid unless the token comes from a macro.
-  bool AtStartOfLine = false;  ///< First token on its line (directives).
+  SourceLoc ExpansionLoc;     ///< Invalid unless the token comes from a macro.
+  bool AtStartOfLine = false; ///< First token on its line (directives).
   bool HasLeadingSpace = false;
 
   bool is(TokenKind K) const { return Kind == K; }
