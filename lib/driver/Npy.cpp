@@ -47,6 +47,25 @@ constexpr size_t MagicLen = 6;
 /// numpy aligns the start of the data to this many bytes.
 constexpr size_t HeaderAlign = 64;
 
+/// Header text for a message: bytes outside printable ASCII become \xNN so
+/// that a corrupt file cannot put control bytes or invalid UTF-8 on the
+/// user's terminal.
+std::string printable(std::string_view S) {
+  static const char Hex[] = "0123456789abcdef";
+  std::string Out;
+  for (char C : S) {
+    auto U = static_cast<unsigned char>(C);
+    if (U >= 0x20 && U < 0x7f) {
+      Out += C;
+    } else {
+      Out += "\\x";
+      Out += Hex[U >> 4];
+      Out += Hex[U & 15];
+    }
+  }
+  return Out;
+}
+
 /// A value of the header dict: a string, a bool or a tuple of integers.
 struct HeaderValue {
   enum Kind { String, Bool, Tuple, Other } K = Other;
@@ -75,16 +94,16 @@ public:
         return fail("header dict has a key that is not a string", Error);
       skipSpace();
       if (!consume(':'))
-        return fail("header dict is missing ':' after '" + Key + "'", Error);
+        return fail("header dict is missing ':' after '" + printable(Key) + "'", Error);
       skipSpace();
       HeaderValue V;
       if (!parseValue(V, Error)) {
         if (Error.empty())
-          Error = "header has an unsupported value for '" + Key + "'";
+          Error = "header has an unsupported value for '" + printable(Key) + "'";
         return false;
       }
       if (Out.count(Key))
-        return fail("header repeats the key '" + Key + "'", Error);
+        return fail("header repeats the key '" + printable(Key) + "'", Error);
       Out[Key] = std::move(V);
       skipSpace();
       if (consume(','))
@@ -228,7 +247,7 @@ bool parseDescr(const std::string &Descr, DType &Out, std::string &Error) {
       // Single-byte types have no byte order; '=' is native, and this
       // reader only runs on little-endian hosts (x86-64, AArch64).
       if (Order == '>' && I.Size > 1) {
-        Error = std::string("big-endian dtype '") + Descr +
+        Error = "big-endian dtype '" + printable(Descr) +
                 "' is not supported; convert it with arr.astype('" + I.Descr + "')";
         return false;
       }
@@ -236,7 +255,7 @@ bool parseDescr(const std::string &Descr, DType &Out, std::string &Error) {
       return true;
     }
   }
-  Error = "unsupported dtype '" + Descr + "' (supported: " + supportedList() + ")";
+  Error = "unsupported dtype '" + printable(Descr) + "' (supported: " + supportedList() + ")";
   return false;
 }
 
@@ -319,7 +338,7 @@ bool parseNpy(std::string_view Bytes, NpyArray &Out, std::string &Error) {
   }
   for (const auto &[Key, Value] : Dict) {
     if (Key != "descr" && Key != "fortran_order" && Key != "shape") {
-      Error = "malformed .npy header: unexpected key '" + Key + "'";
+      Error = "malformed .npy header: unexpected key '" + printable(Key) + "'";
       return false;
     }
   }

@@ -145,6 +145,10 @@ TEST(Npy, MalformedFiles) {
                 .find("shape"),
             std::string::npos);
   EXPECT_NE(parseError(rawNpy(1, "not a dict", "")).find("not a Python dict"), std::string::npos);
+  // Corrupt header bytes are escaped in messages.
+  EXPECT_NE(parseError(rawNpy(1, "{'descr': '<\xe6\n', 'fortran_order': False, 'shape': ()}", ""))
+                .find("unsupported dtype '<\\xe6\\x0a'"),
+            std::string::npos);
   // A shape whose byte count overflows must be rejected, not wrap around.
   EXPECT_NE(parseError(rawNpy(1,
                               "{'descr': '<f8', 'fortran_order': False, "
