@@ -234,7 +234,4 @@ public:
   std::set<std::string> FunctionNames;
 };
 
-/// Spelling of a binary operator for diagnostics ("+", "@", "&&").
-const char *binaryOpSpelling(ast::BinaryOp Op);
-
 } // namespace tritonc::lang

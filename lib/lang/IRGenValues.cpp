@@ -17,52 +17,7 @@ namespace tritonc::lang {
 using namespace ir;
 using ast::BaseType;
 using ast::BinaryOp;
-
-const char *binaryOpSpelling(BinaryOp Op) {
-  switch (Op) {
-  case BinaryOp::Mul:
-    return "*";
-  case BinaryOp::Div:
-    return "/";
-  case BinaryOp::Rem:
-    return "%";
-  case BinaryOp::Dot:
-    return "@";
-  case BinaryOp::Add:
-    return "+";
-  case BinaryOp::Sub:
-    return "-";
-  case BinaryOp::Shl:
-    return "<<";
-  case BinaryOp::Shr:
-    return ">>";
-  case BinaryOp::LT:
-    return "<";
-  case BinaryOp::GT:
-    return ">";
-  case BinaryOp::LE:
-    return "<=";
-  case BinaryOp::GE:
-    return ">=";
-  case BinaryOp::EQ:
-    return "==";
-  case BinaryOp::NE:
-    return "!=";
-  case BinaryOp::BitAnd:
-    return "&";
-  case BinaryOp::BitXor:
-    return "^";
-  case BinaryOp::BitOr:
-    return "|";
-  case BinaryOp::LogicalAnd:
-    return "&&";
-  case BinaryOp::LogicalOr:
-    return "||";
-  case BinaryOp::Comma:
-    return ",";
-  }
-  return "?";
-}
+using ast::binaryOpSpelling;
 
 static std::string describeShape(const Shape &S) {
   return S.empty() ? std::string("scalar") : shapeStr(S);

@@ -457,27 +457,34 @@ void Lexer::lexNumber(Token &T) {
     T.Text = S + Suffix;
 }
 
-void Lexer::lexCharLiteral(Token &T) {
-  SourceLoc Start = currentLoc();
-  std::string S = "'";
+std::string Lexer::scanQuoted(char Quote, bool &Closed) {
+  std::string S(1, Quote);
   advance();
-  bool Closed = false;
+  Closed = false;
   while (!atEnd() && peek() != '\n') {
     char C = peek();
     S += C;
     advance();
     if (C == '\\') {
+      // An escaped quote does not close the literal.
       if (!atEnd() && peek() != '\n') {
         S += peek();
         advance();
       }
       continue;
     }
-    if (C == '\'') {
+    if (C == Quote) {
       Closed = true;
       break;
     }
   }
+  return S;
+}
+
+void Lexer::lexCharLiteral(Token &T) {
+  SourceLoc Start = currentLoc();
+  bool Closed = false;
+  std::string S = scanQuoted('\'', Closed);
   T.Kind = TokenKind::char_literal;
   T.Text = S;
   if (!Closed) {
@@ -501,25 +508,8 @@ void Lexer::lexCharLiteral(Token &T) {
 
 void Lexer::lexStringLiteral(Token &T) {
   SourceLoc Start = currentLoc();
-  std::string S = "\"";
-  advance();
   bool Closed = false;
-  while (!atEnd() && peek() != '\n') {
-    char C = peek();
-    S += C;
-    advance();
-    if (C == '\\') {
-      if (!atEnd() && peek() != '\n') {
-        S += peek();
-        advance();
-      }
-      continue;
-    }
-    if (C == '"') {
-      Closed = true;
-      break;
-    }
-  }
+  std::string S = scanQuoted('"', Closed);
   T.Kind = TokenKind::string_literal;
   if (!Closed) {
     error(Start, "unterminated string literal");

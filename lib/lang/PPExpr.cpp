@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "PPExpr.h"
 
+#include "OperatorPrecedence.h"
+
 #include "tritonc/lang/Lexer.h"
 
 namespace tritonc {
@@ -22,43 +24,6 @@ struct PPValue {
   bool isTrue() const { return Bits != 0; }
   static PPValue boolean(bool B) { return PPValue{B ? 1u : 0u, false}; }
 };
-
-/// Binary operator precedence (higher binds tighter); 0 for non-operators.
-/// The conditional operator is handled separately above these.
-int precedence(TokenKind K) {
-  switch (K) {
-  case TokenKind::pipepipe:
-    return 1;
-  case TokenKind::ampamp:
-    return 2;
-  case TokenKind::pipe:
-    return 3;
-  case TokenKind::caret:
-    return 4;
-  case TokenKind::amp:
-    return 5;
-  case TokenKind::equalequal:
-  case TokenKind::exclaimequal:
-    return 6;
-  case TokenKind::less:
-  case TokenKind::greater:
-  case TokenKind::lessequal:
-  case TokenKind::greaterequal:
-    return 7;
-  case TokenKind::lessless:
-  case TokenKind::greatergreater:
-    return 8;
-  case TokenKind::plus:
-  case TokenKind::minus:
-    return 9;
-  case TokenKind::star:
-  case TokenKind::slash:
-  case TokenKind::percent:
-    return 10;
-  default:
-    return 0;
-  }
-}
 
 bool isKeyword(TokenKind K) {
   switch (K) {
@@ -141,7 +106,7 @@ private:
       return false;
     for (;;) {
       const Token *Op = peek();
-      int Prec = Op ? precedence(Op->Kind) : 0;
+      int Prec = Op ? cBinaryPrecedence(Op->Kind) : 0;
       if (Prec == 0 || Prec < MinPrec)
         return true;
       ++Pos;

@@ -11,6 +11,7 @@
 // `(pid * TM) + (0 ... TM)`, the reading every Triton-C program relies on.
 //
 //===----------------------------------------------------------------------===//
+#include "OperatorPrecedence.h"
 #include "ParserImpl.h"
 
 #include "tritonc/lang/Lexer.h"
@@ -23,41 +24,10 @@ using namespace ast;
 
 namespace {
 
-/// Binary operator precedence (higher binds tighter); 0 = not binary.
+/// Binary operator precedence (higher binds tighter); 0 = not binary. The
+/// levels are C's, plus `@` (matrix product), which binds like `*`.
 int binaryPrecedence(TokenKind K) {
-  switch (K) {
-  case TokenKind::pipepipe:
-    return 1;
-  case TokenKind::ampamp:
-    return 2;
-  case TokenKind::pipe:
-    return 3;
-  case TokenKind::caret:
-    return 4;
-  case TokenKind::amp:
-    return 5;
-  case TokenKind::equalequal:
-  case TokenKind::exclaimequal:
-    return 6;
-  case TokenKind::less:
-  case TokenKind::greater:
-  case TokenKind::lessequal:
-  case TokenKind::greaterequal:
-    return 7;
-  case TokenKind::lessless:
-  case TokenKind::greatergreater:
-    return 8;
-  case TokenKind::plus:
-  case TokenKind::minus:
-    return 9;
-  case TokenKind::star:
-  case TokenKind::slash:
-  case TokenKind::percent:
-  case TokenKind::at:
-    return 10;
-  default:
-    return 0;
-  }
+  return K == TokenKind::at ? MultiplicativePrecedence : cBinaryPrecedence(K);
 }
 
 BinaryOp binaryOpFor(TokenKind K) {

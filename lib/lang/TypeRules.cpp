@@ -121,40 +121,6 @@ const ir::Type *FEType::toIR() const {
   return ir::Type::getTile(T, Shape);
 }
 
-static const char *baseName(BaseType B) {
-  switch (B) {
-  case BaseType::Void:
-    return "void";
-  case BaseType::Bool:
-    return "bool";
-  case BaseType::Char:
-    return "char";
-  case BaseType::UChar:
-    return "unsigned char";
-  case BaseType::Short:
-    return "short";
-  case BaseType::UShort:
-    return "unsigned short";
-  case BaseType::Int:
-    return "int";
-  case BaseType::UInt:
-    return "unsigned int";
-  case BaseType::Long:
-    return "long";
-  case BaseType::ULong:
-    return "unsigned long";
-  case BaseType::Half:
-    return "half";
-  case BaseType::BFloat16:
-    return "bfloat16";
-  case BaseType::Float:
-    return "float";
-  case BaseType::Double:
-    return "double";
-  }
-  return "?";
-}
-
 std::string shapeStr(const ir::Shape &S) {
   std::string Out = "[";
   for (size_t I = 0; I < S.size(); ++I) {
@@ -166,7 +132,7 @@ std::string shapeStr(const ir::Shape &S) {
 }
 
 std::string FEType::str() const {
-  std::string Out = baseName(Base);
+  std::string Out = ast::baseTypeName(Base);
   Out.append(PtrDepth, '*');
   if (!Shape.empty())
     Out += shapeStr(Shape);

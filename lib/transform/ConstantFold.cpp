@@ -210,30 +210,17 @@ Value *foldInstruction(Instruction &I) {
 }
 
 bool ConstantFoldPass::run(Function &F, AnalysisManager &) {
-  bool Changed = false;
-  // Reverse post-order visits definitions before their uses (except through
-  // phis), so one sweep folds whole chains; repeat for what phis delayed and
-  // for the blocks that folded branches made dead.
-  for (bool Again = true; Again;) {
-    Again = false;
-    for (BasicBlock *BB : reversePostOrder(F)) {
-      for (auto It = BB->instructions().begin(); It != BB->instructions().end();) {
-        Instruction *I = It->get();
-        ++It;
-        if (I->getOpcode() == Opcode::CondBr) {
-          if (foldBranch(*I))
-            Again = Changed = true;
-          continue;
-        }
-        Value *V = foldInstruction(*I);
-        if (!V || V == I)
-          continue;
-        replaceAndErase(I, V);
-        Again = Changed = true;
-      }
-    }
-  }
-  return Changed;
+  // Sweeps repeat for what phis delayed and for the blocks that folded
+  // branches made dead.
+  return sweepUntilUnchanged(F, [](Instruction &I) {
+    if (I.getOpcode() == Opcode::CondBr)
+      return foldBranch(I);
+    Value *V = foldInstruction(I);
+    if (!V || V == &I)
+      return false;
+    replaceAndErase(&I, V);
+    return true;
+  });
 }
 
 std::unique_ptr<Pass> createConstantFoldPass() { return std::make_unique<ConstantFoldPass>(); }

@@ -124,25 +124,16 @@ Value *rewrite(Instruction &I) {
 } // namespace
 
 bool PeepholePass::run(Function &F, AnalysisManager &) {
-  bool Changed = false;
   // Chains (trans(trans(trans x)), reshape^n) shrink by one link per
   // rewrite; repeat until no rewrite applies.
-  for (bool Again = true; Again;) {
-    Again = false;
-    for (BasicBlock *BB : reversePostOrder(F)) {
-      for (auto It = BB->instructions().begin(); It != BB->instructions().end();) {
-        Instruction *I = It->get();
-        ++It;
-        Value *V = rewrite(*I);
-        if (!V)
-          continue;
-        if (V != I)
-          replaceAndErase(I, V);
-        Again = Changed = true;
-      }
-    }
-  }
-  return Changed;
+  return sweepUntilUnchanged(F, [](Instruction &I) {
+    Value *V = rewrite(I);
+    if (!V)
+      return false;
+    if (V != &I)
+      replaceAndErase(&I, V);
+    return true;
+  });
 }
 
 std::unique_ptr<Pass> createPeepholePass() { return std::make_unique<PeepholePass>(); }

@@ -108,6 +108,23 @@ std::vector<BasicBlock *> reversePostOrder(const Function &F) {
   return PostOrder;
 }
 
+bool sweepUntilUnchanged(Function &F, const std::function<bool(Instruction &)> &Visit) {
+  bool Changed = false;
+  for (bool Again = true; Again;) {
+    Again = false;
+    for (BasicBlock *BB : reversePostOrder(F)) {
+      for (auto It = BB->instructions().begin(); It != BB->instructions().end();) {
+        // Step past I first: Visit may erase it.
+        Instruction *I = It->get();
+        ++It;
+        if (Visit(*I))
+          Again = Changed = true;
+      }
+    }
+  }
+  return Changed;
+}
+
 void removePhiEntriesFor(BasicBlock *Succ, const BasicBlock *Pred) {
   for (auto &I : Succ->instructions()) {
     if (I->getOpcode() != Opcode::Phi)

@@ -39,6 +39,9 @@ enum class BaseType {
   Double
 };
 
+/// The C spelling of a base type ("unsigned char", "bfloat16").
+const char *baseTypeName(BaseType B);
+
 /// A type specifier as written, without tile shape: `const float *restrict`.
 struct TypeSpec {
   BaseType Base = BaseType::Int;
@@ -162,6 +165,9 @@ enum class BinaryOp {
   LogicalOr,
   Comma,
 };
+
+/// The source spelling of a binary operator ("+", "@", "&&", ",").
+const char *binaryOpSpelling(BinaryOp Op);
 
 struct BinaryExpr : Expr {
   static constexpr ExprKind ClassKind = ExprKind::Binary;

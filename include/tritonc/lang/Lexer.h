@@ -85,6 +85,9 @@ private:
 
   void lexIdentifier(Token &T);
   void lexNumber(Token &T);
+  /// Consumes a quoted literal up to its closing Quote, stopping at the end
+  /// of the line. Returns the spelling read, quotes included, and sets Closed.
+  std::string scanQuoted(char Quote, bool &Closed);
   void lexCharLiteral(Token &T);
   void lexStringLiteral(Token &T);
   bool lexHeaderName(Token &T);

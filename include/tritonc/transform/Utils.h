@@ -3,6 +3,7 @@
 
 #include "tritonc/ir/IR.h"
 
+#include <functional>
 #include <vector>
 
 namespace tritonc::transform {
@@ -37,6 +38,13 @@ void replaceAndErase(ir::Instruction *I, ir::Value *V);
 /// Blocks reachable from the entry, in reverse post-order (a block comes
 /// before its successors except along back edges).
 std::vector<ir::BasicBlock *> reversePostOrder(const ir::Function &F);
+
+/// Calls Visit on every instruction of F, its blocks in reverse post-order,
+/// and sweeps again until a whole sweep changes nothing. Visit returns
+/// whether it changed the IR; it may erase the instruction it is given. One
+/// sweep folds whole def-use chains, since definitions come before their uses
+/// except through phis. Returns true if any call changed the IR.
+bool sweepUntilUnchanged(ir::Function &F, const std::function<bool(ir::Instruction &)> &Visit);
 
 /// Removes the phi entries of Succ that come from Pred (after the edge
 /// Pred -> Succ disappeared).
