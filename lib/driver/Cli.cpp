@@ -77,6 +77,8 @@ const char *RunUsage =
     "  --device              run on the GPU (not available yet)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
+    "  --passes=LIST         run these passes instead of the default pipeline\n"
+    "                        ('--passes=' runs none)\n"
     "  --max-steps N         stop a program instance after N instructions\n"
     "                        (default 100000000; 0: no limit)\n";
 
@@ -296,14 +298,16 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--interpret", false},
                       {"--device", false},
                       {"--out", true},
-                      {"--max-steps", true}},
+                      {"--max-steps", true},
+                      {"--passes", true}},
                      P);
       Rc >= 0)
     return Rc;
   CompileOptions Opts;
   if (int Rc = frontEndOptions("run", P, Opts); Rc >= 0)
     return Rc;
-  Opts.Passes.Log = &Err;
+  // --passes lets tests run a kernel with and without the optimizer and compare.
+  passOptions(P, Opts);
   if (P.has("--device"))
     return error("the GPU back end is not available yet; use --interpret");
   if (P.Positionals.empty())

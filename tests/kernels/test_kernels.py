@@ -78,8 +78,9 @@ def format_cmd(cmd):
 class Launcher:
     """Runs kernels through `tritonc run --interpret`, one fresh directory per launch."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, pipeline_args=()):
         self.tmp_path = tmp_path
+        self.pipeline_args = list(pipeline_args)
         self.count = 0
 
     def __call__(self, kernel, defines, grid, args, extra=()):
@@ -91,7 +92,7 @@ class Launcher:
         indir.mkdir(parents=True)
         outdir.mkdir()
         cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
-        cmd += list(extra)
+        cmd += list(extra) + self.pipeline_args
         cmd += ["--grid", ",".join(str(g) for g in grid), "--interpret", "--out", str(outdir)]
         for name, value in args:
             if isinstance(value, np.ndarray):
@@ -115,9 +116,11 @@ class Launcher:
         return results
 
 
-@pytest.fixture
-def launch(tmp_path):
-    return Launcher(tmp_path)
+# Every launch runs twice: after the default pass pipeline and with no passes at all, so that a pass that
+# changes a kernel's result fails against the reference even where the unoptimized IR is right.
+@pytest.fixture(params=["optimized", "unoptimized"])
+def launch(request, tmp_path):
+    return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
 # ---------------------------------------------------------------------------------------------------------
