@@ -215,9 +215,10 @@ namespace {
 
 /// Registers a file, reporting "cannot open" when it cannot be read.
 std::optional<FileId> openInput(CompileResult &R, const std::string &Path) {
-  std::optional<FileId> Id = R.getSourceManager().addFile(Path);
+  std::string Why;
+  std::optional<FileId> Id = R.getSourceManager().addFile(Path, &Why);
   if (!Id)
-    R.getDiagnostics().error(SourceRange(), "cannot open '" + Path + "'");
+    R.getDiagnostics().error(SourceRange(), "cannot open '" + Path + "': " + Why);
   return Id;
 }
 

@@ -658,9 +658,10 @@ void PreprocessorImpl::handleInclude(const Token &Name) {
   fs::path Canon = fs::weakly_canonical(*Path, EC);
   if (!EC && OnceFiles.count(Canon.string()))
     return;
-  std::optional<FileId> Id = SM.addFile(*Path);
+  std::string Why;
+  std::optional<FileId> Id = SM.addFile(*Path, &Why);
   if (!Id) {
-    Diags.error(FT.range(), "cannot read '" + *Path + "'");
+    Diags.error(FT.range(), "cannot read '" + *Path + "': " + Why);
     return;
   }
   pushFrame(*Id, /*IsCommandLine=*/false);

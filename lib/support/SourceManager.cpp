@@ -2,6 +2,7 @@
 #include "tritonc/support/SourceManager.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,14 +21,30 @@ FileId SourceManager::addBuffer(std::string Name, std::string Text) {
   return static_cast<FileId>(Buffers.size() - 1);
 }
 
-std::optional<FileId> SourceManager::addFile(const std::string &Path) {
+std::optional<FileId> SourceManager::addFile(const std::string &Path, std::string *Why) {
+  auto Fail = [&](const std::string &Reason) -> std::optional<FileId> {
+    if (Why)
+      *Why = Reason;
+    return std::nullopt;
+  };
+  std::error_code EC;
+  std::filesystem::file_status Status = std::filesystem::status(Path, EC);
+  if (EC)
+    return Fail(EC.message());
+  if (!std::filesystem::is_regular_file(Status))
+    return Fail("not a regular file");
+  uintmax_t Size = std::filesystem::file_size(Path, EC);
+  if (EC)
+    return Fail(EC.message());
+  if (Size > MaxFileSize)
+    return Fail("file is larger than " + std::to_string(MaxFileSize >> 20) + " MiB");
   std::ifstream In(Path, std::ios::binary);
   if (!In)
-    return std::nullopt;
+    return Fail("cannot be opened");
   std::ostringstream SS;
   SS << In.rdbuf();
   if (In.bad())
-    return std::nullopt;
+    return Fail("read error");
   return addBuffer(Path, SS.str());
 }
 

@@ -82,7 +82,7 @@ std::string defaultPipeline() {
 // PassManager
 //===----------------------------------------------------------------------===//
 
-PassManager::PassManager(PassOptions O) : Opts(O) {}
+PassManager::PassManager(PassOptions O) : Opts(O) { AM.setLog(Opts.Log); }
 PassManager::~PassManager() = default;
 
 bool PassManager::addPipeline(const std::string &CommaList, std::string &Error) {

@@ -44,8 +44,6 @@ template <typename T> class [[nodiscard]] Expected {
 public:
   Expected(T Value) : Storage(std::in_place_index<0>, std::move(Value)) {}
   Expected(Error E) : Storage(std::in_place_index<1>, std::move(E)) {}
-  /// Converts a failed Status; must not be called with a successful one.
-  Expected(const Status &S) : Storage(std::in_place_index<1>, Error{S.error()}) {}
 
   bool isOk() const { return Storage.index() == 0; }
   explicit operator bool() const { return isOk(); }

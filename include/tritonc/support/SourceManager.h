@@ -50,8 +50,12 @@ class SourceManager {
 public:
   /// Registers a buffer under a display name (a path, "<command line>", ...).
   FileId addBuffer(std::string Name, std::string Text);
-  /// Reads a file from disk; returns nullopt when it cannot be read.
-  std::optional<FileId> addFile(const std::string &Path);
+  /// Largest source file addFile accepts; larger inputs are refused rather
+  /// than read whole (a hostile `#include "/dev/zero"` must not hang us).
+  static constexpr uintmax_t MaxFileSize = 64u << 20;
+  /// Reads a regular file from disk; returns nullopt when it cannot be read,
+  /// is not a regular file or exceeds MaxFileSize (the reason goes to *Why).
+  std::optional<FileId> addFile(const std::string &Path, std::string *Why = nullptr);
 
   const std::string &getName(FileId Id) const { return Buffers[Id]->Name; }
   /// The text stays at the same address for the manager's lifetime, so views

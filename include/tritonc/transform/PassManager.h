@@ -73,6 +73,10 @@ public:
   void clear() { Cache.clear(); }
   /// How many analyses were computed so far (cache misses).
   unsigned numComputed() const { return NumComputed; }
+  /// The pipeline's log stream (PassOptions::Log), where printer passes
+  /// write; set by the PassManager.
+  std::ostream &log() const { return *Log; }
+  void setLog(std::ostream *OS) { Log = OS ? OS : &std::cerr; }
 
 private:
   struct HolderBase {
@@ -84,6 +88,7 @@ private:
   };
   std::map<const ir::Function *, std::map<std::type_index, std::unique_ptr<HolderBase>>> Cache;
   unsigned NumComputed = 0;
+  std::ostream *Log = &std::cerr;
 };
 
 /// A transformation of one function.

@@ -95,7 +95,8 @@ TEST(Compiler, SemanticErrorsStopBeforePasses) {
 TEST(Compiler, MissingFile) {
   CompileResult R = compileFile("/nonexistent/nope.tc", {});
   EXPECT_FALSE(R.ok());
-  EXPECT_EQ(R.formattedDiagnostics(), "tritonc: error: cannot open '/nonexistent/nope.tc'\n");
+  EXPECT_EQ(R.formattedDiagnostics(),
+            "tritonc: error: cannot open '/nonexistent/nope.tc': No such file or directory\n");
 }
 
 TEST(Compiler, CompilesAFileWithIncludes) {

@@ -52,3 +52,17 @@ TEST(SourceManager, TextStaysPutWhenMoreBuffersAreAdded) {
   EXPECT_EQ(SM.getText(F).data(), Before);
   EXPECT_EQ(SM.getText(F), "int x;");
 }
+
+// Regression (found by review of the fuzzing harness): `#include "/dev/zero"`
+// made addFile read forever. Only regular files of bounded size are read.
+TEST(SourceManager, RefusesDevicesAndDirectories) {
+  SourceManager SM;
+  std::string Why;
+  EXPECT_FALSE(SM.addFile("/dev/zero", &Why));
+  EXPECT_EQ(Why, "not a regular file");
+  EXPECT_FALSE(SM.addFile("/", &Why));
+  EXPECT_EQ(Why, "not a regular file");
+  EXPECT_FALSE(SM.addFile("/nonexistent/file.tc", &Why));
+  EXPECT_FALSE(Why.empty());
+  EXPECT_EQ(SM.numBuffers(), 0u);
+}
