@@ -310,7 +310,9 @@ AxisInfo Solver::remByPow2(const AxisInfo &A, int64_t K, const Type *T) const {
     // 2^K, so they stay contiguous after the wrap.
     int64_t M = std::min({C, Div, P});
     R.Contiguity[D] = M;
-    R.Divisibility[D] = std::min(divAt(A, D, M, 1), P);
+    // Blocks of a full 2^K steps start at multiples of 2^K: at 0 after the
+    // remainder.
+    R.Divisibility[D] = M == P ? MaxDivisibility : std::min(divAt(A, D, M, 1), P);
   }
   return R;
 }
@@ -368,7 +370,6 @@ AxisInfo Solver::binary(const Instruction &I) const {
         return Identity(A);
       for (unsigned D = 0; D < R.rank(); ++D)
         R.Divisibility[D] = satMul(divAt(A, D, 1, 1), int64_t(1) << std::min<int64_t>(*CB, 30));
-      R.NonNegative = A.NonNegative;
       return R;
     }
     // Left shifts never clear low zero bits (and huge shifts give 0).
@@ -528,8 +529,10 @@ AxisInfo Solver::cast(const Instruction &I) const {
     // A run crossing -1 -> 0 breaks; it starts below 0 only when it starts
     // at a multiple of its divisibility below its length.
     if (!A.NonNegative)
-      for (unsigned D = 0; D < R.rank(); ++D)
+      for (unsigned D = 0; D < R.rank(); ++D) {
         R.Contiguity[D] = std::min(A.Contiguity[D], A.Divisibility[D]);
+        R.Divisibility[D] = divAt(A, D, R.Contiguity[D], 1);
+      }
     R.NonNegative = true;
     return R;
   }
@@ -541,8 +544,10 @@ AxisInfo Solver::cast(const Instruction &I) const {
       R.Constant = normalizeInt(*A.Constant, DB);
     // Wrapping happens at multiples of 2^(DB-1).
     int64_t Wrap = DB <= 1 ? 1 : (DB - 1 >= 30 ? MaxDivisibility : int64_t(1) << (DB - 1));
-    for (unsigned D = 0; D < R.rank(); ++D)
+    for (unsigned D = 0; D < R.rank(); ++D) {
       R.Contiguity[D] = std::min({A.Contiguity[D], A.Divisibility[D], Wrap});
+      R.Divisibility[D] = divAt(A, D, R.Contiguity[D], 1);
+    }
     return R;
   }
   case Opcode::PtrToInt:
@@ -554,12 +559,14 @@ AxisInfo Solver::cast(const Instruction &I) const {
     bool SameInt = isIntLike(ST) && isIntLike(T);
     if (SameInt)
       return A;
-    // Addresses in bytes on both sides.
-    R.Divisibility = A.Divisibility;
+    // Addresses in bytes on both sides. Where the runs are lost, the
+    // divisibility must hold for every element, not only at run starts.
     bool Exact = (isPtrLike(ST) ? ST->getScalarBits() : ST->getIntBits()) ==
                  (isPtrLike(T) ? T->getScalarBits() : T->getIntBits());
     if (Exact && stepBytes(ST) == stepBytes(T))
       R.Contiguity = A.Contiguity;
+    for (unsigned D = 0; D < R.rank(); ++D)
+      R.Divisibility[D] = divAt(A, D, R.Contiguity[D], stepBytes(ST));
     return R;
   }
   default:

@@ -19,8 +19,7 @@ namespace {
 
 /// Resolves one symbol, trying Names in order (versioned name first).
 template <typename Fn>
-bool resolve(void *Lib, Fn &Out, std::initializer_list<const char *> Names,
-             std::string &Missing) {
+bool resolve(void *Lib, Fn &Out, std::initializer_list<const char *> Names, std::string &Missing) {
   for (const char *Name : Names)
     if (void *Sym = dlsym(Lib, Name)) {
       Out = reinterpret_cast<Fn>(Sym);
@@ -91,8 +90,8 @@ Status CudaDriver::check(CuResult R, const char *Call) const {
   return makeError(std::string(Call) + " failed: " + describe(R));
 }
 
-Expected<std::unique_ptr<CudaDriver>>
-CudaDriver::load(const std::vector<std::string> &LibraryNames, int Ordinal) {
+Expected<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::vector<std::string> &LibraryNames,
+                                                       int Ordinal) {
   std::unique_ptr<CudaDriver> D(new CudaDriver());
   std::string LoadErrors;
   for (const std::string &Name : LibraryNames) {
@@ -108,9 +107,9 @@ CudaDriver::load(const std::vector<std::string> &LibraryNames, int Ordinal) {
   }
   if (!D->Library)
     return makeError("no NVIDIA driver found (" +
-                     (LibraryNames.empty() ? std::string("no library name given")
-                                           : LibraryNames.front() + " could not be loaded: " +
-                                                 LoadErrors) +
+                     (LibraryNames.empty()
+                          ? std::string("no library name given")
+                          : LibraryNames.front() + " could not be loaded: " + LoadErrors) +
                      ")");
 
   std::string Missing;
@@ -141,8 +140,7 @@ CudaDriver::load(const std::vector<std::string> &LibraryNames, int Ordinal) {
   DeviceInfo &Info = D->Device;
   Info.Ordinal = Ordinal;
   char Name[256] = {};
-  if (Status S = D->check(D->Api.DeviceGetName(Name, sizeof(Name) - 1, Dev), "cuDeviceGetName");
-      !S)
+  if (Status S = D->check(D->Api.DeviceGetName(Name, sizeof(Name) - 1, Dev), "cuDeviceGetName"); !S)
     return makeError(S.error());
   Info.Name = Name;
   struct {
@@ -159,8 +157,8 @@ CudaDriver::load(const std::vector<std::string> &LibraryNames, int Ordinal) {
         !S)
       return makeError(S.error());
 
-  if (Status S = D->check(D->Api.DevicePrimaryCtxRetain(&D->Context, Dev),
-                          "cuDevicePrimaryCtxRetain");
+  if (Status S =
+          D->check(D->Api.DevicePrimaryCtxRetain(&D->Context, Dev), "cuDevicePrimaryCtxRetain");
       !S)
     return makeError(S.error());
   if (Status S = D->makeCurrent(); !S)
@@ -180,18 +178,20 @@ CudaDriver::~CudaDriver() {
 
 Expected<CudaDriver *> CudaDriver::get() {
   static std::once_flag Once;
-  static std::unique_ptr<CudaDriver> Instance;
+  // Never destroyed: releasing the context from a static destructor would
+  // call into a driver that may already be shutting down at exit.
+  static CudaDriver *Instance = nullptr;
   static std::string InitError;
   std::call_once(Once, [] {
     auto D = load({"libcuda.so.1", "libcuda.so"});
     if (D)
-      Instance = D.take();
+      Instance = D.take().release();
     else
       InitError = D.error();
   });
   if (!Instance)
     return makeError(InitError);
-  return Instance.get();
+  return Instance;
 }
 
 std::string CudaDriver::driverVersionString() const {

@@ -144,8 +144,7 @@ std::optional<std::string> KernelCache::readEntry(const std::string &Key, std::s
   return std::string(Payload);
 }
 
-bool KernelCache::writeEntry(const std::string &Key, std::string_view Kind,
-                             std::string_view Data) {
+bool KernelCache::writeEntry(const std::string &Key, std::string_view Kind, std::string_view Data) {
   std::string Tmp = Directory + "/.tmp-" + Key.substr(0, 16) + "-XXXXXX";
   int Fd = ::mkstemp(Tmp.data());
   if (Fd < 0)

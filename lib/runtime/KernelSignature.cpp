@@ -124,7 +124,8 @@ Status checkArguments(const KernelSignature &Sig, const KernelArgs &Args) {
     ArgKind Given = Args.args()[I].kind();
     if (Given == P.Kind)
       continue;
-    std::string Which = "argument " + std::to_string(I) + (P.Name.empty() ? "" : " (" + P.Name + ")");
+    std::string Which =
+        "argument " + std::to_string(I) + (P.Name.empty() ? "" : " (" + P.Name + ")");
     return makeError("kernel " + Sig.Name + ": " + Which + " is " + argKindName(Given) +
                      ", the parameter is " + paramString({"", P.Kind, P.Pointee}) +
                      "; signature: " + Sig.str());

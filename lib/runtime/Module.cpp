@@ -156,21 +156,20 @@ Status Kernel::launch(const LaunchConfig &Config, KernelArgs &Args) {
     if (int(Config.SharedMemBytes) > Optin)
       return makeError("kernel " + Sig.Name + " asks for " + std::to_string(Config.SharedMemBytes) +
                        " bytes of shared memory; the device allows " + std::to_string(Optin));
-    if (Status S = Driver->check(Driver->api().FuncSetAttribute(
-                                     Function, cu::FuncAttrMaxDynamicSharedSizeBytes,
-                                     int(Config.SharedMemBytes)),
-                                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    if (Status S = Driver->check(
+            Driver->api().FuncSetAttribute(Function, cu::FuncAttrMaxDynamicSharedSizeBytes,
+                                           int(Config.SharedMemBytes)),
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
         !S)
       return S;
     DynamicSharedLimit = int(Config.SharedMemBytes);
   }
   std::vector<void *> Params = Args.pointers();
-  return Driver->check(Driver->api().LaunchKernel(Function, Config.Grid[0], Config.Grid[1],
-                                                  Config.Grid[2], Config.NumWarps * 32, 1, 1,
-                                                  Config.SharedMemBytes, Config.Stream,
-                                                  Params.empty() ? nullptr : Params.data(),
-                                                  nullptr),
-                       ("cuLaunchKernel(" + Sig.Name + ")").c_str());
+  return Driver->check(
+      Driver->api().LaunchKernel(Function, Config.Grid[0], Config.Grid[1], Config.Grid[2],
+                                 Config.NumWarps * 32, 1, 1, Config.SharedMemBytes, Config.Stream,
+                                 Params.empty() ? nullptr : Params.data(), nullptr),
+      ("cuLaunchKernel(" + Sig.Name + ")").c_str());
 }
 
 } // namespace tritonc::runtime

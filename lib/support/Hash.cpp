@@ -21,8 +21,8 @@ constexpr uint32_t rotr(uint32_t X, unsigned N) { return (X >> N) | (X << (32 - 
 } // namespace
 
 Sha256::Sha256()
-    : State{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-            0x5be0cd19} {}
+    : State{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::compress(const uint8_t *Block) {
   uint32_t W[64];

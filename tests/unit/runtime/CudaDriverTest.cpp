@@ -11,9 +11,7 @@
 using namespace tritonc::runtime;
 
 namespace {
-bool startsWith(const std::string &S, const std::string &Prefix) {
-  return S.rfind(Prefix, 0) == 0;
-}
+bool startsWith(const std::string &S, const std::string &Prefix) { return S.rfind(Prefix, 0) == 0; }
 } // namespace
 
 TEST(CudaDriverTest, MissingLibraryIsAClearError) {
@@ -47,8 +45,9 @@ TEST(CudaDriverTest, StubLibraryIsAClearError) {
   auto D = CudaDriver::load({Stub});
   ASSERT_FALSE(D);
   EXPECT_TRUE(startsWith(D.error(), "no NVIDIA driver found (")) << D.error();
-  if (std::filesystem::exists(Stub))
+  if (std::filesystem::exists(Stub)) {
     EXPECT_TRUE(startsWith(D.error(), "no NVIDIA driver found (cuInit failed: ")) << D.error();
+  }
 }
 
 TEST(CudaDriverTest, GetIsConsistentAcrossThreads) {
@@ -97,12 +96,15 @@ TEST(CudaDriverTest, DeviceTargetNames) {
   EXPECT_EQ(I.target(), "sm_100");
 }
 
-#if __has_include(<cuda.h>)
-#include <cuda.h>
+// cuda.h is looked up where the toolkit installs it, so that no include path
+// leaks into the runtime's own targets.
+#if __has_include("/usr/local/cuda/include/cuda.h")
+#include "/usr/local/cuda/include/cuda.h"
 // Our declarations must match the driver ABI that cuda.h describes.
 static_assert(cu::ErrorNoDevice == CUDA_ERROR_NO_DEVICE);
 static_assert(cu::ErrorStubLibrary == CUDA_ERROR_STUB_LIBRARY);
-static_assert(cu::DevAttrMaxSharedMemoryPerBlock == CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+static_assert(cu::DevAttrMaxSharedMemoryPerBlock ==
+              CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
 static_assert(cu::DevAttrWarpSize == CU_DEVICE_ATTRIBUTE_WARP_SIZE);
 static_assert(cu::DevAttrMultiprocessorCount == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 static_assert(cu::DevAttrComputeCapabilityMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);

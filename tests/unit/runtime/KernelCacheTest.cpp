@@ -195,8 +195,9 @@ TEST(KernelCacheTest, ConcurrentWritersLeaveAValidEntry) {
         KernelCache Reader(Dir.Path);
         std::optional<std::string> Hit = Reader.lookup(Key, "ptx");
         // Readers never see a partial entry: either a full hit or nothing.
-        if (Hit)
+        if (Hit) {
           EXPECT_EQ(*Hit, Payload);
+        }
         EXPECT_EQ(Reader.stats().CorruptEntries, 0u);
       }
     });
@@ -264,8 +265,9 @@ TEST(KernelCacheTest, DefaultDirectoryFollowsTheEnvironment) {
   }
   ::unsetenv("TRITONC_CACHE_DIR");
   std::string Home = std::getenv("HOME") ? std::getenv("HOME") : "";
-  if (!Home.empty())
+  if (!Home.empty()) {
     EXPECT_EQ(KernelCache::defaultDirectory(), Home + "/.cache/tritonc");
+  }
   if (HadIt)
     ::setenv("TRITONC_CACHE_DIR", Saved.c_str(), 1);
 }

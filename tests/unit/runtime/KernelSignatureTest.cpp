@@ -1,6 +1,6 @@
+#include "tritonc/runtime/KernelSignature.h"
 #include "tritonc/ir/IR.h"
 #include "tritonc/runtime/IRSignature.h"
-#include "tritonc/runtime/KernelSignature.h"
 
 #include <gtest/gtest.h>
 
