@@ -684,7 +684,7 @@ AxisInfo Solver::compute(const Instruction &I) const {
       int64_t C = std::max(std::min(P.Contiguity[D], O.Constancy[D]), std::min(O.Contiguity[D], P.Constancy[D]));
       R.Contiguity[D] = C;
       R.Constancy[D] = std::min(P.Constancy[D], O.Constancy[D]);
-      R.Divisibility[D] = std::min(P.Divisibility[D], satMul(O.Divisibility[D], Step));
+      R.Divisibility[D] = std::min(divAt(P, D, C, Step), satMul(divAt(O, D, C, 1), Step));
     }
     break;
   }
