@@ -32,8 +32,6 @@ namespace fs = std::filesystem;
 
 constexpr unsigned MaxIncludeDepth = 200;
 constexpr unsigned MaxArgNesting = 200;
-/// Stops exponential macro definitions before they exhaust memory.
-constexpr size_t MaxExpansionTokens = 1000000;
 
 /// Sorted ids (see PreprocessorImpl::macroId) of the macros a token must not
 /// expand.
@@ -787,10 +785,10 @@ void PreprocessorImpl::expandStream(TokenStream &S, std::vector<PPToken> &Out, u
     }
     std::vector<PPToken> Result = substitute(*M, T, Args, HS, Depth);
     ExpansionTokens += Result.size();
-    if (ExpansionTokens > MaxExpansionTokens && !ExpansionLimitHit) {
+    if (ExpansionTokens > Opts.MaxExpansionTokens && !ExpansionLimitHit) {
       ExpansionLimitHit = true;
       Diags.error(T.Tok.range(), "macro expansion is too large (more than " +
-                                     std::to_string(MaxExpansionTokens) + " tokens)");
+                                     std::to_string(Opts.MaxExpansionTokens) + " tokens)");
     }
     if (Result.empty()) {
       CarryStart = T.Tok.AtStartOfLine;

@@ -31,6 +31,9 @@ using DefineList = std::vector<std::pair<std::string, std::string>>;
 struct PreprocessorOptions {
   DefineList Defines;
   std::vector<std::string> IncludeDirs;
+  /// Macro expansion stops with an error after producing this many tokens
+  /// (exponential macro definitions would otherwise exhaust memory).
+  size_t MaxExpansionTokens = 1000000;
 };
 
 /// Runs the preprocessor over a main file and returns the expanded tokens

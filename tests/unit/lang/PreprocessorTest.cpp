@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -16,6 +15,7 @@ class PPTest : public ::testing::Test {
 protected:
   SourceManager SM;
   DiagnosticEngine Diags{SM};
+  size_t MaxExpansionTokens = PreprocessorOptions().MaxExpansionTokens;
   std::vector<Token> Toks;
 
   /// Preprocesses Src (named main.tc) and returns tokensToString.
@@ -28,6 +28,7 @@ protected:
     PreprocessorOptions Opts;
     Opts.Defines = Defines;
     Opts.IncludeDirs = IncludeDirs;
+    Opts.MaxExpansionTokens = MaxExpansionTokens;
     Toks = preprocess(SM, F, Opts, Diags);
     return tokensToString(Toks);
   }
@@ -151,10 +152,11 @@ TEST_F(PPTest, ExponentialExpansionIsCutOff) {
     Src += "#define X" + std::to_string(I) + " X" + std::to_string(I - 1) + " X" +
            std::to_string(I - 1) + "\n";
   Src += "X40\n";
-  auto Start = std::chrono::steady_clock::now();
+  // A small cap keeps the test fast (also under ASan); X40 would expand to
+  // 2^41 tokens, so finishing at all shows the cap stops the expansion.
+  MaxExpansionTokens = 20000;
   run(Src);
-  EXPECT_LT(std::chrono::steady_clock::now() - Start, std::chrono::seconds(20));
-  EXPECT_EQ(firstDiag(), "main.tc:42:1: error: macro expansion is too large (more than 1000000 "
+  EXPECT_EQ(firstDiag(), "main.tc:42:1: error: macro expansion is too large (more than 20000 "
                          "tokens)");
 }
 
@@ -560,9 +562,7 @@ TEST_F(PPIncludeTest, IncludeViaMacroAndGuards) {
 
 TEST_F(PPIncludeTest, SelfIncludeStopsAtDepthLimit) {
   std::string Main = write("self.tc", "#include \"self.tc\"\n#include \"self.tc\"\nx\n");
-  auto Start = std::chrono::steady_clock::now();
   runPath(Main);
-  EXPECT_LT(std::chrono::steady_clock::now() - Start, std::chrono::seconds(30));
   EXPECT_EQ(Diags.numErrors(), 1u);
   EXPECT_EQ(firstDiag(), Main + ":1:10: error: #include nested too deeply (more than 200 levels)");
 }
