@@ -32,14 +32,17 @@ int64_t largestPow2Divisor(int64_t V) {
     return MaxDivisibility;
   uint64_t U = static_cast<uint64_t>(V);
   uint64_t Low = U & (~U + 1);
-  return Low >= static_cast<uint64_t>(MaxDivisibility) ? MaxDivisibility : static_cast<int64_t>(Low);
+  return Low >= static_cast<uint64_t>(MaxDivisibility) ? MaxDivisibility
+                                                       : static_cast<int64_t>(Low);
 }
 
 namespace {
 
 /// The largest power of two dividing a dimension size (the longest runs a
 /// dimension can hold under the aligned-block definitions).
-int64_t pow2Part(int64_t N) { return N <= 0 ? 1 : std::min(largestPow2Divisor(N), MaxDivisibility); }
+int64_t pow2Part(int64_t N) {
+  return N <= 0 ? 1 : std::min(largestPow2Divisor(N), MaxDivisibility);
+}
 
 int64_t satMul(int64_t A, int64_t B) {
   if (A >= MaxDivisibility || B >= MaxDivisibility || A * B >= MaxDivisibility)
@@ -131,7 +134,8 @@ AxisInfo meet(const AxisInfo &A, const AxisInfo &B, int64_t Step) {
     R.Constancy[D] = std::min(A.Constancy[D], B.Constancy[D]);
     // Divisibility is stated at block starts, which move when the runs
     // shrink: re-read both sides at the new block starts.
-    R.Divisibility[D] = std::min(divAt(A, D, R.Contiguity[D], Step), divAt(B, D, R.Contiguity[D], Step));
+    R.Divisibility[D] =
+        std::min(divAt(A, D, R.Contiguity[D], Step), divAt(B, D, R.Contiguity[D], Step));
   }
   if (!(A.Constant && B.Constant && *A.Constant == *B.Constant))
     R.Constant.reset();
@@ -182,7 +186,8 @@ std::optional<int64_t> foldBinary(Opcode Op, int64_t A, int64_t B, unsigned Bits
 
 class Solver {
 public:
-  Solver(const Function &F, std::unordered_map<const Value *, AxisInfo> &Infos) : F(F), Infos(Infos) {}
+  Solver(const Function &F, std::unordered_map<const Value *, AxisInfo> &Infos)
+      : F(F), Infos(Infos) {}
 
   unsigned run();
 
@@ -191,8 +196,8 @@ private:
   bool known(const Value *V) const;
   AxisInfo compute(const Instruction &I) const;
   AxisInfo binary(const Instruction &I) const;
-  AxisInfo divByPow2(const AxisInfo &A, int64_t K, const Type *T) const;
-  AxisInfo remByPow2(const AxisInfo &A, int64_t K, const Type *T) const;
+  AxisInfo divByPow2(const AxisInfo &A, int64_t K) const;
+  AxisInfo remByPow2(const AxisInfo &A, int64_t K) const;
   AxisInfo icmp(const Instruction &I) const;
   AxisInfo cast(const Instruction &I) const;
   AxisInfo reshape(const Instruction &I) const;
@@ -277,7 +282,7 @@ AxisInfo Solver::phi(const Instruction &I) const {
   return R ? *R : AxisInfo::pessimistic(T);
 }
 
-AxisInfo Solver::divByPow2(const AxisInfo &A, int64_t K, const Type *T) const {
+AxisInfo Solver::divByPow2(const AxisInfo &A, int64_t K) const {
   // Floor division by 2^K (udiv, lshr, ashr, or sdiv of non-negative values).
   AxisInfo R = A;
   int64_t P = int64_t(1) << K;
@@ -297,7 +302,7 @@ AxisInfo Solver::divByPow2(const AxisInfo &A, int64_t K, const Type *T) const {
   return R;
 }
 
-AxisInfo Solver::remByPow2(const AxisInfo &A, int64_t K, const Type *T) const {
+AxisInfo Solver::remByPow2(const AxisInfo &A, int64_t K) const {
   // Non-negative remainder by 2^K (urem, `and` with 2^K-1, srem of
   // non-negative values).
   AxisInfo R = A;
@@ -387,10 +392,10 @@ AxisInfo Solver::binary(const Instruction &I) const {
     else if (CB && !Shift && isPow2(*CB) && *CB <= MaxDivisibility)
       K = log2Of(*CB);
     if (K && (Op != Opcode::SDiv || A.NonNegative || *K == 0)) {
-      AxisInfo Q = divByPow2(A, *K, T);
+      AxisInfo Q = divByPow2(A, *K);
       for (unsigned D = 0; D < R.rank(); ++D)
         Q.Constancy[D] = std::max(Q.Constancy[D], R.Constancy[D]);
-      Q.NonNegative = Op == Opcode::AShr ? A.NonNegative
+      Q.NonNegative = Op == Opcode::AShr   ? A.NonNegative
                       : Op == Opcode::SDiv ? A.NonNegative
                                            : (A.NonNegative || *K > 0);
       return Q;
@@ -406,14 +411,14 @@ AxisInfo Solver::binary(const Instruction &I) const {
       return R;
     }
     R.NonNegative = (Op == Opcode::SDiv && A.NonNegative && B.NonNegative) ||
-                    (Op == Opcode::UDiv && CB && *CB >= 2) || (Op == Opcode::LShr && CB && *CB >= 1) ||
-                    (Op == Opcode::AShr && A.NonNegative);
+                    (Op == Opcode::UDiv && CB && *CB >= 2) ||
+                    (Op == Opcode::LShr && CB && *CB >= 1) || (Op == Opcode::AShr && A.NonNegative);
     return R;
   }
   case Opcode::URem:
   case Opcode::SRem: {
     if (CB && isPow2(*CB) && *CB <= MaxDivisibility && (Op == Opcode::URem || A.NonNegative)) {
-      AxisInfo Q = remByPow2(A, log2Of(*CB), T);
+      AxisInfo Q = remByPow2(A, log2Of(*CB));
       for (unsigned D = 0; D < R.rank(); ++D)
         Q.Constancy[D] = std::max(std::min(Q.Constancy[D], B.Constancy[D]), R.Constancy[D]);
       return Q;
@@ -428,7 +433,7 @@ AxisInfo Solver::binary(const Instruction &I) const {
     if (CB && *CB == -1)
       return Identity(A);
     if (CB && *CB > 0 && isPow2(*CB + 1) && *CB < MaxDivisibility) {
-      AxisInfo Q = remByPow2(A, log2Of(*CB + 1), T);
+      AxisInfo Q = remByPow2(A, log2Of(*CB + 1));
       for (unsigned D = 0; D < R.rank(); ++D)
         Q.Constancy[D] = std::max(Q.Constancy[D], R.Constancy[D]);
       return Q;
@@ -436,7 +441,7 @@ AxisInfo Solver::binary(const Instruction &I) const {
     if (CB && *CB < 0 && isPow2(-*CB) && -*CB <= MaxDivisibility) {
       // Clearing the low K bits: floor to a multiple of 2^K.
       int64_t K = log2Of(-*CB);
-      AxisInfo Q = divByPow2(A, K, T);
+      AxisInfo Q = divByPow2(A, K);
       for (unsigned D = 0; D < R.rank(); ++D) {
         Q.Constancy[D] = std::max(Q.Constancy[D], R.Constancy[D]);
         Q.Divisibility[D] = std::max(divAt(A, D, 1, 1), int64_t(1) << K);
@@ -468,7 +473,7 @@ AxisInfo Solver::binary(const Instruction &I) const {
     for (unsigned D = 0; D < R.rank(); ++D)
       R.Divisibility[D] = std::min(divAt(A, D, 1, 1), divAt(B, D, 1, 1));
     R.NonNegative = (Op == Opcode::SMax || Op == Opcode::UMin) ? (A.NonNegative || B.NonNegative)
-                                                                : (A.NonNegative && B.NonNegative);
+                                                               : (A.NonNegative && B.NonNegative);
     return R;
   default:
     return R;
@@ -681,7 +686,8 @@ AxisInfo Solver::compute(const Instruction &I) const {
     AxisInfo P = info(I.getOperand(0)), O = info(I.getOperand(1));
     int64_t Step = stepBytes(T);
     for (unsigned D = 0; D < R.rank(); ++D) {
-      int64_t C = std::max(std::min(P.Contiguity[D], O.Constancy[D]), std::min(O.Contiguity[D], P.Constancy[D]));
+      int64_t C = std::max(std::min(P.Contiguity[D], O.Constancy[D]),
+                           std::min(O.Contiguity[D], P.Constancy[D]));
       R.Contiguity[D] = C;
       R.Constancy[D] = std::min(P.Constancy[D], O.Constancy[D]);
       R.Divisibility[D] = std::min(divAt(P, D, C, Step), satMul(divAt(O, D, C, 1), Step));
@@ -808,8 +814,9 @@ const AxisInfo &AxisInfoAnalysis::get(const Value *V) const {
   auto EIt = Extra.find(V);
   if (EIt != Extra.end())
     return EIt->second;
-  AxisInfo R = V->getValueKind() == ValueKind::Constant ? constantInfo(*static_cast<const Constant *>(V))
-                                                        : AxisInfo::pessimistic(V->getType());
+  AxisInfo R = V->getValueKind() == ValueKind::Constant
+                   ? constantInfo(*static_cast<const Constant *>(V))
+                   : AxisInfo::pessimistic(V->getType());
   return Extra.emplace(V, std::move(R)).first->second;
 }
 

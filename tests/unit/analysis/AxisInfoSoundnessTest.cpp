@@ -76,7 +76,8 @@ public:
           break;
         }
         if (I.getOpcode() == Opcode::CondBr) {
-          bool C = Vals.count(I.getOperand(0)) ? value(I.getOperand(0), nullptr).Data[0] != 0 : (Rng() & 1);
+          bool C = Vals.count(I.getOperand(0)) ? value(I.getOperand(0), nullptr).Data[0] != 0
+                                               : (Rng() & 1);
           Next = I.successors()[C ? 0 : 1];
           break;
         }
@@ -103,7 +104,9 @@ public:
 private:
   static bool tracked(const Type *T) { return T->isIntOrIntTile() || T->isPointerOrPointerTile(); }
 
-  int64_t pick(int64_t Lo, int64_t Hi) { return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng); }
+  int64_t pick(int64_t Lo, int64_t Hi) {
+    return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng);
+  }
 
   void seedArg(const Argument &A) {
     const Type *T = A.getType();
@@ -171,8 +174,8 @@ private:
       if (!Failure.empty())
         return;
       std::ostringstream OS;
-      OS << printInstruction(*static_cast<const Instruction *>(&V)) << ": " << What << " fails at flat index " << At
-         << " (claim " << Info.str() << ")\n  values:";
+      OS << printInstruction(*static_cast<const Instruction *>(&V)) << ": " << What
+         << " fails at flat index " << At << " (claim " << Info.str() << ")\n  values:";
       for (int64_t I = 0; I < N && I < 64; ++I)
         OS << " " << T.Data[I];
       Failure = OS.str();
@@ -217,7 +220,9 @@ private:
       N *= D;
     Tile R{Dims, std::vector<int64_t>(N, 0)};
     auto Op = [&](unsigned K) { return value(I.getOperand(K), I.getOperand(K)->getType()); };
-    auto Elem = [&](const Tile &X, int64_t J) { return X.Data.size() == 1 ? X.Data[0] : X.Data[J]; };
+    auto Elem = [&](const Tile &X, int64_t J) {
+      return X.Data.size() == 1 ? X.Data[0] : X.Data[J];
+    };
     switch (I.getOpcode()) {
     case Opcode::MakeRange:
       for (int64_t J = 0; J < N; ++J)
@@ -273,24 +278,47 @@ private:
     }
     case Opcode::ICmp: {
       Tile A = Op(0), B = Op(1);
-      unsigned Bits = I.getOperand(0)->getType()->isIntOrIntTile() ? I.getOperand(0)->getType()->getIntBits() : 64;
+      unsigned Bits = I.getOperand(0)->getType()->isIntOrIntTile()
+                          ? I.getOperand(0)->getType()->getIntBits()
+                          : 64;
       for (int64_t J = 0; J < N; ++J) {
         int64_t X = Elem(A, J), Y = Elem(B, J);
         uint64_t M = Bits >= 64 ? ~0ull : ((1ull << Bits) - 1);
         uint64_t UX = uint64_t(X) & M, UY = uint64_t(Y) & M;
         bool V = false;
         switch (I.Predicate) {
-        case CmpPredicate::EQ: V = X == Y; break;
-        case CmpPredicate::NE: V = X != Y; break;
-        case CmpPredicate::SLT: V = X < Y; break;
-        case CmpPredicate::SLE: V = X <= Y; break;
-        case CmpPredicate::SGT: V = X > Y; break;
-        case CmpPredicate::SGE: V = X >= Y; break;
-        case CmpPredicate::ULT: V = UX < UY; break;
-        case CmpPredicate::ULE: V = UX <= UY; break;
-        case CmpPredicate::UGT: V = UX > UY; break;
-        case CmpPredicate::UGE: V = UX >= UY; break;
-        default: break;
+        case CmpPredicate::EQ:
+          V = X == Y;
+          break;
+        case CmpPredicate::NE:
+          V = X != Y;
+          break;
+        case CmpPredicate::SLT:
+          V = X < Y;
+          break;
+        case CmpPredicate::SLE:
+          V = X <= Y;
+          break;
+        case CmpPredicate::SGT:
+          V = X > Y;
+          break;
+        case CmpPredicate::SGE:
+          V = X >= Y;
+          break;
+        case CmpPredicate::ULT:
+          V = UX < UY;
+          break;
+        case CmpPredicate::ULE:
+          V = UX <= UY;
+          break;
+        case CmpPredicate::UGT:
+          V = UX > UY;
+          break;
+        case CmpPredicate::UGE:
+          V = UX >= UY;
+          break;
+        default:
+          break;
         }
         R.Data[J] = V;
       }
@@ -338,24 +366,62 @@ private:
       uint64_t UX = uint64_t(X) & Mask, UY = uint64_t(Y) & Mask;
       int64_t V = 0;
       switch (I.getOpcode()) {
-      case Opcode::Add: V = int64_t(uint64_t(X) + uint64_t(Y)); noteOverflow((__int128)X + Y, Bits); break;
-      case Opcode::Sub: V = int64_t(uint64_t(X) - uint64_t(Y)); noteOverflow((__int128)X - Y, Bits); break;
-      case Opcode::Mul: V = int64_t(uint64_t(X) * uint64_t(Y)); noteOverflow((__int128)X * Y, Bits); break;
-      case Opcode::SDiv: V = (Y == 0 || Y == -1) ? 0 : X / Y; break;
-      case Opcode::SRem: V = (Y == 0 || Y == -1) ? 0 : X % Y; break;
-      case Opcode::UDiv: V = UY == 0 ? 0 : int64_t(UX / UY); break;
-      case Opcode::URem: V = UY == 0 ? 0 : int64_t(UX % UY); break;
-      case Opcode::Shl: V = (Y < 0 || Y >= Bits) ? 0 : int64_t(uint64_t(X) << Y); break;
-      case Opcode::LShr: V = (Y < 0 || Y >= Bits) ? 0 : int64_t(UX >> Y); break;
-      case Opcode::AShr: V = (Y < 0 || Y >= Bits) ? (X < 0 ? -1 : 0) : (X >> Y); break;
-      case Opcode::And: V = X & Y; break;
-      case Opcode::Or: V = X | Y; break;
-      case Opcode::Xor: V = X ^ Y; break;
-      case Opcode::SMin: V = std::min(X, Y); break;
-      case Opcode::SMax: V = std::max(X, Y); break;
-      case Opcode::UMin: V = UX < UY ? X : Y; break;
-      case Opcode::UMax: V = UX > UY ? X : Y; break;
-      default: return randomTile(I);
+      case Opcode::Add:
+        V = int64_t(uint64_t(X) + uint64_t(Y));
+        noteOverflow((__int128)X + Y, Bits);
+        break;
+      case Opcode::Sub:
+        V = int64_t(uint64_t(X) - uint64_t(Y));
+        noteOverflow((__int128)X - Y, Bits);
+        break;
+      case Opcode::Mul:
+        V = int64_t(uint64_t(X) * uint64_t(Y));
+        noteOverflow((__int128)X * Y, Bits);
+        break;
+      case Opcode::SDiv:
+        V = (Y == 0 || Y == -1) ? 0 : X / Y;
+        break;
+      case Opcode::SRem:
+        V = (Y == 0 || Y == -1) ? 0 : X % Y;
+        break;
+      case Opcode::UDiv:
+        V = UY == 0 ? 0 : int64_t(UX / UY);
+        break;
+      case Opcode::URem:
+        V = UY == 0 ? 0 : int64_t(UX % UY);
+        break;
+      case Opcode::Shl:
+        V = (Y < 0 || Y >= Bits) ? 0 : int64_t(uint64_t(X) << Y);
+        break;
+      case Opcode::LShr:
+        V = (Y < 0 || Y >= Bits) ? 0 : int64_t(UX >> Y);
+        break;
+      case Opcode::AShr:
+        V = (Y < 0 || Y >= Bits) ? (X < 0 ? -1 : 0) : (X >> Y);
+        break;
+      case Opcode::And:
+        V = X & Y;
+        break;
+      case Opcode::Or:
+        V = X | Y;
+        break;
+      case Opcode::Xor:
+        V = X ^ Y;
+        break;
+      case Opcode::SMin:
+        V = std::min(X, Y);
+        break;
+      case Opcode::SMax:
+        V = std::max(X, Y);
+        break;
+      case Opcode::UMin:
+        V = UX < UY ? X : Y;
+        break;
+      case Opcode::UMax:
+        V = UX > UY ? X : Y;
+        break;
+      default:
+        return randomTile(I);
       }
       R.Data[J] = wrap(V, T);
     }
@@ -397,7 +463,8 @@ std::string checkModule(const Module &M, unsigned Runs, uint64_t Seed) {
 }
 
 std::string kernelsDir() {
-  return (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / ".." / "kernels").lexically_normal();
+  return (std::filesystem::path(__FILE__).parent_path() / ".." / ".." / ".." / "kernels")
+      .lexically_normal();
 }
 
 TEST(AxisInfoSoundness, BundledKernels) {
@@ -421,7 +488,8 @@ TEST(AxisInfoSoundness, BundledKernels) {
 
 // Hand-written patterns the back end cares about.
 TEST(AxisInfoSoundness, Snippets) {
-  const char *Text = R"(define kernel void @t(f32* %X aligned(32), i32 %ldx multipleof(8), i32 %n multipleof(16), i32 %k) {
+  const char *Text =
+      R"(define kernel void @t(f32* %X aligned(32), i32 %ldx multipleof(8), i32 %n multipleof(16), i32 %k) {
 entry:
   %pid = get_program_id 0 : i32
   %base = mul %pid, i32 32 : i32
@@ -505,10 +573,12 @@ public:
   explicit Generator(uint64_t Seed) : Rng(Seed) {}
 
   std::string function() {
-    OS << "define kernel void @g(i32 %a0 multipleof(" << pow2(0, 6) << "), i32 %a1, i64 %a2 multipleof("
-       << pow2(0, 5) << "), f32* %p0 aligned(" << pow2(0, 5) << "), i8* %p1 aligned(" << pow2(0, 4)
-       << "), f16* %p2 aligned(" << pow2(0, 5) << ")) {\nentry:\n";
-    Pool = {{"%a0", "i32"}, {"%a1", "i32"}, {"%a2", "i64"}, {"%p0", "f32*"}, {"%p1", "i8*"}, {"%p2", "f16*"}};
+    OS << "define kernel void @g(i32 %a0 multipleof(" << pow2(0, 6)
+       << "), i32 %a1, i64 %a2 multipleof(" << pow2(0, 5) << "), f32* %p0 aligned(" << pow2(0, 5)
+       << "), i8* %p1 aligned(" << pow2(0, 4) << "), f16* %p2 aligned(" << pow2(0, 5)
+       << ")) {\nentry:\n";
+    Pool = {{"%a0", "i32"},  {"%a1", "i32"}, {"%a2", "i64"},
+            {"%p0", "f32*"}, {"%p1", "i8*"}, {"%p2", "f16*"}};
     emit("get_program_id 0", "i32");
     for (int I = 0; I < 3; ++I)
       makeRange();
@@ -529,7 +599,8 @@ public:
       OS << "  %carn = gep %car, " << Inc << " : " << Ty << "\n";
     else
       OS << "  %carn = add %car, " << Inc << " : " << Ty << "\n";
-    OS << "  %it1 = add %it, i32 1 : i32\n  %c = icmp slt %it1, i32 4 : i1\n  cond_br %c, ^loop, ^exit\n"
+    OS << "  %it1 = add %it, i32 1 : i32\n  %c = icmp slt %it1, i32 4 : i1\n  cond_br %c, ^loop, "
+          "^exit\n"
        << "exit:\n  ret\n}\n";
     return OS.str();
   }
@@ -539,7 +610,9 @@ private:
     std::string Name, Ty;
   };
 
-  int64_t pick(int64_t Lo, int64_t Hi) { return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng); }
+  int64_t pick(int64_t Lo, int64_t Hi) {
+    return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng);
+  }
   int64_t pow2(int Lo, int Hi) { return int64_t(1) << pick(Lo, Hi); }
 
   static std::string elemOf(const std::string &Ty) { return Ty.substr(0, Ty.find('<')); }
@@ -566,17 +639,28 @@ private:
     static const int64_t Starts[] = {0, 0, 0, 4, 3, 16, 8, 64, 1};
     int64_t S = Starts[pick(0, 8)];
     int64_t N = pick(0, 1) ? 32 : 8;
-    emit("make_range " + std::to_string(S) + ", " + std::to_string(S + N), "i32<" + std::to_string(N) + ">");
+    emit("make_range " + std::to_string(S) + ", " + std::to_string(S + N),
+         "i32<" + std::to_string(N) + ">");
   }
 
   std::string constant(const std::string &Elem) {
     int64_t V;
     switch (pick(0, 5)) {
-    case 0: V = pow2(0, 6); break;
-    case 1: V = pow2(1, 5) - 1; break;
-    case 2: V = -pow2(0, 5); break;
-    case 3: V = pick(-9, 9); break;
-    default: V = pow2(0, 3); break;
+    case 0:
+      V = pow2(0, 6);
+      break;
+    case 1:
+      V = pow2(1, 5) - 1;
+      break;
+    case 2:
+      V = -pow2(0, 5);
+      break;
+    case 3:
+      V = pick(-9, 9);
+      break;
+    default:
+      V = pow2(0, 3);
+      break;
     }
     if (Elem == "i8")
       V = std::clamp<int64_t>(V, -128, 127);
@@ -632,8 +716,8 @@ private:
   void step() {
     std::string X = pickAny();
     std::string Ty = typeOf(X), Elem = elemOf(Ty), Shape = shapeOf(Ty);
-    static const char *Bin[] = {"add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr",
-                                "ashr", "and", "or", "xor", "smin", "smax", "umin", "umax"};
+    static const char *Bin[] = {"add",  "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr",
+                                "ashr", "and", "or",  "xor",  "smin", "smax", "umin", "umax"};
     static const char *Preds[] = {"slt", "sge", "sgt", "sle", "ult", "uge", "eq", "ne"};
     int Kind = pick(0, 11);
     if (isPtr(Ty)) {
@@ -655,8 +739,8 @@ private:
     if (Kind < 5) {
       std::string Op = Bin[pick(0, 16)];
       std::string Y = operandLike(Ty);
-      if (pick(0, 1) && Op != "sub" && Op != "sdiv" && Op != "udiv" && Op != "srem" && Op != "urem" &&
-          Op != "shl" && Op != "lshr" && Op != "ashr")
+      if (pick(0, 1) && Op != "sub" && Op != "sdiv" && Op != "udiv" && Op != "srem" &&
+          Op != "urem" && Op != "shl" && Op != "lshr" && Op != "ashr")
         std::swap(X, Y);
       if (std::string("shl lshr ashr").find(Op) != std::string::npos && pick(0, 2))
         Y = Shape.empty() ? Elem + " " + std::to_string(pick(0, 5))
@@ -705,10 +789,18 @@ private:
     }
     if (S == "<8,32>" || S == "<32,8>") {
       switch (pick(0, 3)) {
-      case 0: emit("trans " + X, Elem + (S == "<8,32>" ? "<32,8>" : "<8,32>")); return;
-      case 1: emit("reshape " + X, Elem + "<256>"); return;
-      case 2: emit("reshape " + X, Elem + (S == "<8,32>" ? "<16,16>" : "<64,4>")); return;
-      default: emit("reshape " + X, Elem + "<4,2,32>"); return;
+      case 0:
+        emit("trans " + X, Elem + (S == "<8,32>" ? "<32,8>" : "<8,32>"));
+        return;
+      case 1:
+        emit("reshape " + X, Elem + "<256>");
+        return;
+      case 2:
+        emit("reshape " + X, Elem + (S == "<8,32>" ? "<16,16>" : "<64,4>"));
+        return;
+      default:
+        emit("reshape " + X, Elem + "<4,2,32>");
+        return;
       }
     }
     // Any other shape: flatten, or split off rows of 8.
@@ -716,7 +808,8 @@ private:
     std::string Dims = S.substr(1, S.size() - 2);
     for (size_t Pos = 0; Pos < Dims.size();) {
       size_t Comma = Dims.find(',', Pos);
-      N *= std::stoll(Dims.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos));
+      N *= std::stoll(
+          Dims.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos));
       Pos = Comma == std::string::npos ? Dims.size() : Comma + 1;
     }
     if (N % 8 == 0 && N > 8 && pick(0, 1))
@@ -737,7 +830,8 @@ TEST(AxisInfoSoundness, RandomPrograms) {
     std::string Text = Generator(Seed).function();
     auto P = parse(Text);
     if (!P->M) {
-      ADD_FAILURE() << "generator produced invalid IR (seed " << Seed << "): " << P->Errors << "\n" << Text;
+      ADD_FAILURE() << "generator produced invalid IR (seed " << Seed << "): " << P->Errors << "\n"
+                    << Text;
       continue;
     }
     ++Parsed;

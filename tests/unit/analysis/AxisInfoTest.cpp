@@ -49,7 +49,8 @@ TEST(AxisInfo, Pow2Divisor) {
 }
 
 TEST(AxisInfo, ArgumentSeedsAndConstants) {
-  Facts F(wrap("i32 %a multipleof(24), f32* %p aligned(16), i32 %b, i8* %q", "  %c = add i32 12, i32 0 : i32\n"));
+  Facts F(wrap("i32 %a multipleof(24), f32* %p aligned(16), i32 %b, i8* %q",
+               "  %c = add i32 12, i32 0 : i32\n"));
   EXPECT_EQ(F["%a"], "contiguity=[1] divisibility=[8] constancy=[1]");
   EXPECT_EQ(F["%p"], "contiguity=[1] divisibility=[16] constancy=[1]");
   EXPECT_EQ(F["%b"], "contiguity=[1] divisibility=[1] constancy=[1]");
