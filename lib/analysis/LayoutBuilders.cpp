@@ -1,0 +1,159 @@
+//===- LayoutBuilders.cpp - Linear layouts of the back end's encodings ----===//
+
+#include "tritonc/analysis/LinearLayout.h"
+
+#include "tritonc/support/Diagnostics.h"
+
+#include <algorithm>
+
+namespace tritonc::analysis {
+
+namespace {
+
+void checkPowersOfTwo(const std::vector<int64_t> &Values, const char *What) {
+  for (int64_t V : Values)
+    if (V <= 0 || (V & (V - 1)) != 0)
+      reportInternalError(std::string("layout builder: ") + What + " must be powers of two");
+}
+
+std::vector<int64_t> widen(const std::vector<int32_t> &V) { return {V.begin(), V.end()}; }
+
+void checkOrder(const std::vector<unsigned> &Order, size_t Rank) {
+  std::vector<unsigned> Sorted = Order;
+  std::sort(Sorted.begin(), Sorted.end());
+  for (size_t I = 0; I < Sorted.size(); ++I)
+    if (Sorted[I] != I)
+      reportInternalError("layout builder: order is not a permutation");
+  if (Order.size() != Rank)
+    reportInternalError("layout builder: order has the wrong rank");
+}
+
+/// Makes L cover exactly Size elements along output dimension Out: a layout
+/// that is too small repeats (more registers, the new register bits being
+/// the most significant); one that is too large is cut down, the bits that
+/// would leave the tile becoming replication (zero bases).
+LinearLayout fitToSize(const LinearLayout &L, const std::string &Out, int64_t Size) {
+  int32_t Have = L.getOutDimSize(Out);
+  if (Have < Size)
+    return L * LinearLayout::identity1D(static_cast<int32_t>(Size / Have), "register", Out);
+  if (Have == Size)
+    return L;
+  std::vector<LinearLayout::InDim> Ins = L.getInDims();
+  std::vector<LinearLayout::OutDim> Outs = L.getOutDims();
+  size_t O = 0;
+  while (Outs[O].Name != Out)
+    ++O;
+  Outs[O].Size = static_cast<int32_t>(Size);
+  for (LinearLayout::InDim &D : Ins)
+    for (LinearLayout::Basis &B : D.Bases)
+      if (B[O] >= Size)
+        B[O] = 0;
+  return LinearLayout(std::move(Ins), std::move(Outs));
+}
+
+std::vector<std::string> canonicalOutOrder(size_t Rank) {
+  std::vector<std::string> Names;
+  for (size_t D = 0; D < Rank; ++D)
+    Names.push_back(tileDimName(static_cast<unsigned>(D)));
+  return Names;
+}
+
+} // namespace
+
+std::string tileDimName(unsigned D) { return "dim" + std::to_string(D); }
+
+LinearLayout blockedLayout(const std::vector<int64_t> &Shape,
+                           const std::vector<int32_t> &SizePerThread,
+                           const std::vector<int32_t> &ThreadsPerWarp,
+                           const std::vector<int32_t> &WarpsPerCTA,
+                           const std::vector<unsigned> &Order) {
+  size_t Rank = Shape.size();
+  if (SizePerThread.size() != Rank || ThreadsPerWarp.size() != Rank || WarpsPerCTA.size() != Rank)
+    reportInternalError("blockedLayout: parameters of different ranks");
+  checkOrder(Order, Rank);
+  checkPowersOfTwo(Shape, "tile sizes");
+  checkPowersOfTwo(widen(SizePerThread), "sizePerThread");
+  checkPowersOfTwo(widen(ThreadsPerWarp), "threadsPerWarp");
+  checkPowersOfTwo(widen(WarpsPerCTA), "warpsPerCTA");
+  // Registers, then lanes, then warps, each walking the dimensions fastest
+  // first; the product concatenates bits so lanes step over whole
+  // sizePerThread chunks and warps over whole warp tiles.
+  LinearLayout L;
+  for (unsigned D : Order)
+    L *= LinearLayout::identity1D(SizePerThread[D], "register", tileDimName(D));
+  for (unsigned D : Order)
+    L *= LinearLayout::identity1D(ThreadsPerWarp[D], "lane", tileDimName(D));
+  for (unsigned D : Order)
+    L *= LinearLayout::identity1D(WarpsPerCTA[D], "warp", tileDimName(D));
+  for (unsigned D : Order)
+    L = fitToSize(L, tileDimName(D), Shape[D]);
+  return L.transposeOuts(canonicalOutOrder(Rank));
+}
+
+LinearLayout sliceLayout(const LinearLayout &Parent, unsigned Dim) {
+  std::string Removed = tileDimName(Dim);
+  std::vector<std::string> Kept;
+  for (const std::string &Name : Parent.getOutDimNames())
+    if (Name != Removed)
+      Kept.push_back(Name);
+  if (Kept.size() == Parent.getOutDims().size())
+    reportInternalError("sliceLayout: parent has no dimension " + Removed);
+  LinearLayout L = Parent.sublayout(Parent.getInDimNames(), Kept);
+  // Renumber in increasing order so that no new name clashes with an old one.
+  for (unsigned D = Dim + 1; D <= Kept.size(); ++D)
+    L = L.renameOutDim(tileDimName(D), tileDimName(D - 1));
+  return L.removeZeroBases("register");
+}
+
+LinearLayout mmaV2AccumulatorLayout(const std::vector<int64_t> &Shape,
+                                    const std::vector<int32_t> &WarpsPerCTA) {
+  if (Shape.size() != 2 || WarpsPerCTA.size() != 2)
+    reportInternalError("mmaV2AccumulatorLayout: expects a 2-D tile");
+  checkPowersOfTwo(Shape, "tile sizes");
+  checkPowersOfTwo(widen(WarpsPerCTA), "warpsPerCTA");
+  // One warp's 16x8 tile, as (row, col) images: c0/c1 differ in the column,
+  // c0/c2 by 8 rows; the lane's low two bits (threadID_in_group) pick the
+  // column pair, its high three bits (groupID) the row.
+  LinearLayout Tile(
+      {{"register", {{0, 1}, {8, 0}}}, {"lane", {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}}},
+      {{"dim0", 16}, {"dim1", 8}});
+  LinearLayout L = Tile * LinearLayout::identity1D(WarpsPerCTA[1], "warp", "dim1") *
+                   LinearLayout::identity1D(WarpsPerCTA[0], "warp", "dim0");
+  L = fitToSize(L, "dim1", Shape[1]);
+  return fitToSize(L, "dim0", Shape[0]);
+}
+
+LinearLayout swizzledSharedLayout(const std::vector<int64_t> &Shape, int32_t Vec, int32_t PerPhase,
+                                  int32_t MaxPhase, const std::vector<unsigned> &Order) {
+  size_t Rank = Shape.size();
+  checkOrder(Order, Rank);
+  checkPowersOfTwo(Shape, "tile sizes");
+  checkPowersOfTwo({Vec, PerPhase, MaxPhase}, "swizzle parameters");
+  std::vector<LinearLayout::OutDim> Outs;
+  for (size_t D = 0; D < Rank; ++D)
+    Outs.push_back({tileDimName(static_cast<unsigned>(D)), static_cast<int32_t>(Shape[D])});
+  LinearLayout::InDim Offset{"offset", {}};
+  auto AddBits = [&](unsigned D, auto &&ExtraColumn) {
+    for (int64_t Step = 1; Step < Shape[D]; Step *= 2) {
+      LinearLayout::Basis B(Rank, 0);
+      B[D] = static_cast<int32_t>(Step);
+      if (Rank > 1)
+        B[Order[0]] = ExtraColumn(Step);
+      Offset.Bases.push_back(std::move(B));
+    }
+  };
+  // Within a row the physical column is the logical one (no XOR)...
+  AddBits(Order[0], [](int64_t Step) { return static_cast<int32_t>(Step); });
+  // ...and each row bit flips the vector index by its share of the phase.
+  // (c ^ p) mod n == (c mod n) ^ (p mod n) for a power of two n, so the
+  // wrap-around of the phase at the row length stays linear.
+  if (Rank > 1)
+    AddBits(Order[1], [&](int64_t Step) {
+      return static_cast<int32_t>((Step / PerPhase % MaxPhase) * Vec % Shape[Order[0]]);
+    });
+  for (size_t I = 2; I < Rank; ++I)
+    AddBits(Order[I], [](int64_t) { return 0; });
+  return LinearLayout({std::move(Offset)}, std::move(Outs));
+}
+
+} // namespace tritonc::analysis
