@@ -531,6 +531,10 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
     FEType Pointee = P.T.scalar().pointee();
     FEType ResElem = Pointee;
     TValue O;
+    // Converting the other arm to the pointee type could lose its value
+    // (`c ? *pi : 0.5` with int *pi): when the common type differs, the load
+    // leaves the other lanes undefined and a select after it fills them.
+    bool SelectAfter = false;
     if (Other) {
       if (Other->Error)
         return *Other;
@@ -541,8 +545,9 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
         return TValue::error();
       }
       ResElem = Common;
+      SelectAfter = !(Common == Pointee);
       at(OtherE->Range);
-      O = convert(*Other, Pointee, OtherE->Range);
+      O = convert(*Other, SelectAfter ? Common : Pointee, OtherE->Range);
       if (O.Error)
         return O;
     } else {
@@ -554,8 +559,17 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
         !broadcastPair(Mask, O, E.Range, E.Cond.get(), OtherE))
       return TValue::error();
     at(E.Range);
-    TValue Loaded(B.createMaskedLoad(P.V, Mask.V, O.V), Pointee.withShape(P.T.Shape));
-    return convert(Loaded, ResElem, E.Range);
+    Value *LoadOther = O.V;
+    if (SelectAfter) {
+      LoadOther = M.getUndef(Pointee.toIR());
+      if (P.T.isTile())
+        LoadOther = B.createSplat(LoadOther, P.T.Shape);
+    }
+    TValue Loaded(B.createMaskedLoad(P.V, Mask.V, LoadOther), Pointee.withShape(P.T.Shape));
+    TValue Res = convert(Loaded, ResElem, E.Range);
+    if (SelectAfter && !Res.Error)
+      Res.V = B.createSelect(Mask.V, Res.V, O.V);
+    return Res;
   };
   const ast::Expr *DE = DerefInThen ? E.Then.get() : E.Else.get();
   const ast::Expr *OE = DerefInThen ? E.Else.get() : E.Then.get();
