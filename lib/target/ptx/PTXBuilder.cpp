@@ -292,12 +292,14 @@ void PTXFunctionBuilder::emitInst(const std::string &Text, const std::optional<G
   Line += Text;
   if (Line.back() != ';')
     Line += ';';
-  Body.push_back(std::move(Line));
+  activeLines().push_back(std::move(Line));
 }
 
 void PTXFunctionBuilder::emit(const std::string &Line) { emitInst(Line); }
 
-void PTXFunctionBuilder::comment(const std::string &Text) { Body.push_back("\t// " + Text); }
+void PTXFunctionBuilder::comment(const std::string &Text) {
+  activeLines().push_back("\t// " + Text);
+}
 
 Reg PTXFunctionBuilder::inst(const std::string &Opcode, Ty DstTy,
                              const std::vector<Operand> &Srcs) {
@@ -619,7 +621,35 @@ std::string PTXFunctionBuilder::newLabel(const std::string &Hint) {
   return "$L__" + Hint + std::to_string(NextLabel++);
 }
 
-void PTXFunctionBuilder::label(const std::string &L) { Body.push_back(L + ":"); }
+size_t PTXFunctionBuilder::reserveLine() {
+  if (InPrologue)
+    reportInternalError("PTXBuilder::reserveLine: not in the prologue");
+  Body.emplace_back();
+  return Body.size() - 1;
+}
+
+void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line) {
+  if (Handle >= Body.size() || !Body[Handle].empty())
+    reportInternalError("PTXBuilder::fillReservedLine: not a reserved line");
+  Body[Handle] = "\t" + Line;
+}
+
+void PTXFunctionBuilder::label(const std::string &L) {
+  if (InPrologue)
+    reportInternalError("PTXBuilder::label: labels cannot go into the prologue");
+  Body.push_back(L + ":");
+}
+
+PTXFunctionBuilder::PrologueScope::PrologueScope(PTXFunctionBuilder &B)
+    : B(B), Saved(B.InPrologue), SavedGuard(B.ActiveGuard) {
+  B.InPrologue = true;
+  B.ActiveGuard.reset();
+}
+
+PTXFunctionBuilder::PrologueScope::~PrologueScope() {
+  B.InPrologue = Saved;
+  B.ActiveGuard = SavedGuard;
+}
 
 void PTXFunctionBuilder::bra(const std::string &L, bool Uniform) {
   emitInst((Uniform ? "bra.uni " : "bra ") + L);
@@ -652,8 +682,11 @@ std::string PTXFunctionBuilder::str() const {
   for (const std::string &D : SharedDecls)
     S += "\t" + D + "\n";
   S += "\n";
-  for (const std::string &L : Body)
+  for (const std::string &L : Prologue)
     S += L + "\n";
+  for (const std::string &L : Body)
+    if (!L.empty())
+      S += L + "\n";
   S += "}\n";
   return S;
 }

@@ -207,8 +207,36 @@ public:
   void emit(const std::string &Line);
   /// Appends a `// Text` line.
   void comment(const std::string &Text);
+  /// Reserves an (initially empty) line at the current position of the
+  /// body, to be filled once a later analysis knows what goes there (a
+  /// barrier). Returns its handle for fillReservedLine.
+  size_t reserveLine();
+  /// Sets the text of a reserved line (verbatim, no guard); empty lines are
+  /// not printed.
+  void fillReservedLine(size_t Handle, const std::string &Line);
   /// Emits `Opcode Dst, Srcs...;` with Dst a fresh register of type DstTy.
   Reg inst(const std::string &Opcode, Ty DstTy, const std::vector<Operand> &Srcs);
+
+  // --- Prologue ------------------------------------------------------------
+
+  /// While alive, instructions go to the kernel's prologue (printed before
+  /// everything else) instead of the current position: values computed once
+  /// per kernel (thread coordinates of a layout) that must dominate every
+  /// later use, whenever the lowering first needs them. Nestable; no labels;
+  /// an active guard scope is suspended meanwhile.
+  class PrologueScope {
+  public:
+    explicit PrologueScope(PTXFunctionBuilder &B);
+    ~PrologueScope();
+    PrologueScope(const PrologueScope &) = delete;
+    PrologueScope &operator=(const PrologueScope &) = delete;
+
+  private:
+    PTXFunctionBuilder &B;
+    bool Saved;
+    std::optional<Guard> SavedGuard;
+  };
+  [[nodiscard]] PrologueScope prologue() { return PrologueScope(*this); }
 
   // --- Predication ----------------------------------------------------------
 
@@ -357,7 +385,11 @@ private:
   unsigned NumThreads = 0;
   ThreadBound Bound = ThreadBound::None;
   std::vector<std::string> SharedDecls;
+  std::vector<std::string> &activeLines() { return InPrologue ? Prologue : Body; }
+
+  std::vector<std::string> Prologue;
   std::vector<std::string> Body;
+  bool InPrologue = false;
   unsigned Counts[6] = {0, 0, 0, 0, 0, 0};
   unsigned NextLabel = 0;
   std::optional<Guard> ActiveGuard;

@@ -1,0 +1,62 @@
+//===- CodeGen.h - Triton-IR to PTX (the GPU back end) ----------*- C++ -*-===//
+//
+// The Triton-JIT back end (thesis chapter 5): lowers optimized, verified
+// Triton-IR to PTX text for one target. Per function it
+//
+//   1. computes axis info (contiguity / divisibility / constancy),
+//   2. assigns every tile value a distributed layout (LayoutAssignment.h),
+//   3. lowers each instruction to PTX through PTXBuilder, with layout
+//      conversions, reductions and dot operands going through shared memory,
+//   4. places barriers with the thesis' RAW/WAR equations over the shared
+//      memory accesses the lowering made, and sizes the shared memory.
+//
+// Every function of the module becomes a `.visible .entry` kernel.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/ir/IR.h"
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/target/ptx/PTXBuilder.h"
+
+#include <string>
+#include <vector>
+
+namespace tritonc::codegen {
+
+/// Options of the back end; all of them are part of the kernel cache key
+/// (see optionsString()).
+struct CodeGenOptions {
+  ptx::Arch Arch = ptx::Arch::SM90a;
+  /// Warps per program (threads per CTA = 32 * NumWarps); 1, 2, 4, 8 or 16.
+  unsigned NumWarps = 4;
+  /// Lets f32 `dot` use TF32 tensor cores (lower precision). Off by default.
+  bool AllowTF32 = false;
+
+  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0".
+  std::string optionsString() const;
+};
+
+/// What the launcher needs to know about one generated kernel.
+struct KernelInfo {
+  std::string Name;
+  unsigned NumWarps = 4;
+  /// Dynamic shared memory the launch must provide, in bytes.
+  unsigned SharedMemBytes = 0;
+  /// Barriers (bar.sync) the barrier placement inserted (for tests).
+  unsigned NumBarriers = 0;
+};
+
+/// The generated PTX module and its kernels.
+struct PTXOutput {
+  std::string PTX;
+  std::vector<KernelInfo> Kernels;
+};
+
+/// Lowers every function of M to one PTX module. Constructs the back end
+/// cannot lower (tile dimensions that are not powers of two, ...) are
+/// reported to Diags at their source location; the result is then empty and
+/// Diags has errors. A bug in the back end raises InternalError.
+PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags);
+
+} // namespace tritonc::codegen

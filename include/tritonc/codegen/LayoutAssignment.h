@@ -1,0 +1,129 @@
+//===- LayoutAssignment.h - Which thread holds which tile element -*- C++ -*-===//
+//
+// The thesis' sub-blocking (section 5.3.2), with layouts as linear maps over
+// GF(2) (analysis/LinearLayout.h): every tile value the back end keeps in
+// registers gets a distributed layout (register, lane, warp) -> coordinates.
+//
+// Values fall into three groups:
+//  - Rematerializable values (make_range, splat and integer/pointer/boolean
+//    element-wise arithmetic, casts, reshapes, broadcasts and transpositions
+//    of rematerializable values): they have no fixed layout; the lowering
+//    recomputes them, in whatever layout a use needs, where it needs them.
+//    Index and pointer arithmetic is therefore never moved between threads.
+//  - Anchors, whose layout follows from what they do: a load or store accesses
+//    memory in the layout its pointer's axis info asks for (thread order from
+//    contiguity, 16-byte vectors where contiguity, alignment and the mask's
+//    constancy allow); a dot produces the mma.sync accumulator layout (or a
+//    blocked one on the FMA path); a reduction produces the slice of its
+//    operand's layout; reshape, trans and broadcast relabel their operand's
+//    layout (no data moves).
+//  - Everything else (float arithmetic, selects, phis) takes the layout of
+//    its first operand that has one; phis iterate to a fixpoint, so a loop's
+//    accumulator keeps the dot's layout.
+// Where a use needs another layout than its operand has, the lowering
+// converts: by renaming registers when the two layouts hold the same elements
+// per thread, through shared memory otherwise.
+//
+// All layouts produced here have "distinct power-of-two bases": every input
+// bit moves exactly one coordinate by a power of two, and no two bits move
+// the same coordinate bit. So a register's coordinate plus its thread's
+// coordinate (computed once per kernel) is the element's coordinate.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/analysis/LinearLayout.h"
+#include "tritonc/ir/IR.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tritonc::codegen {
+
+using analysis::LinearLayout;
+
+/// How a load, store or atomic touches global memory.
+struct AccessPlan {
+  LinearLayout Layout;
+  /// Elements per vector access (1 for no vectorization).
+  unsigned Vec = 1;
+  /// The tile dimension that is contiguous in memory (the vectors run along it).
+  unsigned VecDim = 0;
+};
+
+/// How a dot is computed.
+enum class DotKind { FMA, MmaV2 };
+
+struct DotPlan {
+  DotKind Kind = DotKind::FMA;
+  /// Warps along M and N (mma.sync only).
+  std::vector<int32_t> WarpsPerCTA;
+};
+
+class LayoutAssignment {
+public:
+  LayoutAssignment(const ir::Function &F, const analysis::AxisInfoAnalysis &AI, unsigned NumWarps,
+                   bool HasMmaV2);
+
+  unsigned numWarps() const { return NumWarps; }
+
+  /// True for tile values recomputed at each use (see the file comment).
+  bool isRematerializable(const ir::Value *V) const;
+  /// The layout of a non-rematerializable tile value.
+  const LinearLayout &layoutOf(const ir::Value *V) const;
+  /// The access plan of a load, masked load, store, masked store or tile atomic.
+  const AccessPlan &accessOf(const ir::Instruction *I) const;
+  const DotPlan &dotOf(const ir::Instruction *I) const;
+
+  /// The default element-wise layout of a shape: 4 contiguous elements per
+  /// thread along the last dimension, lanes then warps fastest dimension first.
+  LinearLayout defaultLayout(const ir::Shape &S) const;
+  /// A blocked layout of Shape with Vec contiguous elements per thread along
+  /// Order[0] (Order: fastest dimension first).
+  LinearLayout blocked(const ir::Shape &S, unsigned Vec, const std::vector<unsigned> &Order) const;
+
+  /// One line per anchored value ("%x: <layout>"), for `print-layouts`.
+  std::string describe(const ir::Function &F) const;
+
+private:
+  void assign(const ir::Function &F, const analysis::AxisInfoAnalysis &AI);
+  AccessPlan planAccess(const ir::Instruction &I, const analysis::AxisInfoAnalysis &AI) const;
+  DotPlan planDot(const ir::Instruction &I) const;
+  std::optional<LinearLayout> derive(const ir::Instruction &I) const;
+
+  unsigned NumWarps;
+  bool HasMmaV2;
+  std::map<const ir::Value *, LinearLayout> Layouts;
+  std::map<const ir::Value *, bool> Remat;
+  std::map<const ir::Instruction *, AccessPlan> Accesses;
+  std::map<const ir::Instruction *, DotPlan> Dots;
+};
+
+// --- Layout algebra used by the lowering ------------------------------------
+
+/// The number of registers per thread of a distributed layout.
+inline int32_t numRegisters(const LinearLayout &L) { return L.getInDimSize("register"); }
+/// Layout of a row-major reshape of a tile of layout L to shape To.
+LinearLayout reshapeLayout(const LinearLayout &L, const ir::Shape &To);
+/// Layout of trans(x) for x of layout L (2-D): the dimensions swap.
+LinearLayout transposeLayout(const LinearLayout &L);
+/// The layout an operand of shape From must have so that broadcasting it to
+/// layout L needs no data movement: L with the coordinates of every dimension
+/// of size 1 in From set to zero (same registers, some repeated).
+LinearLayout broadcastOperandLayout(const LinearLayout &L, const ir::Shape &From);
+/// The layout of broadcast(x) to shape To for x of layout L: L with the
+/// broadcast dimensions covered by new (most significant) registers.
+LinearLayout broadcastResultLayout(const LinearLayout &L, const ir::Shape &To);
+/// True if every basis moves at most one coordinate, by a power of two, and
+/// no two bases move the same coordinate bit (see the file comment).
+bool hasDistinctPowerOfTwoBases(const LinearLayout &L);
+/// For layouts Have and Want of the same tile: if every thread already holds
+/// the elements Want gives it (identical lane and warp bases), the Have
+/// register holding each Want register's element; otherwise nullopt.
+std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
+                                                  const LinearLayout &Want);
+
+} // namespace tritonc::codegen

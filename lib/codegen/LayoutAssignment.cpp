@@ -1,0 +1,461 @@
+//===- LayoutAssignment.cpp - Distributed layouts of tile values ---------===//
+
+#include "tritonc/codegen/LayoutAssignment.h"
+
+#include "tritonc/ir/Dominance.h"
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
+
+#include <algorithm>
+
+namespace tritonc::codegen {
+
+using analysis::tileDimName;
+using ir::Instruction;
+using ir::OpCategory;
+using ir::Opcode;
+
+namespace {
+
+bool isTileValue(const ir::Value *V) { return V->getType()->isTile(); }
+
+/// Element-wise opcodes that may be recomputed at every use when their
+/// operands can be: cheap integer/pointer/boolean arithmetic.
+bool isCheapElementwise(const Instruction &I) {
+  switch (I.getCategory()) {
+  case OpCategory::Binary:
+  case OpCategory::Cmp:
+  case OpCategory::Cast:
+    break;
+  case OpCategory::Misc:
+    if (I.getOpcode() != Opcode::Select && I.getOpcode() != Opcode::GEP)
+      return false;
+    break;
+  default:
+    return false;
+  }
+  const ir::Type *T = I.getType()->getScalarType();
+  if (T->getKind() == ir::TypeKind::Float)
+    return false;
+  // Division is not cheap, and dividing by a zero that a mask excluded must
+  // not happen again elsewhere; keep it at its definition.
+  switch (I.getOpcode()) {
+  case Opcode::SDiv:
+  case Opcode::UDiv:
+  case Opcode::SRem:
+  case Opcode::URem:
+    return false;
+  default:
+    return true;
+  }
+}
+
+} // namespace
+
+// --- Layout algebra -----------------------------------------------------------
+
+LinearLayout reshapeLayout(const LinearLayout &L, const ir::Shape &To) {
+  // Flatten row-major (last dimension most minor), then split again.
+  size_t FromRank = L.getOutDims().size();
+  std::vector<std::string> Reversed;
+  for (size_t D = FromRank; D-- > 0;)
+    Reversed.push_back(tileDimName(static_cast<unsigned>(D)));
+  std::vector<LinearLayout::OutDim> NewOuts;
+  std::vector<std::string> Canonical;
+  for (size_t D = To.size(); D-- > 0;)
+    NewOuts.push_back({tileDimName(static_cast<unsigned>(D)), static_cast<int32_t>(To[D])});
+  for (size_t D = 0; D < To.size(); ++D)
+    Canonical.push_back(tileDimName(static_cast<unsigned>(D)));
+  return L.transposeOuts(Reversed).reshapeOuts(NewOuts).transposeOuts(Canonical);
+}
+
+LinearLayout transposeLayout(const LinearLayout &L) {
+  return L.transposeOuts({"dim1", "dim0"})
+      .renameOutDim("dim0", "tmp")
+      .renameOutDim("dim1", "dim0")
+      .renameOutDim("tmp", "dim1");
+}
+
+LinearLayout broadcastOperandLayout(const LinearLayout &L, const ir::Shape &From) {
+  std::vector<LinearLayout::InDim> Ins = L.getInDims();
+  std::vector<LinearLayout::OutDim> Outs = L.getOutDims();
+  for (size_t D = 0; D < From.size(); ++D) {
+    if (From[D] != 1)
+      continue;
+    Outs[D].Size = 1;
+    for (LinearLayout::InDim &In : Ins)
+      for (LinearLayout::Basis &B : In.Bases)
+        B[D] = 0;
+  }
+  return LinearLayout(std::move(Ins), std::move(Outs));
+}
+
+LinearLayout broadcastResultLayout(const LinearLayout &L, const ir::Shape &To) {
+  LinearLayout R = L;
+  for (size_t D = 0; D < To.size(); ++D) {
+    std::string Name = tileDimName(static_cast<unsigned>(D));
+    int32_t Have = R.getOutDimSize(Name);
+    if (Have < To[D])
+      R *= LinearLayout::identity1D(static_cast<int32_t>(To[D] / Have), "register", Name);
+  }
+  std::vector<std::string> Canonical;
+  for (size_t D = 0; D < To.size(); ++D)
+    Canonical.push_back(tileDimName(static_cast<unsigned>(D)));
+  return R.transposeOuts(Canonical);
+}
+
+bool hasDistinctPowerOfTwoBases(const LinearLayout &L) {
+  size_t Rank = L.getOutDims().size();
+  std::vector<int64_t> Used(Rank, 0);
+  for (const LinearLayout::InDim &In : L.getInDims())
+    for (const LinearLayout::Basis &B : In.Bases) {
+      int Moved = 0;
+      for (size_t D = 0; D < Rank; ++D) {
+        int64_t C = B[D];
+        if (!C)
+          continue;
+        if ((C & (C - 1)) != 0 || (Used[D] & C) != 0)
+          return false;
+        Used[D] |= C;
+        ++Moved;
+      }
+      if (Moved > 1)
+        return false;
+    }
+  return true;
+}
+
+std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
+                                                  const LinearLayout &Want) {
+  if (Have.getOutDims() != Want.getOutDims())
+    return std::nullopt;
+  for (const char *Dim : {"lane", "warp"}) {
+    int32_t Bits = Want.getInDimSizeLog2(Dim);
+    if (Bits != Have.getInDimSizeLog2(Dim))
+      return std::nullopt;
+    for (int32_t I = 0; I < Bits; ++I)
+      if (Want.getBasis(Dim, I) != Have.getBasis(Dim, I))
+        return std::nullopt;
+  }
+  // Each Want register basis must be the image of some Have register; the
+  // map is then linear in the register index.
+  int32_t HaveRegs = numRegisters(Have);
+  std::vector<int32_t> BitImage;
+  for (int32_t I = 0; I < Want.getInDimSizeLog2("register"); ++I) {
+    const LinearLayout::Basis &B = Want.getBasis("register", I);
+    std::optional<int32_t> Found;
+    for (int32_t R = 0; R < HaveRegs && !Found; ++R)
+      if (Have.apply({{"register", R}, {"lane", 0}, {"warp", 0}}) == [&] {
+            analysis::DimValues Out;
+            for (size_t D = 0; D < B.size(); ++D)
+              Out.push_back({Want.getOutDims()[D].Name, B[D]});
+            return Out;
+          }())
+        Found = R;
+    if (!Found)
+      return std::nullopt;
+    BitImage.push_back(*Found);
+  }
+  std::vector<int32_t> Map(numRegisters(Want), 0);
+  for (int32_t R = 0; R < numRegisters(Want); ++R)
+    for (size_t I = 0; I < BitImage.size(); ++I)
+      if (R >> I & 1)
+        Map[R] ^= BitImage[I];
+  return Map;
+}
+
+// --- Assignment -------------------------------------------------------------
+
+LayoutAssignment::LayoutAssignment(const ir::Function &F, const analysis::AxisInfoAnalysis &AI,
+                                   unsigned NumWarps, bool HasMmaV2)
+    : NumWarps(NumWarps), HasMmaV2(HasMmaV2) {
+  assign(F, AI);
+}
+
+LinearLayout LayoutAssignment::blocked(const ir::Shape &S, unsigned Vec,
+                                       const std::vector<unsigned> &Order) const {
+  size_t Rank = S.size();
+  std::vector<int32_t> Spt(Rank, 1), Tpw(Rank, 1), Wpc(Rank, 1);
+  Spt[Order[0]] = static_cast<int32_t>(std::min<int64_t>(Vec, S[Order[0]]));
+  int32_t Lanes = 32;
+  for (unsigned D : Order) {
+    int64_t Room = std::max<int64_t>(1, S[D] / Spt[D]);
+    Tpw[D] = static_cast<int32_t>(std::min<int64_t>(Lanes, Room));
+    Lanes /= Tpw[D];
+  }
+  Tpw[Order[0]] *= Lanes; // Left-over lanes replicate along the fastest dimension.
+  int32_t Warps = static_cast<int32_t>(NumWarps);
+  for (size_t I = Rank; I-- > 0;) {
+    unsigned D = Order[I];
+    int64_t Room = std::max<int64_t>(1, S[D] / (int64_t(Spt[D]) * Tpw[D]));
+    Wpc[D] = static_cast<int32_t>(std::min<int64_t>(Warps, Room));
+    Warps /= Wpc[D];
+  }
+  Wpc[Order[Rank - 1]] *= Warps;
+  return analysis::blockedLayout(S, Spt, Tpw, Wpc, Order);
+}
+
+LinearLayout LayoutAssignment::defaultLayout(const ir::Shape &S) const {
+  std::vector<unsigned> Order;
+  for (size_t D = S.size(); D-- > 0;)
+    Order.push_back(static_cast<unsigned>(D));
+  return blocked(S, 4, Order);
+}
+
+bool LayoutAssignment::isRematerializable(const ir::Value *V) const {
+  auto It = Remat.find(V);
+  return It != Remat.end() && It->second;
+}
+
+const LinearLayout &LayoutAssignment::layoutOf(const ir::Value *V) const {
+  auto It = Layouts.find(V);
+  if (It == Layouts.end())
+    reportInternalError("layout assignment: no layout for a value" +
+                        (V->getName().empty() ? std::string() : " '" + V->getName() + "'"));
+  return It->second;
+}
+
+const AccessPlan &LayoutAssignment::accessOf(const Instruction *I) const {
+  auto It = Accesses.find(I);
+  if (It == Accesses.end())
+    reportInternalError(std::string("layout assignment: no access plan for ") +
+                        ir::opcodeName(I->getOpcode()));
+  return It->second;
+}
+
+const DotPlan &LayoutAssignment::dotOf(const Instruction *I) const {
+  auto It = Dots.find(I);
+  if (It == Dots.end())
+    reportInternalError("layout assignment: no plan for a dot");
+  return It->second;
+}
+
+AccessPlan LayoutAssignment::planAccess(const Instruction &I,
+                                        const analysis::AxisInfoAnalysis &AI) const {
+  const ir::Value *Ptr = I.getOperand(0);
+  const ir::Shape &S = Ptr->getType()->getShape();
+  const analysis::AxisInfo &P = AI.get(Ptr);
+  unsigned Rank = static_cast<unsigned>(S.size());
+  // Fastest dimension: the most contiguous one (ties: the last dimension).
+  std::vector<unsigned> Order;
+  for (unsigned D = Rank; D-- > 0;)
+    Order.push_back(D);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](unsigned A, unsigned B) { return P.Contiguity[A] > P.Contiguity[B]; });
+  unsigned Fast = Order[0];
+  int64_t ElemBytes = Ptr->getType()->getPointee()->getScalarSizeInBytes();
+  int64_t Vec = 1;
+  bool IsAtomic = I.getCategory() == OpCategory::Atomic;
+  if (!IsAtomic && I.getType()->getScalarType()->getScalarBits() != 1 &&
+      Ptr->getType()->getPointee()->getScalarBits() != 1) {
+    Vec = std::min<int64_t>(P.Contiguity[Fast], 16 / ElemBytes);
+    Vec = std::min<int64_t>(Vec, std::max<int64_t>(1, P.Divisibility[Fast] / ElemBytes));
+    // A masked access is vectorized only as far as the mask is constant.
+    const ir::Value *Mask = nullptr;
+    if (I.getOpcode() == Opcode::MaskedLoad)
+      Mask = I.getOperand(1);
+    else if (I.getOpcode() == Opcode::MaskedStore)
+      Mask = I.getOperand(2);
+    if (Mask && Mask->getType()->isTile())
+      Vec = std::min<int64_t>(Vec, AI.get(Mask).Constancy[Fast]);
+    Vec = std::max<int64_t>(Vec, 1);
+  }
+  AccessPlan Plan;
+  Plan.Vec = static_cast<unsigned>(Vec);
+  Plan.VecDim = Fast;
+  Plan.Layout = blocked(S, Plan.Vec, Order);
+  return Plan;
+}
+
+DotPlan LayoutAssignment::planDot(const Instruction &I) const {
+  DotPlan Plan;
+  const ir::Type *A = I.getOperand(0)->getType();
+  const ir::Type *C = I.getType();
+  int64_t M = C->getShape()[0], N = C->getShape()[1], K = A->getShape()[1];
+  ir::FloatKind AK = A->isFloatOrFloatTile() ? A->getFloatKind() : ir::FloatKind::F64;
+  bool Half = A->isFloatOrFloatTile() && (AK == ir::FloatKind::F16 || AK == ir::FloatKind::BF16) &&
+              I.getOperand(1)->getType()->getScalarType() == A->getScalarType();
+  bool F32Acc = C->isFloatOrFloatTile() && C->getFloatKind() == ir::FloatKind::F32;
+  if (!HasMmaV2 || !Half || !F32Acc || M % 16 || N % 8 || K % 16)
+    return Plan;
+  Plan.Kind = DotKind::MmaV2;
+  int32_t Wm = 1, Wn = 1;
+  for (unsigned W = NumWarps; W > 1; W /= 2) {
+    int64_t TilesM = M / 16 / Wm, TilesN = N / 8 / Wn;
+    if (TilesM >= TilesN && TilesM > 1)
+      Wm *= 2;
+    else if (TilesN > 1)
+      Wn *= 2;
+    else
+      Wm *= 2; // More warps than tiles: the extra warps repeat the work.
+  }
+  Plan.WarpsPerCTA = {Wm, Wn};
+  return Plan;
+}
+
+std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const {
+  const ir::Type *T = I.getType();
+  auto LayoutOfOperand = [&](unsigned Op) -> std::optional<LinearLayout> {
+    auto It = Layouts.find(I.getOperand(Op));
+    if (It == Layouts.end())
+      return std::nullopt;
+    return It->second;
+  };
+  switch (I.getOpcode()) {
+  case Opcode::Load:
+  case Opcode::MaskedLoad:
+  case Opcode::AtomicCAS:
+  case Opcode::AtomicRMW:
+    return Accesses.at(&I).Layout;
+  case Opcode::Dot: {
+    const DotPlan &Plan = Dots.at(&I);
+    if (Plan.Kind == DotKind::MmaV2)
+      return analysis::mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
+    return defaultLayout(T->getShape());
+  }
+  case Opcode::Reduce: {
+    std::optional<LinearLayout> In = LayoutOfOperand(0);
+    LinearLayout Src = In ? *In : defaultLayout(I.getOperand(0)->getType()->getShape());
+    return analysis::sliceLayout(Src, static_cast<unsigned>(I.Axis));
+  }
+  case Opcode::Reshape:
+    if (auto In = LayoutOfOperand(0))
+      return reshapeLayout(*In, T->getShape());
+    return defaultLayout(T->getShape());
+  case Opcode::Trans:
+    if (auto In = LayoutOfOperand(0))
+      return transposeLayout(*In);
+    return defaultLayout(T->getShape());
+  case Opcode::Broadcast:
+    if (auto In = LayoutOfOperand(0))
+      return broadcastResultLayout(*In, T->getShape());
+    return defaultLayout(T->getShape());
+  case Opcode::Phi:
+    for (unsigned Op = 0; Op < I.getNumOperands(); ++Op)
+      if (auto In = LayoutOfOperand(Op); In && !isRematerializable(I.getOperand(Op)))
+        return In;
+    return std::nullopt; // Decided in a later sweep, or defaulted.
+  default:
+    for (unsigned Op = 0; Op < I.getNumOperands(); ++Op)
+      if (I.getOperand(Op)->getType()->isTile())
+        if (auto In = LayoutOfOperand(Op))
+          return In;
+    return defaultLayout(T->getShape());
+  }
+}
+
+void LayoutAssignment::assign(const ir::Function &F, const analysis::AxisInfoAnalysis &AI) {
+  for (const auto &BB : F.blocks())
+    for (const auto &IP : BB->instructions()) {
+      const Instruction &I = *IP;
+      for (const ir::Value *Op : I.operands())
+        if (Op->getType()->isTile())
+          for (int64_t D : Op->getType()->getShape())
+            if (D <= 0 || (D & (D - 1)))
+              reportInternalError("layout assignment: tile dimension is not a power of two");
+      switch (I.getOpcode()) {
+      case Opcode::Load:
+      case Opcode::MaskedLoad:
+      case Opcode::Store:
+      case Opcode::MaskedStore:
+      case Opcode::AtomicCAS:
+      case Opcode::AtomicRMW:
+        if (I.getOperand(0)->getType()->isTile())
+          Accesses.emplace(&I, planAccess(I, AI));
+        break;
+      case Opcode::Dot:
+        Dots.emplace(&I, planDot(I));
+        break;
+      default:
+        break;
+      }
+    }
+
+  // Rematerializable values, in one sweep in reverse post-order (operands of
+  // non-phi instructions come first; a phi is never rematerializable).
+  ir::DominatorTree DT(F);
+  for (const ir::BasicBlock *BB : DT.reversePostOrder())
+    for (const auto &IP : BB->instructions()) {
+      const Instruction &I = *IP;
+      if (!isTileValue(&I))
+        continue;
+      bool R = false;
+      switch (I.getOpcode()) {
+      case Opcode::MakeRange:
+      case Opcode::Splat:
+        R = true;
+        break;
+      case Opcode::Reshape:
+      case Opcode::Broadcast:
+      case Opcode::Trans:
+        R = isRematerializable(I.getOperand(0));
+        break;
+      default:
+        if (isCheapElementwise(I)) {
+          R = true;
+          for (const ir::Value *Op : I.operands())
+            if (Op->getType()->isTile() && !isRematerializable(Op))
+              R = false;
+        }
+        break;
+      }
+      Remat[&I] = R;
+    }
+
+  // Layouts of the other tile values; phis need the layouts of their
+  // back-edge operands, so sweep until nothing changes.
+  for (unsigned Sweep = 0; Sweep < 8; ++Sweep) {
+    bool Changed = false;
+    for (const ir::BasicBlock *BB : DT.reversePostOrder())
+      for (const auto &IP : BB->instructions()) {
+        const Instruction &I = *IP;
+        if (!isTileValue(&I) || isRematerializable(&I))
+          continue;
+        std::optional<LinearLayout> L = derive(I);
+        if (!L)
+          continue;
+        auto It = Layouts.find(&I);
+        if (It == Layouts.end()) {
+          Layouts.emplace(&I, std::move(*L));
+          Changed = true;
+        } else if (!(It->second == *L) && I.getOpcode() != Opcode::Phi) {
+          It->second = std::move(*L);
+          Changed = true;
+        }
+      }
+    if (!Changed)
+      break;
+  }
+  for (const auto &BB : F.blocks())
+    for (const auto &IP : BB->instructions())
+      if (isTileValue(IP.get()) && !isRematerializable(IP.get()) && !Layouts.count(IP.get()))
+        Layouts.emplace(IP.get(), defaultLayout(IP->getType()->getShape()));
+  for (const auto &[V, L] : Layouts)
+    if (!hasDistinctPowerOfTwoBases(L))
+      reportInternalError("layout assignment: a layout has overlapping bases:\n" + L.str());
+}
+
+std::string LayoutAssignment::describe(const ir::Function &F) const {
+  std::string Out;
+  for (const auto &BB : F.blocks())
+    for (const auto &IP : BB->instructions()) {
+      const Instruction &I = *IP;
+      if (!isTileValue(&I))
+        continue;
+      Out += ir::printOperand(I) + ": ";
+      if (isRematerializable(&I)) {
+        Out += "rematerialized\n";
+        continue;
+      }
+      std::string S = layoutOf(&I).str();
+      std::replace(S.begin(), S.end(), '\n', ' ');
+      Out += S + "\n";
+      auto A = Accesses.find(&I);
+      if (A != Accesses.end())
+        Out += "  access vec=" + std::to_string(A->second.Vec) +
+               " dim=" + std::to_string(A->second.VecDim) + "\n";
+    }
+  return Out;
+}
+
+} // namespace tritonc::codegen

@@ -1,0 +1,205 @@
+//===- LowerDot.cpp - dot on FMA units and on tensor cores ----------------===//
+//
+// Both paths stage the operands in shared memory, row-major: A [M, K] at
+// offset 0, B [K, N] after it (16-byte aligned).
+//
+// FMA path (any float type): each thread owns accumulator elements of a
+// blocked layout; for every k it reads A[m, k] for its distinct rows and
+// B[k, n] for its distinct columns and issues one fma per element, so every
+// element sums over k in order.
+//
+// mma.sync path (f16/bf16 inputs, f32 accumulator, sm_80+): the accumulator
+// has the m16n8k16 C-fragment layout; per 16x16 block of A a warp loads its
+// fragment with one `ldmatrix.x4` (lane l gives the address of row
+// (l % 8) + 8 ((l / 8) % 2), column 8 (l / 16) of the block), per 16x8 block
+// of B with one `ldmatrix.x2.trans` (B is stored k-major, the fragment wants
+// it n-major), then issues `mma.sync.m16n8k16.row.col`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "tritonc/support/Diagnostics.h"
+
+#include <array>
+#include <map>
+#include <set>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+
+namespace {
+
+uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
+
+/// L with the lane bases zeroed: its thread coordinates are the warp's part.
+LinearLayout warpPart(const LinearLayout &L) {
+  std::vector<LinearLayout::InDim> Ins = L.getInDims();
+  for (LinearLayout::InDim &In : Ins)
+    if (In.Name == "lane")
+      for (LinearLayout::Basis &B : In.Bases)
+        std::fill(B.begin(), B.end(), 0);
+  return LinearLayout(std::move(Ins), L.getOutDims());
+}
+
+} // namespace
+
+void FunctionLowering::lowerDot(const Instruction &I) {
+  const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *Acc = I.getOperand(2);
+  const ir::Type *AT = A->getType()->getScalarType(), *BT = Bv->getType()->getScalarType();
+  const ir::Type *CT = I.getType()->getScalarType();
+  if (CT->getKind() != ir::TypeKind::Float || AT->getKind() != ir::TypeKind::Float ||
+      BT->getKind() != ir::TypeKind::Float)
+    throw UnsupportedConstruct(I.Loc, "dot on integer tiles is not supported by the GPU back end");
+  int64_t M = I.getType()->getShape()[0], N = I.getType()->getShape()[1];
+  int64_t K = A->getType()->getShape()[1];
+  const LinearLayout &C = LA.layoutOf(&I);
+  auto OwnLayout = [&](const ir::Value *V) {
+    return LA.isRematerializable(V) ? LA.defaultLayout(V->getType()->getShape()) : LA.layoutOf(V);
+  };
+  LinearLayout AL = OwnLayout(A), BL = OwnLayout(Bv);
+  Regs AVals = get(A, AL), BVals = get(Bv, BL);
+  Regs AccIn = get(Acc, C);
+
+  unsigned ABytes = memBytesOf(AT), BBytes = memBytesOf(BT);
+  uint64_t OffB = alignTo(static_cast<uint64_t>(M * K) * ABytes, 16);
+  uint64_t Total = OffB + static_cast<uint64_t>(K * N) * BBytes;
+  B.comment("dot operands to shared memory");
+  sharedAccess(true, Total);
+  storeTileToShared(AVals, AT, A->getType()->getShape(), AL, 0);
+  storeTileToShared(BVals, BT, Bv->getType()->getShape(), BL, OffB);
+  sharedAccess(false, Total);
+
+  int32_t NumRegs = numRegisters(C);
+  std::vector<bool> Dup = duplicateRegisters(C);
+  Regs Out(NumRegs);
+  Ty CPT = ptxTypeOf(CT);
+
+  if (LA.dotOf(&I).Kind == DotKind::MmaV2) {
+    Reg LaneR = laneId();
+    const Regs &Warp = threadCoords(warpPart(C));
+    // Lane-dependent parts of the ldmatrix row addresses.
+    Reg Row8 = B.bitAnd(Ty::U32, LaneR, 7);
+    Reg Half = B.bitAnd(Ty::U32, B.shr(Ty::U32, LaneR, 3), 1);
+    Reg LaneRow = B.madLo(Ty::U32, Half, 8, Row8);
+    Reg LaneCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
+    Reg ARow = B.add(Ty::U32, Warp[0], LaneRow);
+    Reg AIdx = B.madLo(Ty::U32, ARow, static_cast<int64_t>(K), LaneCol);
+    Reg ABase = B.madLo(Ty::U32, AIdx, 2, sharedBase());
+    Reg BIdx = B.madLo(Ty::U32, LaneRow, static_cast<int64_t>(N), Warp[1]);
+    Reg BBase = B.madLo(Ty::U32, BIdx, 2, sharedBase());
+    // Accumulator registers by 16x8 tile (register part of the origin) and
+    // fragment index c0..c3.
+    std::map<std::pair<int64_t, int64_t>, std::array<int32_t, 4>> Tiles;
+    for (int32_t R = 0; R < NumRegs; ++R) {
+      if (Dup[R])
+        continue;
+      std::vector<int64_t> Co = registerCoords(C, R);
+      int Idx = ((Co[0] & 8) ? 2 : 0) + static_cast<int>(Co[1] & 1);
+      Tiles[{Co[0] & ~int64_t(15), Co[1] & ~int64_t(7)}][Idx] = R;
+    }
+    std::set<int64_t> MTiles, NTiles;
+    for (const auto &[Origin, Regs4] : Tiles) {
+      MTiles.insert(Origin.first);
+      NTiles.insert(Origin.second);
+    }
+    std::map<std::pair<int64_t, int64_t>, std::array<Reg, 4>> Accs;
+    for (const auto &[Origin, Regs4] : Tiles)
+      for (int J = 0; J < 4; ++J)
+        Accs[Origin][J] = AccIn[Regs4[J]];
+    const char *InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
+    for (int64_t K0 = 0; K0 < K; K0 += 16) {
+      std::map<int64_t, std::array<Reg, 4>> AFrag;
+      std::map<int64_t, std::array<Reg, 2>> BFrag;
+      for (int64_t MT : MTiles) {
+        std::array<Reg, 4> F;
+        for (Reg &R : F)
+          R = B.newReg(Ty::B32);
+        B.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + F[0].name() + ", " + F[1].name() +
+               ", " + F[2].name() + ", " + F[3].name() + "}, [" + ABase.name() + "+" +
+               std::to_string((MT * K + K0) * 2) + "];");
+        AFrag[MT] = F;
+      }
+      for (int64_t NT : NTiles) {
+        std::array<Reg, 2> F = {B.newReg(Ty::B32), B.newReg(Ty::B32)};
+        B.emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + F[0].name() + ", " +
+               F[1].name() + "}, [" + BBase.name() + "+" +
+               std::to_string(OffB + (K0 * N + NT) * 2) + "];");
+        BFrag[NT] = F;
+      }
+      for (auto &[Origin, Cs] : Accs) {
+        const auto &Af = AFrag.at(Origin.first);
+        const auto &Bf = BFrag.at(Origin.second);
+        std::array<Reg, 4> D;
+        for (Reg &R : D)
+          R = B.newReg(Ty::F32);
+        B.emit(std::string("mma.sync.aligned.m16n8k16.row.col.f32.") + InTy + "." + InTy +
+               ".f32 {" + D[0].name() + ", " + D[1].name() + ", " + D[2].name() + ", " +
+               D[3].name() + "}, {" + Af[0].name() + ", " + Af[1].name() + ", " + Af[2].name() +
+               ", " + Af[3].name() + "}, {" + Bf[0].name() + ", " + Bf[1].name() + "}, {" +
+               Cs[0].name() + ", " + Cs[1].name() + ", " + Cs[2].name() + ", " + Cs[3].name() +
+               "};");
+        Cs = D;
+      }
+    }
+    for (const auto &[Origin, Regs4] : Tiles)
+      for (int J = 0; J < 4; ++J)
+        Out[Regs4[J]] = Accs[Origin][J];
+  } else {
+    // FMA: distinct row and column offsets of this thread's registers.
+    const Regs &Coords = threadCoords(C);
+    std::map<int64_t, int> Rows, Cols;
+    for (int32_t R = 0; R < NumRegs; ++R)
+      if (!Dup[R]) {
+        std::vector<int64_t> Co = registerCoords(C, R);
+        Rows.emplace(Co[0], 0);
+        Cols.emplace(Co[1], 0);
+      }
+    Ty APT = ptxTypeOf(AT), BPT = ptxTypeOf(BT);
+    auto MoveTy = [](Ty T) { return T == Ty::F16 || T == Ty::BF16 ? Ty::B16 : T; };
+    bool HalfAcc = CPT == Ty::F16 || CPT == Ty::BF16;
+    Ty FmaTy = HalfAcc ? Ty::F32 : CPT;
+    auto ToAcc = [&](const Reg &V, const ir::Type *From) -> Reg {
+      Ty FT = ptxTypeOf(From);
+      if (FT == FmaTy)
+        return V;
+      if (FmaTy == Ty::F64)
+        return B.cvt(Ty::F64, Ty::F32, FT == Ty::F32 ? V : toF32(V, From));
+      return FT == Ty::F64 ? B.cvt(Ty::F32, Ty::F64, V) : toF32(V, From);
+    };
+    Reg ABase = B.madLo(Ty::U32, Coords[0], static_cast<int64_t>(K * ABytes), sharedBase());
+    Reg BBase = B.madLo(Ty::U32, Coords[1], static_cast<int64_t>(BBytes), sharedBase());
+    for (int32_t R = 0; R < NumRegs; ++R)
+      Out[R] = HalfAcc ? toF32(AccIn[R], CT) : B.mov(CPT, AccIn[R]);
+    for (int64_t Kk = 0; Kk < K; ++Kk) {
+      std::map<int64_t, Reg> AV, BVv;
+      for (const auto &[Row, Unused] : Rows)
+        AV[Row] = ToAcc(B.ldShared(MoveTy(APT), 1, ABase, (Row * K + Kk) * ABytes)[0].as(APT), AT);
+      for (const auto &[Col, Unused] : Cols)
+        BVv[Col] =
+            ToAcc(B.ldShared(MoveTy(BPT), 1, BBase, OffB + (Kk * N + Col) * BBytes)[0].as(BPT), BT);
+      for (int32_t R = 0; R < NumRegs; ++R) {
+        if (Dup[R])
+          continue;
+        std::vector<int64_t> Co = registerCoords(C, R);
+        Out[R] = B.fma(FmaTy, AV.at(Co[0]), BVv.at(Co[1]), Out[R]);
+        if (HalfAcc) // the accumulator rounds to its type after every step
+          Out[R] = toF32(fromF32(Out[R], CT), CT);
+      }
+    }
+    if (HalfAcc)
+      for (int32_t R = 0; R < NumRegs; ++R)
+        Out[R] = fromF32(Out[R], CT);
+  }
+  int64_t Free = 0;
+  for (const auto &[Dim, Msk] : C.getFreeVariableMasks())
+    if (Dim == "register")
+      Free = Msk;
+  for (int32_t R = 0; R < NumRegs; ++R)
+    if (Dup[R])
+      Out[R] = Out[R & ~Free];
+  Values[&I] = std::move(Out);
+}
+
+} // namespace tritonc::codegen

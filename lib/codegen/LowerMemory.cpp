@@ -1,0 +1,330 @@
+//===- LowerMemory.cpp - Global loads, stores and atomics -----------------===//
+//
+// A tile access uses the layout of its access plan: each thread owns groups
+// of Vec elements that are contiguous in memory, read or written with one
+// vector instruction of up to 16 bytes (16-bit elements travel packed in b32
+// words). Masked loads first move the `other` values into the destination
+// registers, then load under the mask. Replicated elements (lanes or
+// registers the layout maps to an element already held elsewhere) are
+// stored and updated by one owner only.
+//
+// Atomics are relaxed at GPU scope, except scalar ones: those are executed
+// by thread 0 of the program with acquire-release semantics, after a barrier
+// (so the program's earlier memory operations are ordered before a release)
+// and their result is broadcast to every thread (so later operations are
+// ordered after an acquire). This is what the spin-lock idiom
+// `while (atomic_cas(lock, 0, 1) == 1);` needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "tritonc/support/Diagnostics.h"
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+using ir::Opcode;
+using ptx::Cmp;
+
+namespace {
+
+std::string addr(const Reg &Ptr) { return "[" + Ptr.name() + "]"; }
+
+/// The PTX type used to move ElemBytes-sized values of register type T.
+Ty moveType(Ty T) {
+  switch (T) {
+  case Ty::F16:
+  case Ty::BF16:
+  case Ty::S16:
+    return Ty::B16;
+  default:
+    return T;
+  }
+}
+
+} // namespace
+
+/// Loads one element of 1 byte (i1, i8): `ld.global.s8` into a 16-bit
+/// register, which sign-extends as the i8 representation wants.
+static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, bool IsBool,
+                    std::optional<Reg> Mask, const std::optional<Reg> &Other, FunctionLowering &L) {
+  Reg V = Other ? (IsBool ? L.predToU16(*Other) : B.mov(Ty::S16, *Other)) : B.mov(Ty::S16, 0);
+  Reg Dst = B.newReg(Ty::S16);
+  B.movTo(Dst, V);
+  std::string Text = "ld.global.s8 " + Dst.name() + ", " + addr(Ptr) + ";";
+  if (Mask)
+    Text = "@" + Mask->name() + " " + Text;
+  B.emit(Text);
+  return IsBool ? L.u16ToPred(Dst) : Dst;
+}
+
+void FunctionLowering::lowerLoad(const Instruction &I) {
+  bool Masked = I.getOpcode() == Opcode::MaskedLoad;
+  const ir::Type *Elem = I.getType()->getScalarType();
+  Ty T = ptxTypeOf(Elem);
+  unsigned Bytes = memBytesOf(Elem);
+  if (!I.getType()->isTile()) {
+    Reg Ptr = scalar(I.getOperand(0));
+    std::optional<Reg> Mask, Other;
+    if (Masked) {
+      Mask = scalar(I.getOperand(1));
+      Other = scalar(I.getOperand(2));
+    }
+    if (Bytes == 1) {
+      Values[&I] = {loadByte(B, Ptr, T == Ty::Pred, Mask, Other, *this)};
+      return;
+    }
+    Ty MT = moveType(T);
+    Regs R = Masked ? B.ldMasked(ptx::StateSpace::Global, MT, 1, Ptr, 0, *Mask, {Other->as(MT)})
+                    : B.ldGlobal(MT, 1, Ptr);
+    Values[&I] = {R[0].as(T)};
+    return;
+  }
+  const AccessPlan &Plan = LA.accessOf(&I);
+  const LinearLayout &L = Plan.Layout;
+  Regs Ptrs = get(I.getOperand(0), L);
+  Regs Mask, Other;
+  if (Masked) {
+    Mask = get(I.getOperand(1), L);
+    Other = get(I.getOperand(2), L);
+  }
+  std::vector<bool> Dup = duplicateRegisters(L);
+  int32_t N = numRegisters(L);
+  Regs Out(N);
+  unsigned Vec = Bytes == 1 ? 1 : Plan.Vec;
+  for (int32_t R0 = 0; R0 < N; R0 += Vec) {
+    if (Dup[R0])
+      continue;
+    if (Bytes == 1) {
+      std::optional<Reg> M, O;
+      if (Masked) {
+        M = Mask[R0];
+        O = Other[R0];
+      }
+      Out[R0] = loadByte(B, Ptrs[R0], T == Ty::Pred, M, O, *this);
+      continue;
+    }
+    // Words: 16-bit elements pair up into b32 words when the vector has two
+    // or more of them.
+    bool Packed = Bytes == 2 && Vec >= 2;
+    Ty WordTy = Packed ? Ty::B32 : moveType(T);
+    unsigned Words = Packed ? Vec / 2 : Vec;
+    std::vector<Operand> OtherWords;
+    if (Masked)
+      for (unsigned W = 0; W < Words; ++W)
+        OtherWords.push_back(Packed
+                                 ? Operand(B.pack2x16(Other[R0 + 2 * W].as(Ty::B16),
+                                                      Other[R0 + 2 * W + 1].as(Ty::B16), Ty::B32))
+                                 : Operand(Other[R0 + W].as(WordTy)));
+    Regs Loaded = Masked ? B.ldMasked(ptx::StateSpace::Global, WordTy, Words, Ptrs[R0], 0, Mask[R0],
+                                      OtherWords)
+                         : B.ldGlobal(WordTy, Words, Ptrs[R0]);
+    for (unsigned W = 0; W < Words; ++W) {
+      if (Packed) {
+        auto [Lo, Hi] = B.unpack2x16(Loaded[W], Ty::B16);
+        Out[R0 + 2 * W] = Lo.as(T);
+        Out[R0 + 2 * W + 1] = Hi.as(T);
+      } else {
+        Out[R0 + W] = Loaded[W].as(T);
+      }
+    }
+  }
+  int64_t Free = 0;
+  for (const auto &[Dim, M] : L.getFreeVariableMasks())
+    if (Dim == "register")
+      Free = M;
+  for (int32_t R = 0; R < N; ++R)
+    if (Dup[R])
+      Out[R] = Out[R & ~Free];
+  Values[&I] = std::move(Out);
+}
+
+void FunctionLowering::lowerStore(const Instruction &I) {
+  bool Masked = I.getOpcode() == Opcode::MaskedStore;
+  const ir::Value *Ptr = I.getOperand(0);
+  const ir::Type *Elem = I.getOperand(1)->getType()->getScalarType();
+  Ty T = ptxTypeOf(Elem);
+  unsigned Bytes = memBytesOf(Elem);
+  auto StoreByte = [&](const Reg &P, const Reg &V) {
+    Reg W = T == Ty::Pred ? predToU16(V) : V;
+    B.emit("st.global.u8 " + addr(P) + ", " + W.name() + ";");
+  };
+  if (!Ptr->getType()->isTile()) {
+    // Every thread stores the same value: later scalar loads of any thread
+    // then see it without a barrier.
+    Reg P = scalar(Ptr), V = scalar(I.getOperand(1));
+    std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
+    if (Masked)
+      G.emplace(B, scalar(I.getOperand(2)), false);
+    if (Bytes == 1)
+      StoreByte(P, V);
+    else
+      B.stGlobal(moveType(T), P, 0, {V.as(moveType(T))});
+    return;
+  }
+  const AccessPlan &Plan = LA.accessOf(&I);
+  const LinearLayout &L = Plan.Layout;
+  Regs Ptrs = get(Ptr, L), Vals = get(I.getOperand(1), L), Mask;
+  if (Masked)
+    Mask = get(I.getOperand(2), L);
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  unsigned Vec = Bytes == 1 ? 1 : Plan.Vec;
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Vec) {
+    if (Dup[R0])
+      continue;
+    Reg Guard = Owner;
+    if (Masked)
+      Guard = Guard.valid() ? B.predAnd(Guard, Mask[R0]) : Mask[R0];
+    std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
+    bool Packed = Bytes == 2 && Vec >= 2;
+    Regs Words;
+    if (Packed)
+      for (unsigned W = 0; W < Vec / 2; ++W)
+        Words.push_back(
+            B.pack2x16(Vals[R0 + 2 * W].as(Ty::B16), Vals[R0 + 2 * W + 1].as(Ty::B16), Ty::B32));
+    if (Guard.valid())
+      G.emplace(B, Guard, false);
+    if (Bytes == 1) {
+      StoreByte(Ptrs[R0], Vals[R0]);
+      continue;
+    }
+    if (!Packed)
+      for (unsigned W = 0; W < Vec; ++W)
+        Words.push_back(Vals[R0 + W].as(moveType(T)));
+    B.stGlobal(Packed ? Ty::B32 : moveType(T), Ptrs[R0], 0, Words);
+  }
+}
+
+void FunctionLowering::lowerAtomic(const Instruction &I) {
+  const ir::Type *Elem = I.getType()->getScalarType();
+  Ty T = ptxTypeOf(Elem);
+  bool IsCas = I.getOpcode() == Opcode::AtomicCAS;
+  bool IsFloat = Elem->getKind() == ir::TypeKind::Float;
+  unsigned Bits = Elem->getScalarBits();
+  std::string Op;
+  if (IsCas) {
+    Op = "cas.b" + std::to_string(Bits);
+  } else {
+    using RK = ir::ReduceKind;
+    std::string Int = (Bits == 64 ? "64" : "32");
+    switch (I.Reduction) {
+    case RK::Add:
+      Op = "add.u" + Int;
+      break;
+    case RK::FAdd:
+      Op = Bits == 16 ? std::string("add.noftz.") + ptx::tyName(T)
+                      : "add." + std::string(ptx::tyName(T));
+      break;
+    case RK::SMax:
+      Op = "max.s" + Int;
+      break;
+    case RK::SMin:
+      Op = "min.s" + Int;
+      break;
+    case RK::UMax:
+      Op = "max.u" + Int;
+      break;
+    case RK::UMin:
+      Op = "min.u" + Int;
+      break;
+    case RK::And:
+      Op = "and.b" + Int;
+      break;
+    case RK::Or:
+      Op = "or.b" + Int;
+      break;
+    case RK::Xor:
+      Op = "xor.b" + Int;
+      break;
+    case RK::Xchg:
+      Op = "exch.b" + std::to_string(Bits);
+      break;
+    default:
+      break;
+    }
+  }
+  bool Supported = !Op.empty() && (Bits == 32 || Bits == 64 || (Bits == 16 && !IsCas && IsFloat));
+  if (!IsCas && IsFloat && I.Reduction != ir::ReduceKind::FAdd &&
+      I.Reduction != ir::ReduceKind::Xchg)
+    Supported = false;
+  if (Bits == 16 && T == Ty::BF16 && Options.Arch == ptx::Arch::SM80)
+    Supported = false;
+  if (!Supported)
+    throw UnsupportedConstruct(
+        I.Loc, std::string("atomic ") + (IsCas ? "cas" : ir::reduceKindName(I.Reduction)) + " on " +
+                   Elem->str() + " is not supported by the GPU back end");
+  auto Emit = [&](const std::string &Sem, const Reg &Ptr, const std::vector<Reg> &Srcs) {
+    Reg D = B.newReg(T);
+    std::string Text = "atom" + Sem + ".global." + Op + " " + D.name() + ", " + addr(Ptr);
+    for (const Reg &S : Srcs)
+      Text += ", " + S.name();
+    B.emit(Text + ";");
+    return D;
+  };
+  unsigned NumVals = IsCas ? 2 : 1;
+  if (!I.getOperand(0)->getType()->isTile()) {
+    forcedBarrier();
+    Reg Thread0 = B.setp(Cmp::Eq, Ty::U32, threadId(), 0);
+    std::vector<Reg> Srcs;
+    for (unsigned K = 0; K < NumVals; ++K)
+      Srcs.push_back(scalar(I.getOperand(1 + K)));
+    Reg Guard = Thread0;
+    if (!IsCas && I.getNumOperands() > 2)
+      Guard = B.predAnd(Guard, scalar(I.getOperand(2)));
+    Reg Old;
+    {
+      auto G = B.guard(Guard);
+      Old = Emit(".acq_rel.gpu", scalar(I.getOperand(0)), Srcs);
+    }
+    Values[&I] = {broadcastFromThread0(Old, Elem)};
+    return;
+  }
+  const LinearLayout &L = LA.accessOf(&I).Layout;
+  Regs Ptrs = get(I.getOperand(0), L);
+  std::vector<Regs> Srcs;
+  for (unsigned K = 0; K < NumVals; ++K)
+    Srcs.push_back(get(I.getOperand(1 + K), L));
+  Regs Mask;
+  if (!IsCas && I.getNumOperands() > 2)
+    Mask = get(I.getOperand(2), L);
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  int32_t N = numRegisters(L);
+  Regs Out(N);
+  for (int32_t R = 0; R < N; ++R) {
+    if (Dup[R])
+      continue;
+    Reg Guard = Owner;
+    if (!Mask.empty())
+      Guard = Guard.valid() ? B.predAnd(Guard, Mask[R]) : Mask[R];
+    std::vector<Reg> S;
+    for (const Regs &Src : Srcs)
+      S.push_back(Src[R]);
+    // The result of a masked-off element is unspecified; give it a defined
+    // value so that ptxas sees no use of an undefined register.
+    Reg D = B.mov(T, T == Ty::F32                    ? Operand::f32(0)
+                     : T == Ty::F64                  ? Operand::f64(0)
+                     : T == Ty::F16 || T == Ty::BF16 ? Operand::hex(0)
+                                                     : Operand(0));
+    std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
+    if (Guard.valid())
+      G.emplace(B, Guard, false);
+    B.movTo(D, Emit("", Ptrs[R], S));
+    Out[R] = D;
+  }
+  int64_t Free = 0;
+  for (const auto &[Dim, M] : L.getFreeVariableMasks())
+    if (Dim == "register")
+      Free = M;
+  for (int32_t R = 0; R < N; ++R)
+    if (Dup[R])
+      Out[R] = Out[R & ~Free];
+  // Threads that did not own an element need its old value from its owner.
+  if (Owner.valid() && I.hasUses())
+    Out = convertViaShared(Out, Elem, I.getType()->getShape(), L, L);
+  Values[&I] = std::move(Out);
+}
+
+} // namespace tritonc::codegen

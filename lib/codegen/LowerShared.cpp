@@ -1,0 +1,331 @@
+//===- LowerShared.cpp - Layout conversions and reductions ----------------===//
+//
+// Shared memory holds a tile row-major (element (i, j) of an [M, N] tile at
+// i * N + j). A conversion stores the tile from its source layout (each
+// element once, by its owner) and loads it back in the destination layout;
+// the barrier placement puts the barrier between the two (RAW) and before the
+// next write of the scratch buffer (WAR) where the control flow needs it.
+//
+// A reduction combines, in order: the elements a thread holds in registers,
+// then across lanes with butterfly shuffles (every lane ends with the
+// result), then across warps through shared memory (one slot per warp along
+// the reduced dimension, read back by every thread). The result has the
+// slice layout of the operand's layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "tritonc/support/Diagnostics.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+using ptx::Cmp;
+
+namespace {
+
+std::vector<int64_t> rowMajorStrides(const ir::Shape &S) {
+  std::vector<int64_t> Strides(S.size(), 1);
+  for (size_t D = S.size(); D-- > 1;)
+    Strides[D - 1] = Strides[D] * S[D];
+  return Strides;
+}
+
+/// The type used to move an element of register type T through shared
+/// memory (predicates travel as u16, 16-bit floats as b16).
+Ty sharedMoveType(Ty T) {
+  switch (T) {
+  case Ty::Pred:
+  case Ty::F16:
+  case Ty::BF16:
+  case Ty::S16:
+    return Ty::B16;
+  default:
+    return T;
+  }
+}
+
+} // namespace
+
+/// The byte address of this thread's register 0 of layout L in a row-major
+/// tile of shape S at ByteOffset, and the byte offset of each register.
+static std::pair<Reg, std::vector<int64_t>> sharedAddresses(FunctionLowering &FL,
+                                                            const LinearLayout &L,
+                                                            const ir::Shape &S, unsigned ElemBytes,
+                                                            uint64_t ByteOffset) {
+  ptx::PTXFunctionBuilder &B = FL.B;
+  std::vector<int64_t> Strides = rowMajorStrides(S);
+  const Regs &Coords = FL.threadCoords(L);
+  Reg Index = B.mov(Ty::U32, 0);
+  for (size_t D = 0; D < S.size(); ++D)
+    Index = B.madLo(Ty::U32, Coords[D], static_cast<int64_t>(Strides[D]), Index);
+  Reg Addr = B.madLo(Ty::U32, Index, static_cast<int64_t>(ElemBytes), FL.sharedBase());
+  if (ByteOffset)
+    Addr = B.add(Ty::U32, Addr, static_cast<int64_t>(ByteOffset));
+  std::vector<int64_t> Offsets;
+  for (int32_t R = 0; R < numRegisters(L); ++R) {
+    std::vector<int64_t> C = FL.registerCoords(L, R);
+    int64_t Off = 0;
+    for (size_t D = 0; D < C.size(); ++D)
+      Off += C[D] * Strides[D];
+    Offsets.push_back(Off * ElemBytes);
+  }
+  return {Addr, Offsets};
+}
+
+void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Elem,
+                                         const ir::Shape &S, const LinearLayout &L,
+                                         uint64_t ByteOffset) {
+  Ty T = ptxTypeOf(Elem);
+  Ty MT = sharedMoveType(T);
+  unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
+  auto [Addr, Offsets] = sharedAddresses(*this, L, S, Bytes, ByteOffset);
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  for (int32_t R = 0; R < numRegisters(L); ++R) {
+    if (Dup[R])
+      continue;
+    Reg V = T == Ty::Pred ? predToU16(Values[R]) : Values[R];
+    std::optional<ptx::Guard> G;
+    if (Owner.valid())
+      G = ptx::Guard{Owner, false};
+    B.stShared(MT, Addr, Offsets[R], {V.as(MT)}, G);
+  }
+}
+
+static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
+                               const LinearLayout &L, uint64_t ByteOffset) {
+  Ty T = ptxTypeOf(Elem);
+  Ty MT = sharedMoveType(T);
+  unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
+  auto [Addr, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset);
+  Regs Out;
+  for (int32_t R = 0; R < numRegisters(L); ++R) {
+    Reg V = FL.B.ldShared(MT, 1, Addr, Offsets[R])[0];
+    Out.push_back(T == Ty::Pred ? FL.u16ToPred(V) : V.as(T));
+  }
+  return Out;
+}
+
+Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, const ir::Shape &S,
+                                        const LinearLayout &From, const LinearLayout &To) {
+  Ty T = ptxTypeOf(Elem);
+  uint64_t Bytes = (T == Ty::Pred ? 2 : ptx::tyBits(T) / 8);
+  for (int64_t D : S)
+    Bytes *= D;
+  B.comment("layout conversion through shared memory");
+  sharedAccess(true, Bytes);
+  storeTileToShared(Vals, Elem, S, From, 0);
+  sharedAccess(false, Bytes);
+  return loadTileFromShared(*this, Elem, S, To, 0);
+}
+
+Reg FunctionLowering::broadcastFromThread0(const Reg &Value, const ir::Type *T) {
+  Ty PT = ptxTypeOf(T);
+  Ty MT = sharedMoveType(PT);
+  Reg Thread0 = B.setp(Cmp::Eq, Ty::U32, threadId(), 0);
+  sharedAccess(true, 8);
+  Reg V = PT == Ty::Pred ? predToU16(Value) : Value;
+  B.stShared(MT, sharedBase(), 0, {V.as(MT)}, ptx::Guard{Thread0, false});
+  sharedAccess(false, 8);
+  Reg R = B.ldShared(MT, 1, sharedBase(), 0)[0];
+  return PT == Ty::Pred ? u16ToPred(R) : R.as(PT);
+}
+
+/// One step of a reduction: A op B in the element type T.
+static Reg combine(FunctionLowering &FL, ir::ReduceKind K, const ir::Type *T, const Reg &A,
+                   const Reg &Bv) {
+  ptx::PTXFunctionBuilder &B = FL.B;
+  using RK = ir::ReduceKind;
+  Ty PT = ptxTypeOf(T);
+  if (T->getKind() == ir::TypeKind::Float) {
+    bool Half = PT == Ty::F16 || PT == Ty::BF16;
+    Ty CT = Half ? Ty::F32 : PT;
+    Reg X = Half ? FL.toF32(A, T) : A, Y = Half ? FL.toF32(Bv, T) : Bv;
+    Reg R = K == RK::FAdd ? B.add(CT, X, Y) : K == RK::FMax ? B.max(CT, X, Y) : B.min(CT, X, Y);
+    return Half ? FL.fromF32(R, T) : R;
+  }
+  if (PT == Ty::Pred) {
+    switch (K) {
+    case RK::Add:
+    case RK::Xor:
+      return B.bitXor(Ty::Pred, A, Bv);
+    case RK::And:
+    case RK::SMax:
+    case RK::UMin:
+      return B.predAnd(A, Bv);
+    default:
+      return B.predOr(A, Bv);
+    }
+  }
+  Ty UT = PT == Ty::S16 ? Ty::U16 : PT == Ty::S32 ? Ty::U32 : Ty::U64;
+  Ty BT = PT == Ty::S16 ? Ty::B16 : PT == Ty::S32 ? Ty::B32 : Ty::B64;
+  Reg R;
+  switch (K) {
+  case RK::Add:
+    R = B.add(PT, A, Bv);
+    break;
+  case RK::SMax:
+    return B.max(PT, A, Bv);
+  case RK::SMin:
+    return B.min(PT, A, Bv);
+  case RK::UMax:
+    return B.max(UT, A.as(UT), Bv.as(UT)).as(PT);
+  case RK::UMin:
+    return B.min(UT, A.as(UT), Bv.as(UT)).as(PT);
+  case RK::And:
+    return B.bitAnd(BT, A.as(BT), Bv.as(BT)).as(PT);
+  case RK::Or:
+    return B.bitOr(BT, A.as(BT), Bv.as(BT)).as(PT);
+  case RK::Xor:
+    return B.bitXor(BT, A.as(BT), Bv.as(BT)).as(PT);
+  default:
+    reportInternalError("codegen: not a reduction kind");
+  }
+  if (T->getIntBits() == 8)
+    R = B.inst("cvt.s16.s8", Ty::S16, {R});
+  return R;
+}
+
+/// A butterfly shuffle of any register type (16-bit and predicate values
+/// travel in 32 bits, 64-bit values in two halves).
+static Reg shuffleXor(FunctionLowering &FL, const Reg &V, int32_t LaneMask) {
+  ptx::PTXFunctionBuilder &B = FL.B;
+  Ty T = V.type();
+  auto Shfl = [&](const Reg &X) { return B.shflSync(ptx::ShflMode::Bfly, X, LaneMask, 31); };
+  switch (ptx::tyBits(T)) {
+  case 1:
+    return FL.u16ToPred(B.cvt(Ty::U16, Ty::U32, Shfl(B.selp(Ty::U32, 1, 0, V))));
+  case 16:
+    return B.cvt(Ty::U16, Ty::U32, Shfl(B.cvt(Ty::U32, Ty::U16, V.as(Ty::U16)))).as(T);
+  case 32:
+    if (T == Ty::F32)
+      return B.bitcast(Ty::F32, Shfl(B.bitcast(Ty::B32, V)));
+    return Shfl(V.as(Ty::B32)).as(T);
+  default: {
+    Reg Lo = B.newReg(Ty::B32), Hi = B.newReg(Ty::B32);
+    B.emit("mov.b64 {" + Lo.name() + ", " + Hi.name() + "}, " + V.name() + ";");
+    Reg SL = Shfl(Lo), SH = Shfl(Hi);
+    Reg R = B.newReg(T);
+    B.emit("mov.b64 " + R.name() + ", {" + SL.name() + ", " + SH.name() + "};");
+    return R;
+  }
+  }
+}
+
+void FunctionLowering::lowerReduce(const Instruction &I) {
+  const ir::Value *X = I.getOperand(0);
+  const ir::Type *Elem = X->getType()->getScalarType();
+  unsigned Axis = static_cast<unsigned>(I.Axis);
+  LinearLayout L =
+      LA.isRematerializable(X) ? LA.defaultLayout(X->getType()->getShape()) : LA.layoutOf(X);
+  Regs Vals = get(X, L);
+  LinearLayout S = analysis::sliceLayout(L, Axis);
+  if (I.getType()->isTile() && !(S == LA.layoutOf(&I)))
+    reportInternalError("codegen: reduction result layout is not the slice of its operand's");
+  int32_t NumOut = numRegisters(S);
+
+  // 1. Registers of the thread, grouped by their coordinates off the axis.
+  std::map<std::vector<int64_t>, std::vector<std::pair<int64_t, int32_t>>> Groups;
+  std::vector<bool> Dup = duplicateRegisters(L);
+  for (int32_t R = 0; R < numRegisters(L); ++R) {
+    if (Dup[R])
+      continue;
+    std::vector<int64_t> C = registerCoords(L, R);
+    int64_t AxisCoord = C[Axis];
+    C.erase(C.begin() + Axis);
+    Groups[C].push_back({AxisCoord, R});
+  }
+  Regs Partial(NumOut);
+  for (int32_t Out = 0; Out < NumOut; ++Out) {
+    auto It = Groups.find(registerCoords(S, Out));
+    if (It == Groups.end())
+      reportInternalError("codegen: reduction output without input registers");
+    std::sort(It->second.begin(), It->second.end());
+    Reg Acc = Vals[It->second[0].second];
+    for (size_t K = 1; K < It->second.size(); ++K)
+      Acc = combine(*this, I.Reduction, Elem, Acc, Vals[It->second[K].second]);
+    Partial[Out] = Acc;
+  }
+
+  // 2. Lanes along the axis.
+  for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("lane"); ++Bit)
+    if (L.getBasis("lane", Bit)[Axis] != 0)
+      for (Reg &P : Partial)
+        P = combine(*this, I.Reduction, Elem, P, shuffleXor(*this, P, 1 << Bit));
+
+  // 3. Warps along the axis, through shared memory.
+  std::vector<int32_t> AxisWarpBits;
+  for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("warp"); ++Bit)
+    if (L.getBasis("warp", Bit)[Axis] != 0)
+      AxisWarpBits.push_back(Bit);
+  if (!AxisWarpBits.empty()) {
+    ir::Shape OutShape = I.getType()->isTile() ? I.getType()->getShape() : ir::Shape{};
+    int64_t OutElems = 1;
+    for (int64_t D : OutShape)
+      OutElems *= D;
+    int64_t Slots = int64_t(1) << AxisWarpBits.size();
+    Ty T = ptxTypeOf(Elem);
+    unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
+    Ty MT = sharedMoveType(T);
+    // Slot index of this warp: its axis warp bits, packed.
+    Reg Slot = B.mov(Ty::U32, 0);
+    for (size_t K = 0; K < AxisWarpBits.size(); ++K) {
+      Reg Bit = B.inst("bfe.u32", Ty::U32, {warpId(), AxisWarpBits[K], 1});
+      Slot = B.bitOr(Ty::U32, Slot, B.shl(Ty::B32, Bit.as(Ty::B32), static_cast<int64_t>(K)));
+    }
+    // Writers: one lane per output element (S's free lane bits zero) and the
+    // warps L does not replicate.
+    int64_t LaneFree = 0, WarpFree = 0;
+    for (const auto &[Dim, M] : S.getFreeVariableMasks())
+      if (Dim == "lane")
+        LaneFree = M;
+    for (const auto &[Dim, M] : L.getFreeVariableMasks())
+      if (Dim == "warp")
+        WarpFree = M;
+    Reg Writer = B.setp(Cmp::Eq, Ty::U32,
+                        B.bitOr(Ty::U32, B.bitAnd(Ty::U32, laneId(), LaneFree),
+                                B.bitAnd(Ty::U32, warpId(), WarpFree)),
+                        0);
+    uint64_t Total = static_cast<uint64_t>(Slots * OutElems) * Bytes;
+    Reg Index = B.mov(Ty::U32, 0);
+    std::vector<int64_t> Strides = rowMajorStrides(OutShape);
+    std::vector<int64_t> RegOffsets;
+    if (!OutShape.empty()) {
+      const Regs &Coords = threadCoords(S);
+      for (size_t D = 0; D < OutShape.size(); ++D)
+        Index = B.madLo(Ty::U32, Coords[D], static_cast<int64_t>(Strides[D]), Index);
+    }
+    for (int32_t Out = 0; Out < NumOut; ++Out) {
+      std::vector<int64_t> C = registerCoords(S, Out);
+      int64_t Off = 0;
+      for (size_t D = 0; D < C.size(); ++D)
+        Off += C[D] * Strides[D];
+      RegOffsets.push_back(Off * Bytes);
+    }
+    Reg Base = B.madLo(Ty::U32, Index, static_cast<int64_t>(Bytes), sharedBase());
+    Reg WriteBase = B.madLo(Ty::U32, Slot, static_cast<int64_t>(OutElems * Bytes), Base);
+    sharedAccess(true, Total);
+    for (int32_t Out = 0; Out < NumOut; ++Out) {
+      Reg V = T == Ty::Pred ? predToU16(Partial[Out]) : Partial[Out];
+      B.stShared(MT, WriteBase, RegOffsets[Out], {V.as(MT)}, ptx::Guard{Writer, false});
+    }
+    sharedAccess(false, Total);
+    for (int32_t Out = 0; Out < NumOut; ++Out) {
+      Reg Acc;
+      for (int64_t K = 0; K < Slots; ++K) {
+        Reg V = B.ldShared(MT, 1, Base, RegOffsets[Out] + K * OutElems * Bytes)[0];
+        V = T == Ty::Pred ? u16ToPred(V) : V.as(T);
+        Acc = K == 0 ? V : combine(*this, I.Reduction, Elem, Acc, V);
+      }
+      Partial[Out] = Acc;
+    }
+  }
+  Values[&I] = std::move(Partial);
+}
+
+} // namespace tritonc::codegen

@@ -1,0 +1,469 @@
+//===- Lowering.cpp - Values, layouts, control flow and barriers ---------===//
+
+#include "Lowering.h"
+
+#include "tritonc/ir/Dominance.h"
+#include "tritonc/support/Diagnostics.h"
+
+#include <algorithm>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+using ir::Opcode;
+
+Ty ptxTypeOf(const ir::Type *T) {
+  T = T->getScalarType();
+  switch (T->getKind()) {
+  case ir::TypeKind::Int:
+    switch (T->getIntBits()) {
+    case 1:
+      return Ty::Pred;
+    case 8:
+    case 16:
+      return Ty::S16;
+    case 32:
+      return Ty::S32;
+    default:
+      return Ty::S64;
+    }
+  case ir::TypeKind::Float:
+    switch (T->getFloatKind()) {
+    case ir::FloatKind::F16:
+      return Ty::F16;
+    case ir::FloatKind::BF16:
+      return Ty::BF16;
+    case ir::FloatKind::F32:
+      return Ty::F32;
+    default:
+      return Ty::F64;
+    }
+  case ir::TypeKind::Pointer:
+    return Ty::U64;
+  default:
+    reportInternalError("codegen: no PTX type for " + T->str());
+  }
+}
+
+unsigned memBytesOf(const ir::Type *T) { return T->getScalarType()->getScalarSizeInBytes(); }
+
+FunctionLowering::FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
+                                   const analysis::AxisInfoAnalysis &AI, ptx::PTXFunctionBuilder &B,
+                                   const CodeGenOptions &Options)
+    : B(B), LA(LA), AI(AI), Options(Options), F(F) {}
+
+// --- Thread geometry -------------------------------------------------------
+
+Reg FunctionLowering::threadId() {
+  if (!Tid.valid()) {
+    auto P = B.prologue();
+    Tid = B.special(ptx::SpecialReg::TidX);
+  }
+  return Tid;
+}
+
+Reg FunctionLowering::laneId() {
+  if (!Lane.valid()) {
+    Reg T = threadId();
+    auto P = B.prologue();
+    Lane = B.bitAnd(Ty::U32, T, 31);
+  }
+  return Lane;
+}
+
+Reg FunctionLowering::warpId() {
+  if (!Warp.valid()) {
+    Reg T = threadId();
+    auto P = B.prologue();
+    Warp = B.shr(Ty::U32, T, 5);
+  }
+  return Warp;
+}
+
+Reg FunctionLowering::sharedBase() {
+  if (!SmemBase.valid()) {
+    auto P = B.prologue();
+    SmemBase = B.sharedAddress("tritonc_smem");
+  }
+  return SmemBase;
+}
+
+unsigned FunctionLowering::layoutId(const LinearLayout &L) {
+  for (unsigned I = 0; I < InternedLayouts.size(); ++I)
+    if (InternedLayouts[I] == L)
+      return I;
+  InternedLayouts.push_back(L);
+  return static_cast<unsigned>(InternedLayouts.size() - 1);
+}
+
+const Regs &FunctionLowering::threadCoords(const LinearLayout &L) {
+  unsigned Id = layoutId(L);
+  auto It = Coords.find(Id);
+  if (It != Coords.end())
+    return It->second;
+  Reg LaneR = laneId(), WarpR = warpId();
+  auto P = B.prologue();
+  Regs Out;
+  size_t Rank = L.getOutDims().size();
+  for (size_t D = 0; D < Rank; ++D) {
+    Reg Acc = B.mov(Ty::U32, 0);
+    for (const auto &[Dim, Src] : {std::pair<const char *, Reg>{"lane", LaneR}, {"warp", WarpR}})
+      for (int32_t Bit = 0; Bit < L.getInDimSizeLog2(Dim); ++Bit) {
+        int32_t C = L.getBasis(Dim, Bit)[D];
+        if (!C)
+          continue;
+        Reg One = B.inst("bfe.u32", Ty::U32, {Src, Bit, 1});
+        Reg Scaled = B.mul(Ty::U32, One, C);
+        Acc = B.bitOr(Ty::U32, Acc, Scaled);
+      }
+    Out.push_back(Acc);
+  }
+  return Coords.emplace(Id, std::move(Out)).first->second;
+}
+
+Reg FunctionLowering::ownerPredicate(const LinearLayout &L) {
+  unsigned Id = layoutId(L);
+  auto It = Owners.find(Id);
+  if (It != Owners.end())
+    return It->second;
+  int64_t LaneMask = 0, WarpMask = 0;
+  for (const auto &[Dim, Mask] : L.getFreeVariableMasks()) {
+    if (Dim == "lane")
+      LaneMask = Mask;
+    else if (Dim == "warp")
+      WarpMask = Mask;
+  }
+  Reg Owner;
+  if (LaneMask || WarpMask) {
+    Reg LaneR = laneId(), WarpR = warpId();
+    auto P = B.prologue();
+    Reg A = B.bitAnd(Ty::U32, LaneR, static_cast<int64_t>(LaneMask));
+    Reg W = B.bitAnd(Ty::U32, WarpR, static_cast<int64_t>(WarpMask));
+    Owner = B.setp(ptx::Cmp::Eq, Ty::U32, B.bitOr(Ty::U32, A, W), 0);
+  }
+  return Owners.emplace(Id, Owner).first->second;
+}
+
+std::vector<int64_t> FunctionLowering::registerCoords(const LinearLayout &L, int32_t R) const {
+  std::vector<int64_t> Out;
+  for (const auto &[Name, V] : L.apply({{"register", R}, {"lane", 0}, {"warp", 0}}))
+    Out.push_back(V);
+  return Out;
+}
+
+std::vector<bool> FunctionLowering::duplicateRegisters(const LinearLayout &L) const {
+  int64_t Free = 0;
+  for (const auto &[Dim, Mask] : L.getFreeVariableMasks())
+    if (Dim == "register")
+      Free = Mask;
+  std::vector<bool> Dup(numRegisters(L));
+  for (int32_t R = 0; R < numRegisters(L); ++R)
+    Dup[R] = (R & Free) != 0;
+  return Dup;
+}
+
+// --- Shared memory bookkeeping -----------------------------------------------
+
+void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
+  ScratchBytes = std::max(ScratchBytes, Bytes);
+  analysis::SyncStatement S;
+  (Write ? S.Writes : S.Reads).push_back({0, Bytes});
+  Sync[CurrentBlock].Statements.push_back(std::move(S));
+  SyncLines[CurrentBlock].push_back(B.reserveLine());
+}
+
+void FunctionLowering::forcedBarrier() {
+  analysis::SyncStatement S;
+  S.IsBarrier = true;
+  Sync[CurrentBlock].Statements.push_back(std::move(S));
+  SyncLines[CurrentBlock].push_back(static_cast<size_t>(-1));
+  B.barSync(0);
+  ++NumBarriers;
+}
+
+// --- Values --------------------------------------------------------------
+
+Reg FunctionLowering::argument(const ir::Argument &A) {
+  auto It = Args.find(&A);
+  if (It == Args.end())
+    reportInternalError("codegen: argument of another function");
+  return It->second;
+}
+
+Reg FunctionLowering::constant(const ir::Constant &C) {
+  const ir::Type *T = C.getType();
+  Ty PT = ptxTypeOf(T);
+  if (C.isUndef())
+    return PT == Ty::Pred ? B.setp(ptx::Cmp::Ne, Ty::U32, B.mov(Ty::U32, 0), 0)
+                          : B.mov(PT, PT == Ty::F32                     ? Operand::f32(0)
+                                      : PT == Ty::F64                   ? Operand::f64(0)
+                                      : PT == Ty::F16 || PT == Ty::BF16 ? Operand::hex(0)
+                                                                        : Operand(0));
+  switch (PT) {
+  case Ty::Pred:
+    return B.setp(ptx::Cmp::Ne, Ty::U32, B.mov(Ty::U32, C.getInt() & 1), 0);
+  case Ty::F32:
+    return B.mov(Ty::F32, Operand::f32(static_cast<float>(C.getFloat())));
+  case Ty::F64:
+    return B.mov(Ty::F64, Operand::f64(C.getFloat()));
+  case Ty::F16:
+  case Ty::BF16: {
+    // Round through f32 on the device would cost a cvt; encode the bits here.
+    Reg F = B.mov(Ty::F32, Operand::f32(static_cast<float>(C.getFloat())));
+    return fromF32(F, T);
+  }
+  default:
+    return B.mov(PT, static_cast<int64_t>(C.getInt()));
+  }
+}
+
+Reg FunctionLowering::scalar(const ir::Value *V) {
+  if (V->getType()->isTile())
+    reportInternalError("codegen: scalar() of a tile");
+  if (const ir::Constant *C = ir::asConstant(const_cast<ir::Value *>(V)))
+    return constant(*C);
+  if (const ir::Argument *A = ir::asArgument(const_cast<ir::Value *>(V)))
+    return argument(*A);
+  auto It = Values.find(V);
+  if (It == Values.end() || It->second.empty())
+    reportInternalError("codegen: scalar used before it was lowered");
+  return It->second[0];
+}
+
+Regs FunctionLowering::getOwn(const ir::Value *V) {
+  if (!V->getType()->isTile())
+    return {scalar(V)};
+  if (LA.isRematerializable(V))
+    return get(V, LA.defaultLayout(V->getType()->getShape()));
+  auto It = Values.find(V);
+  if (It == Values.end())
+    reportInternalError("codegen: tile used before it was lowered");
+  return It->second;
+}
+
+Regs FunctionLowering::relabelFromOperand(const Instruction &I, const LinearLayout &L) {
+  const ir::Value *Op = I.getOperand(0);
+  switch (I.getOpcode()) {
+  case Opcode::Reshape:
+    return get(Op, reshapeLayout(L, Op->getType()->getShape()));
+  case Opcode::Trans:
+    return get(Op, transposeLayout(L));
+  case Opcode::Broadcast:
+    return get(Op, broadcastOperandLayout(L, Op->getType()->getShape()));
+  default:
+    reportInternalError("codegen: not a relabeling instruction");
+  }
+}
+
+Regs FunctionLowering::get(const ir::Value *V, const LinearLayout &L) {
+  if (!V->getType()->isTile())
+    return Regs(numRegisters(L), scalar(V));
+  bool Remat = LA.isRematerializable(V);
+  if (!Remat && LA.layoutOf(V) == L)
+    return getOwn(V);
+  auto Key = std::make_pair(V, layoutId(L));
+  auto Cached = BlockCache.find(Key);
+  if (Cached != BlockCache.end())
+    return Cached->second;
+  const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V));
+  Regs R;
+  bool Relabel = I && (I->getOpcode() == Opcode::Reshape || I->getOpcode() == Opcode::Trans ||
+                       I->getOpcode() == Opcode::Broadcast);
+  if (Relabel) {
+    R = relabelFromOperand(*I, L);
+  } else if (Remat) {
+    if (I->getOpcode() == Opcode::MakeRange)
+      R = makeRange(*I, L);
+    else if (I->getOpcode() == Opcode::Splat)
+      R = Regs(numRegisters(L), scalar(I->getOperand(0)));
+    else
+      R = lowerElementwise(*I, &L);
+  } else {
+    const LinearLayout &Own = LA.layoutOf(V);
+    const Regs &Have = Values.at(V);
+    if (auto Map = registerRemap(Own, L)) {
+      for (int32_t Src : *Map)
+        R.push_back(Have[Src]);
+    } else {
+      R = convertViaShared(Have, V->getType()->getScalarType(), V->getType()->getShape(), Own, L);
+    }
+  }
+  if (R.size() != static_cast<size_t>(numRegisters(L)))
+    reportInternalError("codegen: value has the wrong number of registers for its layout");
+  BlockCache.emplace(Key, R);
+  return R;
+}
+
+// --- Blocks and control flow -------------------------------------------------
+
+const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
+  auto It = Values.find(&Phi);
+  if (It != Values.end())
+    return It->second;
+  Regs R;
+  Ty T = ptxTypeOf(Phi.getType());
+  int32_t N = Phi.getType()->isTile() ? numRegisters(LA.layoutOf(&Phi)) : 1;
+  for (int32_t I = 0; I < N; ++I)
+    R.push_back(B.newReg(T));
+  return Values.emplace(&Phi, std::move(R)).first->second;
+}
+
+void FunctionLowering::lowerTerminator(const Instruction &I) {
+  const ir::BasicBlock &BB = *I.getParent();
+  if (I.getOpcode() == Opcode::Ret) {
+    B.ret();
+    return;
+  }
+  // Incoming values are computed (and converted) before the branch, in this
+  // block, so that shared-memory traffic stays on straight-line code; the
+  // edges only move registers.
+  struct Copy {
+    Regs Dst, Src;
+  };
+  std::vector<std::vector<Copy>> EdgeCopies;
+  for (const ir::BasicBlock *Succ : I.successors()) {
+    std::vector<Copy> Copies;
+    for (const auto &IP : Succ->instructions()) {
+      if (IP->getOpcode() != Opcode::Phi)
+        break;
+      const ir::Value *In = IP->getIncomingValueFor(&BB);
+      if (!In)
+        reportInternalError("codegen: phi without a value for a predecessor");
+      Regs Dst = phiRegs(*IP);
+      Regs Src = IP->getType()->isTile() ? get(In, LA.layoutOf(IP.get())) : Regs{scalar(In)};
+      // Copy to temporaries first: an incoming value may be another phi of
+      // the same block (a swap).
+      Regs Tmp;
+      for (const Reg &S : Src)
+        Tmp.push_back(B.mov(S.type(), S));
+      Copies.push_back({std::move(Dst), std::move(Tmp)});
+    }
+    EdgeCopies.push_back(std::move(Copies));
+  }
+  auto EmitCopies = [&](const std::vector<Copy> &Copies) {
+    for (const Copy &C : Copies)
+      for (size_t R = 0; R < C.Dst.size(); ++R)
+        B.movTo(C.Dst[R], C.Src[R]);
+  };
+  if (I.getOpcode() == Opcode::Br) {
+    EmitCopies(EdgeCopies[0]);
+    B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
+    return;
+  }
+  Reg Cond = scalar(I.getOperand(0));
+  if (EdgeCopies[0].empty()) {
+    B.braIf(Cond, Labels.at(I.successors()[0]));
+    EmitCopies(EdgeCopies[1]);
+    B.bra(Labels.at(I.successors()[1]), true);
+    return;
+  }
+  std::string TrueEdge = B.newLabel("edge");
+  B.braIf(Cond, TrueEdge);
+  EmitCopies(EdgeCopies[1]);
+  B.bra(Labels.at(I.successors()[1]), true);
+  B.label(TrueEdge);
+  EmitCopies(EdgeCopies[0]);
+  B.bra(Labels.at(I.successors()[0]), true);
+}
+
+void FunctionLowering::lowerInstruction(const Instruction &I) {
+  if (I.getType()->isTile() && LA.isRematerializable(&I))
+    return; // Computed where used.
+  switch (I.getOpcode()) {
+  case Opcode::Phi:
+    phiRegs(I);
+    return;
+  case Opcode::Load:
+  case Opcode::MaskedLoad:
+    return lowerLoad(I);
+  case Opcode::Store:
+  case Opcode::MaskedStore:
+    return lowerStore(I);
+  case Opcode::AtomicCAS:
+  case Opcode::AtomicRMW:
+    return lowerAtomic(I);
+  case Opcode::Dot:
+    return lowerDot(I);
+  case Opcode::Reduce:
+    return lowerReduce(I);
+  case Opcode::Reshape:
+  case Opcode::Trans:
+  case Opcode::Broadcast:
+    Values[&I] = relabelFromOperand(I, LA.layoutOf(&I));
+    return;
+  case Opcode::GetProgramId:
+  case Opcode::GetNumPrograms: {
+    static const ptx::SpecialReg Ids[] = {ptx::SpecialReg::CtaIdX, ptx::SpecialReg::CtaIdY,
+                                          ptx::SpecialReg::CtaIdZ};
+    static const ptx::SpecialReg Counts[] = {ptx::SpecialReg::NCtaIdX, ptx::SpecialReg::NCtaIdY,
+                                             ptx::SpecialReg::NCtaIdZ};
+    int64_t Axis = std::clamp<int64_t>(I.Axis, 0, 2);
+    Reg R = B.special(I.getOpcode() == Opcode::GetProgramId ? Ids[Axis] : Counts[Axis]);
+    Values[&I] = {R.as(Ty::S32)};
+    return;
+  }
+  default:
+    if (I.getType()->isVoid())
+      reportInternalError(std::string("codegen: cannot lower ") + ir::opcodeName(I.getOpcode()));
+    Values[&I] = I.getType()->isTile() ? lowerElementwise(I, &LA.layoutOf(&I))
+                                       : lowerElementwise(I, nullptr);
+    return;
+  }
+}
+
+void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
+  CurrentBlock = BlockIndex.at(&BB);
+  BlockCache.clear();
+  B.label(Labels.at(&BB));
+  for (const auto &IP : BB.instructions()) {
+    if (IP->isTerminator())
+      lowerTerminator(*IP);
+    else
+      lowerInstruction(*IP);
+  }
+}
+
+void FunctionLowering::run() {
+  B.setNumWarps(Options.NumWarps, ptx::ThreadBound::ReqNTid);
+  for (unsigned A = 0; A < F.getNumArgs(); ++A) {
+    const ir::Argument *Arg = F.getArg(A);
+    Ty T = ptxTypeOf(Arg->getType());
+    bool Narrow = T == Ty::Pred || Arg->getType()->getScalarBits() == 8;
+    Ty ParamTy = Narrow ? Ty::B16 : T;
+    std::string Name = B.addParam(ParamTy == Ty::F16 || ParamTy == Ty::BF16 ? Ty::B16 : ParamTy);
+    auto P = B.prologue();
+    Reg V = B.ldParam(ParamTy == Ty::F16 || ParamTy == Ty::BF16 ? Ty::B16 : ParamTy, Name);
+    if (T == Ty::Pred)
+      V = B.setp(ptx::Cmp::Ne, Ty::U16, V.as(Ty::U16), 0);
+    else if (Arg->getType()->getScalarBits() == 8)
+      V = B.inst("cvt.s16.s8", Ty::S16, {V.as(Ty::S16)});
+    else if (T == Ty::F16 || T == Ty::BF16)
+      V = V.as(T);
+    Args[Arg] = V;
+  }
+  unsigned Index = 0;
+  for (const auto &BB : F.blocks()) {
+    BlockIndex[BB.get()] = Index++;
+    Labels[BB.get()] = B.newLabel("bb");
+  }
+  Sync.assign(Index, {});
+  SyncLines.assign(Index, {});
+  for (const auto &BB : F.blocks())
+    for (const ir::BasicBlock *S : BB->successors())
+      Sync[BlockIndex.at(BB.get())].Successors.push_back(BlockIndex.at(S));
+  // Dominators first, so that every operand is lowered before its uses
+  // (the PTX blocks are connected by explicit branches, in any order).
+  ir::DominatorTree DT(F);
+  for (const ir::BasicBlock *BB : DT.reversePostOrder())
+    lowerBlock(*BB);
+
+  for (const analysis::BarrierPoint &P : analysis::placeBarriers(Sync)) {
+    size_t Line = SyncLines[P.Block][P.Statement];
+    if (Line == static_cast<size_t>(-1))
+      continue;
+    B.fillReservedLine(Line, "bar.sync 0;");
+    ++NumBarriers;
+  }
+}
+
+} // namespace tritonc::codegen

@@ -1,0 +1,163 @@
+//===- Lowering.h - Triton-IR function to PTX (internal) --------*- C++ -*-===//
+//
+// FunctionLowering walks one function's blocks in order and writes PTX
+// through a PTXFunctionBuilder. Each tile value lives in registers: one PTX
+// register per "register" index of its layout (LayoutAssignment.h), so a
+// thread's registers hold the elements its layout gives it. Scalars are
+// uniform: every thread holds the same value in one register.
+//
+// The implementation is split by concern:
+//   Lowering.cpp         values, layouts, control flow, phis, barriers
+//   LowerElementwise.cpp arithmetic, comparisons, casts, select, gep, ranges
+//   LowerMath.cpp        exp/log/sin/cos/tanh/... (f64 in software)
+//   LowerMemory.cpp      global loads/stores (vectorized), atomics
+//   LowerShared.cpp      layout conversions and reductions via shared memory
+//   LowerDot.cpp         dot on FMA units and on tensor cores (mma.sync)
+//
+// Shared memory is one dynamic buffer used as scratch by one instruction at a
+// time. Every access group is recorded as a statement for the barrier
+// placement (analysis/BarrierPlacement.h) together with a reserved line in
+// the PTX; after the function is emitted, the reserved lines the analysis
+// picks become `bar.sync 0`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/analysis/BarrierPlacement.h"
+#include "tritonc/codegen/CodeGen.h"
+#include "tritonc/codegen/LayoutAssignment.h"
+#include "tritonc/target/ptx/PTXBuilder.h"
+
+#include <map>
+#include <vector>
+
+namespace tritonc::codegen {
+
+using ptx::Operand;
+using ptx::Reg;
+using ptx::Ty;
+using Regs = std::vector<Reg>;
+
+/// Thrown for constructs the back end does not lower (yet); generatePTX turns
+/// it into an error at Loc.
+struct UnsupportedConstruct {
+  SourceLoc Loc;
+  std::string Message;
+  UnsupportedConstruct(SourceLoc L, std::string M) : Loc(L), Message(std::move(M)) {}
+};
+
+/// The PTX register type of an IR scalar type. i8 and i16 live in 16-bit
+/// registers (i8 kept sign-extended), i1 in predicates, pointers in u64.
+Ty ptxTypeOf(const ir::Type *Scalar);
+/// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
+unsigned memBytesOf(const ir::Type *Scalar);
+
+class FunctionLowering {
+public:
+  FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
+                   const analysis::AxisInfoAnalysis &AI, ptx::PTXFunctionBuilder &B,
+                   const CodeGenOptions &Options);
+  /// Emits the whole kernel and places the barriers.
+  void run();
+  unsigned sharedBytes() const { return static_cast<unsigned>(ScratchBytes); }
+  unsigned numBarriers() const { return NumBarriers; }
+
+  // --- Values (Lowering.cpp) ---------------------------------------------
+  /// V (a tile) in layout L, converting or rematerializing as needed.
+  Regs get(const ir::Value *V, const LinearLayout &L);
+  /// V in its own layout (a non-rematerializable tile) or its scalar.
+  Regs getOwn(const ir::Value *V);
+  /// The register of a scalar value.
+  Reg scalar(const ir::Value *V);
+  /// A value of Ty T holding the IR constant C (scalar).
+  Reg constant(const ir::Constant &C);
+  /// Per output dimension, the coordinate of this thread's register 0 in L
+  /// (u32, computed once in the prologue).
+  const Regs &threadCoords(const LinearLayout &L);
+  /// True in exactly one thread of each group holding the same elements of L
+  /// (the lane and warp bits L ignores are zero). Null register if all own.
+  Reg ownerPredicate(const LinearLayout &L);
+  /// Coordinates of register R of L relative to the thread's register 0.
+  std::vector<int64_t> registerCoords(const LinearLayout &L, int32_t R) const;
+  /// Registers of L whose element is already held by a lower register.
+  std::vector<bool> duplicateRegisters(const LinearLayout &L) const;
+  Reg laneId();
+  Reg warpId();
+  Reg threadId();
+  /// Shared memory base address (u32).
+  Reg sharedBase();
+
+  // --- Shared memory bookkeeping (Lowering.cpp) ---------------------------
+  /// Records that the following code reads or writes scratch bytes
+  /// [0, Bytes) of shared memory; a barrier may be placed here.
+  void sharedAccess(bool Write, uint64_t Bytes);
+  /// A barrier that is always needed (around scalar atomics).
+  void forcedBarrier();
+
+  ptx::PTXFunctionBuilder &B;
+  const LayoutAssignment &LA;
+  const analysis::AxisInfoAnalysis &AI;
+  const CodeGenOptions &Options;
+
+  // --- Per-concern lowering (other files) ---------------------------------
+  Regs lowerElementwise(const ir::Instruction &I, const LinearLayout *L);
+  Reg lowerScalarOp(const ir::Instruction &I, const std::vector<Reg> &Ops);
+  Reg lowerMath(ir::Opcode Op, const ir::Type *T, const Reg &X);
+  Reg convertScalar(const Reg &X, const ir::Type *From, const ir::Type *To, ir::Opcode Op);
+  Regs makeRange(const ir::Instruction &I, const LinearLayout &L);
+
+  void lowerLoad(const ir::Instruction &I);
+  void lowerStore(const ir::Instruction &I);
+  void lowerAtomic(const ir::Instruction &I);
+
+  Regs convertViaShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
+                        const LinearLayout &From, const LinearLayout &To);
+  void lowerReduce(const ir::Instruction &I);
+  /// Makes a scalar computed by thread 0 only (Value valid there) uniform.
+  Reg broadcastFromThread0(const Reg &Value, const ir::Type *T);
+  /// Stores Values (layout L) row-major at shared byte offset 0 (one write per
+  /// element, by its owner). Used by conversions and dot operands.
+  void storeTileToShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
+                         const LinearLayout &L, uint64_t ByteOffset);
+
+  void lowerDot(const ir::Instruction &I);
+
+  /// Float helpers shared by several files.
+  Reg toF32(const Reg &X, const ir::Type *T);
+  Reg fromF32(const Reg &X, const ir::Type *T);
+  Reg predToU16(const Reg &P);
+  Reg u16ToPred(const Reg &X);
+
+private:
+  void lowerBlock(const ir::BasicBlock &BB);
+  void lowerInstruction(const ir::Instruction &I);
+  void lowerTerminator(const ir::Instruction &I);
+  /// The phi's registers (allocated on first use).
+  const Regs &phiRegs(const ir::Instruction &Phi);
+  Regs relabelFromOperand(const ir::Instruction &I, const LinearLayout &L);
+  unsigned layoutId(const LinearLayout &L);
+  Reg argument(const ir::Argument &A);
+
+  const ir::Function &F;
+  std::map<const ir::Value *, Regs> Values;
+  std::map<const ir::Argument *, Reg> Args;
+  std::map<const ir::BasicBlock *, std::string> Labels;
+  std::map<const ir::BasicBlock *, unsigned> BlockIndex;
+  /// Conversions/rematerializations done in the current block, by (value, layout id).
+  std::map<std::pair<const ir::Value *, unsigned>, Regs> BlockCache;
+  std::vector<LinearLayout> InternedLayouts;
+  std::map<unsigned, Regs> Coords;
+  std::map<unsigned, Reg> Owners;
+  Reg Lane, Warp, Tid, SmemBase;
+
+  // Barrier placement inputs: one SyncBlock per IR block, plus the reserved
+  // line of each statement.
+  std::vector<analysis::SyncBlock> Sync;
+  std::vector<std::vector<size_t>> SyncLines;
+  unsigned CurrentBlock = 0;
+  uint64_t ScratchBytes = 0;
+  unsigned NumBarriers = 0;
+};
+
+} // namespace tritonc::codegen
