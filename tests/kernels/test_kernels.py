@@ -6,6 +6,12 @@ compares the result with a float64 numpy reference. Outputs and the padding of e
 (NaN or a sentinel) before the launch, so unwritten outputs, stray writes and reads of padding show up.
 
 The binary is $TRITONC, or build/tools/tritonc/tritonc in the repository.
+
+With TRITONC_TEST_DEVICE=1 (scripts/gpu-test on a machine with a GPU) every launch runs on the GPU with
+`tritonc run --device`, is checked against the reference like on the interpreter, and is also run on the
+interpreter with the same inputs: the two must agree on every output buffer (integers exactly, floats up
+to rounding differences of summation order). TRITONC_TEST_SANITIZER=memcheck|racecheck runs the device
+launches under compute-sanitizer and fails on any report.
 """
 import math
 import os
@@ -19,6 +25,11 @@ REPO = Path(__file__).resolve().parents[2]
 KERNELS = REPO / "kernels"
 TRITONC = os.environ.get("TRITONC", str(REPO / "build" / "tools" / "tritonc" / "tritonc"))
 TIMEOUT_S = int(os.environ.get("TRITONC_TEST_TIMEOUT", "300"))
+ON_DEVICE = os.environ.get("TRITONC_TEST_DEVICE", "") == "1"
+SANITIZER = os.environ.get("TRITONC_TEST_SANITIZER", "")
+# Agreement of GPU and interpreter results, per numpy dtype: (rtol, atol relative to the buffer's largest
+# magnitude). Both sides round to the buffer's type; they may sum in different orders.
+AGREEMENT = {np.float16: (4e-3, 4e-3), np.float32: (2e-5, 2e-5), np.float64: (1e-12, 1e-12)}
 
 # Triton-C scalar type -> numpy dtype of its buffers (bfloat16 travels as its uint16 bit pattern).
 NP_TYPES = {
@@ -83,29 +94,68 @@ class Launcher:
         self.pipeline_args = list(pipeline_args)
         self.count = 0
 
-    def __call__(self, kernel, defines, grid, args, extra=()):
+    def __call__(self, kernel, defines, grid, args, extra=(), computed_in=None):
         """args: list of (parameter name, value) in parameter order; a numpy array is passed as a .npy
-        buffer, anything else as a literal. Returns {name: array after the launch} for every buffer."""
+        buffer, anything else as a literal. Returns {name: array after the launch} for every buffer.
+        computed_in: the float type a kernel computes double data in (GPU/interpreter agreement then
+        allows that type's rounding differences)."""
         self.count += 1
         workdir = self.tmp_path / f"launch{self.count}"
         indir, outdir = workdir / "in", workdir / "out"
         indir.mkdir(parents=True)
         outdir.mkdir()
-        cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
-        cmd += list(extra) + self.pipeline_args
-        cmd += ["--grid", ",".join(str(g) for g in grid), "--interpret", "--out", str(outdir)]
-        for name, value in args:
-            if isinstance(value, np.ndarray):
-                path = indir / f"{name}.npy"
-                np.save(path, value)
-                cmd.append(str(path))
-            elif isinstance(value, float):
-                cmd.append(repr(value))
-            else:
-                cmd.append(str(int(value)))
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-        assert res.returncode == 0, (f"tritonc run failed (exit {res.returncode}):\n{format_cmd(cmd)}\n"
-                                     f"{res.stdout}{res.stderr}")
+        def command(mode, outdir):
+            cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
+            cmd += list(extra) + self.pipeline_args
+            cmd += ["--grid", ",".join(str(g) for g in grid), mode, "--out", str(outdir)]
+            for name, value in args:
+                if isinstance(value, np.ndarray):
+                    path = indir / f"{name}.npy"
+                    if not path.exists():
+                        np.save(path, value)
+                    cmd.append(str(path))
+                elif isinstance(value, float):
+                    cmd.append(repr(value))
+                else:
+                    cmd.append(str(int(value)))
+            return cmd
+
+        def run(cmd):
+            if SANITIZER and "--device" in cmd:
+                cmd = ["compute-sanitizer", "--tool", SANITIZER, "--error-exitcode", "3"] + cmd
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+            assert res.returncode == 0, (f"tritonc run failed (exit {res.returncode}):\n{format_cmd(cmd)}\n"
+                                         f"{res.stdout}{res.stderr}")
+            if SANITIZER and "--device" in cmd:
+                # memcheck ends with "ERROR SUMMARY: 0 errors", racecheck with "RACECHECK SUMMARY: 0
+                # hazards displayed (0 errors, 0 warnings)".
+                report = res.stdout + res.stderr
+                assert "ERROR SUMMARY: 0 errors" in report or "(0 errors, 0 warnings)" in report, report
+
+        run(command("--device" if ON_DEVICE else "--interpret", outdir))
+        if ON_DEVICE:
+            interp_dir = workdir / "interp"
+            interp_dir.mkdir()
+            run(command("--interpret", interp_dir))
+            for name, value in args:
+                if isinstance(value, np.ndarray):
+                    gpu, ref = np.load(outdir / f"{name}.npy"), np.load(interp_dir / f"{name}.npy")
+                    if np.issubdtype(gpu.dtype, np.floating):
+                        rtol, atol = AGREEMENT[np.float32 if computed_in == "float" else gpu.dtype.type]
+                        finite = ref[np.isfinite(ref)]
+                        scale = float(np.max(np.abs(finite))) if finite.size else 1.0
+                        np.testing.assert_allclose(gpu, ref, rtol=rtol, atol=atol * max(scale, 1.0),
+                                                   err_msg=f"{kernel} {name}: GPU and interpreter differ")
+                    elif gpu.dtype == np.uint16 and defines.get("TYPE") == "bfloat16":
+                        g = (gpu.astype(np.uint32) << 16).view(np.float32)
+                        r = (ref.astype(np.uint32) << 16).view(np.float32)
+                        finite = r[np.isfinite(r)]
+                        scale = float(np.max(np.abs(finite))) if finite.size else 1.0
+                        np.testing.assert_allclose(g, r, rtol=3e-2, atol=3e-2 * max(scale, 1.0),
+                                                   err_msg=f"{kernel} {name}: GPU and interpreter differ")
+                    else:
+                        np.testing.assert_array_equal(
+                            gpu, ref, err_msg=f"{kernel} {name}: GPU and interpreter differ")
         results = {}
         for name, value in args:
             if isinstance(value, np.ndarray):
@@ -528,8 +578,8 @@ def test_softmax(defines, n, rng, launch):
     ldx, ldy = n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
     x, xv = padded_matrix(rng, m, n, ldx, ty, -4.0, 4.0)
     y = poisoned((m + 1, ldy), ty)
-    out = launch("softmax.tc", defines, (cdiv(m, tm),),
-                 [("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
+    out = launch("softmax.tc", defines, (cdiv(m, tm),), computed_in="float",
+                 args=[("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
     assert_close(out["Y"][:m, :n], softmax_rows(xv), ty, what=f"Y, M={m} N={n}", computed_in="float")
     assert_poison(out["Y"][:m, n:], ty, "Y columns past N")
     assert_poison(out["Y"][m:], ty, "Y rows past M")
@@ -636,8 +686,8 @@ def test_blocksparse_softmax(defines, rng, launch):
     mask = poisoned((length, stride_zm), ty)
     mask[:, :length] = encode(maskv, ty)
     scale = 0.75
-    out = launch("blocksparse_softmax.tc", defines, (heads * nblocks * block, z),
-                 [("X", x), ("P", p), ("MASK", mask), ("LUT", lut), ("scale", scale),
+    out = launch("blocksparse_softmax.tc", defines, (heads * nblocks * block, z), computed_in="float",
+                 args=[("X", x), ("P", p), ("MASK", mask), ("LUT", lut), ("scale", scale),
                   ("stride_zx", stride_zx), ("stride_zp", stride_zp), ("stride_hp", stride_hp),
                   ("stride_sp", stride_sp), ("stride_zm", stride_zm)])
     # dense reference: -inf outside the layout
