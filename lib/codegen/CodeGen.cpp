@@ -5,7 +5,7 @@
 #include "Lowering.h"
 
 #include "tritonc/analysis/AxisInfo.h"
-#include "tritonc/codegen/LayoutAssignment.h"
+#include "tritonc/analysis/LayoutAssignment.h"
 
 namespace tritonc::codegen {
 

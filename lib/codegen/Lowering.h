@@ -25,8 +25,8 @@
 
 #include "tritonc/analysis/AxisInfo.h"
 #include "tritonc/analysis/BarrierPlacement.h"
+#include "tritonc/analysis/LayoutAssignment.h"
 #include "tritonc/codegen/CodeGen.h"
-#include "tritonc/codegen/LayoutAssignment.h"
 #include "tritonc/target/ptx/PTXBuilder.h"
 
 #include <map>
@@ -34,6 +34,15 @@
 
 namespace tritonc::codegen {
 
+using analysis::AccessPlan;
+using analysis::broadcastOperandLayout;
+using analysis::DotKind;
+using analysis::LayoutAssignment;
+using analysis::LinearLayout;
+using analysis::numRegisters;
+using analysis::registerRemap;
+using analysis::reshapeLayout;
+using analysis::transposeLayout;
 using ptx::Operand;
 using ptx::Reg;
 using ptx::Ty;

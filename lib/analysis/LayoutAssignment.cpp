@@ -1,6 +1,6 @@
 //===- LayoutAssignment.cpp - Distributed layouts of tile values ---------===//
 
-#include "tritonc/codegen/LayoutAssignment.h"
+#include "tritonc/analysis/LayoutAssignment.h"
 
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/Printer.h"
@@ -8,9 +8,8 @@
 
 #include <algorithm>
 
-namespace tritonc::codegen {
+namespace tritonc::analysis {
 
-using analysis::tileDimName;
 using ir::Instruction;
 using ir::OpCategory;
 using ir::Opcode;
@@ -146,7 +145,7 @@ std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
     std::optional<int32_t> Found;
     for (int32_t R = 0; R < HaveRegs && !Found; ++R)
       if (Have.apply({{"register", R}, {"lane", 0}, {"warp", 0}}) == [&] {
-            analysis::DimValues Out;
+            DimValues Out;
             for (size_t D = 0; D < B.size(); ++D)
               Out.push_back({Want.getOutDims()[D].Name, B[D]});
             return Out;
@@ -166,7 +165,7 @@ std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
 
 // --- Assignment -------------------------------------------------------------
 
-LayoutAssignment::LayoutAssignment(const ir::Function &F, const analysis::AxisInfoAnalysis &AI,
+LayoutAssignment::LayoutAssignment(const ir::Function &F, const AxisInfoAnalysis &AI,
                                    unsigned NumWarps, bool HasMmaV2)
     : NumWarps(NumWarps), HasMmaV2(HasMmaV2) {
   assign(F, AI);
@@ -192,7 +191,7 @@ LinearLayout LayoutAssignment::blocked(const ir::Shape &S, unsigned Vec,
     Warps /= Wpc[D];
   }
   Wpc[Order[Rank - 1]] *= Warps;
-  return analysis::blockedLayout(S, Spt, Tpw, Wpc, Order);
+  return blockedLayout(S, Spt, Tpw, Wpc, Order);
 }
 
 LinearLayout LayoutAssignment::defaultLayout(const ir::Shape &S) const {
@@ -230,11 +229,10 @@ const DotPlan &LayoutAssignment::dotOf(const Instruction *I) const {
   return It->second;
 }
 
-AccessPlan LayoutAssignment::planAccess(const Instruction &I,
-                                        const analysis::AxisInfoAnalysis &AI) const {
+AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnalysis &AI) const {
   const ir::Value *Ptr = I.getOperand(0);
   const ir::Shape &S = Ptr->getType()->getShape();
-  const analysis::AxisInfo &P = AI.get(Ptr);
+  const AxisInfo &P = AI.get(Ptr);
   unsigned Rank = static_cast<unsigned>(S.size());
   // Fastest dimension: the most contiguous one (ties: the last dimension).
   std::vector<unsigned> Order;
@@ -310,13 +308,13 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
   case Opcode::Dot: {
     const DotPlan &Plan = Dots.at(&I);
     if (Plan.Kind == DotKind::MmaV2)
-      return analysis::mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
+      return mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
     return defaultLayout(T->getShape());
   }
   case Opcode::Reduce: {
     std::optional<LinearLayout> In = LayoutOfOperand(0);
     LinearLayout Src = In ? *In : defaultLayout(I.getOperand(0)->getType()->getShape());
-    return analysis::sliceLayout(Src, static_cast<unsigned>(I.Axis));
+    return sliceLayout(Src, static_cast<unsigned>(I.Axis));
   }
   case Opcode::Reshape:
     if (auto In = LayoutOfOperand(0))
@@ -344,7 +342,7 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
   }
 }
 
-void LayoutAssignment::assign(const ir::Function &F, const analysis::AxisInfoAnalysis &AI) {
+void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI) {
   for (const auto &BB : F.blocks())
     for (const auto &IP : BB->instructions()) {
       const Instruction &I = *IP;
@@ -435,27 +433,53 @@ void LayoutAssignment::assign(const ir::Function &F, const analysis::AxisInfoAna
       reportInternalError("layout assignment: a layout has overlapping bases:\n" + L.str());
 }
 
+std::string compactLayoutString(const LinearLayout &L) {
+  std::string Out;
+  for (const LinearLayout::InDim &In : L.getInDims()) {
+    Out += (Out.empty() ? "" : " ") + In.Name + "=[";
+    for (size_t I = 0; I < In.Bases.size(); ++I) {
+      Out += I ? ",[" : "[";
+      for (size_t D = 0; D < In.Bases[I].size(); ++D)
+        Out += (D ? "," : "") + std::to_string(In.Bases[I][D]);
+      Out += "]";
+    }
+    Out += "]";
+  }
+  Out += " shape=[";
+  for (size_t D = 0; D < L.getOutDims().size(); ++D)
+    Out += (D ? "," : "") + std::to_string(L.getOutDims()[D].Size);
+  return Out + "]";
+}
+
 std::string LayoutAssignment::describe(const ir::Function &F) const {
   std::string Out;
   for (const auto &BB : F.blocks())
     for (const auto &IP : BB->instructions()) {
       const Instruction &I = *IP;
-      if (!isTileValue(&I))
-        continue;
-      Out += ir::printOperand(I) + ": ";
-      if (isRematerializable(&I)) {
-        Out += "rematerialized\n";
-        continue;
-      }
-      std::string S = layoutOf(&I).str();
-      std::replace(S.begin(), S.end(), '\n', ' ');
-      Out += S + "\n";
+      std::string Name =
+          I.getType()->isVoid() ? std::string(ir::opcodeName(I.getOpcode())) : ir::printOperand(I);
       auto A = Accesses.find(&I);
       if (A != Accesses.end())
-        Out += "  access vec=" + std::to_string(A->second.Vec) +
-               " dim=" + std::to_string(A->second.VecDim) + "\n";
+        Out += "; access " + Name + ": vec=" + std::to_string(A->second.Vec) +
+               " dim=" + std::to_string(A->second.VecDim) + " " +
+               compactLayoutString(A->second.Layout) + "\n";
+      auto D = Dots.find(&I);
+      if (D != Dots.end()) {
+        Out += "; dot " + Name + ": ";
+        if (D->second.Kind == DotKind::MmaV2)
+          Out += "mma.sync m16n8k16 warps=[" + std::to_string(D->second.WarpsPerCTA[0]) + "," +
+                 std::to_string(D->second.WarpsPerCTA[1]) + "]\n";
+        else
+          Out += "fma\n";
+      }
+      if (!isTileValue(&I) || A != Accesses.end())
+        continue;
+      Out += "; layout " + Name + ": " +
+             (isRematerializable(&I) ? std::string("rematerialized")
+                                     : compactLayoutString(layoutOf(&I))) +
+             "\n";
     }
   return Out;
 }
 
-} // namespace tritonc::codegen
+} // namespace tritonc::analysis

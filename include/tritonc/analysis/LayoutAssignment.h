@@ -41,9 +41,7 @@
 #include <string>
 #include <vector>
 
-namespace tritonc::codegen {
-
-using analysis::LinearLayout;
+namespace tritonc::analysis {
 
 /// How a load, store or atomic touches global memory.
 struct AccessPlan {
@@ -65,7 +63,7 @@ struct DotPlan {
 
 class LayoutAssignment {
 public:
-  LayoutAssignment(const ir::Function &F, const analysis::AxisInfoAnalysis &AI, unsigned NumWarps,
+  LayoutAssignment(const ir::Function &F, const AxisInfoAnalysis &AI, unsigned NumWarps,
                    bool HasMmaV2);
 
   unsigned numWarps() const { return NumWarps; }
@@ -85,12 +83,14 @@ public:
   /// Order[0] (Order: fastest dimension first).
   LinearLayout blocked(const ir::Shape &S, unsigned Vec, const std::vector<unsigned> &Order) const;
 
-  /// One line per anchored value ("%x: <layout>"), for `print-layouts`.
+  /// One line per tile value, access plan and dot ("; layout %x: register=[[0,1]]
+  /// lane=[..] warp=[..] shape=[..]" with one basis per input bit), for the
+  /// `print-layouts` pass.
   std::string describe(const ir::Function &F) const;
 
 private:
-  void assign(const ir::Function &F, const analysis::AxisInfoAnalysis &AI);
-  AccessPlan planAccess(const ir::Instruction &I, const analysis::AxisInfoAnalysis &AI) const;
+  void assign(const ir::Function &F, const AxisInfoAnalysis &AI);
+  AccessPlan planAccess(const ir::Instruction &I, const AxisInfoAnalysis &AI) const;
   DotPlan planDot(const ir::Instruction &I) const;
   std::optional<LinearLayout> derive(const ir::Instruction &I) const;
 
@@ -117,6 +117,9 @@ LinearLayout broadcastOperandLayout(const LinearLayout &L, const ir::Shape &From
 /// The layout of broadcast(x) to shape To for x of layout L: L with the
 /// broadcast dimensions covered by new (most significant) registers.
 LinearLayout broadcastResultLayout(const LinearLayout &L, const ir::Shape &To);
+/// "register=[[0,1],[0,2]] lane=[...] warp=[...] shape=[16,16]": the image of
+/// every input bit, in input order.
+std::string compactLayoutString(const LinearLayout &L);
 /// True if every basis moves at most one coordinate, by a power of two, and
 /// no two bases move the same coordinate bit (see the file comment).
 bool hasDistinctPowerOfTwoBases(const LinearLayout &L);
@@ -126,4 +129,4 @@ bool hasDistinctPowerOfTwoBases(const LinearLayout &L);
 std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
                                                   const LinearLayout &Want);
 
-} // namespace tritonc::codegen
+} // namespace tritonc::analysis
