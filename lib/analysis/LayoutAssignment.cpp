@@ -201,6 +201,17 @@ LinearLayout LayoutAssignment::defaultLayout(const ir::Shape &S) const {
   return blocked(S, 4, Order);
 }
 
+bool LayoutAssignment::isRematSource(const ir::Value *V) const {
+  if (isRematerializable(V))
+    return true;
+  // Loop-carried index and pointer tiles: cheap to fetch in another layout
+  // (usually a register renaming), so what is computed from them is
+  // recomputed where needed instead of being moved.
+  const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V));
+  return I && I->getOpcode() == Opcode::Phi &&
+         (I->getType()->isIntOrIntTile() || I->getType()->isPointerOrPointerTile());
+}
+
 bool LayoutAssignment::isRematerializable(const ir::Value *V) const {
   auto It = Remat.find(V);
   return It != Remat.end() && It->second;
@@ -291,6 +302,46 @@ DotPlan LayoutAssignment::planDot(const Instruction &I) const {
   return Plan;
 }
 
+std::optional<LinearLayout> LayoutAssignment::demandedLayout(const ir::Value *V,
+                                                             unsigned Depth) const {
+  // A memory access using V directly decides.
+  for (const Instruction *U : V->users())
+    if (auto A = Accesses.find(U);
+        A != Accesses.end() && U->getOperand(0)->getType()->isTile() &&
+        U->getOperand(0)->getType()->getShape() == V->getType()->getShape())
+      return A->second.Layout;
+  if (Depth >= 8)
+    return std::nullopt;
+  // Otherwise look through element-wise users and relabelings (not phis:
+  // they are the loop itself).
+  for (const Instruction *U : V->users()) {
+    if (!isTileValue(U) || U->getOpcode() == Opcode::Phi)
+      continue;
+    switch (U->getOpcode()) {
+    case Opcode::Reshape:
+      if (auto L = demandedLayout(U, Depth + 1))
+        return reshapeLayout(*L, V->getType()->getShape());
+      break;
+    case Opcode::Broadcast:
+      if (auto L = demandedLayout(U, Depth + 1))
+        return broadcastOperandLayout(*L, V->getType()->getShape()).removeZeroBases("register");
+      break;
+    case Opcode::Trans:
+      if (auto L = demandedLayout(U, Depth + 1))
+        return transposeLayout(*L);
+      break;
+    default:
+      if (U->getCategory() == OpCategory::Binary || U->getCategory() == OpCategory::Cmp ||
+          U->getCategory() == OpCategory::Cast || U->getOpcode() == Opcode::Select ||
+          U->getOpcode() == Opcode::GEP)
+        if (auto L = demandedLayout(U, Depth + 1))
+          return L;
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const {
   const ir::Type *T = I.getType();
   auto LayoutOfOperand = [&](unsigned Op) -> std::optional<LinearLayout> {
@@ -329,9 +380,16 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
       return broadcastResultLayout(*In, T->getShape());
     return defaultLayout(T->getShape());
   case Opcode::Phi:
-    for (unsigned Op = 0; Op < I.getNumOperands(); ++Op)
-      if (auto In = LayoutOfOperand(Op); In && !isRematerializable(I.getOperand(Op)))
-        return In;
+    // Values coming around a loop's back edge first: a conversion, if one is
+    // needed, then happens once on entry instead of on every iteration.
+    for (bool BackEdges : {true, false})
+      for (unsigned Op = 0; Op < I.getNumOperands(); ++Op) {
+        bool IsBackEdge = DT && DT->dominates(I.getParent(), I.getIncomingBlock(Op));
+        if (IsBackEdge != BackEdges)
+          continue;
+        if (auto In = LayoutOfOperand(Op); In && !isRematerializable(I.getOperand(Op)))
+          return In;
+      }
     return std::nullopt; // Decided in a later sweep, or defaulted.
   default:
     for (unsigned Op = 0; Op < I.getNumOperands(); ++Op)
@@ -371,8 +429,9 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
 
   // Rematerializable values, in one sweep in reverse post-order (operands of
   // non-phi instructions come first; a phi is never rematerializable).
-  ir::DominatorTree DT(F);
-  for (const ir::BasicBlock *BB : DT.reversePostOrder())
+  ir::DominatorTree Dom(F);
+  DT = &Dom;
+  for (const ir::BasicBlock *BB : Dom.reversePostOrder())
     for (const auto &IP : BB->instructions()) {
       const Instruction &I = *IP;
       if (!isTileValue(&I))
@@ -386,13 +445,13 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       case Opcode::Reshape:
       case Opcode::Broadcast:
       case Opcode::Trans:
-        R = isRematerializable(I.getOperand(0));
+        R = isRematSource(I.getOperand(0));
         break;
       default:
         if (isCheapElementwise(I)) {
           R = true;
           for (const ir::Value *Op : I.operands())
-            if (Op->getType()->isTile() && !isRematerializable(Op))
+            if (Op->getType()->isTile() && !isRematSource(Op))
               R = false;
         }
         break;
@@ -400,11 +459,21 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       Remat[&I] = R;
     }
 
+  // Loop-carried index and pointer tiles (phis of rematerializable values
+  // and of themselves, like `pa += TK`) take the layout of the memory access
+  // they feed, so they never move between threads inside the loop.
+  for (const ir::BasicBlock *BB : Dom.reversePostOrder())
+    for (const auto &IP : BB->instructions())
+      if (IP->getOpcode() == Opcode::Phi && isTileValue(IP.get()) &&
+          (IP->getType()->isIntOrIntTile() || IP->getType()->isPointerOrPointerTile()))
+        if (std::optional<LinearLayout> L = demandedLayout(IP.get(), 0))
+          Layouts.emplace(IP.get(), std::move(*L));
+
   // Layouts of the other tile values; phis need the layouts of their
   // back-edge operands, so sweep until nothing changes.
   for (unsigned Sweep = 0; Sweep < 8; ++Sweep) {
     bool Changed = false;
-    for (const ir::BasicBlock *BB : DT.reversePostOrder())
+    for (const ir::BasicBlock *BB : Dom.reversePostOrder())
       for (const auto &IP : BB->instructions()) {
         const Instruction &I = *IP;
         if (!isTileValue(&I) || isRematerializable(&I))
@@ -428,6 +497,7 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
     for (const auto &IP : BB->instructions())
       if (isTileValue(IP.get()) && !isRematerializable(IP.get()) && !Layouts.count(IP.get()))
         Layouts.emplace(IP.get(), defaultLayout(IP->getType()->getShape()));
+  DT = nullptr;
   for (const auto &[V, L] : Layouts)
     if (!hasDistinctPowerOfTwoBases(L))
       reportInternalError("layout assignment: a layout has overlapping bases:\n" + L.str());

@@ -5,6 +5,7 @@
 #include "Lowering.h"
 
 #include "tritonc/analysis/AxisInfo.h"
+
 #include "tritonc/analysis/LayoutAssignment.h"
 
 namespace tritonc::codegen {
@@ -17,23 +18,25 @@ std::string CodeGenOptions::optionsString() const {
 namespace {
 
 /// Tile dimensions must be powers of two: layouts are linear maps over GF(2).
+bool isPowerOfTwoShape(const ir::Type *T) {
+  for (int64_t D : T->getShape())
+    if (D <= 0 || (D & (D - 1)))
+      return false;
+  return true;
+}
+
 bool checkShapes(const ir::Function &F, DiagnosticEngine &Diags) {
-  bool Ok = true;
+  // Reports the first such tile only: every value computed from it has the
+  // same shape, and each would repeat the error.
   for (const auto &BB : F.blocks())
-    for (const auto &I : BB->instructions()) {
-      const ir::Type *T = I->getType();
-      if (!T->isTile())
-        continue;
-      for (int64_t D : T->getShape())
-        if (D <= 0 || (D & (D - 1))) {
-          Diags.error(SourceRange(I->Loc), "the GPU back end needs tile dimensions that are "
-                                           "powers of two; this tile has shape " +
-                                               T->str());
-          Ok = false;
-          break;
-        }
-    }
-  return Ok;
+    for (const auto &I : BB->instructions())
+      if (I->getType()->isTile() && !isPowerOfTwoShape(I->getType())) {
+        Diags.error(SourceRange(I->Loc), "the GPU back end needs tile dimensions that are powers "
+                                         "of two; this tile has shape " +
+                                             I->getType()->str());
+        return false;
+      }
+  return true;
 }
 
 } // namespace

@@ -77,6 +77,34 @@ static std::pair<Reg, std::vector<int64_t>> sharedAddresses(FunctionLowering &FL
   return {Addr, Offsets};
 }
 
+/// How many consecutive registers of L hold consecutive elements of the last
+/// (row-major contiguous) dimension, up to 16 bytes: the first register bits
+/// must move the last coordinate by 1, 2, 4, ... Because the bases of L are
+/// distinct powers of two, every other bit moves that coordinate by a
+/// multiple of the width, so each group starts at an aligned address.
+static unsigned sharedVectorWidth(const LinearLayout &L, unsigned Bytes) {
+  size_t Last = L.getOutDims().size() - 1;
+  unsigned Width = 1;
+  for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("register"); ++Bit) {
+    const LinearLayout::Basis &B = L.getBasis("register", Bit);
+    bool Next = B[Last] == static_cast<int32_t>(Width);
+    for (size_t D = 0; D < Last; ++D)
+      Next = Next && B[D] == 0;
+    if (!Next || Width * 2 * Bytes > 16)
+      break;
+    Width *= 2;
+  }
+  return Width;
+}
+
+/// The registers of one group as words for a vector access: 16-bit values
+/// pair up into b32 words.
+static std::pair<Ty, unsigned> sharedWords(Ty MT, unsigned Bytes, unsigned Width) {
+  if (Bytes == 2 && Width >= 2)
+    return {Ty::B32, Width / 2};
+  return {MT, Width};
+}
+
 void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Elem,
                                          const ir::Shape &S, const LinearLayout &L,
                                          uint64_t ByteOffset) {
@@ -86,14 +114,22 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
   auto [Addr, Offsets] = sharedAddresses(*this, L, S, Bytes, ByteOffset);
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
-  for (int32_t R = 0; R < numRegisters(L); ++R) {
-    if (Dup[R])
+  unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
+  auto [WordTy, Words] = sharedWords(MT, Bytes, Width);
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Width) {
+    if (Dup[R0])
       continue;
-    Reg V = T == Ty::Pred ? predToU16(Values[R]) : Values[R];
+    Regs Elems;
+    for (unsigned K = 0; K < Width; ++K)
+      Elems.push_back((T == Ty::Pred ? predToU16(Values[R0 + K]) : Values[R0 + K]).as(MT));
+    Regs Packed;
+    for (unsigned W = 0; W < Words; ++W)
+      Packed.push_back(WordTy == MT ? Elems[W]
+                                    : B.pack2x16(Elems[2 * W], Elems[2 * W + 1], Ty::B32));
     std::optional<ptx::Guard> G;
     if (Owner.valid())
       G = ptx::Guard{Owner, false};
-    B.stShared(MT, Addr, Offsets[R], {V.as(MT)}, G);
+    B.stShared(WordTy, Addr, Offsets[R0], Packed, G);
   }
 }
 
@@ -103,10 +139,23 @@ static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const
   Ty MT = sharedMoveType(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   auto [Addr, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset);
+  unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
+  auto [WordTy, Words] = sharedWords(MT, Bytes, Width);
   Regs Out;
-  for (int32_t R = 0; R < numRegisters(L); ++R) {
-    Reg V = FL.B.ldShared(MT, 1, Addr, Offsets[R])[0];
-    Out.push_back(T == Ty::Pred ? FL.u16ToPred(V) : V.as(T));
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Width) {
+    Regs Loaded = FL.B.ldShared(WordTy, Words, Addr, Offsets[R0]);
+    Regs Elems;
+    for (const Reg &W : Loaded) {
+      if (WordTy == MT) {
+        Elems.push_back(W);
+        continue;
+      }
+      auto [Lo, Hi] = FL.B.unpack2x16(W, Ty::B16);
+      Elems.push_back(Lo);
+      Elems.push_back(Hi);
+    }
+    for (const Reg &V : Elems)
+      Out.push_back(T == Ty::Pred ? FL.u16ToPred(V) : V.as(T));
   }
   return Out;
 }

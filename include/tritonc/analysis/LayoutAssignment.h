@@ -7,7 +7,8 @@
 // Values fall into three groups:
 //  - Rematerializable values (make_range, splat and integer/pointer/boolean
 //    element-wise arithmetic, casts, reshapes, broadcasts and transpositions
-//    of rematerializable values): they have no fixed layout; the lowering
+//    of rematerializable values and of loop-carried integer/pointer tiles,
+//    i.e. their phis): they have no fixed layout; the lowering
 //    recomputes them, in whatever layout a use needs, where it needs them.
 //    Index and pointer arithmetic is therefore never moved between threads.
 //  - Anchors, whose layout follows from what they do: a load or store accesses
@@ -34,6 +35,7 @@
 
 #include "tritonc/analysis/AxisInfo.h"
 #include "tritonc/analysis/LinearLayout.h"
+#include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/IR.h"
 
 #include <map>
@@ -93,9 +95,16 @@ private:
   AccessPlan planAccess(const ir::Instruction &I, const AxisInfoAnalysis &AI) const;
   DotPlan planDot(const ir::Instruction &I) const;
   std::optional<LinearLayout> derive(const ir::Instruction &I) const;
+  /// Rematerializable, or an integer/pointer phi (see isRematerializable).
+  bool isRematSource(const ir::Value *V) const;
+  /// The layout a memory access reached from V through element-wise users
+  /// and relabelings wants V in, if any.
+  std::optional<LinearLayout> demandedLayout(const ir::Value *V, unsigned Depth) const;
 
   unsigned NumWarps;
   bool HasMmaV2;
+  /// The function's dominator tree while assign() runs.
+  const ir::DominatorTree *DT = nullptr;
   std::map<const ir::Value *, LinearLayout> Layouts;
   std::map<const ir::Value *, bool> Remat;
   std::map<const ir::Instruction *, AccessPlan> Accesses;
