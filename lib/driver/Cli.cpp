@@ -4,13 +4,16 @@
 
 #include "tritonc/driver/CliArgs.h"
 #include "tritonc/driver/Compiler.h"
+#include "tritonc/driver/Jit.h"
 #include "tritonc/driver/Launch.h"
+#include "tritonc/driver/Ptxas.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/lang/Parser.h"
 
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 namespace tritonc::driver {
@@ -22,8 +25,8 @@ std::string generalUsage() {
   return "usage: tritonc <command> [options] FILE [ARGS...]\n"
          "\n"
          "Commands:\n"
-         "  compile   compile Triton-C to Triton-IR\n"
-         "  run       compile a kernel and run it on the CPU interpreter\n"
+         "  compile   compile Triton-C to Triton-IR, PTX or a cubin\n"
+         "  run       compile a kernel and run it on the CPU interpreter or the GPU\n"
          "  opt       run passes on Triton-IR text\n"
          "\n"
          "Options:\n"
@@ -32,7 +35,8 @@ std::string generalUsage() {
          "\n"
          "Exit status: 0 on success, 1 when the input has errors or the kernel fails,\n"
          "2 for command-line usage errors.\n"
-         "Environment: TRITONC_CACHE_DIR (kernel cache; reserved, not used yet).\n";
+         "Environment: TRITONC_CACHE_DIR (kernel cache of `run --device`, default\n"
+         "~/.cache/tritonc), TRITONC_PTXAS (the ptxas of --emit=cubin).\n";
 }
 
 namespace {
@@ -43,13 +47,20 @@ const char *CompileUsage =
     "usage: tritonc compile FILE [options]\n"
     "\n"
     "Compiles a Triton-C file (FILE may be '-' for stdin) and prints Triton-IR after\n"
-    "the default pass pipeline.\n"
+    "the default pass pipeline, or the PTX (or cubin) of the GPU back end.\n"
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro (-DNAME means NAME=1);\n"
     "                        a value [v1,v2,...] is a tuning list\n"
     "  -I DIR, -IDIR         add an #include search directory\n"
-    "  --emit=ir|ast|pp      what to print (default: ir)\n"
+    "  --emit=ir|ast|pp|ptx|cubin   what to print (default: ir); cubin runs ptxas\n"
+    "                        ($TRITONC_PTXAS, else ptxas on PATH or in\n"
+    "                        /usr/local/cuda/bin) on the PTX\n"
+    "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
+    "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4)\n"
+    "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
+    "                        per parameter, D for a pointer or integer that is a\n"
+    "                        multiple of 16, N (or 1, F) for anything else\n"
     "  -o OUT                write the output to OUT instead of stdout\n"
     "  --passes=LIST         run these comma-separated passes instead of the default\n"
     "                        pipeline ('--passes=' runs none)\n"
@@ -63,10 +74,11 @@ const char *RunUsage =
     "usage: tritonc run FILE --grid X[,Y[,Z]] [options] ARG...\n"
     "\n"
     "Compiles a Triton-C file and runs its kernel (the only function, or the first\n"
-    "__global__ one) on the CPU interpreter. Give one ARG per kernel parameter, in\n"
-    "order: a .npy file for a pointer parameter (its dtype must match the pointee\n"
-    "type; bfloat16 data is passed as uint16), a literal for a scalar parameter.\n"
-    "Use '--' before negative literals if needed.\n"
+    "__global__ one) on the CPU interpreter or the GPU. Give one ARG per kernel\n"
+    "parameter, in order: a .npy file for a pointer parameter (its dtype must match\n"
+    "the pointee type; bfloat16 data is passed as uint16), a literal for a scalar\n"
+    "parameter. Use '--' before negative literals if needed. With --out, both\n"
+    "executors write every array back after the run.\n"
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro\n"
@@ -74,13 +86,18 @@ const char *RunUsage =
     "  --config=N            use configuration N of the tuning lists\n"
     "  --grid X[,Y[,Z]]      the launch grid (required)\n"
     "  --interpret           run on the CPU interpreter (the default)\n"
-    "  --device              run on the GPU (not available yet)\n"
+    "  --device              run on the GPU (device 0): the arrays are copied to the\n"
+    "                        device and back; compiled kernels are cached in\n"
+    "                        $TRITONC_CACHE_DIR (default ~/.cache/tritonc)\n"
+    "  --arch=sm_90a|sm_80   the target of --device (default: the device's)\n"
+    "  --num-warps=N         warps per program of --device: 1, 2, 4, 8 or 16\n"
+    "                        (default: 4)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
     "                        ('--passes=' runs none)\n"
     "  --max-steps N         stop a program instance after N instructions\n"
-    "                        (default 100000000; 0: no limit)\n";
+    "                        (--interpret only; default 100000000; 0: no limit)\n";
 
 const char *OptUsage =
     "usage: tritonc opt FILE.tir [--passes=LIST] [options]\n"
@@ -123,8 +140,27 @@ private:
   int frontEndOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
   /// Fills the pass manager parts (--passes and the debugging flags).
   void passOptions(const ParsedArgs &P, CompileOptions &Opts);
+  /// Fills the back-end options (--arch, --num-warps); ArchGiven tells
+  /// whether --arch was on the command line.
+  int backEndOptions(const std::string &Command, const ParsedArgs &P, codegen::CodeGenOptions &Back,
+                     bool &ArchGiven);
   /// Compiles FILE ("-": stdin).
   CompileResult compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR);
+  /// FILE as a kernel source for the GPU path ("-": the text read from stdin).
+  KernelSource kernelSource(const std::string &File) {
+    return File == "-" ? KernelSource::text("<stdin>", stdinText()) : KernelSource::file(File);
+  }
+  /// Standard input, read once (the front end and the GPU path both need it).
+  const std::string &stdinText() {
+    if (!StdinText)
+      StdinText.emplace((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    return *StdinText;
+  }
+  /// `compile --emit=ptx|cubin`.
+  int compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, bool Cubin);
+  /// `run --device` once the arguments are prepared.
+  int runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool ArchGiven,
+               PreparedLaunch &Launch, const interp::LaunchGrid &Grid);
   /// Prints diagnostics (warnings too); returns true when there was no error.
   bool report(const CompileResult &R) {
     Err << R.formattedDiagnostics();
@@ -136,6 +172,7 @@ private:
   std::istream &In;
   std::ostream &Out;
   std::ostream &Err;
+  std::optional<std::string> StdinText;
 };
 
 int Tool::parse(const std::string &Command, const char *Usage, const std::vector<std::string> &Args,
@@ -184,9 +221,29 @@ void Tool::passOptions(const ParsedArgs &P, CompileOptions &Opts) {
   Opts.Passes.Log = &Err;
 }
 
+int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
+                         codegen::CodeGenOptions &Back, bool &ArchGiven) {
+  ArchGiven = false;
+  if (const std::string *A = P.last("--arch")) {
+    runtime::Expected<ptx::Arch> Arch = parseArch(*A);
+    if (!Arch)
+      return usageError(Command, "invalid --arch value '" + *A + "': expected sm_90a or sm_80");
+    Back.Arch = *Arch;
+    ArchGiven = true;
+  }
+  if (const std::string *W = P.last("--num-warps")) {
+    uint64_t N = 0;
+    if (!cli::parseUnsigned(*W, N) || N > 16 || !checkNumWarps(unsigned(N)))
+      return usageError(Command,
+                        "invalid --num-warps value '" + *W + "': expected 1, 2, 4, 8 or 16");
+    Back.NumWarps = unsigned(N);
+  }
+  return -1;
+}
+
 CompileResult Tool::compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR) {
   if (File == "-") {
-    std::string Text((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    const std::string &Text = stdinText();
     return IsIR ? optimizeIRSource("<stdin>", Text, Opts) : compileSource("<stdin>", Text, Opts);
   }
   return IsIR ? optimizeIRFile(File, Opts) : compileFile(File, Opts);
@@ -218,7 +275,10 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--verify-each", false},
                       {"--time-passes", false},
                       {"--list-configs", false},
-                      {"--config", true}},
+                      {"--config", true},
+                      {"--arch", true},
+                      {"--num-warps", true},
+                      {"--specialize", true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -226,6 +286,14 @@ int Tool::compile(const std::vector<std::string> &Args) {
   if (int Rc = frontEndOptions("compile", P, Opts); Rc >= 0)
     return Rc;
   passOptions(P, Opts);
+  DeviceCompileOptions DOpts;
+  bool ArchGiven = false;
+  if (int Rc = backEndOptions("compile", P, DOpts.Back, ArchGiven); Rc >= 0)
+    return Rc;
+  if (const std::string *Spec = P.last("--specialize");
+      Spec && Spec->find_first_not_of("DN1F") != std::string::npos)
+    return usageError("compile", "invalid --specialize value '" + *Spec +
+                                     "': expected one letter D, N, 1 or F per parameter");
 
   if (P.Positionals.size() != 1)
     return usageError("compile", P.Positionals.empty() ? "no input file"
@@ -248,8 +316,12 @@ int Tool::compile(const std::vector<std::string> &Args) {
     Opts.Stop = StopAfter::Preprocess;
   else if (EmitKind == "ast")
     Opts.Stop = StopAfter::Parse;
-  else if (EmitKind != "ir")
-    return usageError("compile", "invalid --emit value '" + EmitKind + "': expected ir, ast or pp");
+  else if (EmitKind == "ptx" || EmitKind == "cubin") {
+    DOpts.Front = Opts;
+    return compileForGPU(P, DOpts, EmitKind == "cubin");
+  } else if (EmitKind != "ir")
+    return usageError("compile", "invalid --emit value '" + EmitKind +
+                                     "': expected ir, ast, pp, ptx or cubin");
 
   CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
   if (!report(R))
@@ -263,6 +335,30 @@ int Tool::compile(const std::vector<std::string> &Args) {
   if (Opts.Stop == StopAfter::Parse)
     return emit(P, dumpAST(*R.ast()));
   return emit(P, ir::printModule(*R.module()));
+}
+
+int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, bool Cubin) {
+  // Found first: without ptxas there is no point in compiling.
+  std::string Ptxas;
+  if (Cubin) {
+    runtime::Expected<std::string> Found = findPtxas();
+    if (!Found)
+      return error("--emit=cubin needs ptxas: " + Found.error());
+    Ptxas = *Found;
+  }
+  const std::string *Spec = P.last("--specialize");
+  // No cache: the command is cheap and should always show its diagnostics.
+  DeviceCompileResult R =
+      compileForDevice(kernelSource(P.Positionals[0]), Opts, Spec ? *Spec : "", CacheConfig{});
+  Err << R.Diagnostics;
+  if (!R.ok())
+    return ExitFailure;
+  if (!Cubin)
+    return emit(P, R.PTX);
+  runtime::Expected<std::string> Image = assembleWithPtxas(R.PTX, Opts.Back.Arch, Ptxas);
+  if (!Image)
+    return error(Image.error());
+  return emit(P, *Image);
 }
 
 /// Parses "X[,Y[,Z]]" with positive dimensions.
@@ -299,7 +395,9 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--device", false},
                       {"--out", true},
                       {"--max-steps", true},
-                      {"--passes", true}},
+                      {"--passes", true},
+                      {"--arch", true},
+                      {"--num-warps", true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -308,8 +406,13 @@ int Tool::run(const std::vector<std::string> &Args) {
     return Rc;
   // --passes lets tests run a kernel with and without the optimizer and compare.
   passOptions(P, Opts);
-  if (P.has("--device"))
-    return error("the GPU back end is not available yet; use --interpret");
+  DeviceCompileOptions DOpts;
+  bool ArchGiven = false;
+  if (int Rc = backEndOptions("run", P, DOpts.Back, ArchGiven); Rc >= 0)
+    return Rc;
+  bool OnDevice = P.has("--device");
+  if (OnDevice && P.has("--interpret"))
+    return usageError("run", "--device and --interpret exclude each other");
   if (P.Positionals.empty())
     return usageError("run", "no input file");
   const std::string *GridText = P.last("--grid");
@@ -338,6 +441,16 @@ int Tool::run(const std::vector<std::string> &Args) {
   PreparedLaunch Launch;
   if (!prepareLaunch(Sig, ArgTexts, Launch, Error))
     return error(Error);
+  if (OnDevice) {
+    DOpts.Front = Opts;
+    if (int Rc = runOnGPU(P.Positionals[0], std::move(DOpts), ArchGiven, Launch, Grid); Rc != 0)
+      return Rc;
+    if (const std::string *Dir = P.last("--out")) {
+      if (!writeLaunchOutputs(Sig, Launch, *Dir, Error))
+        return error(Error);
+    }
+    return ExitSuccess;
+  }
 
   IOpts.Sources = &R.getSourceManager();
   interp::InterpResult Result;
@@ -354,6 +467,29 @@ int Tool::run(const std::vector<std::string> &Args) {
     if (!writeLaunchOutputs(Sig, Launch, *Dir, Error))
       return error(Error);
   }
+  return ExitSuccess;
+}
+
+int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool ArchGiven,
+                   PreparedLaunch &Launch, const interp::LaunchGrid &Grid) {
+  runtime::Expected<runtime::CudaDriver *> D = requireCudaDriver();
+  if (!D)
+    return error(D.error());
+  if (!ArchGiven) {
+    runtime::Expected<ptx::Arch> Arch = archForDevice((*D)->device());
+    if (!Arch)
+      return error(Arch.error());
+    Opts.Back.Arch = *Arch;
+  }
+  runtime::Expected<std::unique_ptr<JitKernel>> K =
+      JitKernel::create(kernelSource(File), std::move(Opts), defaultCacheConfig());
+  if (!K) {
+    Err << K.error() << "\n";
+    return ExitFailure;
+  }
+  runtime::Status S = runPreparedOnDevice(**K, Launch, {Grid.X, Grid.Y, Grid.Z});
+  if (!S)
+    return error(S.error());
   return ExitSuccess;
 }
 

@@ -1,4 +1,4 @@
-//===- Launch.h - Binding kernel arguments for the interpreter --*- C++ -*-===//
+//===- Launch.h - Binding kernel arguments for `tritonc run` ----*- C++ -*-===//
 //
 // Maps the parameters of a compiled kernel to interpreter arguments: an
 // array (.npy) for each pointer parameter, whose dtype must match the
@@ -10,6 +10,9 @@
 // available (it knows `unsigned`), else from the IR (signless integers: a
 // signed or an unsigned dtype of the right width is accepted).
 //
+// runPreparedOnDevice runs the same prepared arguments on the GPU: arrays
+// are uploaded, and downloaded back after the kernel finishes.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -17,12 +20,17 @@
 #include "tritonc/interp/Interpreter.h"
 #include "tritonc/ir/IR.h"
 #include "tritonc/lang/AST.h"
+#include "tritonc/runtime/Expected.h"
+
+#include <array>
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tritonc::driver {
+
+class JitKernel;
 
 /// One kernel parameter as the launcher sees it.
 struct KernelParam {
@@ -85,6 +93,14 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
 
 /// Writes every array of L to Dir/<parameter name>.npy, creating Dir if
 /// needed.
+/// Runs L on the GPU with K: every array is copied to a device buffer of
+/// its size, K is launched on Grid with the buffers and scalars converted to
+/// the kinds of K's signature, the device is synchronized and every array is
+/// copied back into L.Arrays. Errors: no CUDA driver, allocation, copies,
+/// compilation of the variant, the launch or the kernel's execution.
+runtime::Status runPreparedOnDevice(JitKernel &K, PreparedLaunch &L,
+                                    const std::array<unsigned, 3> &Grid);
+
 bool writeLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
                         std::string &Error);
 

@@ -3,9 +3,13 @@
 #include "tritonc/driver/Cli.h"
 
 #include "tritonc/driver/CliArgs.h"
+#include "tritonc/driver/Npy.h"
+#include "tritonc/runtime/CudaDriver.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <filesystem>
 #include <sstream>
 
 using namespace tritonc::driver;
@@ -84,14 +88,68 @@ TEST(Cli, HelpVersionAndUsageErrors) {
   EXPECT_EQ(tool({"compile"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"compile", "a.tc", "b.tc"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"compile", "-D=1", "a.tc"}).Rc, ExitUsage);
-  EXPECT_EQ(tool({"compile", "--emit=ptx", "a.tc"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"compile", "--emit=obj", "a.tc"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"compile", "--emit=ptx", "--arch=sm_75", "a.tc"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"compile", "--emit=ptx", "--num-warps=3", "a.tc"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"compile", "--emit=ptx", "--num-warps=32", "a.tc"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"compile", "--emit=ptx", "--specialize=DX", "a.tc"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"compile", "--config=x", "a.tc"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "0"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "1,2,3,4"}).Rc, ExitUsage);
-  Outcome Device = tool({"run", "a.tc", "--grid", "1", "--device"});
-  EXPECT_EQ(Device.Rc, ExitFailure);
-  EXPECT_NE(Device.Err.find("GPU back end is not available yet"), std::string::npos);
+  EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--interpret"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--num-warps=0"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--arch=sm_100"}).Rc, ExitUsage);
+}
+
+TEST(Cli, CompileToPTX) {
+  Outcome R =
+      tool({"compile", "-", "-DTN=16", "--emit=ptx", "--arch=sm_80", "--num-warps=2"}, Kernel);
+  ASSERT_EQ(R.Rc, 0) << R.Err;
+  EXPECT_NE(R.Out.find(".target sm_80"), std::string::npos) << R.Out;
+  EXPECT_NE(R.Out.find(".entry k("), std::string::npos) << R.Out;
+  Outcome Bad =
+      tool({"compile", "-", "--emit=ptx"}, "__global__ void k(float *X) {\n  *X = y;\n}\n");
+  EXPECT_EQ(Bad.Rc, ExitFailure);
+  EXPECT_NE(Bad.Err.find("<stdin>:2:"), std::string::npos) << Bad.Err;
+  Outcome Spec = tool({"compile", "-", "-DTN=16", "--emit=ptx", "--specialize=DDD"}, Kernel);
+  EXPECT_EQ(Spec.Rc, ExitFailure);
+  EXPECT_NE(Spec.Err.find("specialization 'DDD' has 3 letters, but kernel k has 2 parameters"),
+            std::string::npos)
+      << Spec.Err;
+}
+
+TEST(Cli, RunOnDeviceFromStdin) {
+  // Without a GPU the run stops with a clear error after the arguments are
+  // checked; with one, the kernel runs and writes its output.
+  std::string Dir = testing::TempDir() + "tritonc-cli-device";
+  std::filesystem::remove_all(Dir);
+  std::filesystem::create_directories(Dir);
+  NpyArray X;
+  X.Type = DType::F32;
+  X.Shape = {16};
+  X.Data.assign(16 * 4, 0);
+  std::string Error;
+  ASSERT_TRUE(writeNpyFile(Dir + "/x.npy", X, Error)) << Error;
+  Outcome R = tool({"run", "-", "-DTN=16", "--device", "--grid", "1", "--out", Dir + "/out",
+                    Dir + "/x.npy", "10"},
+                   Kernel);
+  auto D = tritonc::runtime::CudaDriver::get();
+  if (!D) {
+    EXPECT_EQ(R.Rc, ExitFailure);
+    EXPECT_EQ(R.Err.rfind("tritonc: error: no CUDA driver: ", 0), 0u) << R.Err;
+    EXPECT_FALSE(std::filesystem::exists(Dir + "/out"));
+    return;
+  }
+  ASSERT_EQ(R.Rc, 0) << R.Err;
+  NpyArray Y;
+  ASSERT_TRUE(readNpyFile(Dir + "/out/X.npy", Y, Error)) << Error;
+  ASSERT_EQ(Y.Data.size(), 64u);
+  for (int I = 0; I < 16; ++I) {
+    float V;
+    std::memcpy(&V, &Y.Data[I * 4], 4);
+    EXPECT_EQ(V, I < 10 ? 1.0f : 0.0f) << I;
+  }
 }
 
 TEST(Cli, CompileFromStdin) {

@@ -1,0 +1,196 @@
+//===- Jit.h - Compiling Triton-C kernels for the GPU and launching them -*- C++ -*-===//
+//
+// The C++ API of the GPU path:
+//
+//   Triton-C --compileFile/compileSource--> Triton-IR
+//            --launch-time specialization--> Triton-IR with argument hints
+//            --codegen::generatePTX--------> PTX + KernelInfo
+//            --runtime::Module::loadPTX----> a loaded kernel, launched on a stream
+//
+// compileForDevice runs the first three steps and caches their result in a
+// runtime::KernelCache (memory and $TRITONC_CACHE_DIR). The key covers the
+// preprocessed source (plus the text of every file the preprocessor read),
+// the defines, the front-end pipeline, the back-end options, the
+// specialization, the compiler version and the target; a hit skips the front
+// end after preprocessing and the back end entirely, because the kernel's
+// KernelInfo and signature are stored next to the PTX (artifact kind "meta").
+//
+// JitKernel holds one kernel source and its options, compiles one variant per
+// specialization on demand and launches it. Nothing here needs a GPU until a
+// launch: then a missing driver or device is an error ("no CUDA driver: ...").
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/codegen/CodeGen.h"
+#include "tritonc/driver/Compiler.h"
+#include "tritonc/runtime/KernelCache.h"
+#include "tritonc/runtime/Module.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tritonc::driver {
+
+/// Options of a compilation for the GPU: the front end's and the back end's.
+struct DeviceCompileOptions {
+  CompileOptions Front;
+  codegen::CodeGenOptions Back;
+};
+
+/// The Triton-C text of a kernel: a file, or text under a display name.
+struct KernelSource {
+  /// A file, read at each compilation (#include is relative to its folder).
+  static KernelSource file(std::string Path);
+  /// Text registered under Name (used in diagnostics and for #include).
+  static KernelSource text(std::string Name, std::string Text);
+
+  bool IsFile = true;
+  /// The path, or the display name of the text.
+  std::string Name;
+  /// The text when !IsFile.
+  std::string Text;
+};
+
+/// How compilations use the kernel cache.
+struct CacheConfig {
+  /// Null: no caching.
+  runtime::KernelCache *Cache = nullptr;
+  /// Enters the key; tests change it to model a new compiler.
+  std::string CompilerVersion = runtime::CacheKeyInputs::compilerVersion();
+};
+
+/// The process-wide cache in $TRITONC_CACHE_DIR (else ~/.cache/tritonc).
+runtime::KernelCache &defaultKernelCache();
+/// CacheConfig{&defaultKernelCache()}.
+CacheConfig defaultCacheConfig();
+
+/// Where a compilation's result came from.
+enum class CacheOutcome {
+  Uncached, ///< No cache was given, or the options forbid caching.
+  Miss,     ///< Compiled, then stored.
+  Hit,      ///< Served from the cache (memory or disk).
+};
+
+/// The result of compileForDevice.
+struct DeviceCompileResult {
+  bool Ok = false;
+  /// Formatted diagnostics ("file:line:col: error: ..." with source lines):
+  /// the errors of a failed compilation, or the warnings of a successful
+  /// one (replayed from the cache on a hit).
+  std::string Diagnostics;
+  /// The whole PTX module (every function of the source is an entry).
+  std::string PTX;
+  /// The launched kernel: the only function, else the first __global__ one.
+  codegen::KernelInfo Info;
+  runtime::KernelSignature Signature;
+  /// The canonical specialization that was applied (see
+  /// canonicalSpecialization); empty for the generic variant.
+  std::string Specialization;
+  /// The cache key (64 hex digits); empty when uncached.
+  std::string CacheKey;
+  CacheOutcome Cache = CacheOutcome::Uncached;
+
+  bool ok() const { return Ok; }
+};
+
+/// Reduces a runtime::specializationString to what changes the generated
+/// code: 'D' (a pointer or integer that is a multiple of 16) stays, every
+/// other letter becomes 'N'; a string without 'D' becomes "" (generic), so
+/// that launches which specialize nothing share one variant.
+std::string canonicalSpecialization(std::string_view Spec);
+
+/// Applies a specialization string (one letter per argument, as
+/// runtime::specializationString writes it) to F's arguments: for 'D', an
+/// integer argument gets MultipleOf and a pointer argument Aligned raised to
+/// a multiple of 16 (the least common multiple with the declared value).
+/// "" applies nothing. Fails on a length mismatch, an unknown letter, or 'D'
+/// on an argument that is neither an integer nor a pointer.
+runtime::Status applySpecialization(ir::Function &F, std::string_view Spec);
+
+/// Parses "sm_80" or "sm_90a".
+runtime::Expected<ptx::Arch> parseArch(std::string_view Name);
+/// The target for a device: sm_90a for compute capability 9.0, sm_80 for
+/// 8.x and for later devices (plain PTX is forward compatible; arch-specific
+/// targets are not). Fails below 8.0.
+runtime::Expected<ptx::Arch> archForDevice(const runtime::DeviceInfo &Device);
+/// Fails unless N is 1, 2, 4, 8 or 16.
+runtime::Status checkNumWarps(unsigned N);
+
+/// Compiles Src for the GPU with the given specialization (see
+/// applySpecialization; "" for none), through Cache. Never throws: errors
+/// are diagnostics in the result (internal compiler errors included).
+/// Caching is skipped when Opts asks for output as a side effect
+/// (--print-after-all, --time-passes) or has ExtraPasses.
+DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompileOptions &Opts,
+                                     std::string_view Specialization = {},
+                                     const CacheConfig &Cache = {});
+
+/// Launch geometry of JitKernel::launch: programs along x, y, z.
+using Grid3 = std::array<unsigned, 3>;
+
+/// A kernel compiled on demand, one variant per specialization of its
+/// arguments, each loaded into the CUDA driver at its first launch.
+/// Thread-safe; not copyable.
+class JitKernel {
+public:
+  /// Compiles the generic variant (no specialization) so that errors show
+  /// up here; the error is the formatted diagnostics. Needs no GPU.
+  static runtime::Expected<std::unique_ptr<JitKernel>>
+  create(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache = defaultCacheConfig());
+
+  JitKernel(const JitKernel &) = delete;
+  JitKernel &operator=(const JitKernel &) = delete;
+
+  /// The generic variant.
+  const DeviceCompileResult &generic() const { return *Generic; }
+  const runtime::KernelSignature &signature() const { return Generic->Signature; }
+  const std::string &ptx() const { return Generic->PTX; }
+  const codegen::KernelInfo &info() const { return Generic->Info; }
+  const DeviceCompileOptions &options() const { return Opts; }
+
+  /// The variant for a specialization string (canonicalized first),
+  /// compiled on first request. The error is the formatted diagnostics.
+  runtime::Expected<const DeviceCompileResult *> variant(std::string_view Spec);
+  /// Variants compiled so far (the generic one included).
+  size_t numVariants() const;
+
+  /// Checks Args against the signature (count and kinds), compiles or finds
+  /// the variant for their specialization, loads it into the driver, and
+  /// launches it asynchronously on Stream (null: the legacy default stream)
+  /// with the variant's warps and shared memory. Errors: bad arguments, no
+  /// CUDA driver or device ("no CUDA driver: ..."), a target the device
+  /// cannot run, compile or load failures.
+  runtime::Status launch(const Grid3 &Grid, runtime::KernelArgs &Args,
+                         runtime::CuStream Stream = nullptr);
+  /// The specialization the last successful launch used.
+  std::string lastSpecialization() const;
+
+private:
+  struct Variant {
+    DeviceCompileResult Compiled;
+    std::optional<runtime::Module> Loaded;
+    std::optional<runtime::Kernel> Entry;
+  };
+  JitKernel(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache)
+      : Src(std::move(Src)), Opts(std::move(Opts)), Cache(std::move(Cache)) {}
+  runtime::Expected<Variant *> variantLocked(const std::string &Canonical);
+
+  KernelSource Src;
+  DeviceCompileOptions Opts;
+  CacheConfig Cache;
+  mutable std::mutex Mutex;
+  std::map<std::string, std::unique_ptr<Variant>> Variants;
+  const DeviceCompileResult *Generic = nullptr;
+  std::string LastSpecialization;
+};
+
+/// The CUDA driver, or an error "no CUDA driver: <why>".
+runtime::Expected<runtime::CudaDriver *> requireCudaDriver();
+
+} // namespace tritonc::driver

@@ -1,0 +1,111 @@
+//===- JitKernel.cpp - Kernels compiled per specialization and launched ----===//
+
+#include "tritonc/driver/Jit.h"
+
+namespace tritonc::driver {
+
+using runtime::Expected;
+using runtime::makeError;
+using runtime::Status;
+
+Expected<std::unique_ptr<JitKernel>> JitKernel::create(KernelSource Src, DeviceCompileOptions Opts,
+                                                       CacheConfig Cache) {
+  std::unique_ptr<JitKernel> K(new JitKernel(std::move(Src), std::move(Opts), std::move(Cache)));
+  std::lock_guard<std::mutex> Lock(K->Mutex);
+  Expected<Variant *> V = K->variantLocked("");
+  if (!V)
+    return makeError(V.error());
+  K->Generic = &(*V)->Compiled;
+  return K;
+}
+
+Expected<JitKernel::Variant *> JitKernel::variantLocked(const std::string &Canonical) {
+  if (auto It = Variants.find(Canonical); It != Variants.end())
+    return It->second.get();
+  auto V = std::make_unique<Variant>();
+  V->Compiled = compileForDevice(Src, Opts, Canonical, Cache);
+  if (!V->Compiled.ok()) {
+    std::string Msg = V->Compiled.Diagnostics;
+    while (!Msg.empty() && Msg.back() == '\n')
+      Msg.pop_back();
+    if (Msg.empty())
+      Msg = "compilation of " + Src.Name + " failed without a diagnostic";
+    return makeError(Msg);
+  }
+  Variant *Raw = V.get();
+  Variants.emplace(Canonical, std::move(V));
+  return Raw;
+}
+
+Expected<const DeviceCompileResult *> JitKernel::variant(std::string_view Spec) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Expected<Variant *> V = variantLocked(canonicalSpecialization(Spec));
+  if (!V)
+    return makeError(V.error());
+  return &(*V)->Compiled;
+}
+
+size_t JitKernel::numVariants() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Variants.size();
+}
+
+std::string JitKernel::lastSpecialization() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return LastSpecialization;
+}
+
+namespace {
+
+/// Whether code for Arch runs on the device: sm_90a only on 9.0 itself,
+/// sm_80 PTX on 8.0 and everything after it.
+Status checkTarget(ptx::Arch Arch, const runtime::DeviceInfo &Device) {
+  bool Runs = Arch == ptx::Arch::SM90a ? Device.ComputeMajor == 9 && Device.ComputeMinor == 0
+                                       : Device.ComputeMajor >= 8;
+  if (Runs)
+    return Status::ok();
+  return makeError("the kernel is compiled for " + std::string(ptx::archName(Arch)) +
+                   ", which the device " + Device.Name + " (compute capability " +
+                   std::to_string(Device.ComputeMajor) + "." + std::to_string(Device.ComputeMinor) +
+                   ", target " + Device.target() + ") cannot run");
+}
+
+} // namespace
+
+Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream) {
+  if (Status S = runtime::checkArguments(signature(), Args); !S)
+    return S;
+  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+  if (!D)
+    return makeError(D.error());
+  if (Status S = checkTarget(Opts.Back.Arch, (*D)->device()); !S)
+    return S;
+
+  std::lock_guard<std::mutex> Lock(Mutex);
+  std::string Spec = canonicalSpecialization(runtime::specializationString(Args));
+  Expected<Variant *> VOr = variantLocked(Spec);
+  if (!VOr)
+    return makeError(VOr.error());
+  Variant &V = **VOr;
+  if (!V.Entry) {
+    Expected<runtime::Module> M = runtime::Module::loadPTX(**D, V.Compiled.PTX);
+    if (!M)
+      return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
+    V.Loaded.emplace(M.take());
+    Expected<runtime::Kernel> K = V.Loaded->getKernel(V.Compiled.Signature);
+    if (!K)
+      return makeError(K.error());
+    V.Entry.emplace(K.take());
+  }
+  runtime::LaunchConfig Config;
+  Config.Grid = Grid;
+  Config.NumWarps = V.Compiled.Info.NumWarps;
+  Config.SharedMemBytes = V.Compiled.Info.SharedMemBytes;
+  Config.Stream = Stream;
+  if (Status S = V.Entry->launch(Config, Args); !S)
+    return S;
+  LastSpecialization = Spec;
+  return Status::ok();
+}
+
+} // namespace tritonc::driver

@@ -1,0 +1,424 @@
+//===- Module.cpp - The _tritonc Python extension (nanobind) ---------------===//
+//
+// The native half of the `tritonc` Python package: compiling a kernel
+// (driver::JitKernel) and launching it with Python arguments converted by the
+// kernel's signature. Tensors are duck-typed: anything with data_ptr() (a
+// torch tensor, DeviceBuffer), __cuda_array_interface__ or DLPack is a
+// pointer, so no framework is linked or imported here. The Python layer (tritonc/__init__.py)
+// adds the friendly API on top.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tritonc/driver/Jit.h"
+#include "tritonc/support/FloatFormats.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using namespace tritonc;
+using driver::JitKernel;
+
+namespace {
+
+/// A compilation failed; the message is the formatted diagnostics.
+struct CompileFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+/// No driver or device, a failed load, launch or copy.
+struct LaunchFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+runtime::CudaDriver &driverOrThrow() {
+  runtime::Expected<runtime::CudaDriver *> D = driver::requireCudaDriver();
+  if (!D)
+    throw LaunchFailure(D.error());
+  return **D;
+}
+
+//===----------------------------------------------------------------------===//
+// Argument conversion
+//===----------------------------------------------------------------------===//
+
+std::string describeArg(const runtime::KernelSignature &Sig, size_t I) {
+  const runtime::KernelParam &P = Sig.Params[I];
+  return "kernel " + Sig.Name + ": argument " + std::to_string(I) +
+         (P.Name.empty() ? "" : " (" + P.Name + ")");
+}
+
+std::string typeName(nb::handle O) { return nb::type_name(O.type()).c_str(); }
+
+/// A Python int as a 128-bit value (enough for i64 and u64), or nullopt.
+std::optional<__int128> pyInt(nb::handle O) {
+  if (!PyLong_Check(O.ptr()) && !PyIndex_Check(O.ptr()))
+    return std::nullopt;
+  nb::object Index = nb::steal(PyNumber_Index(O.ptr()));
+  if (!Index.is_valid()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  int Overflow = 0;
+  long long V = PyLong_AsLongLongAndOverflow(Index.ptr(), &Overflow);
+  if (Overflow == 0)
+    return static_cast<__int128>(V);
+  if (Overflow > 0) {
+    unsigned long long U = PyLong_AsUnsignedLongLong(Index.ptr());
+    if (!PyErr_Occurred())
+      return static_cast<__int128>(U);
+    PyErr_Clear();
+  }
+  // Out of the 64-bit range either way: report it as too large.
+  return Overflow > 0 ? (static_cast<__int128>(1) << 100) : -(static_cast<__int128>(1) << 100);
+}
+
+runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, nb::handle O) {
+  if (O.is_none())
+    return 0;
+  if (nb::hasattr(O, "data_ptr")) {
+    // A CPU tensor's address would fault on the device; say so instead.
+    if (nb::hasattr(O, "is_cuda") && !nb::cast<bool>(O.attr("is_cuda")))
+      throw std::invalid_argument(describeArg(Sig, I) +
+                                  " is a tensor in host memory; move it to the GPU first");
+    if (nb::hasattr(O, "device")) {
+      nb::object Dev = O.attr("device");
+      if (nb::hasattr(Dev, "index") && !Dev.attr("index").is_none() &&
+          nb::cast<int64_t>(Dev.attr("index")) != 0)
+        throw std::invalid_argument(describeArg(Sig, I) +
+                                    " lives on another GPU; tritonc launches on device 0");
+    }
+    std::optional<__int128> P = pyInt(O.attr("data_ptr")());
+    if (!P || *P < 0)
+      throw std::invalid_argument(describeArg(Sig, I) + ": data_ptr() did not return an address");
+    return static_cast<runtime::CuDevicePtr>(*P);
+  }
+  if (nb::hasattr(O, "__cuda_array_interface__")) {
+    nb::object Data = O.attr("__cuda_array_interface__")["data"];
+    std::optional<__int128> P = pyInt(Data[0]);
+    if (!P || *P < 0)
+      throw std::invalid_argument(describeArg(Sig, I) + ": bad __cuda_array_interface__ data");
+    return static_cast<runtime::CuDevicePtr>(*P);
+  }
+  if (nb::hasattr(O, "__dlpack__")) {
+    // JAX arrays and others that offer only DLPack. No conversion: a copy
+    // would be a temporary the kernel writes into.
+    nb::ndarray<> A;
+    if (nb::try_cast(O, A, /*convert=*/false)) {
+      int Type = A.device_type();
+      if (Type == nb::device::cpu::value || Type == nb::device::cuda_host::value)
+        throw std::invalid_argument(describeArg(Sig, I) +
+                                    " is an array in host memory; move it to the GPU first");
+      if (Type != nb::device::cuda::value && Type != nb::device::cuda_managed::value)
+        throw std::invalid_argument(describeArg(Sig, I) +
+                                    " is an array on a device of DLPack type " +
+                                    std::to_string(Type) + ", not a CUDA device");
+      if (A.device_id() != 0)
+        throw std::invalid_argument(describeArg(Sig, I) +
+                                    " lives on another GPU; tritonc launches on device 0");
+      return reinterpret_cast<uintptr_t>(A.data());
+    }
+  }
+  if (!PyBool_Check(O.ptr())) {
+    if (std::optional<__int128> P = pyInt(O); P && *P >= 0 && *P <= __int128(UINT64_MAX))
+      return static_cast<runtime::CuDevicePtr>(*P);
+  }
+  throw std::invalid_argument(describeArg(Sig, I) + " is " + typeName(O) +
+                              ", the parameter is a pointer (pass a CUDA tensor, an object with "
+                              "data_ptr() or DLPack, an address as int, or None)");
+}
+
+runtime::KernelArg intArg(const runtime::KernelSignature &Sig, size_t I, runtime::ArgKind Kind,
+                          nb::handle O) {
+  std::optional<__int128> V = PyFloat_Check(O.ptr()) ? std::nullopt : pyInt(O);
+  if (!V)
+    throw std::invalid_argument(describeArg(Sig, I) + " is " + typeName(O) + ", the parameter is " +
+                                runtime::argKindName(Kind) + " (pass an int)");
+  unsigned Bits = Kind == runtime::ArgKind::Int1 ? 1 : runtime::argKindSize(Kind) * 8;
+  // Integers are signless: both the signed and the unsigned range are accepted.
+  __int128 Min = Bits == 1 ? 0 : -(static_cast<__int128>(1) << (Bits - 1));
+  __int128 Max = (static_cast<__int128>(1) << Bits) - 1;
+  if (*V < Min || *V > Max)
+    throw std::overflow_error(describeArg(Sig, I) + " does not fit " + runtime::argKindName(Kind));
+  uint64_t Bitsv = static_cast<uint64_t>(*V);
+  switch (Kind) {
+  case runtime::ArgKind::Int1:
+    return runtime::KernelArg::i1(Bitsv != 0);
+  case runtime::ArgKind::Int8:
+    return runtime::KernelArg::i8(static_cast<int8_t>(Bitsv));
+  case runtime::ArgKind::Int16:
+    return runtime::KernelArg::i16(static_cast<int16_t>(Bitsv));
+  case runtime::ArgKind::Int32:
+    return runtime::KernelArg::i32(static_cast<int32_t>(Bitsv));
+  default:
+    return runtime::KernelArg::i64(static_cast<int64_t>(Bitsv));
+  }
+}
+
+runtime::KernelArg floatArg(const runtime::KernelSignature &Sig, size_t I, runtime::ArgKind Kind,
+                            nb::handle O) {
+  if (PyBool_Check(O.ptr()) ||
+      !(PyFloat_Check(O.ptr()) || PyLong_Check(O.ptr()) || nb::hasattr(O, "__float__")))
+    throw std::invalid_argument(describeArg(Sig, I) + " is " + typeName(O) + ", the parameter is " +
+                                runtime::argKindName(Kind) + " (pass a float)");
+  double V = PyFloat_AsDouble(O.ptr());
+  if (V == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw std::invalid_argument(describeArg(Sig, I) + " cannot be converted to a float");
+  }
+  switch (Kind) {
+  case runtime::ArgKind::F16:
+    return runtime::KernelArg::f16Bits(floatToHalfBits(static_cast<float>(roundToHalf(V))));
+  case runtime::ArgKind::BF16:
+    return runtime::KernelArg::bf16Bits(
+        floatToBFloat16Bits(static_cast<float>(roundToBFloat16(V))));
+  case runtime::ArgKind::F32:
+    return runtime::KernelArg::f32(static_cast<float>(V));
+  default:
+    return runtime::KernelArg::f64(V);
+  }
+}
+
+runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::sequence &Args) {
+  size_t N = nb::len(Args);
+  if (N != Sig.Params.size())
+    throw nb::type_error(("kernel " + Sig.Name + " takes " + std::to_string(Sig.Params.size()) +
+                          " arguments, " + std::to_string(N) + " given; signature: " + Sig.str())
+                             .c_str());
+  runtime::KernelArgs Out;
+  for (size_t I = 0; I < N; ++I) {
+    nb::handle O = Args[I];
+    runtime::ArgKind Kind = Sig.Params[I].Kind;
+    switch (Kind) {
+    case runtime::ArgKind::Pointer:
+      Out.pointer(pointerArg(Sig, I, O));
+      break;
+    case runtime::ArgKind::F16:
+    case runtime::ArgKind::BF16:
+    case runtime::ArgKind::F32:
+    case runtime::ArgKind::F64:
+      Out.add(floatArg(Sig, I, Kind, O));
+      break;
+    default:
+      Out.add(intArg(Sig, I, Kind, O));
+    }
+  }
+  return Out;
+}
+
+/// None, an int (a cudaStream_t / CUstream as int), or an object with a
+/// cuda_stream attribute (torch.cuda.Stream).
+runtime::CuStream toStream(nb::handle S) {
+  if (S.is_none())
+    return nullptr;
+  nb::handle Value = S;
+  nb::object Attr;
+  if (nb::hasattr(S, "cuda_stream")) {
+    Attr = S.attr("cuda_stream");
+    Value = Attr;
+  }
+  std::optional<__int128> V = PyBool_Check(Value.ptr()) ? std::nullopt : pyInt(Value);
+  if (!V || *V < 0 || *V > __int128(UINTPTR_MAX))
+    throw nb::type_error(("stream must be None, an int (a CUstream handle) or an object with "
+                          "cuda_stream, not " +
+                          typeName(S))
+                             .c_str());
+  return reinterpret_cast<runtime::CuStream>(static_cast<uintptr_t>(*V));
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+class PyKernel {
+public:
+  explicit PyKernel(std::unique_ptr<JitKernel> K) : K(std::move(K)) {}
+
+  void launch(std::tuple<unsigned, unsigned, unsigned> Grid, const nb::sequence &Args,
+              nb::handle Stream) {
+    runtime::KernelArgs KArgs = convertArgs(K->signature(), Args);
+    runtime::CuStream S = toStream(Stream);
+    runtime::Status Result;
+    {
+      nb::gil_scoped_release Release;
+      Result = K->launch({std::get<0>(Grid), std::get<1>(Grid), std::get<2>(Grid)}, KArgs, S);
+    }
+    if (!Result)
+      throw LaunchFailure(Result.error());
+  }
+
+  std::string variantPTX(const std::string &Spec) {
+    runtime::Expected<const driver::DeviceCompileResult *> V = [&] {
+      nb::gil_scoped_release Release;
+      return K->variant(Spec);
+    }();
+    if (!V)
+      throw CompileFailure(V.error());
+    return (*V)->PTX;
+  }
+
+  std::vector<std::pair<std::string, std::string>> params() const {
+    std::vector<std::pair<std::string, std::string>> Out;
+    for (const runtime::KernelParam &P : K->signature().Params)
+      Out.emplace_back(P.Name, P.Kind == runtime::ArgKind::Pointer && !P.Pointee.empty()
+                                   ? P.Pointee + "*"
+                                   : runtime::argKindName(P.Kind));
+    return Out;
+  }
+
+  JitKernel &kernel() { return *K; }
+
+private:
+  std::unique_ptr<JitKernel> K;
+};
+
+PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
+                       const std::vector<std::pair<std::string, std::string>> &Defines,
+                       const std::vector<std::string> &IncludeDirs, unsigned NumWarps,
+                       std::optional<std::string> Arch, std::optional<size_t> Config,
+                       bool AllowTF32, bool UseCache) {
+  driver::DeviceCompileOptions Opts;
+  for (const auto &D : Defines)
+    Opts.Front.Defines.push_back(D);
+  Opts.Front.IncludeDirs = IncludeDirs;
+  Opts.Front.Config = Config;
+  if (runtime::Status S = driver::checkNumWarps(NumWarps); !S)
+    throw std::invalid_argument(S.error());
+  Opts.Back.NumWarps = NumWarps;
+  Opts.Back.AllowTF32 = AllowTF32;
+  if (Arch) {
+    runtime::Expected<ptx::Arch> A = driver::parseArch(*Arch);
+    if (!A)
+      throw std::invalid_argument(A.error());
+    Opts.Back.Arch = *A;
+  } else if (runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get(); D) {
+    // Without a device the back end's default target is used.
+    runtime::Expected<ptx::Arch> A = driver::archForDevice((*D)->device());
+    if (!A)
+      throw LaunchFailure(A.error());
+    Opts.Back.Arch = *A;
+  }
+  driver::KernelSource Src =
+      Text ? driver::KernelSource::text(Name, std::move(*Text)) : driver::KernelSource::file(Name);
+  driver::CacheConfig Cache = UseCache ? driver::defaultCacheConfig() : driver::CacheConfig{};
+  runtime::Expected<std::unique_ptr<JitKernel>> K = [&] {
+    nb::gil_scoped_release Release;
+    return JitKernel::create(std::move(Src), std::move(Opts), std::move(Cache));
+  }();
+  if (!K)
+    throw CompileFailure(K.error());
+  return PyKernel(K.take());
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceBuffer: device memory without a framework (tests, simple scripts)
+//===----------------------------------------------------------------------===//
+
+class PyDeviceBuffer {
+public:
+  explicit PyDeviceBuffer(size_t Bytes) {
+    runtime::Expected<runtime::DeviceBuffer> B =
+        runtime::DeviceBuffer::allocate(driverOrThrow(), Bytes);
+    if (!B)
+      throw LaunchFailure(B.error());
+    Buffer = B.take();
+  }
+  uint64_t dataPtr() const { return Buffer.ptr(); }
+  size_t size() const { return Buffer.size(); }
+  void upload(nb::bytes Data) {
+    if (Data.size() > Buffer.size())
+      throw std::invalid_argument("upload of " + std::to_string(Data.size()) +
+                                  " bytes into a buffer of " + std::to_string(Buffer.size()));
+    if (runtime::Status S = Buffer.upload(Data.c_str(), Data.size()); !S)
+      throw LaunchFailure(S.error());
+  }
+  nb::bytes download() const {
+    std::string Host(Buffer.size(), '\0');
+    if (runtime::Status S = Buffer.download(Host.data(), Host.size()); !S)
+      throw LaunchFailure(S.error());
+    return nb::bytes(Host.data(), Host.size());
+  }
+  void fill(unsigned Byte) {
+    if (Byte > 255)
+      throw std::invalid_argument("fill value must be a byte (0..255)");
+    if (runtime::Status S = Buffer.fill(static_cast<unsigned char>(Byte)); !S)
+      throw LaunchFailure(S.error());
+  }
+
+private:
+  runtime::DeviceBuffer Buffer;
+};
+
+} // namespace
+
+NB_MODULE(_tritonc, m) {
+  m.doc() = "Native part of the tritonc Python package (use the tritonc module).";
+  nb::exception<CompileFailure>(m, "CompileError", PyExc_RuntimeError);
+  nb::exception<LaunchFailure>(m, "LaunchError", PyExc_RuntimeError);
+
+  m.def(
+      "version", [] { return runtime::CacheKeyInputs::compilerVersion(); },
+      "The compiler version that enters the kernel cache key.");
+  m.def(
+      "cuda_status",
+      [] {
+        runtime::Expected<runtime::CudaDriver *> D = driver::requireCudaDriver();
+        if (!D)
+          return std::make_pair(false, D.error());
+        const runtime::DeviceInfo &I = (*D)->device();
+        return std::make_pair(true, I.Name + " (" + I.target() + ", CUDA driver " +
+                                        (*D)->driverVersionString() + ")");
+      },
+      "(usable, description): whether a CUDA device can be used, and which (or why not).");
+  m.def("synchronize", [] {
+    runtime::Status S;
+    {
+      nb::gil_scoped_release Release;
+      S = driverOrThrow().synchronize();
+    }
+    if (!S)
+      throw LaunchFailure(S.error());
+  });
+  m.def("cache_dir", [] { return driver::defaultKernelCache().directory(); });
+
+  nb::class_<PyKernel>(m, "Kernel")
+      .def("launch", &PyKernel::launch, "grid"_a, "args"_a, "stream"_a = nb::none())
+      .def("variant_ptx", &PyKernel::variantPTX, "specialization"_a)
+      .def_prop_ro("ptx", [](PyKernel &K) { return K.kernel().ptx(); })
+      .def_prop_ro("name", [](PyKernel &K) { return K.kernel().info().Name; })
+      .def_prop_ro("shared_mem", [](PyKernel &K) { return K.kernel().info().SharedMemBytes; })
+      .def_prop_ro("num_warps", [](PyKernel &K) { return K.kernel().info().NumWarps; })
+      .def_prop_ro("num_barriers", [](PyKernel &K) { return K.kernel().info().NumBarriers; })
+      .def_prop_ro("signature", [](PyKernel &K) { return K.kernel().signature().str(); })
+      .def_prop_ro("params", &PyKernel::params)
+      .def_prop_ro(
+          "arch",
+          [](PyKernel &K) { return std::string(ptx::archName(K.kernel().options().Back.Arch)); })
+      .def_prop_ro("warnings", [](PyKernel &K) { return K.kernel().generic().Diagnostics; })
+      .def_prop_ro("last_specialization",
+                   [](PyKernel &K) { return K.kernel().lastSpecialization(); })
+      .def_prop_ro("num_variants", [](PyKernel &K) { return K.kernel().numVariants(); });
+
+  m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
+        "num_warps"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a, "use_cache"_a);
+
+  nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
+      .def(nb::init<size_t>(), "nbytes"_a)
+      .def("data_ptr", &PyDeviceBuffer::dataPtr)
+      .def_prop_ro("nbytes", &PyDeviceBuffer::size)
+      .def("upload", &PyDeviceBuffer::upload, "data"_a)
+      .def("download", &PyDeviceBuffer::download)
+      .def("fill", &PyDeviceBuffer::fill, "byte"_a);
+}

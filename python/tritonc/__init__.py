@@ -1,0 +1,181 @@
+"""tritonc: compile Triton-C kernels and launch them on CUDA tensors.
+
+    import torch, tritonc
+    k = tritonc.compile("kernels/transpose.tc", defines={"TM": 64, "TN": 64}, num_warps=4)
+    k[(M // 64, N // 64)](x, y, M, N, x.stride(0), y.stride(0))
+
+Pointer arguments are anything with ``data_ptr()`` (torch tensors), an
+object with ``__cuda_array_interface__`` or ``__dlpack__`` (CUDA memory), an
+int address, or None; scalars
+are Python ints, floats and bools, converted to the kernel parameter's type.
+Kernels run on CUDA device 0 in its primary context (the one PyTorch uses).
+A compile error raises CompileError whose message holds the diagnostics
+("file:line:col: error: ..."); launch problems raise LaunchError, bad
+arguments TypeError or ValueError. Compiled kernels are cached in
+$TRITONC_CACHE_DIR (default ~/.cache/tritonc).
+"""
+
+import os as _os
+
+from . import _tritonc
+from ._tritonc import CompileError, DeviceBuffer, LaunchError
+
+__all__ = [
+    "compile",
+    "Kernel",
+    "CompileError",
+    "LaunchError",
+    "DeviceBuffer",
+    "cuda_available",
+    "cuda_status",
+    "synchronize",
+    "version",
+]
+
+
+def version():
+    """The compiler version (it enters the kernel cache key)."""
+    return _tritonc.version()
+
+
+def cuda_status():
+    """(usable, text): whether a CUDA device can be used, with its name or the reason."""
+    return _tritonc.cuda_status()
+
+
+def cuda_available():
+    """Whether kernels can be launched here."""
+    return _tritonc.cuda_status()[0]
+
+
+def synchronize():
+    """Waits for all work on the device."""
+    _tritonc.synchronize()
+
+
+def _define_value(name, value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_define_value(name, v) for v in value) + "]"
+    raise TypeError(f"define {name!r}: expected int, float, bool, str or a list, "
+                    f"not {type(value).__name__}")
+
+
+def _grid(grid):
+    dims = (grid,) if isinstance(grid, int) else tuple(grid)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, not {len(dims)}")
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, int) or d <= 0 or d > 0x7FFFFFFF:
+            raise ValueError(f"grid dimensions must be positive ints, got {grid!r}")
+    return dims + (1,) * (3 - len(dims))
+
+
+class Kernel:
+    """A compiled kernel. Call it as ``k[grid](*args, stream=None)``."""
+
+    def __init__(self, impl):
+        self._impl = impl
+
+    @property
+    def ptx(self):
+        """PTX of the generic variant (no argument specialization)."""
+        return self._impl.ptx
+
+    @property
+    def name(self):
+        return self._impl.name
+
+    @property
+    def shared_mem(self):
+        """Dynamic shared memory of a launch, in bytes."""
+        return self._impl.shared_mem
+
+    @property
+    def num_warps(self):
+        return self._impl.num_warps
+
+    @property
+    def num_barriers(self):
+        return self._impl.num_barriers
+
+    @property
+    def arch(self):
+        """The target, "sm_90a" or "sm_80"."""
+        return self._impl.arch
+
+    @property
+    def signature(self):
+        """Like "transpose(f32* X, f32* Y, i32 M, ...)"."""
+        return self._impl.signature
+
+    @property
+    def params(self):
+        """[(name, type), ...] of the kernel's parameters."""
+        return list(self._impl.params)
+
+    @property
+    def warnings(self):
+        """Formatted warnings of the compilation ("" when none)."""
+        return self._impl.warnings
+
+    @property
+    def last_specialization(self):
+        """Specialization of the last launch: one letter per argument, D where a
+        pointer or integer is a multiple of 16 ("" when nothing was)."""
+        return self._impl.last_specialization
+
+    def variant_ptx(self, specialization):
+        """PTX compiled for a specialization string such as "DDNN"."""
+        return self._impl.variant_ptx(specialization)
+
+    def launch(self, grid, *args, stream=None):
+        """Launches on a grid of 1 to 3 dimensions, asynchronously on ``stream``
+        (None: the default stream; an int CUstream/cudaStream_t, or an object
+        with ``cuda_stream`` such as torch.cuda.Stream)."""
+        self._impl.launch(_grid(grid), list(args), stream)
+
+    def __getitem__(self, grid):
+        def launcher(*args, stream=None):
+            self.launch(grid, *args, stream=stream)
+
+        return launcher
+
+    def __repr__(self):
+        return f"<tritonc.Kernel {self.signature} {self.arch} num_warps={self.num_warps}>"
+
+
+def _is_file(path_or_source):
+    if isinstance(path_or_source, _os.PathLike):
+        return True
+    if "\n" in path_or_source or "{" in path_or_source:
+        return False
+    return True
+
+
+def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
+            config=None, allow_tf32=False, name=None, cache=True):
+    """Compiles a Triton-C kernel for the GPU.
+
+    path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
+    text (anything with a newline or a brace). defines: {"TM": 64, ...}; a list
+    value is a tuning list, and then ``config`` picks the configuration.
+    arch: "sm_90a" or "sm_80"; None picks the device's target (sm_90a without a
+    device). name: the file name shown in diagnostics for source text. cache:
+    use the on-disk kernel cache. Needs no GPU; raises CompileError on errors.
+    """
+    text = None
+    if _is_file(path_or_source):
+        path = _os.fspath(path_or_source)
+        if not _os.path.isfile(path):
+            raise FileNotFoundError(f"no such kernel file: {path!r}")
+    else:
+        text = path_or_source
+        path = name or "<source>"
+    define_list = [(str(k), _define_value(k, v)) for k, v in (defines or {}).items()]
+    impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
+                            int(num_warps), arch, config, bool(allow_tf32), bool(cache))
+    return Kernel(impl)

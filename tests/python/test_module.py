@@ -1,0 +1,198 @@
+"""Tests of the tritonc Python module.
+
+Run with the module on the path:  export PYTHONPATH=$(scripts/build-python.sh); pytest tests/python
+The tests at the top need no GPU. Those that launch kernels are defined only
+where a CUDA device is usable (tritonc.cuda_available()); there they use
+tritonc.DeviceBuffer with NumPy, and torch tensors.
+"""
+
+import atexit
+import os
+import pathlib
+import re
+import shutil
+import tempfile
+
+# A private kernel cache: set before tritonc creates its process-wide cache.
+_CACHE = tempfile.mkdtemp(prefix="tritonc-pytest-cache-")
+atexit.register(shutil.rmtree, _CACHE, True)
+os.environ["TRITONC_CACHE_DIR"] = _CACHE
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import tritonc  # noqa: E402
+
+KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
+TRANSPOSE = KERNELS / "transpose.tc"
+_GPU, _GPU_TEXT = tritonc.cuda_status()
+
+AXPY = """
+__global__ void axpy(float *X, float *Y, float a, int N) {
+  int off[128] = get_program_id(0) * 128 + 0 ... 128;
+  bool m[128] = off < N;
+  float *px[128] = X + off;
+  float *py[128] = Y + off;
+  *?(m) py = a * *?(m) px + *?(m) py;
+}
+"""
+
+
+def test_compile_file_gives_ptx_and_metadata():
+    k = tritonc.compile(TRANSPOSE)
+    assert ".visible .entry transpose(" in k.ptx
+    assert k.name == "transpose"
+    assert k.num_warps == 4
+    assert k.shared_mem >= 0
+    assert k.signature == "transpose(f32* X, f32* Y, i32 M, i32 N, i32 ldx, i32 ldy)"
+    assert k.params == [("X", "f32*"), ("Y", "f32*"), ("M", "i32"), ("N", "i32"),
+                        ("ldx", "i32"), ("ldy", "i32")]
+    assert k.arch in ("sm_90a", "sm_80")
+    if not _GPU:
+        assert k.arch == "sm_90a"  # the back end's default target
+    assert f".target {k.arch}" in k.ptx
+    assert "transpose" in repr(k)
+    # A str path works too.
+    assert tritonc.compile(str(TRANSPOSE)).ptx == k.ptx
+
+
+def test_options_reach_the_back_end():
+    k = tritonc.compile(TRANSPOSE, defines={"TM": 64, "TN": 16}, num_warps=8, arch="sm_80")
+    assert k.num_warps == 8
+    assert k.arch == "sm_80"
+    assert ".target sm_80" in k.ptx
+    # Tuning lists pick a configuration.
+    k2 = tritonc.compile(TRANSPOSE, defines={"TM": [32, 64]}, config=1, arch="sm_80")
+    assert ".target sm_80" in k2.ptx
+    with pytest.raises(tritonc.CompileError, match="configurations; select one"):
+        tritonc.compile(TRANSPOSE, defines={"TM": [32, 64]})
+
+
+def test_compile_source_text():
+    k = tritonc.compile(AXPY)
+    assert k.signature == "axpy(f32* X, f32* Y, f32 a, i32 N)"
+    assert ".visible .entry axpy(" in k.ptx
+
+
+def test_compile_errors_carry_locations():
+    src = "__global__ void k(float *X) {\n  *X = y;\n}\n"
+    with pytest.raises(tritonc.CompileError) as info:
+        tritonc.compile(src, name="bad.tc")
+    assert re.search(r"bad\.tc:2:\d+: error: ", str(info.value)), str(info.value)
+    assert isinstance(info.value, RuntimeError)
+    with pytest.raises(tritonc.CompileError, match=r"<source>:2:\d+: error: "):
+        tritonc.compile(src)
+    # Errors in a file name the file.
+    with pytest.raises(tritonc.CompileError, match=r"transpose\.tc:\d+:\d+: error: "):
+        tritonc.compile(TRANSPOSE, defines={"TYPE": "floatx"})
+
+
+def test_bad_options():
+    with pytest.raises(FileNotFoundError):
+        tritonc.compile(KERNELS / "no-such-kernel.tc")
+    with pytest.raises(ValueError, match="num_warps must be 1, 2, 4, 8 or 16, not 3"):
+        tritonc.compile(TRANSPOSE, num_warps=3)
+    with pytest.raises(ValueError, match="unknown target 'sm_70'"):
+        tritonc.compile(TRANSPOSE, arch="sm_70")
+    with pytest.raises(TypeError, match="define 'TM'"):
+        tritonc.compile(TRANSPOSE, defines={"TM": object()})
+
+
+def test_specialized_variants():
+    k = tritonc.compile(TRANSPOSE)
+    assert ".visible .entry transpose(" in k.variant_ptx("DDDDNN")
+    with pytest.raises(tritonc.CompileError, match="specialization 'DD' has 2 letters"):
+        k.variant_ptx("DD")
+
+
+def test_argument_errors_before_any_device_work():
+    k = tritonc.compile(TRANSPOSE)
+    with pytest.raises(TypeError, match=r"takes 6 arguments, 2 given; signature: transpose\("):
+        k[(1, 1)](0, 0)
+    with pytest.raises(ValueError, match=r"argument 2 \(M\) is float, the parameter is i32"):
+        k.launch((1, 1), 0, 0, 1.5, 64, 64, 64)
+    with pytest.raises(ValueError, match=r"argument 0 \(X\) is str, the parameter is a pointer"):
+        k.launch(1, "x", 0, 64, 64, 64, 64)
+    with pytest.raises(OverflowError, match=r"argument 3 \(N\) does not fit i32"):
+        k.launch(1, 0, 0, 64, 2**32, 64, 64)
+    with pytest.raises(ValueError, match="grid dimensions must be positive"):
+        k[(0, 1)](0, 0, 64, 64, 64, 64)
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        k[(1, 1, 1, 1)](0, 0, 64, 64, 64, 64)
+    with pytest.raises(TypeError, match="stream must be None, an int"):
+        k.launch(1, 0, 0, 64, 64, 64, 64, stream="s")
+
+    class HostTensor:
+        is_cuda = False
+
+        def data_ptr(self):
+            return 4096
+
+    with pytest.raises(ValueError, match="tensor in host memory"):
+        k.launch(1, HostTensor(), 0, 64, 64, 64, 64)
+    # A NumPy array speaks DLPack from host memory.
+    with pytest.raises(ValueError, match=r"argument 1 \(Y\) is an array in host memory"):
+        k.launch(1, 0, np.zeros(4, np.float32), 64, 64, 64, 64)
+
+
+def test_device_status_is_consistent():
+    assert tritonc.cuda_available() == _GPU
+    k = tritonc.compile(TRANSPOSE)
+    if _GPU:
+        assert "sm_" in _GPU_TEXT
+        return
+    assert _GPU_TEXT.startswith("no CUDA driver: "), _GPU_TEXT
+    with pytest.raises(tritonc.LaunchError, match="^no CUDA driver: "):
+        k[(2, 2)](0, 0, 64, 64, 64, 64)
+    with pytest.raises(tritonc.LaunchError, match="^no CUDA driver: "):
+        tritonc.DeviceBuffer(16)
+
+
+# Launch tests: defined only where a CUDA device is usable.
+if _GPU:
+
+    def _upload(array):
+        buf = tritonc.DeviceBuffer(array.nbytes)
+        buf.upload(array.tobytes())
+        return buf
+
+    def test_transpose_device_buffers():
+        rng = np.random.default_rng(0)
+        m, n = 128, 96
+        x = rng.standard_normal((m, n), dtype=np.float32)
+        bx = _upload(x)
+        by = _upload(np.full((n, m), np.nan, dtype=np.float32))
+        k = tritonc.compile(TRANSPOSE)
+        k[(m // 32, n // 32)](bx, by, m, n, n, m)
+        assert k.last_specialization == "DDDDDD"
+        tritonc.synchronize()
+        y = np.frombuffer(by.download(), dtype=np.float32).reshape(n, m)
+        np.testing.assert_array_equal(y, x.T)
+
+    def test_transpose_torch_on_a_stream():
+        import torch
+
+        m, n = 256, 64
+        x = torch.randn(m, n, device="cuda")
+        y = torch.full((n, m), float("nan"), device="cuda")
+        k = tritonc.compile(TRANSPOSE, defines={"TM": 64, "TN": 32}, num_warps=8)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        k[(m // 64, n // 32)](x, y, m, n, x.stride(0), y.stride(0), stream=stream)
+        stream.synchronize()
+        torch.testing.assert_close(y, x.t(), rtol=0, atol=0)
+        with pytest.raises(ValueError, match="tensor in host memory"):
+            k[(1, 1)](x.cpu(), y, m, n, n, m)
+
+    def test_scalars_and_odd_sizes_torch():
+        import torch
+
+        n = 1000  # not a multiple of the tile: masks and an 'N' specialization
+        x = torch.randn(n, device="cuda")
+        y = torch.randn(n, device="cuda")
+        expected = 2.5 * x + y
+        k = tritonc.compile(AXPY, num_warps=4)
+        k[((n + 127) // 128,)](x, y, 2.5, n, stream=torch.cuda.current_stream().cuda_stream)
+        torch.cuda.synchronize()
+        assert k.last_specialization == "DDNN"
+        torch.testing.assert_close(y, expected)

@@ -1,0 +1,370 @@
+//===- JitTest.cpp - Device compilation, specialization and the kernel cache ===//
+//
+// These tests need no GPU and do not look at the generated code: they only
+// need the back end to compile kernels/transpose.tc. The launch test takes
+// the GPU path where a device exists and checks the error message elsewhere.
+
+#include "tritonc/driver/Jit.h"
+
+#include "tritonc/runtime/CudaDriver.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
+using namespace tritonc;
+using namespace tritonc::driver;
+
+namespace {
+
+const std::string Transpose = std::string(TRITONC_KERNELS_DIR) + "/transpose.tc";
+
+/// A fresh, empty directory under the test temp dir, removed at the end.
+class TempDir {
+public:
+  TempDir() {
+    std::string Pattern = testing::TempDir() + "tritonc-jit-XXXXXX";
+    char *Made = ::mkdtemp(Pattern.data());
+    EXPECT_NE(Made, nullptr);
+    Path = Pattern;
+  }
+  ~TempDir() {
+    std::error_code Ec;
+    std::filesystem::remove_all(Path, Ec);
+  }
+  std::string Path;
+};
+
+DeviceCompileOptions defaultOptions() { return DeviceCompileOptions(); }
+
+DeviceCompileResult
+compileTranspose(runtime::KernelCache &Cache, const DeviceCompileOptions &Opts = defaultOptions(),
+                 std::string_view Spec = "",
+                 std::string Version = runtime::CacheKeyInputs::compilerVersion()) {
+  CacheConfig C;
+  C.Cache = &Cache;
+  C.CompilerVersion = std::move(Version);
+  return compileForDevice(KernelSource::file(Transpose), Opts, Spec, C);
+}
+
+} // namespace
+
+TEST(JitCache, SecondCompileIsADiskHit) {
+  TempDir Dir;
+  runtime::KernelCache First(Dir.Path);
+  ASSERT_TRUE(First.diskEnabled());
+  DeviceCompileResult A = compileTranspose(First);
+  ASSERT_TRUE(A.ok()) << A.Diagnostics;
+  EXPECT_EQ(A.Cache, CacheOutcome::Miss);
+  EXPECT_EQ(A.CacheKey.size(), 64u);
+  EXPECT_EQ(First.stats().Stores, 2u); // PTX and metadata.
+  EXPECT_TRUE(std::filesystem::exists(First.entryPath(A.CacheKey, "ptx")));
+  EXPECT_TRUE(std::filesystem::exists(First.entryPath(A.CacheKey, "meta")));
+
+  // A new cache object over the same directory: nothing in memory.
+  runtime::KernelCache Second(Dir.Path);
+  DeviceCompileResult B = compileTranspose(Second);
+  ASSERT_TRUE(B.ok()) << B.Diagnostics;
+  EXPECT_EQ(B.Cache, CacheOutcome::Hit);
+  EXPECT_EQ(B.CacheKey, A.CacheKey);
+  EXPECT_EQ(Second.stats().DiskHits, 2u);
+  EXPECT_EQ(Second.stats().Misses, 0u);
+  EXPECT_EQ(Second.stats().Stores, 0u);
+  // The hit carries everything a launch needs.
+  EXPECT_EQ(B.PTX, A.PTX);
+  EXPECT_EQ(B.Info.Name, "transpose");
+  EXPECT_EQ(B.Info.Name, A.Info.Name);
+  EXPECT_EQ(B.Info.NumWarps, A.Info.NumWarps);
+  EXPECT_EQ(B.Info.SharedMemBytes, A.Info.SharedMemBytes);
+  EXPECT_EQ(B.Info.NumBarriers, A.Info.NumBarriers);
+  EXPECT_EQ(B.Signature.str(), A.Signature.str());
+  EXPECT_EQ(B.Signature.str(), "transpose(f32* X, f32* Y, i32 M, i32 N, i32 ldx, i32 ldy)");
+  EXPECT_EQ(B.Diagnostics, A.Diagnostics);
+
+  // The first object, its memory emptied, also reads the disk.
+  First.clearMemory();
+  EXPECT_EQ(compileTranspose(First).Cache, CacheOutcome::Hit);
+  EXPECT_EQ(First.stats().DiskHits, 2u);
+}
+
+TEST(JitCache, EveryInputOfTheKeyMisses) {
+  TempDir Dir;
+  runtime::KernelCache Warm(Dir.Path);
+  DeviceCompileResult Base = compileTranspose(Warm);
+  ASSERT_TRUE(Base.ok()) << Base.Diagnostics;
+
+  DeviceCompileOptions Define = defaultOptions();
+  Define.Front.Defines.emplace_back("TM", "64");
+  DeviceCompileOptions Warps = defaultOptions();
+  Warps.Back.NumWarps = 8;
+  DeviceCompileOptions Arch = defaultOptions();
+  Arch.Back.Arch = Arch.Back.Arch == ptx::Arch::SM90a ? ptx::Arch::SM80 : ptx::Arch::SM90a;
+  DeviceCompileOptions Passes = defaultOptions();
+  Passes.Front.UsePipelineDefault = false;
+  Passes.Front.Pipeline = "dce";
+
+  struct Case {
+    const char *What;
+    DeviceCompileOptions Opts;
+    std::string Spec;
+    std::string Version;
+  } Cases[] = {
+      {"define", Define, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"num_warps", Warps, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"arch", Arch, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"pipeline", Passes, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"specialization", defaultOptions(), "DDDDNN", runtime::CacheKeyInputs::compilerVersion()},
+      {"compiler version", defaultOptions(), "", "0.0.0+another-build"},
+  };
+  std::vector<std::string> Keys = {Base.CacheKey};
+  for (const Case &C : Cases) {
+    // A cache object with nothing in memory, so that a hit would come from disk.
+    runtime::KernelCache Cold(Dir.Path);
+    DeviceCompileResult R = compileTranspose(Cold, C.Opts, C.Spec, C.Version);
+    ASSERT_TRUE(R.ok()) << C.What << ": " << R.Diagnostics;
+    EXPECT_EQ(R.Cache, CacheOutcome::Miss) << C.What;
+    EXPECT_EQ(Cold.stats().DiskHits, 0u) << C.What;
+    for (const std::string &K : Keys)
+      EXPECT_NE(R.CacheKey, K) << C.What;
+    Keys.push_back(R.CacheKey);
+  }
+  EXPECT_EQ(compileTranspose(Warm, defaultOptions(), "DDDDNN").Info.NumWarps, 4u);
+  DeviceCompileResult W = compileTranspose(Warm, Warps);
+  EXPECT_EQ(W.Cache, CacheOutcome::Hit);
+  EXPECT_EQ(W.Info.NumWarps, 8u);
+
+  // And the unchanged compilation still hits.
+  runtime::KernelCache Again(Dir.Path);
+  EXPECT_EQ(compileTranspose(Again).Cache, CacheOutcome::Hit);
+}
+
+TEST(JitCache, SourceChangesMiss) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  const char *Text = "__global__ void k(float *X, int N) {\n"
+                     "  int off[16] = 0 ... 16;\n"
+                     "  float *p[16] = X + off;\n"
+                     "  *?(off < N) p = 1;\n"
+                     "}\n";
+  CacheConfig C{&Cache};
+  DeviceCompileResult A =
+      compileForDevice(KernelSource::text("k.tc", Text), defaultOptions(), "", C);
+  ASSERT_TRUE(A.ok()) << A.Diagnostics;
+  DeviceCompileResult B = compileForDevice(KernelSource::text("k.tc", std::string(Text) + "\n"),
+                                           defaultOptions(), "", C);
+  ASSERT_TRUE(B.ok()) << B.Diagnostics;
+  // The preprocessed text is the same; the file differs (line numbers may).
+  EXPECT_EQ(B.Cache, CacheOutcome::Miss);
+  DeviceCompileResult D =
+      compileForDevice(KernelSource::text("k.tc", Text), defaultOptions(), "", C);
+  EXPECT_EQ(D.Cache, CacheOutcome::Hit);
+  EXPECT_EQ(D.CacheKey, A.CacheKey);
+}
+
+TEST(JitCache, MalformedMetadataIsRecompiled) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  DeviceCompileResult A = compileTranspose(Cache);
+  ASSERT_TRUE(A.ok()) << A.Diagnostics;
+  // A well-formed cache entry whose payload is not metadata.
+  Cache.store(A.CacheKey, "meta", "not metadata");
+  runtime::KernelCache Fresh(Dir.Path);
+  DeviceCompileResult B = compileTranspose(Fresh);
+  ASSERT_TRUE(B.ok()) << B.Diagnostics;
+  EXPECT_EQ(B.Cache, CacheOutcome::Miss);
+  EXPECT_EQ(B.PTX, A.PTX);
+  // The recompilation repaired the entry.
+  runtime::KernelCache Third(Dir.Path);
+  EXPECT_EQ(compileTranspose(Third).Cache, CacheOutcome::Hit);
+}
+
+TEST(JitCache, FailuresAreNotCachedAndOutputOptionsBypass) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  CacheConfig C{&Cache};
+  DeviceCompileResult Bad = compileForDevice(
+      KernelSource::text("bad.tc", "__global__ void k(float *X) {\n  *X = y;\n}\n"),
+      defaultOptions(), "", C);
+  EXPECT_FALSE(Bad.ok());
+  EXPECT_NE(Bad.Diagnostics.find("bad.tc:2:"), std::string::npos) << Bad.Diagnostics;
+  EXPECT_NE(Bad.Diagnostics.find("error:"), std::string::npos) << Bad.Diagnostics;
+  EXPECT_EQ(Cache.stats().Stores, 0u);
+
+  DeviceCompileOptions Printing = defaultOptions();
+  std::ostringstream Log;
+  Printing.Front.Passes.PrintAfterAll = true;
+  Printing.Front.Passes.Log = &Log;
+  DeviceCompileResult P = compileTranspose(Cache, Printing);
+  ASSERT_TRUE(P.ok()) << P.Diagnostics;
+  EXPECT_EQ(P.Cache, CacheOutcome::Uncached);
+  EXPECT_TRUE(P.CacheKey.empty());
+  EXPECT_FALSE(Log.str().empty());
+  EXPECT_EQ(Cache.stats().Stores, 0u);
+
+  DeviceCompileResult NoCache = compileForDevice(KernelSource::file(Transpose), defaultOptions());
+  ASSERT_TRUE(NoCache.ok()) << NoCache.Diagnostics;
+  EXPECT_EQ(NoCache.Cache, CacheOutcome::Uncached);
+}
+
+TEST(JitOptions, ArchAndNumWarps) {
+  EXPECT_EQ(*parseArch("sm_90a"), ptx::Arch::SM90a);
+  EXPECT_EQ(*parseArch("sm_80"), ptx::Arch::SM80);
+  EXPECT_EQ(parseArch("sm_90").error(), "unknown target 'sm_90': expected sm_90a or sm_80");
+  for (unsigned N : {1u, 2u, 4u, 8u, 16u})
+    EXPECT_TRUE(checkNumWarps(N).isOk()) << N;
+  for (unsigned N : {0u, 3u, 32u})
+    EXPECT_FALSE(checkNumWarps(N).isOk()) << N;
+  EXPECT_EQ(checkNumWarps(3).error(), "num_warps must be 1, 2, 4, 8 or 16, not 3");
+
+  runtime::DeviceInfo H100;
+  H100.Name = "H100";
+  H100.ComputeMajor = 9;
+  EXPECT_EQ(*archForDevice(H100), ptx::Arch::SM90a);
+  runtime::DeviceInfo A100 = H100;
+  A100.ComputeMajor = 8;
+  A100.ComputeMinor = 6;
+  EXPECT_EQ(*archForDevice(A100), ptx::Arch::SM80);
+  runtime::DeviceInfo Blackwell = H100;
+  Blackwell.ComputeMajor = 10;
+  EXPECT_EQ(*archForDevice(Blackwell), ptx::Arch::SM80);
+  runtime::DeviceInfo Old = H100;
+  Old.ComputeMajor = 7;
+  EXPECT_FALSE(archForDevice(Old));
+
+  DeviceCompileOptions Bad;
+  Bad.Back.NumWarps = 3;
+  DeviceCompileResult R = compileForDevice(KernelSource::file(Transpose), Bad);
+  EXPECT_FALSE(R.ok());
+  EXPECT_NE(R.Diagnostics.find("num_warps must be"), std::string::npos) << R.Diagnostics;
+}
+
+TEST(JitSpecialization, Canonical) {
+  EXPECT_EQ(canonicalSpecialization("DDNF1"), "DDNNN");
+  EXPECT_EQ(canonicalSpecialization("NNF1"), "");
+  EXPECT_EQ(canonicalSpecialization(""), "");
+}
+
+TEST(JitSpecialization, RaisesHintsToMultiplesOf16) {
+  CompileOptions Opts;
+  CompileResult R = compileFile(Transpose, Opts);
+  ASSERT_TRUE(R.ok()) << R.formattedDiagnostics();
+  ir::Function &F = *R.module()->functions().front();
+  ASSERT_EQ(F.getNumArgs(), 6u);
+  EXPECT_EQ(F.getArg(2)->attrs().MultipleOf, 8); // M __multipleof(8)
+  ASSERT_TRUE(applySpecialization(F, "DDDNDN").isOk());
+  EXPECT_EQ(F.getArg(0)->attrs().Aligned, 16);    // X __aligned(16)
+  EXPECT_EQ(F.getArg(1)->attrs().Aligned, 16);    // Y __aligned(16)
+  EXPECT_EQ(F.getArg(2)->attrs().MultipleOf, 16); // lcm(8, 16)
+  EXPECT_EQ(F.getArg(3)->attrs().MultipleOf, 8);  // 'N' keeps the declaration
+  EXPECT_EQ(F.getArg(4)->attrs().MultipleOf, 16);
+  EXPECT_EQ(F.getArg(5)->attrs().MultipleOf, 1);
+  // Pointer hints are not integer hints and vice versa.
+  EXPECT_EQ(F.getArg(0)->attrs().MultipleOf, 1);
+  EXPECT_EQ(F.getArg(4)->attrs().Aligned, 1);
+  ASSERT_TRUE(applySpecialization(F, "").isOk());
+  EXPECT_EQ(F.getArg(4)->attrs().MultipleOf, 16);
+
+  runtime::Status Short = applySpecialization(F, "DD");
+  EXPECT_EQ(Short.error(),
+            "specialization 'DD' has 2 letters, but kernel transpose has 6 parameters");
+  runtime::Status Letter = applySpecialization(F, "DDDDDX");
+  EXPECT_NE(Letter.error().find("unknown letter 'X'"), std::string::npos) << Letter.error();
+
+  CompileResult G = compileSource("f.tc", "__global__ void k(float *X, float a) {\n  *X = a;\n}\n",
+                                  CompileOptions());
+  ASSERT_TRUE(G.ok()) << G.formattedDiagnostics();
+  runtime::Status OnFloat = applySpecialization(*G.module()->functions().front(), "ND");
+  EXPECT_NE(OnFloat.error().find("'D' needs an integer or pointer parameter, not f32"),
+            std::string::npos)
+      << OnFloat.error();
+}
+
+TEST(JitKernel, VariantsPerSpecialization) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  auto K = JitKernel::create(KernelSource::file(Transpose), defaultOptions(), CacheConfig{&Cache});
+  ASSERT_TRUE(K) << K.error();
+  JitKernel &J = **K;
+  EXPECT_EQ(J.numVariants(), 1u);
+  EXPECT_FALSE(J.ptx().empty());
+  EXPECT_EQ(J.info().Name, "transpose");
+  EXPECT_EQ(J.signature().Params.size(), 6u);
+  EXPECT_TRUE(J.generic().Specialization.empty());
+
+  auto V = J.variant("DDDDNN");
+  ASSERT_TRUE(V) << V.error();
+  EXPECT_EQ((*V)->Specialization, "DDDDNN");
+  EXPECT_EQ(J.numVariants(), 2u);
+  // Letters that change nothing map to existing variants.
+  ASSERT_TRUE(J.variant("DDDD1N"));
+  ASSERT_TRUE(J.variant("NNNN1N"));
+  EXPECT_EQ(J.numVariants(), 2u);
+  auto Bad = J.variant("DD");
+  ASSERT_FALSE(Bad);
+  EXPECT_NE(Bad.error().find("specialization 'DD' has 2 letters"), std::string::npos)
+      << Bad.error();
+  EXPECT_EQ(J.numVariants(), 2u);
+}
+
+TEST(JitKernel, CompileErrorsComeBackFormatted) {
+  auto K = JitKernel::create(
+      KernelSource::text("oops.tc", "__global__ void k(float *X) {\n  *X = 1 +;\n}\n"),
+      defaultOptions(), CacheConfig{});
+  ASSERT_FALSE(K);
+  EXPECT_NE(K.error().find("oops.tc:2:"), std::string::npos) << K.error();
+}
+
+TEST(JitKernel, LaunchChecksArgumentsThenNeedsADevice) {
+  auto K = JitKernel::create(KernelSource::file(Transpose), defaultOptions(), CacheConfig{});
+  ASSERT_TRUE(K) << K.error();
+  JitKernel &J = **K;
+
+  runtime::KernelArgs TooFew;
+  TooFew.pointer(0).pointer(0);
+  runtime::Status Count = J.launch({1, 1, 1}, TooFew);
+  EXPECT_EQ(Count.error(), "kernel transpose takes 6 arguments, 2 given; signature: "
+                           "transpose(f32* X, f32* Y, i32 M, i32 N, i32 ldx, i32 ldy)");
+  runtime::KernelArgs WrongKind;
+  WrongKind.pointer(0).pointer(0).f32(1).i32(64).i32(64).i32(64);
+  runtime::Status Kind = J.launch({1, 1, 1}, WrongKind);
+  EXPECT_NE(Kind.error().find("argument 2 (M) is f32, the parameter is i32"), std::string::npos)
+      << Kind.error();
+
+  auto D = runtime::CudaDriver::get();
+  constexpr unsigned M = 64, N = 96;
+  if (!D) {
+    runtime::KernelArgs Args;
+    Args.pointer(0).pointer(0).i32(M).i32(N).i32(N).i32(M);
+    runtime::Status S = J.launch({M / 32, N / 32, 1}, Args);
+    EXPECT_EQ(S.error().rfind("no CUDA driver: ", 0), 0u) << S.error();
+    return;
+  }
+  // With a GPU: transpose a 64 x 96 matrix and check every element.
+  runtime::Expected<ptx::Arch> Arch = archForDevice((*D)->device());
+  ASSERT_TRUE(Arch) << Arch.error();
+  DeviceCompileOptions Opts;
+  Opts.Back.Arch = *Arch;
+  auto KD = JitKernel::create(KernelSource::file(Transpose), Opts, CacheConfig{});
+  ASSERT_TRUE(KD) << KD.error();
+  std::vector<float> X(M * N), Y(M * N, -1.0f);
+  for (unsigned I = 0; I < M * N; ++I)
+    X[I] = float(I);
+  auto BX = runtime::DeviceBuffer::allocate(**D, X.size() * 4);
+  auto BY = runtime::DeviceBuffer::allocate(**D, Y.size() * 4);
+  ASSERT_TRUE(BX && BY);
+  ASSERT_TRUE(BX->upload(X.data(), X.size() * 4).isOk());
+  ASSERT_TRUE(BY->upload(Y.data(), Y.size() * 4).isOk());
+  runtime::KernelArgs Args;
+  Args.pointer(BX->ptr()).pointer(BY->ptr()).i32(M).i32(N).i32(N).i32(M);
+  runtime::Status S = (*KD)->launch({M / 32, N / 32, 1}, Args);
+  ASSERT_TRUE(S.isOk()) << S.error();
+  EXPECT_EQ((*KD)->lastSpecialization(), "DDDDDD");
+  ASSERT_TRUE((*D)->synchronize().isOk());
+  ASSERT_TRUE(BY->download(Y.data(), Y.size() * 4).isOk());
+  for (unsigned I = 0; I < M; ++I)
+    for (unsigned J2 = 0; J2 < N; ++J2)
+      ASSERT_EQ(Y[J2 * M + I], X[I * N + J2]) << I << "," << J2;
+}
