@@ -192,13 +192,7 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       for (int32_t R = 0; R < NumRegs; ++R)
         Out[R] = fromF32(Out[R], CT);
   }
-  int64_t Free = 0;
-  for (const auto &[Dim, Msk] : C.getFreeVariableMasks())
-    if (Dim == "register")
-      Free = Msk;
-  for (int32_t R = 0; R < NumRegs; ++R)
-    if (Dup[R])
-      Out[R] = Out[R & ~Free];
+  fillDuplicateRegisters(C, Out);
   Values[&I] = std::move(Out);
 }
 

@@ -31,18 +31,6 @@ namespace {
 
 std::string addr(const Reg &Ptr) { return "[" + Ptr.name() + "]"; }
 
-/// The PTX type used to move ElemBytes-sized values of register type T.
-Ty moveType(Ty T) {
-  switch (T) {
-  case Ty::F16:
-  case Ty::BF16:
-  case Ty::S16:
-    return Ty::B16;
-  default:
-    return T;
-  }
-}
-
 } // namespace
 
 /// Loads one element of 1 byte (i1, i8): `ld.global.s8` into a 16-bit
@@ -75,7 +63,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
       Values[&I] = {loadByte(B, Ptr, T == Ty::Pred, Mask, Other, *this)};
       return;
     }
-    Ty MT = moveType(T);
+    Ty MT = moveTypeOf(T);
     Regs R = Masked ? B.ldMasked(ptx::StateSpace::Global, MT, 1, Ptr, 0, *Mask, {Other->as(MT)})
                     : B.ldGlobal(MT, 1, Ptr);
     Values[&I] = {R[0].as(T)};
@@ -108,7 +96,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
     // Words: 16-bit elements pair up into b32 words when the vector has two
     // or more of them.
     bool Packed = Bytes == 2 && Vec >= 2;
-    Ty WordTy = Packed ? Ty::B32 : moveType(T);
+    Ty WordTy = Packed ? Ty::B32 : moveTypeOf(T);
     unsigned Words = Packed ? Vec / 2 : Vec;
     std::vector<Operand> OtherWords;
     if (Masked)
@@ -130,13 +118,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
       }
     }
   }
-  int64_t Free = 0;
-  for (const auto &[Dim, M] : L.getFreeVariableMasks())
-    if (Dim == "register")
-      Free = M;
-  for (int32_t R = 0; R < N; ++R)
-    if (Dup[R])
-      Out[R] = Out[R & ~Free];
+  fillDuplicateRegisters(L, Out);
   Values[&I] = std::move(Out);
 }
 
@@ -160,7 +142,7 @@ void FunctionLowering::lowerStore(const Instruction &I) {
     if (Bytes == 1)
       StoreByte(P, V);
     else
-      B.stGlobal(moveType(T), P, 0, {V.as(moveType(T))});
+      B.stGlobal(moveTypeOf(T), P, 0, {V.as(moveTypeOf(T))});
     return;
   }
   const AccessPlan &Plan = LA.accessOf(&I);
@@ -192,8 +174,8 @@ void FunctionLowering::lowerStore(const Instruction &I) {
     }
     if (!Packed)
       for (unsigned W = 0; W < Vec; ++W)
-        Words.push_back(Vals[R0 + W].as(moveType(T)));
-    B.stGlobal(Packed ? Ty::B32 : moveType(T), Ptrs[R0], 0, Words);
+        Words.push_back(Vals[R0 + W].as(moveTypeOf(T)));
+    B.stGlobal(Packed ? Ty::B32 : moveTypeOf(T), Ptrs[R0], 0, Words);
   }
 }
 
@@ -314,13 +296,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
     B.movTo(D, Emit("", Ptrs[R], S));
     Out[R] = D;
   }
-  int64_t Free = 0;
-  for (const auto &[Dim, M] : L.getFreeVariableMasks())
-    if (Dim == "register")
-      Free = M;
-  for (int32_t R = 0; R < N; ++R)
-    if (Dup[R])
-      Out[R] = Out[R & ~Free];
+  fillDuplicateRegisters(L, Out);
   // Threads that did not own an element need its old value from its owner.
   if (Owner.valid() && I.hasUses())
     Out = convertViaShared(Out, Elem, I.getType()->getShape(), L, L);

@@ -35,20 +35,6 @@ std::vector<int64_t> rowMajorStrides(const ir::Shape &S) {
   return Strides;
 }
 
-/// The type used to move an element of register type T through shared
-/// memory (predicates travel as u16, 16-bit floats as b16).
-Ty sharedMoveType(Ty T) {
-  switch (T) {
-  case Ty::Pred:
-  case Ty::F16:
-  case Ty::BF16:
-  case Ty::S16:
-    return Ty::B16;
-  default:
-    return T;
-  }
-}
-
 } // namespace
 
 /// The byte address of this thread's register 0 of layout L in a row-major
@@ -109,7 +95,7 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
                                          const ir::Shape &S, const LinearLayout &L,
                                          uint64_t ByteOffset) {
   Ty T = ptxTypeOf(Elem);
-  Ty MT = sharedMoveType(T);
+  Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   auto [Addr, Offsets] = sharedAddresses(*this, L, S, Bytes, ByteOffset);
   Reg Owner = ownerPredicate(L);
@@ -136,7 +122,7 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
 static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
                                const LinearLayout &L, uint64_t ByteOffset) {
   Ty T = ptxTypeOf(Elem);
-  Ty MT = sharedMoveType(T);
+  Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   auto [Addr, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset);
   unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
@@ -175,7 +161,7 @@ Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, 
 
 Reg FunctionLowering::broadcastFromThread0(const Reg &Value, const ir::Type *T) {
   Ty PT = ptxTypeOf(T);
-  Ty MT = sharedMoveType(PT);
+  Ty MT = moveTypeOf(PT);
   Reg Thread0 = B.setp(Cmp::Eq, Ty::U32, threadId(), 0);
   sharedAccess(true, 8);
   Reg V = PT == Ty::Pred ? predToU16(Value) : Value;
@@ -320,7 +306,7 @@ void FunctionLowering::lowerReduce(const Instruction &I) {
     int64_t Slots = int64_t(1) << AxisWarpBits.size();
     Ty T = ptxTypeOf(Elem);
     unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
-    Ty MT = sharedMoveType(T);
+    Ty MT = moveTypeOf(T);
     // Slot index of this warp: its axis warp bits, packed.
     Reg Slot = B.mov(Ty::U32, 0);
     for (size_t K = 0; K < AxisWarpBits.size(); ++K) {

@@ -45,6 +45,18 @@ Ty ptxTypeOf(const ir::Type *T) {
   }
 }
 
+Ty moveTypeOf(Ty T) {
+  switch (T) {
+  case Ty::Pred:
+  case Ty::F16:
+  case Ty::BF16:
+  case Ty::S16:
+    return Ty::B16;
+  default:
+    return T;
+  }
+}
+
 unsigned memBytesOf(const ir::Type *T) { return T->getScalarType()->getScalarSizeInBytes(); }
 
 FunctionLowering::FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
@@ -160,6 +172,16 @@ std::vector<bool> FunctionLowering::duplicateRegisters(const LinearLayout &L) co
   for (int32_t R = 0; R < numRegisters(L); ++R)
     Dup[R] = (R & Free) != 0;
   return Dup;
+}
+
+void FunctionLowering::fillDuplicateRegisters(const LinearLayout &L, Regs &Out) const {
+  int64_t Free = 0;
+  for (const auto &[Dim, Mask] : L.getFreeVariableMasks())
+    if (Dim == "register")
+      Free = Mask;
+  for (size_t R = 0; R < Out.size(); ++R)
+    if (R & Free)
+      Out[R] = Out[R & ~Free];
 }
 
 // --- Shared memory bookkeeping -----------------------------------------------

@@ -59,6 +59,9 @@ struct UnsupportedConstruct {
 /// The PTX register type of an IR scalar type. i8 and i16 live in 16-bit
 /// registers (i8 kept sign-extended), i1 in predicates, pointers in u64.
 Ty ptxTypeOf(const ir::Type *Scalar);
+/// The type that moves a value of register type T through memory: 16-bit
+/// values as b16, predicates as b16 (0 or 1, in shared memory), others as is.
+Ty moveTypeOf(Ty T);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 
@@ -91,6 +94,9 @@ public:
   std::vector<int64_t> registerCoords(const LinearLayout &L, int32_t R) const;
   /// Registers of L whose element is already held by a lower register.
   std::vector<bool> duplicateRegisters(const LinearLayout &L) const;
+  /// Fills the duplicate registers of Out (layout L) from the registers that
+  /// hold their elements.
+  void fillDuplicateRegisters(const LinearLayout &L, Regs &Out) const;
   Reg laneId();
   Reg warpId();
   Reg threadId();
