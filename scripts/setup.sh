@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing tritonc needs, skipping what is already there.
-# Debian/Ubuntu: cmake, ninja, g++, GoogleTest, FileCheck (LLVM tools); PyPI: lit, numpy, pytest.
+# Debian/Ubuntu: cmake, ninja, g++, GoogleTest, FileCheck (LLVM tools), Python headers; PyPI: lit, numpy,
+# pytest, nanobind.
 set -euo pipefail
 
 need_apt=()
@@ -13,6 +14,10 @@ if ! command -v FileCheck >/dev/null && ! ls /usr/bin/FileCheck-* >/dev/null 2>&
   need_apt+=(llvm-14-tools)
 fi
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
+# Python headers, for the Python module.
+if ! python3 -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then
+  need_apt+=(python3-dev)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
@@ -26,6 +31,7 @@ missing_py=()
 python3 -c "import lit" 2>/dev/null || missing_py+=(lit)
 python3 -c "import numpy" 2>/dev/null || missing_py+=(numpy)
 python3 -c "import pytest" 2>/dev/null || missing_py+=(pytest)
+python3 -c "import nanobind" 2>/dev/null || missing_py+=(nanobind)
 if [ ${#missing_py[@]} -gt 0 ]; then
   echo "setup: pip installing ${missing_py[*]}"
   python3 -m pip install -q "${missing_py[@]}" 2>/dev/null ||

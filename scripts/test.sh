@@ -2,6 +2,7 @@
 # Sets up, builds and runs every CPU test tier of tritonc:
 #   1. unit tests (GoogleTest) and 2. lit + FileCheck tests, through ctest;
 #   3. interpreter numerics of every bundled kernel (pytest, float64 references);
+#   4. the Python module (built with nanobind; its GPU tests need a GPU and are absent without one);
 #   then the same unit and lit tests again in an AddressSanitizer + UBSan build.
 # Usage: scripts/test.sh            (everything)
 #        TRITONC_SKIP_ASAN=1 scripts/test.sh   (skip the sanitizer build)
@@ -21,6 +22,10 @@ echo "== unit + lit tests =="
 
 echo "== bundled kernels on the interpreter =="
 TRITONC="$root/build/tools/tritonc/tritonc" python3 -m pytest -q tests/kernels
+
+echo "== Python module =="
+pythonpath=$(JOBS=$jobs bash scripts/build-python.sh)
+PYTHONPATH=$pythonpath python3 -m pytest -q tests/python
 
 if [ "${TRITONC_SKIP_ASAN:-0}" != 1 ]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer build =="
