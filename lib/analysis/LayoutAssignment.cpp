@@ -166,8 +166,8 @@ std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
 // --- Assignment -------------------------------------------------------------
 
 LayoutAssignment::LayoutAssignment(const ir::Function &F, const AxisInfoAnalysis &AI,
-                                   unsigned NumWarps, bool HasMmaV2)
-    : NumWarps(NumWarps), HasMmaV2(HasMmaV2) {
+                                   unsigned NumWarps, bool HasMmaV2, bool AllowTF32)
+    : NumWarps(NumWarps), HasMmaV2(HasMmaV2), AllowTF32(AllowTF32) {
   assign(F, AI);
 }
 
@@ -285,9 +285,14 @@ DotPlan LayoutAssignment::planDot(const Instruction &I) const {
   bool Half = A->isFloatOrFloatTile() && (AK == ir::FloatKind::F16 || AK == ir::FloatKind::BF16) &&
               I.getOperand(1)->getType()->getScalarType() == A->getScalarType();
   bool F32Acc = C->isFloatOrFloatTile() && C->getFloatKind() == ir::FloatKind::F32;
-  if (!HasMmaV2 || !Half || !F32Acc || M % 16 || N % 8 || K % 16)
+  bool F32In = A->isFloatOrFloatTile() && AK == ir::FloatKind::F32 &&
+               I.getOperand(1)->getType()->getScalarType() == A->getScalarType();
+  if (HasMmaV2 && Half && F32Acc && M % 16 == 0 && N % 8 == 0 && K % 16 == 0)
+    Plan.Kind = DotKind::MmaV2;
+  else if (HasMmaV2 && AllowTF32 && F32In && F32Acc && M % 16 == 0 && N % 8 == 0 && K % 8 == 0)
+    Plan.Kind = DotKind::MmaTF32;
+  else
     return Plan;
-  Plan.Kind = DotKind::MmaV2;
   int32_t Wm = 1, Wn = 1;
   for (unsigned W = NumWarps; W > 1; W /= 2) {
     int64_t TilesM = M / 16 / Wm, TilesN = N / 8 / Wn;
@@ -358,7 +363,7 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
     return Accesses.at(&I).Layout;
   case Opcode::Dot: {
     const DotPlan &Plan = Dots.at(&I);
-    if (Plan.Kind == DotKind::MmaV2)
+    if (Plan.Kind != DotKind::FMA) // m16n8k16 and m16n8k8 share the C fragment
       return mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
     return defaultLayout(T->getShape());
   }
@@ -536,8 +541,10 @@ std::string LayoutAssignment::describe(const ir::Function &F) const {
       auto D = Dots.find(&I);
       if (D != Dots.end()) {
         Out += "; dot " + Name + ": ";
-        if (D->second.Kind == DotKind::MmaV2)
-          Out += "mma.sync m16n8k16 warps=[" + std::to_string(D->second.WarpsPerCTA[0]) + "," +
+        if (D->second.Kind != DotKind::FMA)
+          Out += std::string(D->second.Kind == DotKind::MmaV2 ? "mma.sync m16n8k16"
+                                                               : "mma.sync m16n8k8 tf32") +
+                 " warps=[" + std::to_string(D->second.WarpsPerCTA[0]) + "," +
                  std::to_string(D->second.WarpsPerCTA[1]) + "]\n";
         else
           Out += "fma\n";

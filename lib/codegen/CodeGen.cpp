@@ -59,7 +59,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       continue;
     }
     analysis::AxisInfoAnalysis AI(F);
-    LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true);
+    LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32);
     ptx::PTXFunctionBuilder &B = PM.addKernel(F.getName());
     FunctionLowering FL(F, LA, AI, B, Options);
     try {

@@ -8,6 +8,10 @@
 // B[k, n] for its distinct columns and issues one fma per element, so every
 // element sums over k in order.
 //
+// TF32 path (opt-in, f32 inputs): the same accumulator layout with
+// mma.sync m16n8k8 on operands rounded to tf32 (cvt.rna), read from shared
+// memory element by element (ldmatrix moves 16-bit units).
+//
 // mma.sync path (f16/bf16 inputs, f32 accumulator, sm_80+): the accumulator
 // has the m16n8k16 C-fragment layout; per 16x16 block of A a warp loads its
 // fragment with one `ldmatrix.x4` (lane l gives the address of row
@@ -22,6 +26,7 @@
 #include "tritonc/support/Diagnostics.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -76,19 +81,66 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   Regs Out(NumRegs);
   Ty CPT = ptxTypeOf(CT);
 
-  if (LA.dotOf(&I).Kind == DotKind::MmaV2) {
+  DotKind Kind = LA.dotOf(&I).Kind;
+  if (Kind != DotKind::FMA) {
+    bool TF32 = Kind == DotKind::MmaTF32;
     Reg LaneR = laneId();
     const Regs &Warp = threadCoords(warpPart(C));
-    // Lane-dependent parts of the ldmatrix row addresses.
-    Reg Row8 = B.bitAnd(Ty::U32, LaneR, 7);
-    Reg Half = B.bitAnd(Ty::U32, B.shr(Ty::U32, LaneR, 3), 1);
-    Reg LaneRow = B.madLo(Ty::U32, Half, 8, Row8);
-    Reg LaneCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
-    Reg ARow = B.add(Ty::U32, Warp[0], LaneRow);
-    Reg AIdx = B.madLo(Ty::U32, ARow, static_cast<int64_t>(K), LaneCol);
-    Reg ABase = B.madLo(Ty::U32, AIdx, 2, sharedBase());
-    Reg BIdx = B.madLo(Ty::U32, LaneRow, static_cast<int64_t>(N), Warp[1]);
-    Reg BBase = B.madLo(Ty::U32, BIdx, 2, sharedBase());
+    std::function<std::array<Reg, 4>(int64_t, int64_t)> LoadA;
+    std::function<std::array<Reg, 2>(int64_t, int64_t)> LoadB;
+    if (!TF32) {
+      // Lane-dependent parts of the ldmatrix row addresses.
+      Reg Row8 = B.bitAnd(Ty::U32, LaneR, 7);
+      Reg Half = B.bitAnd(Ty::U32, B.shr(Ty::U32, LaneR, 3), 1);
+      Reg LaneRow = B.madLo(Ty::U32, Half, 8, Row8);
+      Reg LaneCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
+      Reg ARow = B.add(Ty::U32, Warp[0], LaneRow);
+      Reg AIdx = B.madLo(Ty::U32, ARow, static_cast<int64_t>(K), LaneCol);
+      Reg ABase = B.madLo(Ty::U32, AIdx, 2, sharedBase());
+      Reg BIdx = B.madLo(Ty::U32, LaneRow, static_cast<int64_t>(N), Warp[1]);
+      Reg BBase = B.madLo(Ty::U32, BIdx, 2, sharedBase());
+      LoadA = [&, ABase](int64_t MT, int64_t K0) {
+        std::array<Reg, 4> F;
+        for (Reg &R : F)
+          R = B.newReg(Ty::B32);
+        B.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + F[0].name() + ", " + F[1].name() +
+               ", " + F[2].name() + ", " + F[3].name() + "}, [" + ABase.name() + "+" +
+               std::to_string((MT * K + K0) * 2) + "];");
+        return F;
+      };
+      LoadB = [&, BBase](int64_t NT, int64_t K0) {
+        std::array<Reg, 2> F = {B.newReg(Ty::B32), B.newReg(Ty::B32)};
+        B.emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + F[0].name() + ", " +
+               F[1].name() + "}, [" + BBase.name() + "+" +
+               std::to_string(OffB + (K0 * N + NT) * 2) + "];");
+        return F;
+      };
+    } else {
+      // m16n8k8 tf32 fragments, element by element: lane l holds A rows
+      // l/4 (+8), columns l%4 (+4), and B rows l%4 (+4), column l/4.
+      Reg Group = B.shr(Ty::U32, LaneR, 2);
+      Reg Tig = B.bitAnd(Ty::U32, LaneR, 3);
+      Reg AIdx = B.madLo(Ty::U32, B.add(Ty::U32, Warp[0], Group), static_cast<int64_t>(K), Tig);
+      Reg ABase = B.madLo(Ty::U32, AIdx, 4, sharedBase());
+      Reg BIdx = B.madLo(Ty::U32, Tig, static_cast<int64_t>(N), B.add(Ty::U32, Warp[1], Group));
+      Reg BBase = B.madLo(Ty::U32, BIdx, 4, sharedBase());
+      auto LoadTF32 = [&](const Reg &Base, int64_t Offset) {
+        Reg X = B.ldShared(Ty::F32, 1, Base, Offset)[0];
+        return B.inst("cvt.rna.tf32.f32", Ty::B32, {X});
+      };
+      LoadA = [&, ABase, LoadTF32](int64_t MT, int64_t K0) {
+        std::array<Reg, 4> F;
+        for (int J = 0; J < 4; ++J)
+          F[J] = LoadTF32(ABase, ((MT + 8 * (J & 1)) * K + K0 + 4 * (J >> 1)) * 4);
+        return F;
+      };
+      LoadB = [&, BBase, LoadTF32](int64_t NT, int64_t K0) {
+        std::array<Reg, 2> F;
+        for (int J = 0; J < 2; ++J)
+          F[J] = LoadTF32(BBase, OffB + ((K0 + 4 * J) * N + NT) * 4);
+        return F;
+      };
+    }
     // Accumulator registers by 16x8 tile (register part of the origin) and
     // fragment index c0..c3.
     std::map<std::pair<int64_t, int64_t>, std::array<int32_t, 4>> Tiles;
@@ -108,38 +160,26 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     for (const auto &[Origin, Regs4] : Tiles)
       for (int J = 0; J < 4; ++J)
         Accs[Origin][J] = AccIn[Regs4[J]];
-    const char *InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
-    for (int64_t K0 = 0; K0 < K; K0 += 16) {
+    const char *InTy = TF32 ? "tf32" : ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
+    std::string Shape = TF32 ? "m16n8k8" : "m16n8k16";
+    for (int64_t K0 = 0; K0 < K; K0 += TF32 ? 8 : 16) {
       std::map<int64_t, std::array<Reg, 4>> AFrag;
       std::map<int64_t, std::array<Reg, 2>> BFrag;
-      for (int64_t MT : MTiles) {
-        std::array<Reg, 4> F;
-        for (Reg &R : F)
-          R = B.newReg(Ty::B32);
-        B.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + F[0].name() + ", " + F[1].name() +
-               ", " + F[2].name() + ", " + F[3].name() + "}, [" + ABase.name() + "+" +
-               std::to_string((MT * K + K0) * 2) + "];");
-        AFrag[MT] = F;
-      }
-      for (int64_t NT : NTiles) {
-        std::array<Reg, 2> F = {B.newReg(Ty::B32), B.newReg(Ty::B32)};
-        B.emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + F[0].name() + ", " +
-               F[1].name() + "}, [" + BBase.name() + "+" +
-               std::to_string(OffB + (K0 * N + NT) * 2) + "];");
-        BFrag[NT] = F;
-      }
+      for (int64_t MT : MTiles)
+        AFrag[MT] = LoadA(MT, K0);
+      for (int64_t NT : NTiles)
+        BFrag[NT] = LoadB(NT, K0);
       for (auto &[Origin, Cs] : Accs) {
         const auto &Af = AFrag.at(Origin.first);
         const auto &Bf = BFrag.at(Origin.second);
         std::array<Reg, 4> D;
         for (Reg &R : D)
           R = B.newReg(Ty::F32);
-        B.emit(std::string("mma.sync.aligned.m16n8k16.row.col.f32.") + InTy + "." + InTy +
-               ".f32 {" + D[0].name() + ", " + D[1].name() + ", " + D[2].name() + ", " +
-               D[3].name() + "}, {" + Af[0].name() + ", " + Af[1].name() + ", " + Af[2].name() +
-               ", " + Af[3].name() + "}, {" + Bf[0].name() + ", " + Bf[1].name() + "}, {" +
-               Cs[0].name() + ", " + Cs[1].name() + ", " + Cs[2].name() + ", " + Cs[3].name() +
-               "};");
+        B.emit("mma.sync.aligned." + Shape + ".row.col.f32." + InTy + "." + InTy + ".f32 {" +
+               D[0].name() + ", " + D[1].name() + ", " + D[2].name() + ", " + D[3].name() + "}, {" +
+               Af[0].name() + ", " + Af[1].name() + ", " + Af[2].name() + ", " + Af[3].name() +
+               "}, {" + Bf[0].name() + ", " + Bf[1].name() + "}, {" + Cs[0].name() + ", " +
+               Cs[1].name() + ", " + Cs[2].name() + ", " + Cs[3].name() + "};");
         Cs = D;
       }
     }

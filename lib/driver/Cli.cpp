@@ -58,6 +58,7 @@ const char *CompileUsage =
     "                        /usr/local/cuda/bin) on the PTX\n"
     "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
     "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4)\n"
+    "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
     "                        multiple of 16, N (or 1, F) for anything else\n"
@@ -91,6 +92,7 @@ const char *RunUsage =
     "                        $TRITONC_CACHE_DIR (default ~/.cache/tritonc)\n"
     "  --arch=sm_90a|sm_80   the target of --device (default: the device's)\n"
     "  --num-warps=N         warps per program of --device: 1, 2, 4, 8 or 16\n"
+    "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "                        (default: 4)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
@@ -238,6 +240,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
                         "invalid --num-warps value '" + *W + "': expected 1, 2, 4, 8 or 16");
     Back.NumWarps = unsigned(N);
   }
+  Back.AllowTF32 = P.has("--allow-tf32");
   return -1;
 }
 
@@ -278,6 +281,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--config", true},
                       {"--arch", true},
                       {"--num-warps", true},
+                      {"--allow-tf32", false},
                       {"--specialize", true}},
                      P);
       Rc >= 0)
@@ -397,7 +401,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--max-steps", true},
                       {"--passes", true},
                       {"--arch", true},
-                      {"--num-warps", true}},
+                      {"--num-warps", true},
+                      {"--allow-tf32", false}},
                      P);
       Rc >= 0)
     return Rc;

@@ -141,8 +141,11 @@ class Launcher:
                 if isinstance(value, np.ndarray):
                     gpu, ref = np.load(outdir / f"{name}.npy"), np.load(interp_dir / f"{name}.npy")
                     if np.issubdtype(gpu.dtype, np.floating):
-                        rtol, atol = AGREEMENT[np.float32 if computed_in == "float" and gpu.dtype == np.float64
-                                                 else gpu.dtype.type]
+                        if computed_in == "tf32":  # tensor cores round f32 inputs to 10-bit mantissas
+                            rtol, atol = 4e-3, 4e-3
+                        else:
+                            rtol, atol = AGREEMENT[np.float32 if computed_in == "float" and gpu.dtype == np.float64
+                                                   else gpu.dtype.type]
                         finite = ref[np.isfinite(ref)]
                         scale = float(np.max(np.abs(finite))) if finite.size else 1.0
                         np.testing.assert_allclose(gpu, ref, rtol=rtol, atol=atol * max(scale, 1.0),
@@ -435,6 +438,26 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
                   ("ldb", ldb), ("ldc", ldc)])
     assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], ty, "C")
+
+
+@pytest.mark.parametrize("defines", [{"TYPE": "float", "TM": 32, "TN": 32, "TK": 16},
+                                     {"TYPE": "float", "TM": 64, "TN": 32, "TK": 8}], ids=config_id)
+def test_matmul_tf32(defines, rng, launch):
+    """--allow-tf32: on the GPU, f32 dots run on tensor cores with inputs rounded to tf32 (about 3 decimal
+    digits); the interpreter ignores the option and stays exact."""
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m, n = not_multiple(rng, 20, 75, tm), not_multiple(rng, 20, 75, tn)
+    k = not_multiple(rng, tk + 1, 3 * tk + 5, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, "float")
+    b, bv = padded_matrix(rng, k, n, ldb, "float")
+    c = poisoned((m, ldc), "float")
+    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
+                  ("ldb", ldb), ("ldc", ldc)], extra=["--allow-tf32"], computed_in="tf32")
+    np.testing.assert_allclose(out["C"][:, :n], av @ bv, rtol=4e-3, atol=4e-3 * math.sqrt(k),
+                               err_msg=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
 
 
 @pytest.mark.parametrize("defines", MATMUL_GROUPED_CONFIGS, ids=config_id)

@@ -55,7 +55,11 @@ struct AccessPlan {
 };
 
 /// How a dot is computed.
-enum class DotKind { FMA, MmaV2 };
+enum class DotKind {
+  FMA,    ///< one fma per element and k (any float type)
+  MmaV2,  ///< mma.sync m16n8k16, f16/bf16 inputs, f32 accumulator
+  MmaTF32 ///< mma.sync m16n8k8 on f32 inputs rounded to tf32 (opt-in)
+};
 
 struct DotPlan {
   DotKind Kind = DotKind::FMA;
@@ -65,8 +69,9 @@ struct DotPlan {
 
 class LayoutAssignment {
 public:
+  /// AllowTF32 lets f32 dots use tensor cores on tf32-rounded inputs.
   LayoutAssignment(const ir::Function &F, const AxisInfoAnalysis &AI, unsigned NumWarps,
-                   bool HasMmaV2);
+                   bool HasMmaV2, bool AllowTF32 = false);
 
   unsigned numWarps() const { return NumWarps; }
 
@@ -103,6 +108,7 @@ private:
 
   unsigned NumWarps;
   bool HasMmaV2;
+  bool AllowTF32;
   /// The function's dominator tree while assign() runs.
   const ir::DominatorTree *DT = nullptr;
   std::map<const ir::Value *, LinearLayout> Layouts;
