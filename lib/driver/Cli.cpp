@@ -57,7 +57,8 @@ const char *CompileUsage =
     "                        ($TRITONC_PTXAS, else ptxas on PATH or in\n"
     "                        /usr/local/cuda/bin) on the PTX\n"
     "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
-    "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4)\n"
+    "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4); a list\n"
+    "                        [4,8] is tuned like a -D list (TRITONC_NUM_WARPS)\n"
     "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
@@ -200,6 +201,10 @@ int Tool::frontEndOptions(const std::string &Command, const ParsedArgs &P, Compi
       Opts.Defines.emplace_back(Name, Value);
     }
   }
+  // A list of warp counts joins the tuning space as the define the JIT reads
+  // (compileForDevice): every configuration then carries its own count.
+  if (const std::string *W = P.last("--num-warps"); W && !W->empty() && W->front() == '[')
+    Opts.Defines.emplace_back(NumWarpsDefine, *W);
   if (auto It = P.Values.find("-I"); It != P.Values.end())
     Opts.IncludeDirs = It->second;
   if (const std::string *C = P.last("--config")) {
@@ -233,7 +238,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
     Back.Arch = *Arch;
     ArchGiven = true;
   }
-  if (const std::string *W = P.last("--num-warps")) {
+  if (const std::string *W = P.last("--num-warps"); W && !(!W->empty() && W->front() == '[')) {
     uint64_t N = 0;
     if (!cli::parseUnsigned(*W, N) || N > 16 || !checkNumWarps(unsigned(N)))
       return usageError(Command,

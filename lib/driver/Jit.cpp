@@ -7,6 +7,7 @@
 #include "tritonc/support/Hash.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <numeric>
 
 namespace tritonc::driver {
@@ -297,10 +298,43 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
 
 } // namespace
 
-DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompileOptions &Opts,
+/// Opts with the warp count of the selected configuration's TRITONC_NUM_WARPS
+/// define, if it has one.
+static runtime::Expected<DeviceCompileOptions> withConfiguredWarps(DeviceCompileOptions Opts) {
+  bool Mentioned = false;
+  for (const auto &[Name, Value] : Opts.Front.Defines)
+    Mentioned = Mentioned || Name == NumWarpsDefine;
+  if (!Mentioned)
+    return Opts;
+  std::vector<Configuration> Configs;
+  std::string Error;
+  if (!listConfigurations(Opts.Front.Defines, Configs, Error))
+    return runtime::makeError(Error); // The front end reports it with its location.
+  size_t Index = Opts.Front.Config.value_or(0);
+  if (Index >= Configs.size())
+    return Opts; // Reported by the front end.
+  for (const auto &[Name, Value] : Configs[Index].Defines)
+    if (Name == NumWarpsDefine) {
+      char *End = nullptr;
+      unsigned long N = std::strtoul(Value.c_str(), &End, 10);
+      if (Value.empty() || *End || !checkNumWarps(unsigned(N)))
+        return runtime::makeError(std::string(NumWarpsDefine) + "=" + Value +
+                                  ": expected 1, 2, 4, 8 or 16 warps");
+      Opts.Back.NumWarps = unsigned(N);
+    }
+  return Opts;
+}
+
+DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompileOptions &Given,
                                      std::string_view Specialization, const CacheConfig &Cache) {
   DeviceCompileResult Out;
   Out.Specialization = std::string(Specialization);
+  runtime::Expected<DeviceCompileOptions> Configured = withConfiguredWarps(Given);
+  if (!Configured) {
+    Out.Diagnostics = "error: " + Configured.error() + "\n";
+    return Out;
+  }
+  const DeviceCompileOptions &Opts = *Configured;
   if (Status S = checkNumWarps(Opts.Back.NumWarps); !S) {
     Out.Diagnostics = "error: " + S.error() + "\n";
     return Out;

@@ -38,6 +38,12 @@
 namespace tritonc::driver {
 
 /// Options of a compilation for the GPU: the front end's and the back end's.
+/// The define that sets the warp count per configuration: when the selected
+/// configuration of the defines has TRITONC_NUM_WARPS (e.g. from
+/// `-DTRITONC_NUM_WARPS=[4,8]` or `--num-warps=[4,8]`), it overrides
+/// CodeGenOptions::NumWarps, so num_warps is tuned like any -D list.
+inline constexpr const char *NumWarpsDefine = "TRITONC_NUM_WARPS";
+
 struct DeviceCompileOptions {
   CompileOptions Front;
   codegen::CodeGenOptions Back;
