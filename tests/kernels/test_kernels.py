@@ -172,8 +172,15 @@ class Launcher:
 
 # Every launch runs twice: after the default pass pipeline and with no passes at all, so that a pass that
 # changes a kernel's result fails against the reference even where the unoptimized IR is right.
-@pytest.fixture(params=["optimized", "unoptimized"])
+# On the GPU, every launch also runs with 1, 2 and 8 warps per program (the layouts differ with the warp
+# count); the interpreter ignores --num-warps, so these variants exist only in device mode.
+WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
+
+
+@pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS)
 def launch(request, tmp_path):
+    if request.param.startswith("warps"):
+        return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
