@@ -146,12 +146,13 @@ std::string describe(const std::string &Source, unsigned NumWarps, bool TF32 = f
 }
 
 TEST(LayoutAssignment, LoopCarriedPointersTakeTheirAccessLayout) {
-  // pa is a phi (pa += 32) feeding a load: it must get the load's access
+  // pa is a phi (pa += 32) feeding a load that is contiguous along
+  // dimension 0 (not the default order): the phi must get the load's access
   // layout, and the index arithmetic must be rematerialized.
   std::string D = describe(R"(
 __global__ void k(float *A __aligned(16), float *C __aligned(16), int K) {
   int rm[32] = 0 ... 32;
-  float *pa[32, 32] = A + rm[:, newaxis] * 32 + rm[newaxis, :];
+  float *pa[32, 32] = A + rm[:, newaxis] + rm[newaxis, :] * 32;
   float acc[32, 32] = 0;
   for (int k = 0; k < K; k += 32) {
     acc += *pa;
@@ -163,9 +164,10 @@ __global__ void k(float *A __aligned(16), float *C __aligned(16), int K) {
                            4);
   size_t Access = D.find("; access ");
   ASSERT_NE(Access, std::string::npos) << D;
+  EXPECT_NE(D.find("vec=4 dim=0", Access), std::string::npos) << D;
   std::string Layout = D.substr(D.find("register=", Access));
   Layout = Layout.substr(0, Layout.find('\n'));
-  size_t Phi = D.find("; layout %pa");
+  size_t Phi = D.find("; layout %pa.1:");
   ASSERT_NE(Phi, std::string::npos) << D;
   std::string PhiLine = D.substr(Phi, D.find('\n', Phi) - Phi);
   EXPECT_NE(PhiLine.find(Layout), std::string::npos) << "pa's phi should have the load's layout\n"
