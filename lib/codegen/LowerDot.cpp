@@ -57,7 +57,6 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   if (CT->getKind() != ir::TypeKind::Float || AT->getKind() != ir::TypeKind::Float ||
       BT->getKind() != ir::TypeKind::Float)
     throw UnsupportedConstruct(I.Loc, "dot on integer tiles is not supported by the GPU back end");
-  int64_t M = I.getType()->getShape()[0], N = I.getType()->getShape()[1];
   int64_t K = A->getType()->getShape()[1];
   const LinearLayout &C = LA.layoutOf(&I);
   auto OwnLayout = [&](const ir::Value *V) {
@@ -68,8 +67,11 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   Regs AccIn = get(Acc, C);
 
   unsigned ABytes = memBytesOf(AT), BBytes = memBytesOf(BT);
-  uint64_t OffB = alignTo(static_cast<uint64_t>(M * K) * ABytes, 16);
-  uint64_t Total = OffB + static_cast<uint64_t>(K * N) * BBytes;
+  // Row strides (elements) of the staged operands, padded (sharedTileStrides).
+  int64_t SA = sharedTileStrides(A->getType()->getShape(), ABytes)[0];
+  int64_t SB = sharedTileStrides(Bv->getType()->getShape(), BBytes)[0];
+  uint64_t OffB = alignTo(sharedTileBytes(A->getType()->getShape(), ABytes), 16);
+  uint64_t Total = OffB + sharedTileBytes(Bv->getType()->getShape(), BBytes);
   B.comment("dot operands to shared memory");
   sharedAccess(true, Total);
   storeTileToShared(AVals, AT, A->getType()->getShape(), AL, 0);
@@ -95,9 +97,9 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       Reg LaneRow = B.madLo(Ty::U32, Half, 8, Row8);
       Reg LaneCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
       Reg ARow = B.add(Ty::U32, Warp[0], LaneRow);
-      Reg AIdx = B.madLo(Ty::U32, ARow, static_cast<int64_t>(K), LaneCol);
+      Reg AIdx = B.madLo(Ty::U32, ARow, SA, LaneCol);
       Reg ABase = B.madLo(Ty::U32, AIdx, 2, sharedBase());
-      Reg BIdx = B.madLo(Ty::U32, LaneRow, static_cast<int64_t>(N), Warp[1]);
+      Reg BIdx = B.madLo(Ty::U32, LaneRow, SB, Warp[1]);
       Reg BBase = B.madLo(Ty::U32, BIdx, 2, sharedBase());
       LoadA = [&, ABase](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
@@ -105,14 +107,14 @@ void FunctionLowering::lowerDot(const Instruction &I) {
           R = B.newReg(Ty::B32);
         B.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + F[0].name() + ", " + F[1].name() +
                ", " + F[2].name() + ", " + F[3].name() + "}, [" + ABase.name() + "+" +
-               std::to_string((MT * K + K0) * 2) + "];");
+               std::to_string((MT * SA + K0) * 2) + "];");
         return F;
       };
       LoadB = [&, BBase](int64_t NT, int64_t K0) {
         std::array<Reg, 2> F = {B.newReg(Ty::B32), B.newReg(Ty::B32)};
         B.emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + F[0].name() + ", " +
                F[1].name() + "}, [" + BBase.name() + "+" +
-               std::to_string(OffB + (K0 * N + NT) * 2) + "];");
+               std::to_string(OffB + (K0 * SB + NT) * 2) + "];");
         return F;
       };
     } else {
@@ -120,9 +122,9 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       // l/4 (+8), columns l%4 (+4), and B rows l%4 (+4), column l/4.
       Reg Group = B.shr(Ty::U32, LaneR, 2);
       Reg Tig = B.bitAnd(Ty::U32, LaneR, 3);
-      Reg AIdx = B.madLo(Ty::U32, B.add(Ty::U32, Warp[0], Group), static_cast<int64_t>(K), Tig);
+      Reg AIdx = B.madLo(Ty::U32, B.add(Ty::U32, Warp[0], Group), SA, Tig);
       Reg ABase = B.madLo(Ty::U32, AIdx, 4, sharedBase());
-      Reg BIdx = B.madLo(Ty::U32, Tig, static_cast<int64_t>(N), B.add(Ty::U32, Warp[1], Group));
+      Reg BIdx = B.madLo(Ty::U32, Tig, SB, B.add(Ty::U32, Warp[1], Group));
       Reg BBase = B.madLo(Ty::U32, BIdx, 4, sharedBase());
       auto LoadTF32 = [&](const Reg &Base, int64_t Offset) {
         Reg X = B.ldShared(Ty::F32, 1, Base, Offset)[0];
@@ -131,13 +133,13 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       LoadA = [&, ABase, LoadTF32](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
         for (int J = 0; J < 4; ++J)
-          F[J] = LoadTF32(ABase, ((MT + 8 * (J & 1)) * K + K0 + 4 * (J >> 1)) * 4);
+          F[J] = LoadTF32(ABase, ((MT + 8 * (J & 1)) * SA + K0 + 4 * (J >> 1)) * 4);
         return F;
       };
       LoadB = [&, BBase, LoadTF32](int64_t NT, int64_t K0) {
         std::array<Reg, 2> F;
         for (int J = 0; J < 2; ++J)
-          F[J] = LoadTF32(BBase, OffB + ((K0 + 4 * J) * N + NT) * 4);
+          F[J] = LoadTF32(BBase, OffB + ((K0 + 4 * J) * SB + NT) * 4);
         return F;
       };
     }
@@ -208,17 +210,17 @@ void FunctionLowering::lowerDot(const Instruction &I) {
         return B.cvt(Ty::F64, Ty::F32, FT == Ty::F32 ? V : toF32(V, From));
       return FT == Ty::F64 ? B.cvt(Ty::F32, Ty::F64, V) : toF32(V, From);
     };
-    Reg ABase = B.madLo(Ty::U32, Coords[0], static_cast<int64_t>(K * ABytes), sharedBase());
+    Reg ABase = B.madLo(Ty::U32, Coords[0], static_cast<int64_t>(SA * ABytes), sharedBase());
     Reg BBase = B.madLo(Ty::U32, Coords[1], static_cast<int64_t>(BBytes), sharedBase());
     for (int32_t R = 0; R < NumRegs; ++R)
       Out[R] = HalfAcc ? toF32(AccIn[R], CT) : B.mov(CPT, AccIn[R]);
     for (int64_t Kk = 0; Kk < K; ++Kk) {
       std::map<int64_t, Reg> AV, BVv;
       for (const auto &[Row, Unused] : Rows)
-        AV[Row] = ToAcc(B.ldShared(MoveTy(APT), 1, ABase, (Row * K + Kk) * ABytes)[0].as(APT), AT);
+        AV[Row] = ToAcc(B.ldShared(MoveTy(APT), 1, ABase, (Row * SA + Kk) * ABytes)[0].as(APT), AT);
       for (const auto &[Col, Unused] : Cols)
-        BVv[Col] =
-            ToAcc(B.ldShared(MoveTy(BPT), 1, BBase, OffB + (Kk * N + Col) * BBytes)[0].as(BPT), BT);
+        BVv[Col] = ToAcc(
+            B.ldShared(MoveTy(BPT), 1, BBase, OffB + (Kk * SB + Col) * BBytes)[0].as(BPT), BT);
       for (int32_t R = 0; R < NumRegs; ++R) {
         if (Dup[R])
           continue;

@@ -39,12 +39,25 @@ std::vector<int64_t> rowMajorStrides(const ir::Shape &S) {
 
 /// The byte address of this thread's register 0 of layout L in a row-major
 /// tile of shape S at ByteOffset, and the byte offset of each register.
+std::vector<int64_t> sharedTileStrides(const ir::Shape &S, unsigned ElemBytes) {
+  std::vector<int64_t> Strides(S.size(), 1);
+  for (size_t D = S.size(); D-- > 1;)
+    Strides[D - 1] = Strides[D] * (D + 1 == S.size() ? S[D] + 16 / ElemBytes : S[D]);
+  return Strides;
+}
+
+uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes) {
+  if (S.empty())
+    return ElemBytes;
+  return static_cast<uint64_t>(S[0] * sharedTileStrides(S, ElemBytes)[0]) * ElemBytes;
+}
+
 static std::pair<Reg, std::vector<int64_t>> sharedAddresses(FunctionLowering &FL,
                                                             const LinearLayout &L,
                                                             const ir::Shape &S, unsigned ElemBytes,
                                                             uint64_t ByteOffset) {
   ptx::PTXFunctionBuilder &B = FL.B;
-  std::vector<int64_t> Strides = rowMajorStrides(S);
+  std::vector<int64_t> Strides = sharedTileStrides(S, ElemBytes);
   const Regs &Coords = FL.threadCoords(L);
   Reg Index = B.mov(Ty::U32, 0);
   for (size_t D = 0; D < S.size(); ++D)
@@ -149,9 +162,7 @@ static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const
 Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, const ir::Shape &S,
                                         const LinearLayout &From, const LinearLayout &To) {
   Ty T = ptxTypeOf(Elem);
-  uint64_t Bytes = (T == Ty::Pred ? 2 : ptx::tyBits(T) / 8);
-  for (int64_t D : S)
-    Bytes *= D;
+  uint64_t Bytes = sharedTileBytes(S, T == Ty::Pred ? 2 : ptx::tyBits(T) / 8);
   B.comment("layout conversion through shared memory");
   sharedAccess(true, Bytes);
   storeTileToShared(Vals, Elem, S, From, 0);

@@ -62,6 +62,14 @@ Ty ptxTypeOf(const ir::Type *Scalar);
 /// The type that moves a value of register type T through memory: 16-bit
 /// values as b16, predicates as b16 (0 or 1, in shared memory), others as is.
 Ty moveTypeOf(Ty T);
+/// Element strides of a tile staged in shared memory: row-major, with every
+/// row (last dimension) padded by 16 bytes. The padding puts consecutive
+/// rows 4 banks apart, so threads reading down a column and ldmatrix reading
+/// 8 rows of 16 bytes hit different banks, while every row still starts
+/// 16-byte aligned for vector accesses. Rank-1 tiles are not padded.
+std::vector<int64_t> sharedTileStrides(const ir::Shape &S, unsigned ElemBytes);
+/// Bytes of a tile staged with sharedTileStrides.
+uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 
