@@ -95,6 +95,102 @@ def bench_transpose(timer, size, dtype, config, rows, kernels):
     kernels.append((label, kern))
 
 
+def sweep(timer, out_dir):
+    """Sizes x providers for the families of issue 4; prints ratios, writes sweep.csv and PNG plots."""
+    try:
+        import triton_peers
+    except ImportError as e:  # upstream Triton missing: its columns are left out, and said so
+        print(f"sweep: upstream Triton unavailable ({e})")
+        triton_peers = None
+    points = []  # (family, size label, provider, unit, value)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for dtype in (torch.float16, torch.bfloat16):
+        name = {torch.float16: "half", torch.bfloat16: "bfloat16"}[dtype]
+        kern = tritonc.compile(str(KERNELS / "matmul.tc"),
+                               defines={"TYPE": name, "TM": 128, "TN": 128, "TK": 32}, num_warps=8)
+        family = f"matmul {name}"
+        for size in (1024, 2048, 4096, 8192):
+            a = torch.randn(size, size, device="cuda", dtype=dtype)
+            b = torch.randn(size, size, device="cuda", dtype=dtype)
+            c = torch.empty(size, size, device="cuda", dtype=dtype)
+            flops = 2.0 * size ** 3
+            grid = (size // 128, size // 128)
+            run = lambda: kern[grid](a, b, c, size, size, size, size, size, size)
+            points.append((family, size, "tritonc", "TFLOP/s", flops / timer(run) / 1e12))
+            points.append((family, size, "cuBLAS", "TFLOP/s",
+                           flops / timer(lambda: torch.matmul(a, b, out=c)) / 1e12))
+            if triton_peers:
+                points.append((family, size, "triton", "TFLOP/s",
+                               flops / timer(lambda: triton_peers.matmul(a, b, c)) / 1e12))
+    kern = tritonc.compile(str(KERNELS / "softmax.tc"), defines={"TYPE": "half", "TM": 1, "TN": 1024},
+                           num_warps=4)
+    for rows, cols in ((4096, 4096), (8192, 8192), (32768, 1024)):
+        x = torch.randn(rows, cols, device="cuda", dtype=torch.float16)
+        y = torch.empty_like(x)
+        moved = 2.0 * x.numel() * x.element_size()
+        label = f"{rows}x{cols}"
+        run = lambda: kern[(rows,)](x, y, rows, cols, x.stride(0), y.stride(0))
+        run()
+        err = (y.float() - torch.softmax(x.float(), dim=1)).abs().max().item()
+        assert err < 1e-2, f"softmax {label}: max error {err}"
+        points.append(("softmax half", label, "tritonc", "GB/s", moved / timer(run) / 1e9))
+        points.append(("softmax half", label, "torch", "GB/s",
+                       moved / timer(lambda: torch.softmax(x, dim=1)) / 1e9))
+        if triton_peers:
+            points.append(("softmax half", label, "triton", "GB/s",
+                           moved / timer(lambda: triton_peers.softmax(x, y)) / 1e9))
+        points.append(("softmax half", label, "copy", "GB/s",
+                       moved / timer(lambda: y.copy_(x)) / 1e9))
+    for dtype in (torch.float16, torch.float32):
+        name = {torch.float16: "half", torch.float32: "float"}[dtype]
+        kern = tritonc.compile(str(KERNELS / "transpose.tc"), defines={"TYPE": name, "TM": 64, "TN": 64},
+                               num_warps=4)
+        for size in (8192, 16384):
+            x = torch.randn(size, size, device="cuda", dtype=dtype)
+            y = torch.empty_like(x)
+            moved = 2.0 * x.numel() * x.element_size()
+            run = lambda: kern[(size // 64, size // 64)](x, y, size, size, size, size)
+            points.append((f"transpose {name}", size, "tritonc", "GB/s", moved / timer(run) / 1e9))
+            points.append((f"transpose {name}", size, "copy", "GB/s",
+                           moved / timer(lambda: y.copy_(x)) / 1e9))
+    with open(out_dir / "sweep.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["family", "size", "provider", "unit", "value"])
+        for fam, size, prov, unit, value in points:
+            w.writerow([fam, size, prov, unit, f"{value:.2f}"])
+    families = sorted({p[0] for p in points})
+    for fam in families:
+        rows = [p for p in points if p[0] == fam]
+        sizes = list(dict.fromkeys(p[1] for p in rows))
+        line = f"{fam:16}"
+        for size in sizes:
+            got = {p[2]: p[4] for p in rows if p[1] == size}
+            ref = got.get("cuBLAS") or got.get("copy")
+            ratio = f" ({got['tritonc'] / ref:.2f}x)" if ref else ""
+            line += f"  {size}: " + " ".join(f"{k}={v:.0f}" for k, v in got.items()) + ratio
+        print(line)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("sweep: matplotlib unavailable, no plots")
+        return
+    for fam in families:
+        rows = [p for p in points if p[0] == fam]
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for prov in dict.fromkeys(p[2] for p in rows):
+            xs = [str(p[1]) for p in rows if p[2] == prov]
+            ax.plot(xs, [p[4] for p in rows if p[2] == prov], marker="o", label=prov)
+        ax.set_title(fam)
+        ax.set_xlabel("size")
+        ax.set_ylabel(rows[0][3])
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out_dir / (fam.replace(" ", "_") + ".png"), dpi=100)
+        plt.close(fig)
+
+
 def ptxas_report(out_dir, entries):
     """`ptxas -v` of each benchmarked kernel's PTX (specialized as the benchmark launched it)."""
     lines = []
@@ -117,6 +213,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "bench-out"))
     parser.add_argument("--quick", action="store_true", help="fewer timed runs")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also sweep sizes against cuBLAS, torch and upstream Triton; writes sweep.csv "
+                             "and one PNG plot per family")
     args = parser.parse_args()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -148,6 +247,8 @@ def main():
         kernels.append((f"{name} {desc} warps=4 (generic)", kern))
     for line in ptxas_report(out_dir, kernels):
         print("ptxas:", line)
+    if args.sweep:
+        sweep(timer, out_dir)
     return 0
 
 
