@@ -77,6 +77,40 @@ TEST(PTXBuilder, ReqNTidAndNoParams) {
   EXPECT_FALSE(contains(M.str(), ".reg"));
 }
 
+TEST(PTXBuilder, PrologueGoesFirstAndIgnoresGuards) {
+  PTXModule M;
+  PTXFunctionBuilder &B = M.addKernel("p");
+  Reg Tid = B.special(SpecialReg::TidX);
+  Reg P = B.setp(Cmp::Eq, Ty::U32, Tid, 0);
+  {
+    auto G = B.guard(P);
+    B.mov(Ty::U32, 7);
+    // Emitted while a guard is active, but lands unguarded in the prologue.
+    auto Pro = B.prologue();
+    B.mov(Ty::U32, 42);
+  }
+  B.ret();
+  std::string Text = M.str();
+  expectInOrder(Text, {"mov.u32 %r2, 42;", "mov.u32 %r0, %tid.x;", "@%p0 mov.u32 %r1, 7;", "ret;"});
+  EXPECT_FALSE(contains(Text, "@%p0 mov.u32 %r2, 42"));
+}
+
+TEST(PTXBuilder, ReservedLinesPrintOnlyWhenFilled) {
+  PTXModule M;
+  PTXFunctionBuilder &B = M.addKernel("r");
+  size_t First = B.reserveLine();
+  B.barSync(1);
+  size_t Second = B.reserveLine();
+  B.ret();
+  B.fillReservedLine(Second, "bar.sync 0;");
+  std::string Text = M.str();
+  expectInOrder(Text, {"bar.sync 1;", "bar.sync 0;", "ret;"});
+  EXPECT_EQ(Text.find("bar.sync 0;"), Text.rfind("bar.sync 0;"));
+  // Filling twice, or a line that was never reserved, is a bug of the caller.
+  EXPECT_THROW(B.fillReservedLine(Second, "bar.sync 0;"), InternalError);
+  (void)First;
+}
+
 TEST(PTXBuilder, SpecialRegistersAndArithmetic) {
   PTXModule M;
   PTXFunctionBuilder &B = M.addKernel("k");
