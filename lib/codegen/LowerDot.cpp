@@ -199,7 +199,6 @@ void FunctionLowering::lowerDot(const Instruction &I) {
         Cols.emplace(Co[1], 0);
       }
     Ty APT = ptxTypeOf(AT), BPT = ptxTypeOf(BT);
-    auto MoveTy = [](Ty T) { return T == Ty::F16 || T == Ty::BF16 ? Ty::B16 : T; };
     bool HalfAcc = CPT == Ty::F16 || CPT == Ty::BF16;
     Ty FmaTy = HalfAcc ? Ty::F32 : CPT;
     auto ToAcc = [&](const Reg &V, const ir::Type *From) -> Reg {
@@ -217,10 +216,11 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     for (int64_t Kk = 0; Kk < K; ++Kk) {
       std::map<int64_t, Reg> AV, BVv;
       for (const auto &[Row, Unused] : Rows)
-        AV[Row] = ToAcc(B.ldShared(MoveTy(APT), 1, ABase, (Row * SA + Kk) * ABytes)[0].as(APT), AT);
+        AV[Row] =
+            ToAcc(B.ldShared(moveTypeOf(APT), 1, ABase, (Row * SA + Kk) * ABytes)[0].as(APT), AT);
       for (const auto &[Col, Unused] : Cols)
         BVv[Col] = ToAcc(
-            B.ldShared(MoveTy(BPT), 1, BBase, OffB + (Kk * SB + Col) * BBytes)[0].as(BPT), BT);
+            B.ldShared(moveTypeOf(BPT), 1, BBase, OffB + (Kk * SB + Col) * BBytes)[0].as(BPT), BT);
       for (int32_t R = 0; R < NumRegs; ++R) {
         if (Dup[R])
           continue;

@@ -35,30 +35,6 @@ bool isI8(const ir::Type *T) {
   return T->getKind() == ir::TypeKind::Int && T->getIntBits() == 8;
 }
 
-Ty unsignedTy(Ty T) {
-  switch (T) {
-  case Ty::S16:
-    return Ty::U16;
-  case Ty::S32:
-    return Ty::U32;
-  case Ty::S64:
-    return Ty::U64;
-  default:
-    return T;
-  }
-}
-
-Ty bitsTy(Ty T) {
-  switch (ptx::tyBits(T)) {
-  case 16:
-    return Ty::B16;
-  case 32:
-    return Ty::B32;
-  default:
-    return Ty::B64;
-  }
-}
-
 Cmp intPredicate(ir::CmpPredicate P, bool &Unsigned) {
   using CP = ir::CmpPredicate;
   Unsigned = P == CP::ULT || P == CP::ULE || P == CP::UGT || P == CP::UGE;

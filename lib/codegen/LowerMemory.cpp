@@ -286,10 +286,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
       S.push_back(Src[R]);
     // The result of a masked-off element is unspecified; give it a defined
     // value so that ptxas sees no use of an undefined register.
-    Reg D = B.mov(T, T == Ty::F32                    ? Operand::f32(0)
-                     : T == Ty::F64                  ? Operand::f64(0)
-                     : T == Ty::F16 || T == Ty::BF16 ? Operand::hex(0)
-                                                     : Operand(0));
+    Reg D = zeroOf(T);
     std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
     if (Guard.valid())
       G.emplace(B, Guard, false);

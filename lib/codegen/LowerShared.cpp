@@ -208,8 +208,7 @@ static Reg combine(FunctionLowering &FL, ir::ReduceKind K, const ir::Type *T, co
       return B.predOr(A, Bv);
     }
   }
-  Ty UT = PT == Ty::S16 ? Ty::U16 : PT == Ty::S32 ? Ty::U32 : Ty::U64;
-  Ty BT = PT == Ty::S16 ? Ty::B16 : PT == Ty::S32 ? Ty::B32 : Ty::B64;
+  Ty UT = unsignedTy(PT), BT = bitsTy(PT);
   Reg R;
   switch (K) {
   case RK::Add:

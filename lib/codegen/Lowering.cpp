@@ -57,6 +57,46 @@ Ty moveTypeOf(Ty T) {
   }
 }
 
+Ty unsignedTy(Ty T) {
+  switch (T) {
+  case Ty::S16:
+    return Ty::U16;
+  case Ty::S32:
+    return Ty::U32;
+  case Ty::S64:
+    return Ty::U64;
+  default:
+    return T;
+  }
+}
+
+Ty bitsTy(Ty T) {
+  switch (ptx::tyBits(T)) {
+  case 16:
+    return Ty::B16;
+  case 32:
+    return Ty::B32;
+  default:
+    return Ty::B64;
+  }
+}
+
+Reg FunctionLowering::zeroOf(Ty T) {
+  switch (T) {
+  case Ty::Pred:
+    return B.setp(ptx::Cmp::Ne, Ty::U32, B.mov(Ty::U32, 0), 0);
+  case Ty::F32:
+    return B.mov(T, Operand::f32(0));
+  case Ty::F64:
+    return B.mov(T, Operand::f64(0));
+  case Ty::F16:
+  case Ty::BF16:
+    return B.mov(T, Operand::hex(0));
+  default:
+    return B.mov(T, 0);
+  }
+}
+
 unsigned memBytesOf(const ir::Type *T) { return T->getScalarType()->getScalarSizeInBytes(); }
 
 FunctionLowering::FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
@@ -216,11 +256,7 @@ Reg FunctionLowering::constant(const ir::Constant &C) {
   const ir::Type *T = C.getType();
   Ty PT = ptxTypeOf(T);
   if (C.isUndef())
-    return PT == Ty::Pred ? B.setp(ptx::Cmp::Ne, Ty::U32, B.mov(Ty::U32, 0), 0)
-                          : B.mov(PT, PT == Ty::F32                     ? Operand::f32(0)
-                                      : PT == Ty::F64                   ? Operand::f64(0)
-                                      : PT == Ty::F16 || PT == Ty::BF16 ? Operand::hex(0)
-                                                                        : Operand(0));
+    return zeroOf(PT);
   switch (PT) {
   case Ty::Pred:
     return B.setp(ptx::Cmp::Ne, Ty::U32, B.mov(Ty::U32, C.getInt() & 1), 0);

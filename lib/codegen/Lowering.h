@@ -59,6 +59,10 @@ struct UnsupportedConstruct {
 /// The PTX register type of an IR scalar type. i8 and i16 live in 16-bit
 /// registers (i8 kept sign-extended), i1 in predicates, pointers in u64.
 Ty ptxTypeOf(const ir::Type *Scalar);
+/// The unsigned type of a signed integer type (others unchanged).
+Ty unsignedTy(Ty T);
+/// The untyped bits type (b16, b32, b64) of T's width.
+Ty bitsTy(Ty T);
 /// The type that moves a value of register type T through memory: 16-bit
 /// values as b16, predicates as b16 (0 or 1, in shared memory), others as is.
 Ty moveTypeOf(Ty T);
@@ -92,6 +96,8 @@ public:
   Reg scalar(const ir::Value *V);
   /// A value of Ty T holding the IR constant C (scalar).
   Reg constant(const ir::Constant &C);
+  /// A fresh register of type T holding zero (false, +0.0).
+  Reg zeroOf(Ty T);
   /// Per output dimension, the coordinate of this thread's register 0 in L
   /// (u32, computed once in the prologue).
   const Regs &threadCoords(const LinearLayout &L);
