@@ -1,255 +1,185 @@
-"""tritonc benchmarks on the GPU, next to the peers measured in the same process and run.
+"""tritonc benchmarks on the GPU, next to the peers measured in the same process and run (issue 4).
 
-    export PYTHONPATH=$(scripts/build-python.sh)
-    python3 bench/bench.py [--out DIR] [--quick]
+    bash bench/run.sh [--sweep] [--quick] [--only matmul,softmax,...]     # builds, then runs this
+    python3 bench/bench.py [--out DIR] [--quick] [--only ...] [--launch-bin PATH]
 
-Timing: CUDA events around each launch, median of many timed runs after warm-up, fresh random inputs
-(not zeros); the L2 cache is flushed before every timed run by writing a 256 MB buffer. Peers: torch.matmul
-(cuBLAS; TF32 off for fp32) and a device-to-device copy of the same bytes (torch's copy_) for the
-memory-bound kernels. Prints a table and writes results.csv plus ptxas.txt (registers, spills and shared
-memory of the benchmarked kernels from `ptxas -v`) into DIR.
+Measures, in order: the cold compile of the 128x256x64 fp16 matmul by phase; the host launch overhead
+(Python here, C++ through bench_launch_overhead); fp16/bf16 matmul at 1024-8192 (autotuned) against
+cuBLAS and upstream Triton's tutorial matmul; fp32 matmul without TF32 against cuBLAS; the thesis shapes
+(batch-16 MLP C = A·Bᵀ, 64x64xK covariance with split-K); transposition and fused softmax against
+copy bandwidth, torch and Triton; `ptxas -v` and HGMMA counts of every benchmarked kernel.
+Writes to DIR (default $OUT, else bench-out): sweep.csv, ptxas.csv, ptxas.txt, one PNG per family and
+results.md (a fragment for bench/RESULTS.md with pass/fail against the issue's thresholds). A family
+that fails is reported loudly and the run goes on; the exit status is then 1.
+Timing method: see bench/common.py.
 """
 import argparse
-import csv
+import datetime
+import faulthandler
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-import torch
-
-import tritonc
-
-REPO = Path(__file__).resolve().parents[1]
-KERNELS = REPO / "kernels"
+STEPS = ("compile", "launch", "matmul", "fp32", "mlp", "covariance", "transpose", "softmax", "ptxas")
 
 
-class Timer:
-    def __init__(self, warmup=5, runs=30):
-        self.warmup, self.runs = warmup, runs
-        self.flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
-
-    def __call__(self, fn):
-        for _ in range(self.warmup):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(self.runs):
-            self.flush.zero_()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end))
-        times.sort()
-        return times[len(times) // 2] * 1e-3  # seconds
-
-
-def matmul_kernel(dtype, tm, tn, tk, num_warps):
-    name = {torch.float16: "half", torch.float32: "float"}[dtype]
-    defines = {"TYPE": name, "TM": tm, "TN": tn, "TK": tk}
-    return tritonc.compile(str(KERNELS / "matmul.tc"), defines=defines, num_warps=num_warps), defines
+def parse_args():
+    p = argparse.ArgumentParser(description="tritonc benchmarks (issue 4)")
+    p.add_argument("--out", default=os.environ.get("OUT", "bench-out"), help="output directory")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer sizes and configurations (still >= 20 timed runs per point)")
+    p.add_argument("--sweep", action="store_true",
+                   help="the full sweep (the default; kept for `bench/run.sh --sweep`)")
+    p.add_argument("--only", default="", help="comma-separated steps: " + ",".join(STEPS))
+    p.add_argument("--runs", type=int, default=30, help="timed runs per point (at least 20)")
+    p.add_argument("--compile-repeats", type=int, default=5, help="cold compiles for the medians")
+    p.add_argument("--launch-bin", default=os.environ.get("BENCH_LAUNCH_BIN", ""),
+                   help="bench_launch_overhead program (default: build-py/bench/bench_launch_overhead)")
+    p.add_argument("--no-triton", action="store_true",
+                   help="do not treat a missing upstream Triton as a failure")
+    p.add_argument("--time-limit", type=float, default=450,
+                   help="seconds after which a hung run prints every thread's stack and exits (0: none); "
+                        "the outputs written after each step stay")
+    args = p.parse_args()
+    args.only = [s for s in args.only.split(",") if s]
+    unknown = [s for s in args.only if s not in STEPS]
+    if unknown:
+        p.error(f"unknown step(s) {', '.join(unknown)}; known: {', '.join(STEPS)}")
+    return args
 
 
-def bench_matmul(timer, size, dtype, config, rows, kernels):
-    torch.backends.cuda.matmul.allow_tf32 = False
-    m = n = k = size
-    a = torch.randn(m, k, device="cuda", dtype=dtype)
-    b = torch.randn(k, n, device="cuda", dtype=dtype)
-    c = torch.empty(m, n, device="cuda", dtype=dtype)
-    tm, tn, tk, warps = config
-    kern, _ = matmul_kernel(dtype, tm, tn, tk, warps)
-    grid = ((m + tm - 1) // tm, (n + tn - 1) // tn)
-    run = lambda: kern[grid](a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
-    run()
-    ref = torch.matmul(a.float(), b.float())
-    err = (c.float() - ref).abs().max().item() / ref.abs().max().item()
-    assert err < (2e-2 if dtype == torch.float16 else 1e-4), f"matmul {size} {dtype}: relative error {err}"
-    flops = 2.0 * m * n * k
-    ours = flops / timer(run) / 1e12
-    peer = flops / timer(lambda: torch.matmul(a, b, out=c)) / 1e12
-    label = f"matmul {str(dtype).split('.')[-1]} {size}^3 (TM={tm} TN={tn} TK={tk} warps={warps})"
-    rows.append((label, "TFLOP/s", ours, "cuBLAS", peer))
-    kernels.append((label, kern))
-
-
-def bench_transpose(timer, size, dtype, config, rows, kernels):
-    tm, tn, warps = config
-    name = {torch.float16: "half", torch.float32: "float"}[dtype]
-    kern = tritonc.compile(str(KERNELS / "transpose.tc"), defines={"TYPE": name, "TM": tm, "TN": tn},
-                           num_warps=warps)
-    x = torch.randn(size, size, device="cuda", dtype=dtype)
-    y = torch.empty(size, size, device="cuda", dtype=dtype)
-    grid = ((size + tm - 1) // tm, (size + tn - 1) // tn)
-    run = lambda: kern[grid](x, y, size, size, x.stride(0), y.stride(0))
-    run()
-    assert torch.equal(y, x.t()), "transpose: wrong result"
-    moved = 2.0 * x.numel() * x.element_size()
-    ours = moved / timer(run) / 1e9
-    dst = torch.empty_like(x)
-    copy = moved / timer(lambda: dst.copy_(x)) / 1e9
-    label = f"transpose {str(dtype).split('.')[-1]} {size}^2 (TM={tm} TN={tn} warps={warps})"
-    rows.append((label, "GB/s", ours, "device copy", copy))
-    kernels.append((label, kern))
-
-
-def sweep(timer, out_dir):
-    """Sizes x providers for the families of issue 4; prints ratios, writes sweep.csv and PNG plots."""
+def git_commit(repo):
+    if os.environ.get("BENCH_COMMIT"):
+        return os.environ["BENCH_COMMIT"]
     try:
-        import triton_peers
-    except ImportError as e:  # upstream Triton missing: its columns are left out, and said so
-        print(f"sweep: upstream Triton unavailable ({e})")
-        triton_peers = None
-    points = []  # (family, size label, provider, unit, value)
-    torch.backends.cuda.matmul.allow_tf32 = False
-    for dtype in (torch.float16, torch.bfloat16):
-        name = {torch.float16: "half", torch.bfloat16: "bfloat16"}[dtype]
-        kern = tritonc.compile(str(KERNELS / "matmul.tc"),
-                               defines={"TYPE": name, "TM": 128, "TN": 128, "TK": 32}, num_warps=8)
-        family = f"matmul {name}"
-        for size in (1024, 2048, 4096, 8192):
-            a = torch.randn(size, size, device="cuda", dtype=dtype)
-            b = torch.randn(size, size, device="cuda", dtype=dtype)
-            c = torch.empty(size, size, device="cuda", dtype=dtype)
-            flops = 2.0 * size ** 3
-            grid = (size // 128, size // 128)
-            run = lambda: kern[grid](a, b, c, size, size, size, size, size, size)
-            points.append((family, size, "tritonc", "TFLOP/s", flops / timer(run) / 1e12))
-            points.append((family, size, "cuBLAS", "TFLOP/s",
-                           flops / timer(lambda: torch.matmul(a, b, out=c)) / 1e12))
-            if triton_peers:
-                points.append((family, size, "triton", "TFLOP/s",
-                               flops / timer(lambda: triton_peers.matmul(a, b, c)) / 1e12))
-    kern = tritonc.compile(str(KERNELS / "softmax.tc"), defines={"TYPE": "half", "TM": 1, "TN": 1024},
-                           num_warps=4)
-    for rows, cols in ((4096, 4096), (8192, 8192), (32768, 1024)):
-        x = torch.randn(rows, cols, device="cuda", dtype=torch.float16)
-        y = torch.empty_like(x)
-        moved = 2.0 * x.numel() * x.element_size()
-        label = f"{rows}x{cols}"
-        run = lambda: kern[(rows,)](x, y, rows, cols, x.stride(0), y.stride(0))
-        run()
-        err = (y.float() - torch.softmax(x.float(), dim=1)).abs().max().item()
-        assert err < 1e-2, f"softmax {label}: max error {err}"
-        points.append(("softmax half", label, "tritonc", "GB/s", moved / timer(run) / 1e9))
-        points.append(("softmax half", label, "torch", "GB/s",
-                       moved / timer(lambda: torch.softmax(x, dim=1)) / 1e9))
-        if triton_peers:
-            points.append(("softmax half", label, "triton", "GB/s",
-                           moved / timer(lambda: triton_peers.softmax(x, y)) / 1e9))
-        points.append(("softmax half", label, "copy", "GB/s",
-                       moved / timer(lambda: y.copy_(x)) / 1e9))
-    for dtype in (torch.float16, torch.float32):
-        name = {torch.float16: "half", torch.float32: "float"}[dtype]
-        kern = tritonc.compile(str(KERNELS / "transpose.tc"), defines={"TYPE": name, "TM": 64, "TN": 64},
-                               num_warps=4)
-        for size in (8192, 16384):
-            x = torch.randn(size, size, device="cuda", dtype=dtype)
-            y = torch.empty_like(x)
-            moved = 2.0 * x.numel() * x.element_size()
-            run = lambda: kern[(size // 64, size // 64)](x, y, size, size, size, size)
-            points.append((f"transpose {name}", size, "tritonc", "GB/s", moved / timer(run) / 1e9))
-            points.append((f"transpose {name}", size, "copy", "GB/s",
-                           moved / timer(lambda: y.copy_(x)) / 1e9))
-    with open(out_dir / "sweep.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["family", "size", "provider", "unit", "value"])
-        for fam, size, prov, unit, value in points:
-            w.writerow([fam, size, prov, unit, f"{value:.2f}"])
-    families = sorted({p[0] for p in points})
-    for fam in families:
-        rows = [p for p in points if p[0] == fam]
-        sizes = list(dict.fromkeys(p[1] for p in rows))
-        line = f"{fam:16}"
-        for size in sizes:
-            got = {p[2]: p[4] for p in rows if p[1] == size}
-            ref = got.get("cuBLAS") or got.get("copy")
-            ratio = f" ({got['tritonc'] / ref:.2f}x)" if ref else ""
-            line += f"  {size}: " + " ".join(f"{k}={v:.0f}" for k, v in got.items()) + ratio
-        print(line)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("sweep: matplotlib unavailable, no plots")
-        return
-    for fam in families:
-        rows = [p for p in points if p[0] == fam]
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for prov in dict.fromkeys(p[2] for p in rows):
-            xs = [str(p[1]) for p in rows if p[2] == prov]
-            ax.plot(xs, [p[4] for p in rows if p[2] == prov], marker="o", label=prov)
-        ax.set_title(fam)
-        ax.set_xlabel("size")
-        ax.set_ylabel(rows[0][3])
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out_dir / (fam.replace(" ", "_") + ".png"), dpi=100)
-        plt.close(fig)
-
-
-def ptxas_report(out_dir, entries):
-    """`ptxas -v` of each benchmarked kernel's PTX (specialized as the benchmark launched it)."""
-    lines = []
-    for label, kern in entries:
-        ptx = kern.variant_ptx(kern.last_specialization) if kern.last_specialization else kern.ptx
-        with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
-            f.write(ptx)
-        res = subprocess.run(["ptxas", "-v", f"-arch={kern.arch}", f.name, "-o", os.devnull],
-                             capture_output=True, text=True)
-        os.unlink(f.name)
-        info = [l.split("info    : ", 1)[-1] for l in res.stderr.splitlines()
-                if "Used" in l or "spill" in l]
-        lines.append(f"{label}: " + "; ".join(s.strip() for s in info) +
-                     f"; dynamic shared memory {kern.shared_mem} bytes")
-    (out_dir / "ptxas.txt").write_text("\n".join(lines) + "\n")
-    return lines
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", default=os.environ.get("OUT", "bench-out"))
-    parser.add_argument("--quick", action="store_true", help="fewer timed runs")
-    parser.add_argument("--sweep", action="store_true",
-                        help="also sweep sizes against cuBLAS, torch and upstream Triton; writes sweep.csv "
-                             "and one PNG plot per family")
-    args = parser.parse_args()
+    args = parse_args()
+    start = time.perf_counter()
+    if args.time_limit > 0:
+        faulthandler.dump_traceback_later(args.time_limit, exit=True)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    timer = Timer(runs=10 if args.quick else 30)
-    torch.manual_seed(0)
-    rows, kernels = [], []
-    bench_matmul(timer, 4096, torch.float16, (128, 128, 32, 8), rows, kernels)
-    bench_matmul(timer, 4096, torch.float32, (64, 64, 16, 4), rows, kernels)
-    bench_transpose(timer, 8192, torch.float16, (64, 64, 4), rows, kernels)
-    bench_transpose(timer, 8192, torch.float32, (64, 64, 4), rows, kernels)
+    # Before CUDA initializes and before tritonc creates its kernel cache: compiles in this run are
+    # cold (a fresh cache directory, and the driver's own PTX JIT cache off).
+    os.environ["TRITONC_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonc-bench-cache-")
+    os.environ["CUDA_CACHE_DISABLE"] = "1"
 
+    try:
+        import torch
+
+        import tritonc
+    except ImportError as e:
+        print(f"bench: {e} (needs torch, and the tritonc module on PYTHONPATH: bench/run.sh builds it)",
+              file=sys.stderr)
+        return 1
+    import compile_suite
+    import matmul_suite
+    import memory_suite
+    import report
+    from common import MIN_RUNS, REPO, Timer
+    from measurements import Results, run_step
+
+    if not torch.cuda.is_available() or not tritonc.cuda_available():
+        print(f"bench: no usable CUDA device (torch: {torch.cuda.is_available()}, tritonc: "
+              f"{tritonc.cuda_status()[1]})", file=sys.stderr)
+        return 1
+    wanted = lambda step: not args.only or step in args.only
+    results = Results()
+    try:
+        import triton
+        import triton_peers
+        triton_version = triton.__version__
+    except ImportError as e:
+        print(f"!! upstream Triton unavailable ({e}): its columns are left out", flush=True)
+        triton_peers, triton_version = None, "missing"
+        if not args.no_triton:
+            results.failures.append(f"upstream Triton unavailable: {e}")
+
+    torch.manual_seed(0)
     props = torch.cuda.get_device_properties(0)
-    print(f"device: {props.name}, torch {torch.__version__}, tritonc {tritonc.version()}")
-    print(f"{'benchmark':62} {'tritonc':>10} {'peer':>10}  ratio")
-    for label, unit, ours, peer_name, peer in rows:
-        print(f"{label:62} {ours:10.1f} {peer:10.1f}  {ours / peer:5.2f}x {peer_name} ({unit})")
-    with open(out_dir / "results.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["benchmark", "unit", "tritonc", "peer", "peer_value", "ratio"])
-        for label, unit, ours, peer_name, peer in rows:
-            w.writerow([label, unit, f"{ours:.2f}", peer_name, f"{peer:.2f}", f"{ours / peer:.3f}"])
-    # The other main kernels, not timed yet: their generic variant (no argument specialization).
-    for name, defines in [("conv.tc", {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}),
-                          ("matmul_splitk.tc", {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32, "TZ": 4}),
-                          ("softmax.tc", {"TYPE": "half", "TM": 4, "TN": 1024}),
-                          ("blocksparse_softmax.tc", {"TYPE": "half", "BLOCK": 16, "TN": 64})]:
-        kern = tritonc.compile(str(KERNELS / name), defines=defines, num_warps=4)
-        desc = " ".join(f"{k}={v}" for k, v in defines.items())
-        kernels.append((f"{name} {desc} warps=4 (generic)", kern))
-    for line in ptxas_report(out_dir, kernels):
-        print("ptxas:", line)
-    if args.sweep:
-        sweep(timer, out_dir)
+    timer = Timer(warmup=5, runs=max(args.runs, MIN_RUNS))
+    print(f"device: {props.name}; {tritonc.cuda_status()[1]}; torch {torch.__version__}; "
+          f"triton {triton_version}; tritonc {tritonc.version()}", flush=True)
+
+    date = datetime.date.today().isoformat()
+    device_tag = "".join(ch if ch.isalnum() else "-" for ch in props.name.lower()).strip("-")
+    meta = {"date": date, "device": props.name, "driver": tritonc.cuda_status()[1],
+            "torch": torch.__version__, "triton": triton_version, "tritonc": tritonc.version(),
+            "commit": git_commit(REPO), "elapsed": 0.0, "runs": timer.runs,
+            "args": os.environ.get("BENCH_ARGS", " ".join(sys.argv[1:])),
+            "results_dir": f"{date}-{device_tag}"}
+
+    def save(plots=()):
+        """Writes what is measured so far, so that a run cut short still leaves its results."""
+        meta["elapsed"] = time.perf_counter() - start
+        report.write_csv(results, out_dir)
+        (out_dir / "results.md").write_text(report.markdown(results, meta, list(plots)))
+
+    repeats = 2 if args.quick else args.compile_repeats
+    steps = [
+        ("compile", "cold compile", compile_suite.cold_compile, (results, repeats)),
+        ("launch", "launch overhead", run_launch_overhead, (results, args, triton_peers, REPO)),
+        ("matmul", "matmul fp16/bf16", matmul_suite.square, (results, timer, triton_peers, args.quick)),
+        ("fp32", "matmul fp32", matmul_suite.fp32, (results, timer, args.quick)),
+        ("mlp", "MLP", matmul_suite.mlp, (results, timer, args.quick)),
+        ("covariance", "covariance", matmul_suite.covariance, (results, timer, args.quick)),
+        ("transpose", "transpose", memory_suite.transpose, (results, timer, args.quick)),
+        ("softmax", "softmax", memory_suite.softmax, (results, timer, triton_peers, args.quick)),
+        ("ptxas", "ptxas/SASS report", compile_suite.ptxas_report, (results, out_dir)),
+    ]
+    for key, name, fn, fn_args in steps:
+        if wanted(key) and (key != "ptxas" or results.kernels):
+            run_step(results, name, fn, *fn_args)
+            save()
+
+    report.print_table(results)
+    plots = report.plot(results, out_dir)
+    save(plots)
+    print("\nissue 4 checks:")
+    for text, measured, need, ok in report.checks(results):
+        verdict = "PASS" if ok else ("FAIL" if ok is False else "----")
+        print(f"  {verdict}  {text}: {measured} (needed {need})")
+    print(f"\nwrote {out_dir}/results.md, sweep.csv, ptxas.csv, ptxas.txt and {len(plots)} plots; "
+          f"total {meta['elapsed']:.0f} s")
+    if results.failures:
+        print(f"\n{len(results.failures)} FAILURE(S):", file=sys.stderr)
+        for f in results.failures:
+            print("  " + f, file=sys.stderr)
+        return 1
     return 0
+
+
+def run_launch_overhead(results, args, triton_peers, repo):
+    import launch_overhead
+
+    launches = 5000 if args.quick else 20000
+    for name, us in launch_overhead.launch_overhead(launches, 5, triton_peers).items():
+        results.scalars[f"launch: Python {name} [us]"] = us
+    binary = Path(args.launch_bin or repo / "build-py" / "bench" / "bench_launch_overhead")
+    if not binary.exists():
+        raise RuntimeError(f"the C++ launch benchmark {binary} is missing (bench/run.sh builds it; "
+                           "or pass --launch-bin)")
+    launch, phases, _ = launch_overhead.cpp_launch_overhead(binary, launches)
+    names = {"jit": "C++ JitKernel::launch", "runtime": "C++ runtime::Kernel::launch",
+             "driver": "C++ cuLaunchKernel"}
+    for key, name in names.items():
+        results.scalars[f"launch: {name} [us]"] = launch[key]
+    results.scalars["compile: empty kernel, C++ cold (source -> loaded) [ms]"] = phases.get("total", 0.0)
+    for key, value in results.scalars.items():
+        if key.startswith("launch:"):
+            print(f"   {key}: {value:.2f}")
 
 
 if __name__ == "__main__":

@@ -166,8 +166,8 @@ std::optional<std::vector<int32_t>> registerRemap(const LinearLayout &Have,
 // --- Assignment -------------------------------------------------------------
 
 LayoutAssignment::LayoutAssignment(const ir::Function &F, const AxisInfoAnalysis &AI,
-                                   unsigned NumWarps, bool HasMmaV2, bool AllowTF32)
-    : NumWarps(NumWarps), HasMmaV2(HasMmaV2), AllowTF32(AllowTF32) {
+                                   unsigned NumWarps, bool HasMmaV2, bool AllowTF32, bool HasWgmma)
+    : NumWarps(NumWarps), HasMmaV2(HasMmaV2), AllowTF32(AllowTF32), HasWgmma(HasWgmma) {
   assign(F, AI);
 }
 
@@ -287,6 +287,19 @@ DotPlan LayoutAssignment::planDot(const Instruction &I) const {
   bool F32Acc = C->isFloatOrFloatTile() && C->getFloatKind() == ir::FloatKind::F32;
   bool F32In = A->isFloatOrFloatTile() && AK == ir::FloatKind::F32 &&
                I.getOperand(1)->getType()->getScalarType() == A->getScalarType();
+  if (HasWgmma && Half && F32Acc && NumWarps % 4 == 0 && M % 64 == 0 && N % 8 == 0 && K % 16 == 0) {
+    // Warpgroups go along M while each keeps at least 64 rows, the rest along
+    // N; each instruction covers up to 256 columns of its group's share.
+    int32_t Groups = static_cast<int32_t>(NumWarps / 4);
+    int32_t Gm = static_cast<int32_t>(std::min<int64_t>(Groups, M / 64));
+    int32_t Gn = Groups / Gm;
+    if (N / Gn >= 8) {
+      Plan.Kind = DotKind::Wgmma;
+      Plan.WarpsPerCTA = {Gm, Gn};
+      Plan.InstrN = static_cast<int32_t>(std::min<int64_t>(256, N / Gn));
+      return Plan;
+    }
+  }
   if (HasMmaV2 && Half && F32Acc && M % 16 == 0 && N % 8 == 0 && K % 16 == 0)
     Plan.Kind = DotKind::MmaV2;
   else if (HasMmaV2 && AllowTF32 && F32In && F32Acc && M % 16 == 0 && N % 8 == 0 && K % 8 == 0)
@@ -363,6 +376,8 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
     return Accesses.at(&I).Layout;
   case Opcode::Dot: {
     const DotPlan &Plan = Dots.at(&I);
+    if (Plan.Kind == DotKind::Wgmma)
+      return wgmmaAccumulatorLayout(T->getShape(), Plan.InstrN, Plan.WarpsPerCTA);
     if (Plan.Kind != DotKind::FMA) // m16n8k16 and m16n8k8 share the C fragment
       return mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
     return defaultLayout(T->getShape());
@@ -541,9 +556,13 @@ std::string LayoutAssignment::describe(const ir::Function &F) const {
       auto D = Dots.find(&I);
       if (D != Dots.end()) {
         Out += "; dot " + Name + ": ";
-        if (D->second.Kind != DotKind::FMA)
+        if (D->second.Kind == DotKind::Wgmma)
+          Out += "wgmma m64n" + std::to_string(D->second.InstrN) + "k16 warpgroups=[" +
+                 std::to_string(D->second.WarpsPerCTA[0]) + "," +
+                 std::to_string(D->second.WarpsPerCTA[1]) + "]\n";
+        else if (D->second.Kind != DotKind::FMA)
           Out += std::string(D->second.Kind == DotKind::MmaV2 ? "mma.sync m16n8k16"
-                                                               : "mma.sync m16n8k8 tf32") +
+                                                              : "mma.sync m16n8k8 tf32") +
                  " warps=[" + std::to_string(D->second.WarpsPerCTA[0]) + "," +
                  std::to_string(D->second.WarpsPerCTA[1]) + "]\n";
         else

@@ -123,6 +123,30 @@ LinearLayout mmaV2AccumulatorLayout(const std::vector<int64_t> &Shape,
   return fitToSize(L, "dim0", Shape[0]);
 }
 
+LinearLayout wgmmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t InstrN,
+                                    const std::vector<int32_t> &WarpGroups) {
+  if (Shape.size() != 2 || WarpGroups.size() != 2)
+    reportInternalError("wgmmaAccumulatorLayout: expects a 2-D tile");
+  checkPowersOfTwo(Shape, "tile sizes");
+  checkPowersOfTwo({InstrN, WarpGroups[0], WarpGroups[1]}, "wgmma shape");
+  int64_t MReps = Shape[0] / (64 * WarpGroups[0]);
+  int64_t NReps = Shape[1] / (int64_t(InstrN) * WarpGroups[1]);
+  if (MReps < 1 || NReps < 1 || InstrN < 8 || InstrN > 256)
+    reportInternalError("wgmmaAccumulatorLayout: the tile does not fit the warpgroups");
+  // The mma.sync 16x8 fragment (see mmaV2AccumulatorLayout), then the
+  // instruction's column blocks in registers and its four warps along M.
+  LinearLayout L(
+      {{"register", {{0, 1}, {8, 0}}}, {"lane", {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}}},
+      {{"dim0", 16}, {"dim1", 8}});
+  L *= LinearLayout::identity1D(InstrN / 8, "register", "dim1");
+  L *= LinearLayout::identity1D(4, "warp", "dim0");
+  L *= LinearLayout::identity1D(static_cast<int32_t>(MReps), "register", "dim0");
+  L *= LinearLayout::identity1D(static_cast<int32_t>(NReps), "register", "dim1");
+  L *= LinearLayout::identity1D(WarpGroups[0], "warp", "dim0");
+  L *= LinearLayout::identity1D(WarpGroups[1], "warp", "dim1");
+  return L;
+}
+
 LinearLayout swizzledSharedLayout(const std::vector<int64_t> &Shape, int32_t Vec, int32_t PerPhase,
                                   int32_t MaxPhase, const std::vector<unsigned> &Order) {
   size_t Rank = Shape.size();

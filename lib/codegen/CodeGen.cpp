@@ -4,6 +4,8 @@
 
 #include "Lowering.h"
 
+#include "tritonc/transform/Passes.h"
+
 #include "tritonc/analysis/AxisInfo.h"
 
 #include "tritonc/analysis/LayoutAssignment.h"
@@ -12,7 +14,7 @@ namespace tritonc::codegen {
 
 std::string CodeGenOptions::optionsString() const {
   return std::string("arch=") + ptx::archName(Arch) + " num_warps=" + std::to_string(NumWarps) +
-         " tf32=" + (AllowTF32 ? "1" : "0");
+         " tf32=" + (AllowTF32 ? "1" : "0") + " stages=" + std::to_string(NumStages);
 }
 
 namespace {
@@ -39,6 +41,21 @@ bool checkShapes(const ir::Function &F, DiagnosticEngine &Diags) {
   return true;
 }
 
+/// The back end's own IR passes, run on every module before lowering: loop
+/// -carried index tiles become scalar offsets (remat-inductions), short-
+/// circuit blocks become selects (simplifycfg), and loads feeding a dot are
+/// issued NumStages - 1 iterations ahead (pipeline).
+bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
+  transform::PassManager PM;
+  std::string Error;
+  bool Ok = PM.addPipeline("remat-inductions,simplifycfg", Error);
+  PM.addPass(transform::createLoopPipelinePass(Options.NumStages));
+  Ok = Ok && PM.addPipeline("cse,dce", Error) && PM.run(M, Error);
+  if (!Ok)
+    Diags.error(SourceRange(), "internal error in the back end's passes: " + Error);
+  return Ok;
+}
+
 } // namespace
 
 PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
@@ -49,8 +66,16 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
                                    std::to_string(Options.NumWarps) + ")");
     return Out;
   }
+  if (Options.NumStages < 1 || Options.NumStages > 8) {
+    Diags.error(SourceRange(), "num_stages must be between 1 and 8 (got " +
+                                   std::to_string(Options.NumStages) + ")");
+    return Out;
+  }
+  if (!runBackendPasses(M, Options, Diags))
+    return Out;
   ptx::PTXModule PM(ptx::PTXTarget{Options.Arch, 8, 0});
-  PM.addExternShared("tritonc_smem", 16);
+  // 1024: the swizzle atoms of tensor-core operands must start aligned.
+  PM.addExternShared("tritonc_smem", 1024);
   bool Ok = true;
   for (const auto &FP : M.functions()) {
     const ir::Function &F = *FP;
@@ -59,7 +84,8 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       continue;
     }
     analysis::AxisInfoAnalysis AI(F);
-    LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32);
+    LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
+                        /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a);
     ptx::PTXFunctionBuilder &B = PM.addKernel(F.getName());
     FunctionLowering FL(F, LA, AI, B, Options);
     try {

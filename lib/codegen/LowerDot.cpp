@@ -50,6 +50,10 @@ LinearLayout warpPart(const LinearLayout &L) {
 
 } // namespace
 
+LinearLayout FunctionLowering::operandLayout(const ir::Value *V) const {
+  return LA.isRematerializable(V) ? LA.defaultLayout(V->getType()->getShape()) : LA.layoutOf(V);
+}
+
 void FunctionLowering::lowerDot(const Instruction &I) {
   const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *Acc = I.getOperand(2);
   const ir::Type *AT = A->getType()->getScalarType(), *BT = Bv->getType()->getScalarType();
@@ -57,12 +61,11 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   if (CT->getKind() != ir::TypeKind::Float || AT->getKind() != ir::TypeKind::Float ||
       BT->getKind() != ir::TypeKind::Float)
     throw UnsupportedConstruct(I.Loc, "dot on integer tiles is not supported by the GPU back end");
+  if (LA.dotOf(&I).Kind == DotKind::Wgmma)
+    return lowerWgmma(I);
   int64_t K = A->getType()->getShape()[1];
   const LinearLayout &C = LA.layoutOf(&I);
-  auto OwnLayout = [&](const ir::Value *V) {
-    return LA.isRematerializable(V) ? LA.defaultLayout(V->getType()->getShape()) : LA.layoutOf(V);
-  };
-  LinearLayout AL = OwnLayout(A), BL = OwnLayout(Bv);
+  LinearLayout AL = operandLayout(A), BL = operandLayout(Bv);
   Regs AVals = get(A, AL), BVals = get(Bv, BL);
   Regs AccIn = get(Acc, C);
 

@@ -132,10 +132,22 @@ Reg FunctionLowering::warpId() {
   return Warp;
 }
 
-Reg FunctionLowering::sharedBase() {
-  if (!SmemBase.valid()) {
+Reg FunctionLowering::ringBase() {
+  if (!RingBaseReg.valid()) {
     auto P = B.prologue();
-    SmemBase = B.sharedAddress("tritonc_smem");
+    RingBaseReg = B.sharedAddress("tritonc_smem");
+  }
+  return RingBaseReg;
+}
+
+Reg FunctionLowering::sharedBase() {
+  // Where no ring is live, scratch may reuse the rings' space.
+  if (!Rings.empty() && !RingLiveBlocks.count(CurrentBlock))
+    return ringBase();
+  if (!SmemBase.valid()) {
+    Reg Base = ringBase();
+    auto P = B.prologue();
+    SmemBase = RingBytes ? B.add(Ty::U32, Base, static_cast<int64_t>(RingBytes)) : Base;
   }
   return SmemBase;
 }
@@ -227,7 +239,20 @@ void FunctionLowering::fillDuplicateRegisters(const LinearLayout &L, Regs &Out) 
 // --- Shared memory bookkeeping -----------------------------------------------
 
 void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
-  ScratchBytes = std::max(ScratchBytes, Bytes);
+  if (!Rings.empty() && !RingLiveBlocks.count(CurrentBlock)) {
+    // Scratch over the rings: the copies and MMAs that may still use them
+    // (masked-off copies of the last iterations, other warpgroups' MMAs)
+    // must be done everywhere before the first access of this block.
+    if (DrainedBlocks.insert(CurrentBlock).second) {
+      B.emit("cp.async.wait_all;");
+      if (!AsyncDots.empty())
+        B.emit("wgmma.wait_group.sync.aligned 0;");
+      forcedBarrier();
+    }
+    ScratchOverRings = std::max(ScratchOverRings, Bytes);
+  } else {
+    ScratchBytes = std::max(ScratchBytes, Bytes);
+  }
   analysis::SyncStatement S;
   (Write ? S.Writes : S.Reads).push_back({0, Bytes});
   Sync[CurrentBlock].Statements.push_back(std::move(S));
@@ -361,6 +386,10 @@ const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
   Regs R;
   Ty T = ptxTypeOf(Phi.getType());
   int32_t N = Phi.getType()->isTile() ? numRegisters(LA.layoutOf(&Phi)) : 1;
+  if (AsyncOf.count(&Phi)) { // a ring slot's address
+    T = Ty::U32;
+    N = 1;
+  }
   for (int32_t I = 0; I < N; ++I)
     R.push_back(B.newReg(T));
   return Values.emplace(&Phi, std::move(R)).first->second;
@@ -369,6 +398,10 @@ const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
 void FunctionLowering::lowerTerminator(const Instruction &I) {
   const ir::BasicBlock &BB = *I.getParent();
   if (I.getOpcode() == Opcode::Ret) {
+    if (!AsyncDots.empty())
+      B.emit("wgmma.wait_group.sync.aligned 0;");
+    if (!Rings.empty()) // no copy may still be writing when the program ends
+      B.emit("cp.async.wait_all;");
     B.ret();
     return;
   }
@@ -387,8 +420,16 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
       const ir::Value *In = IP->getIncomingValueFor(&BB);
       if (!In)
         reportInternalError("codegen: phi without a value for a predecessor");
+      // An in-flight dot accumulates in its phi's registers already.
+      if (AsyncDots.count(ir::asInstruction(const_cast<ir::Value *>(In))) &&
+          PendingMma.count(IP.get()))
+        continue;
+      if (PendingMma.count(In))
+        B.emit("wgmma.wait_group.sync.aligned 0;");
       Regs Dst = phiRegs(*IP);
-      Regs Src = IP->getType()->isTile() ? get(In, LA.layoutOf(IP.get())) : Regs{scalar(In)};
+      Regs Src = AsyncOf.count(IP.get())   ? Values.at(In)
+                 : IP->getType()->isTile() ? get(In, LA.layoutOf(IP.get()))
+                                           : Regs{scalar(In)};
       // Copy to temporaries first: an incoming value may be another phi of
       // the same block (a swap).
       Regs Tmp;
@@ -427,6 +468,16 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
 void FunctionLowering::lowerInstruction(const Instruction &I) {
   if (I.getType()->isTile() && LA.isRematerializable(&I))
     return; // Computed where used.
+  if (AsyncTrans.count(&I))
+    return; // Folded into the dot's operand layout.
+  waitForPendingMma(I);
+  if (auto It = AsyncOf.find(&I); It != AsyncOf.end()) {
+    if (I.getOpcode() == Opcode::Phi)
+      phiRegs(I);
+    else
+      lowerAsyncLoad(I, Rings[It->second]);
+    return;
+  }
   switch (I.getOpcode()) {
   case Opcode::Phi:
     phiRegs(I);
@@ -504,6 +555,7 @@ void FunctionLowering::run() {
     BlockIndex[BB.get()] = Index++;
     Labels[BB.get()] = B.newLabel("bb");
   }
+  planAsyncCopies();
   Sync.assign(Index, {});
   SyncLines.assign(Index, {});
   for (const auto &BB : F.blocks())

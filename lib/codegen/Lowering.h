@@ -29,8 +29,13 @@
 #include "tritonc/codegen/CodeGen.h"
 #include "tritonc/target/ptx/PTXBuilder.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <vector>
+
+#include "MmaSharedLayout.h"
 
 namespace tritonc::codegen {
 
@@ -77,6 +82,20 @@ uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 
+/// A ring of shared-memory slots that loads feeding a wgmma operand copy
+/// into asynchronously (AsyncCopies.cpp).
+struct AsyncRing {
+  std::vector<const ir::Instruction *> Loads, Phis;
+  /// A `trans` between the component and the dot, folded into the layout.
+  const ir::Instruction *Trans = nullptr;
+  /// The slots' layout, in the loads' coordinates.
+  MmaSharedLayout SL;
+  uint64_t SlotBytes = 0, Offset = 0;
+  unsigned NumSlots = 2;
+  /// Byte offset of the next slot to write (a mutable register).
+  Reg Cursor;
+};
+
 class FunctionLowering {
 public:
   FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
@@ -84,7 +103,9 @@ public:
                    const CodeGenOptions &Options);
   /// Emits the whole kernel and places the barriers.
   void run();
-  unsigned sharedBytes() const { return static_cast<unsigned>(ScratchBytes); }
+  unsigned sharedBytes() const {
+    return static_cast<unsigned>(std::max(RingBytes + ScratchBytes, ScratchOverRings));
+  }
   unsigned numBarriers() const { return NumBarriers; }
 
   // --- Values (Lowering.cpp) ---------------------------------------------
@@ -114,8 +135,10 @@ public:
   Reg laneId();
   Reg warpId();
   Reg threadId();
-  /// Shared memory base address (u32).
+  /// Base address (u32) of the scratch shared memory (after the rings).
   Reg sharedBase();
+  /// Base address (u32) of the dynamic shared memory (where the rings are).
+  Reg ringBase();
 
   // --- Shared memory bookkeeping (Lowering.cpp) ---------------------------
   /// Records that the following code reads or writes scratch bytes
@@ -151,6 +174,40 @@ public:
                          const LinearLayout &L, uint64_t ByteOffset);
 
   void lowerDot(const ir::Instruction &I);
+  /// The layout a dot operand is taken in: its own, or the default layout
+  /// for a rematerialized tile.
+  LinearLayout operandLayout(const ir::Value *V) const;
+
+  // --- wgmma (LowerWgmma.cpp) -----------------------------------------------
+  void lowerWgmma(const ir::Instruction &I);
+  /// Stores Values (layout L, 16-bit elements) into the swizzled tile SL at
+  /// shared address Base, each element once, vectorized up to 16 bytes.
+  void storeTileToMmaShared(const Regs &Values, const LinearLayout &L, const MmaSharedLayout &SL,
+                            const Reg &Base);
+  /// The 64-bit matrix descriptor of a tile in layout SL at shared address Addr.
+  Reg wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr);
+  /// Issues the wgmma instructions of dot I over operands in shared memory,
+  /// accumulating in place into Acc (the dot's layout), and waits until at
+  /// most InFlight groups of them are pending.
+  void emitWgmmaLoop(const ir::Instruction &I, const MmaSharedLayout &SA, const Reg &ABase,
+                     const MmaSharedLayout &SB, const Reg &BBase, Regs &Acc, unsigned InFlight);
+
+  // --- Asynchronous copies into rings (AsyncCopies.cpp) ----------------------
+  /// Finds the loads that become cp.async into rings and sizes the rings.
+  void planAsyncCopies();
+  bool collectAsyncComponent(const ir::Value *Root, const ir::Instruction &Dot, unsigned OperandIdx,
+                             AsyncRing &Ring);
+  void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
+  /// Operand Idx of a wgmma dot when it is a ring slot: its address and layout.
+  std::optional<std::pair<Reg, MmaSharedLayout>> asyncOperand(const ir::Instruction &Dot,
+                                                              unsigned Idx);
+  /// Waits for the copies a dot reads and makes them visible to it.
+  void waitForAsyncOperands(const ir::Instruction &Dot);
+  /// The loop phi a dot accumulates into and feeds back (c = phi[.., dot],
+  /// dot(a, b, c) used only by c), or null.
+  const ir::Instruction *inPlaceAccumulator(const ir::Instruction &Dot) const;
+  /// Waits for in-flight wgmma before an instruction reads their registers.
+  void waitForPendingMma(const ir::Instruction &User);
 
   /// Float helpers shared by several files.
   Reg toF32(const Reg &X, const ir::Type *T);
@@ -178,7 +235,26 @@ private:
   std::vector<LinearLayout> InternedLayouts;
   std::map<unsigned, Regs> Coords;
   std::map<unsigned, Reg> Owners;
-  Reg Lane, Warp, Tid, SmemBase;
+  Reg Lane, Warp, Tid, SmemBase, RingBaseReg;
+
+  std::vector<AsyncRing> Rings;
+  /// Loads and phis carried in rings, by ring index.
+  std::map<const ir::Instruction *, unsigned> AsyncOf;
+  /// `trans` instructions folded into a ring's layout (never lowered).
+  std::set<const ir::Instruction *> AsyncTrans;
+  /// cp.async.wait_group count of each dot reading rings.
+  std::map<const ir::Instruction *, unsigned> DotWaits;
+  /// Dots whose MMAs stay in flight, accumulating in their phi's registers.
+  std::set<const ir::Instruction *> AsyncDots;
+  /// Values whose registers in-flight MMAs may still write: AsyncDots and
+  /// their phis.
+  std::set<const ir::Value *> PendingMma;
+  uint64_t RingBytes = 0;
+  /// Blocks (by index) where rings hold data: the loops around ring loads,
+  /// phis and dots, and the blocks of those instructions. Elsewhere scratch
+  /// starts at the rings' address (ScratchOverRings bytes).
+  std::set<unsigned> RingLiveBlocks, DrainedBlocks;
+  uint64_t ScratchOverRings = 0;
 
   // Barrier placement inputs: one SyncBlock per IR block, plus the reserved
   // line of each statement.

@@ -10,6 +10,7 @@
 #include "tritonc/ir/Printer.h"
 #include "tritonc/lang/Parser.h"
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -59,6 +60,9 @@ const char *CompileUsage =
     "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
     "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4); a list\n"
     "                        [4,8] is tuned like a -D list (TRITONC_NUM_WARPS)\n"
+    "  --num-stages=N        software-pipelining depth of loops feeding a dot: 1 to 8\n"
+    "                        (default: 3; 1 turns pipelining off); a list [3,4] is\n"
+    "                        tuned like a -D list (TRITONC_NUM_STAGES)\n"
     "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
@@ -69,6 +73,9 @@ const char *CompileUsage =
     "  --print-after-all     print the IR after every pass (stderr)\n"
     "  --verify-each         verify the IR after every pass\n"
     "  --time-passes         print the time spent in each pass (stderr)\n"
+    "  --time-phases         print the time spent in each phase of the compilation\n"
+    "                        (preprocess, parse, irgen, passes, codegen; ptxas with\n"
+    "                        --emit=cubin) and their total (stderr)\n"
     "  --list-configs        print the configurations of the tuning lists, one per line\n"
     "  --config=N            compile configuration N of the tuning lists\n";
 
@@ -93,8 +100,9 @@ const char *RunUsage =
     "                        $TRITONC_CACHE_DIR (default ~/.cache/tritonc)\n"
     "  --arch=sm_90a|sm_80   the target of --device (default: the device's)\n"
     "  --num-warps=N         warps per program of --device: 1, 2, 4, 8 or 16\n"
-    "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "                        (default: 4)\n"
+    "  --num-stages=N        software-pipelining depth of --device: 1 to 8 (default: 3)\n"
+    "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
@@ -115,6 +123,49 @@ const char *OptUsage =
     "  --verify-each         verify the IR after every pass\n"
     "  --time-passes         print the time spent in each pass (stderr)\n"
     "  --list-passes         print the registered passes and exit\n";
+
+/// The --time-phases report.
+std::string phaseReport(const CompileTimings &T) {
+  return "phase times (wall clock):\n" + T.format("  ");
+}
+
+/// Whether an option value is a tuning list "[...]".
+bool isList(const std::string &Value) {
+  size_t First = Value.find_first_not_of(" \t");
+  return First != std::string::npos && Value[First] == '[';
+}
+
+/// Parses "N" or a list "[N1, N2, ...]" of an option whose values Check
+/// accepts; nullopt when the text or a value is invalid.
+std::optional<std::vector<unsigned>> parseOptionValues(const std::string &Text,
+                                                       runtime::Status (*Check)(unsigned)) {
+  std::string Inner = Text;
+  if (isList(Text)) {
+    size_t Open = Text.find('['), Close = Text.rfind(']');
+    if (Close == std::string::npos || Close < Open ||
+        Text.find_first_not_of(" \t", Close + 1) != std::string::npos)
+      return std::nullopt;
+    Inner = Text.substr(Open + 1, Close - Open - 1);
+  }
+  std::vector<unsigned> Values;
+  size_t Start = 0;
+  while (true) {
+    size_t Comma = Inner.find(',', Start);
+    std::string Item =
+        Inner.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
+    size_t B = Item.find_first_not_of(" \t"), E = Item.find_last_not_of(" \t");
+    Item = B == std::string::npos ? "" : Item.substr(B, E - B + 1);
+    uint64_t N = 0;
+    if (!cli::parseUnsigned(Item, N) || N > 1024 || !Check(unsigned(N)))
+      return std::nullopt;
+    Values.push_back(unsigned(N));
+    if (Comma == std::string::npos)
+      break;
+    Start = Comma + 1;
+  }
+  // A single value in brackets is still a (one-element) list.
+  return Values;
+}
 
 /// State shared by the commands: the streams and the error helpers.
 class Tool {
@@ -201,10 +252,13 @@ int Tool::frontEndOptions(const std::string &Command, const ParsedArgs &P, Compi
       Opts.Defines.emplace_back(Name, Value);
     }
   }
-  // A list of warp counts joins the tuning space as the define the JIT reads
-  // (compileForDevice): every configuration then carries its own count.
-  if (const std::string *W = P.last("--num-warps"); W && !W->empty() && W->front() == '[')
+  // A list of warp counts (or stages) joins the tuning space as the define
+  // the JIT reads (compileForDevice): every configuration then carries its
+  // own value.
+  if (const std::string *W = P.last("--num-warps"); W && isList(*W))
     Opts.Defines.emplace_back(NumWarpsDefine, *W);
+  if (const std::string *S = P.last("--num-stages"); S && isList(*S))
+    Opts.Defines.emplace_back(NumStagesDefine, *S);
   if (auto It = P.Values.find("-I"); It != P.Values.end())
     Opts.IncludeDirs = It->second;
   if (const std::string *C = P.last("--config")) {
@@ -238,12 +292,21 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
     Back.Arch = *Arch;
     ArchGiven = true;
   }
-  if (const std::string *W = P.last("--num-warps"); W && !(!W->empty() && W->front() == '[')) {
-    uint64_t N = 0;
-    if (!cli::parseUnsigned(*W, N) || N > 16 || !checkNumWarps(unsigned(N)))
-      return usageError(Command,
-                        "invalid --num-warps value '" + *W + "': expected 1, 2, 4, 8 or 16");
-    Back.NumWarps = unsigned(N);
+  if (const std::string *W = P.last("--num-warps")) {
+    std::optional<std::vector<unsigned>> Values = parseOptionValues(*W, checkNumWarps);
+    if (!Values)
+      return usageError(Command, "invalid --num-warps value '" + *W +
+                                     "': expected 1, 2, 4, 8 or 16 (or a list [4,8])");
+    if (!isList(*W))
+      Back.NumWarps = Values->front();
+  }
+  if (const std::string *S = P.last("--num-stages")) {
+    std::optional<std::vector<unsigned>> Values = parseOptionValues(*S, checkNumStages);
+    if (!Values)
+      return usageError(Command, "invalid --num-stages value '" + *S +
+                                     "': expected 1 to 8 (or a list [3,4])");
+    if (!isList(*S))
+      Back.NumStages = Values->front();
   }
   Back.AllowTF32 = P.has("--allow-tf32");
   return -1;
@@ -282,10 +345,12 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--print-after-all", false},
                       {"--verify-each", false},
                       {"--time-passes", false},
+                      {"--time-phases", false},
                       {"--list-configs", false},
                       {"--config", true},
                       {"--arch", true},
                       {"--num-warps", true},
+                      {"--num-stages", true},
                       {"--allow-tf32", false},
                       {"--specialize", true}},
                      P);
@@ -335,6 +400,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
   CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
   if (!report(R))
     return ExitFailure;
+  if (P.has("--time-phases"))
+    Err << phaseReport(R.timings());
   if (Opts.Stop == StopAfter::Preprocess) {
     std::string Text = R.preprocessed();
     if (!Text.empty() && Text.back() != '\n')
@@ -362,11 +429,20 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
   Err << R.Diagnostics;
   if (!R.ok())
     return ExitFailure;
-  if (!Cubin)
+  CompileTimings Timings = R.Timings;
+  if (!Cubin) {
+    if (P.has("--time-phases"))
+      Err << phaseReport(Timings);
     return emit(P, R.PTX);
+  }
+  auto PtxasStart = std::chrono::steady_clock::now();
   runtime::Expected<std::string> Image = assembleWithPtxas(R.PTX, Opts.Back.Arch, Ptxas);
+  Timings.Ptxas =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - PtxasStart).count();
   if (!Image)
     return error(Image.error());
+  if (P.has("--time-phases"))
+    Err << phaseReport(Timings);
   return emit(P, *Image);
 }
 
@@ -407,6 +483,7 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--passes", true},
                       {"--arch", true},
                       {"--num-warps", true},
+                      {"--num-stages", true},
                       {"--allow-tf32", false}},
                      P);
       Rc >= 0)

@@ -7,6 +7,8 @@
 #include "tritonc/lang/IRGen.h"
 #include "tritonc/lang/Parser.h"
 
+#include <chrono>
+#include <cstdio>
 #include <new>
 
 namespace tritonc::driver {
@@ -25,6 +27,30 @@ const std::vector<Diagnostic> &CompileResult::diagnostics() const {
 }
 
 std::string CompileResult::formattedDiagnostics() const { return Diags ? Diags->formatAll() : ""; }
+
+std::vector<std::pair<std::string, double>> CompileTimings::phases() const {
+  return {{"preprocess", Preprocess}, {"parse", Parse}, {"irgen", IRGen}, {"passes", Passes},
+          {"codegen", CodeGen},       {"cache", Cache}, {"load", Load},   {"ptxas", Ptxas},
+          {"total", total()}};
+}
+
+double CompileTimings::total() const {
+  return Preprocess + Parse + IRGen + Passes + CodeGen + Cache + Load + Ptxas;
+}
+
+std::string CompileTimings::format(const std::string &Indent) const {
+  std::string Out;
+  for (const auto &[Name, Seconds] : phases()) {
+    // The front-end phases always ran; the others only when they were asked for.
+    bool FrontEnd = Name == "preprocess" || Name == "parse" || Name == "irgen" || Name == "passes";
+    if (!FrontEnd && Name != "total" && Seconds == 0)
+      continue;
+    char Line[64];
+    std::snprintf(Line, sizeof(Line), "%-12s%9.3f ms\n", Name.c_str(), Seconds * 1e3);
+    Out += Indent + Line;
+  }
+  return Out;
+}
 
 bool runGuarded(DiagnosticEngine &Diags, const std::function<void()> &Body) {
   try {
@@ -45,6 +71,21 @@ bool runGuarded(DiagnosticEngine &Diags, const std::function<void()> &Body) {
 }
 
 namespace {
+
+/// Adds the time from its construction to its destruction to a phase.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(double &Phase) : Phase(Phase), Start(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    Phase += std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  }
+  PhaseTimer(const PhaseTimer &) = delete;
+  PhaseTimer &operator=(const PhaseTimer &) = delete;
+
+private:
+  double &Phase;
+  std::chrono::steady_clock::time_point Start;
+};
 
 std::string joinLines(const std::vector<std::string> &Lines) {
   std::string S;
@@ -89,6 +130,15 @@ public:
 
   void compileTritonC(FileId Main) {
     if (!runGuarded(Diags, [&] { compileStages(Main); }) || !R.ok())
+      R.Module.reset();
+  }
+
+  void continueTritonC() {
+    if (!R.Resumable) {
+      Diags.internal("continueCompilation needs a compilation that stopped after preprocessing");
+      return;
+    }
+    if (!runGuarded(Diags, [&] { continueStages(); }) || !R.ok())
       R.Module.reset();
   }
 
@@ -140,10 +190,36 @@ private:
   void compileStages(FileId Main) {
     if (Opts.Stop == StopAfter::IR && !buildPassManager())
       return;
+    std::vector<Token> Tokens;
+    {
+      PhaseTimer Timer(R.Timings.Preprocess);
+      if (!preprocessStage(Main, Tokens))
+        return;
+    }
+    if (Opts.Stop == StopAfter::Preprocess) {
+      R.Tokens = std::move(Tokens);
+      R.Resumable = true;
+      return;
+    }
+    laterStages(Tokens);
+  }
 
+  /// The stages after preprocessing, on the tokens R kept.
+  void continueStages() {
+    if (Opts.Stop == StopAfter::IR && !buildPassManager())
+      return;
+    std::vector<Token> Tokens = std::move(R.Tokens);
+    R.Tokens.clear();
+    R.Resumable = false;
+    laterStages(Tokens);
+  }
+
+  /// Selects the configuration of the tuning space and preprocesses the
+  /// main file with it; false when that reported errors.
+  bool preprocessStage(FileId Main, std::vector<Token> &Tokens) {
     TuningSpace Space;
     if (!Space.init(Opts.Defines, Diags))
-      return;
+      return false;
     size_t Index = Opts.Config.value_or(0);
     if (Opts.Config && *Opts.Config >= Space.size()) {
       Diags.error(SourceRange(),
@@ -152,7 +228,7 @@ private:
                       " configuration" +
                       (Space.size() == 1 ? " (number 0)"
                                          : "s (0 to " + std::to_string(Space.size() - 1) + ")"));
-      return;
+      return false;
     }
     if (!Opts.Config && Space.size() > 1) {
       bool One = Space.lists().size() == 1;
@@ -161,35 +237,47 @@ private:
                                      std::to_string(Space.size()) +
                                      " configurations; select one with --config=N "
                                      "(--list-configs lists them)");
-      return;
+      return false;
     }
 
     PreprocessorOptions PPOpts{Space.configuration(Index), Opts.IncludeDirs};
-    std::vector<Token> Tokens = preprocess(*R.SM, Main, PPOpts, Diags);
+    Tokens = preprocess(*R.SM, Main, PPOpts, Diags);
     if (Diags.hasErrors())
-      return;
+      return false;
     R.Preprocessed = tokensToString(Tokens);
-    if (Opts.Stop == StopAfter::Preprocess)
-      return;
+    return true;
+  }
 
-    R.AST = parseTranslationUnit(Tokens, Diags);
+  /// Parsing, IR generation and the passes, as far as Opts.Stop asks.
+  void laterStages(const std::vector<Token> &Tokens) {
+    {
+      PhaseTimer Timer(R.Timings.Parse);
+      R.AST = parseTranslationUnit(Tokens, Diags);
+    }
     if (Diags.hasErrors() || Opts.Stop == StopAfter::Parse)
       return;
 
-    R.Module = generateIR(*R.AST, Diags);
-    if (Diags.hasErrors())
-      return;
-    if (!R.Module)
-      reportInternalError("IR generation failed without reporting an error");
-    if (!verifyProduced("IR generation"))
-      return;
+    {
+      PhaseTimer Timer(R.Timings.IRGen);
+      R.Module = generateIR(*R.AST, Diags);
+      if (Diags.hasErrors())
+        return;
+      if (!R.Module)
+        reportInternalError("IR generation failed without reporting an error");
+      if (!verifyProduced("IR generation"))
+        return;
+    }
+    PhaseTimer Timer(R.Timings.Passes);
     runPasses();
   }
 
   void optimizeStages(FileId Main) {
     if (!buildPassManager())
       return;
-    R.Module = ir::parseIR(*R.SM, Main, Diags);
+    {
+      PhaseTimer Timer(R.Timings.Parse);
+      R.Module = ir::parseIR(*R.SM, Main, Diags);
+    }
     if (Diags.hasErrors())
       return;
     if (!R.Module)
@@ -201,6 +289,7 @@ private:
         Diags.error(SourceRange(), "invalid IR: " + M);
       return;
     }
+    PhaseTimer Timer(R.Timings.Passes);
     runPasses();
   }
 
@@ -237,6 +326,12 @@ CompileResult compileFile(const std::string &Path, const CompileOptions &Opts) {
   if (std::optional<FileId> Id = openInput(R, Path))
     CompilerSession(R, Opts).compileTritonC(*Id);
   return R;
+}
+
+CompileResult continueCompilation(CompileResult Pre, const CompileOptions &Opts) {
+  if (Pre.ok() && Opts.Stop != StopAfter::Preprocess)
+    CompilerSession(Pre, Opts).continueTritonC();
+  return Pre;
 }
 
 CompileResult optimizeIRSource(const std::string &Name, const std::string &Text,

@@ -7,6 +7,7 @@
 #include "tritonc/support/Hash.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <numeric>
 
@@ -112,6 +113,13 @@ Status checkNumWarps(unsigned N) {
   if (N == 1 || N == 2 || N == 4 || N == 8 || N == 16)
     return Status::ok();
   return makeError("num_warps must be 1, 2, 4, 8 or 16, not " + std::to_string(N));
+}
+
+Status checkNumStages(unsigned N) {
+  if (N >= MinNumStages && N <= MaxNumStages)
+    return Status::ok();
+  return makeError("num_stages must be " + std::to_string(MinNumStages) + " to " +
+                   std::to_string(MaxNumStages) + ", not " + std::to_string(N));
 }
 
 Expected<runtime::CudaDriver *> requireCudaDriver() {
@@ -243,16 +251,30 @@ std::string keySource(CompileResult &Pre) {
   return S;
 }
 
-/// Front end, specialization and back end, without the cache.
+/// Seconds since Start.
+double secondsSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+}
+
+/// Front end, specialization and back end, without the cache. Pre, when
+/// given, is the preprocessed source (StopAfter::Preprocess), which the
+/// front end continues from instead of preprocessing again.
 void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
-                     std::string_view Spec, DeviceCompileResult &Out) {
+                     std::string_view Spec, DeviceCompileResult &Out,
+                     CompileResult *Pre = nullptr) {
   CompileOptions Front = Opts.Front;
   Front.Stop = StopAfter::IR;
-  CompileResult R = runFrontEnd(Src, Front);
+  CompileResult R = Pre ? continueCompilation(std::move(*Pre), Front) : runFrontEnd(Src, Front);
+  const CompileTimings &FrontTimes = R.timings();
+  Out.Timings.Preprocess = FrontTimes.Preprocess;
+  Out.Timings.Parse = FrontTimes.Parse;
+  Out.Timings.IRGen = FrontTimes.IRGen;
+  Out.Timings.Passes = FrontTimes.Passes;
   if (!R.ok()) {
     Out.Diagnostics = R.formattedDiagnostics();
     return;
   }
+  auto BackStart = std::chrono::steady_clock::now();
   ir::Module &M = *R.module();
   DiagnosticEngine &Diags = R.getDiagnostics();
   std::string Error;
@@ -292,18 +314,43 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
       Out.Signature = Sig.take();
     }
   }
+  Out.Timings.CodeGen = secondsSince(BackStart);
   Out.Diagnostics = R.formattedDiagnostics();
   Out.Ok = !Diags.hasErrors() && !Out.PTX.empty();
 }
 
+/// The value of a back-end option define (TRITONC_NUM_WARPS, ...) in the
+/// selected configuration, checked by Check; nullopt when the
+/// configuration does not define it. The error names the define, its value,
+/// what was expected and, in a tuning space, the configuration.
+Expected<std::optional<unsigned>> configuredValue(const std::vector<Configuration> &Configs,
+                                                  size_t Index, const char *Define,
+                                                  Status (*Check)(unsigned),
+                                                  const char *Expectation) {
+  for (const auto &[Name, Value] : Configs[Index].Defines) {
+    if (Name != Define)
+      continue;
+    unsigned N = 0;
+    auto [End, Ec] = std::from_chars(Value.data(), Value.data() + Value.size(), N);
+    if (Ec == std::errc() && End == Value.data() + Value.size() && !Value.empty() && Check(N))
+      return std::optional<unsigned>(N);
+    std::string Where;
+    if (Configs.size() > 1)
+      Where = " (configuration " + std::to_string(Index) + ": " + Configs[Index].Description + ")";
+    return makeError(std::string(Define) + "=" + Value + ": expected " + Expectation + Where);
+  }
+  return std::optional<unsigned>();
+}
+
 } // namespace
 
-/// Opts with the warp count of the selected configuration's TRITONC_NUM_WARPS
-/// define, if it has one.
-static runtime::Expected<DeviceCompileOptions> withConfiguredWarps(DeviceCompileOptions Opts) {
+/// Opts with the warp count and the pipelining depth of the selected
+/// configuration's TRITONC_NUM_WARPS and TRITONC_NUM_STAGES defines, where
+/// it has them.
+static runtime::Expected<DeviceCompileOptions> withConfiguredOptions(DeviceCompileOptions Opts) {
   bool Mentioned = false;
   for (const auto &[Name, Value] : Opts.Front.Defines)
-    Mentioned = Mentioned || Name == NumWarpsDefine;
+    Mentioned = Mentioned || Name == NumWarpsDefine || Name == NumStagesDefine;
   if (!Mentioned)
     return Opts;
   std::vector<Configuration> Configs;
@@ -313,15 +360,18 @@ static runtime::Expected<DeviceCompileOptions> withConfiguredWarps(DeviceCompile
   size_t Index = Opts.Front.Config.value_or(0);
   if (Index >= Configs.size())
     return Opts; // Reported by the front end.
-  for (const auto &[Name, Value] : Configs[Index].Defines)
-    if (Name == NumWarpsDefine) {
-      char *End = nullptr;
-      unsigned long N = std::strtoul(Value.c_str(), &End, 10);
-      if (Value.empty() || *End || !checkNumWarps(unsigned(N)))
-        return runtime::makeError(std::string(NumWarpsDefine) + "=" + Value +
-                                  ": expected 1, 2, 4, 8 or 16 warps");
-      Opts.Back.NumWarps = unsigned(N);
-    }
+  Expected<std::optional<unsigned>> Warps =
+      configuredValue(Configs, Index, NumWarpsDefine, checkNumWarps, "1, 2, 4, 8 or 16 warps");
+  if (!Warps)
+    return makeError(Warps.error());
+  Expected<std::optional<unsigned>> Stages =
+      configuredValue(Configs, Index, NumStagesDefine, checkNumStages, "1 to 8 pipeline stages");
+  if (!Stages)
+    return makeError(Stages.error());
+  if (*Warps)
+    Opts.Back.NumWarps = **Warps;
+  if (*Stages)
+    Opts.Back.NumStages = **Stages;
   return Opts;
 }
 
@@ -329,7 +379,7 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
                                      std::string_view Specialization, const CacheConfig &Cache) {
   DeviceCompileResult Out;
   Out.Specialization = std::string(Specialization);
-  runtime::Expected<DeviceCompileOptions> Configured = withConfiguredWarps(Given);
+  runtime::Expected<DeviceCompileOptions> Configured = withConfiguredOptions(Given);
   if (!Configured) {
     Out.Diagnostics = "error: " + Configured.error() + "\n";
     return Out;
@@ -339,19 +389,27 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
     Out.Diagnostics = "error: " + S.error() + "\n";
     return Out;
   }
+  if (Status S = checkNumStages(Opts.Back.NumStages); !S) {
+    Out.Diagnostics = "error: " + S.error() + "\n";
+    return Out;
+  }
+  Out.NumStages = Opts.Back.NumStages;
   if (!Cache.Cache || !cacheable(Opts.Front)) {
     compileUncached(Src, Opts, Specialization, Out);
     return Out;
   }
 
-  // Preprocessing is the part of the front end the key needs.
+  // Preprocessing is the part of the front end the key needs; a miss
+  // continues from it.
   CompileOptions PPOpts = Opts.Front;
   PPOpts.Stop = StopAfter::Preprocess;
   CompileResult Pre = runFrontEnd(Src, PPOpts);
+  Out.Timings.Preprocess = Pre.timings().Preprocess;
   if (!Pre.ok()) {
     Out.Diagnostics = Pre.formattedDiagnostics();
     return Out;
   }
+  auto CacheStart = std::chrono::steady_clock::now();
   runtime::CacheKeyInputs Key;
   Key.Source = keySource(Pre);
   for (const auto &[Name, Value] : Opts.Front.Defines)
@@ -370,16 +428,20 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
         Hit.PTX = std::move(*PTX);
         Hit.Ok = true;
         Hit.Cache = CacheOutcome::Hit;
+        Hit.Timings.Cache = secondsSince(CacheStart);
         return Hit;
       }
     }
   }
-  compileUncached(Src, Opts, Specialization, Out);
+  double Lookup = secondsSince(CacheStart);
+  compileUncached(Src, Opts, Specialization, Out, &Pre);
   Out.Cache = CacheOutcome::Miss;
+  auto StoreStart = std::chrono::steady_clock::now();
   if (Out.Ok) {
     Cache.Cache->store(Out.CacheKey, "ptx", Out.PTX);
     Cache.Cache->store(Out.CacheKey, "meta", serializeMeta(Out));
   }
+  Out.Timings.Cache = Lookup + secondsSince(StoreStart);
   return Out;
 }
 

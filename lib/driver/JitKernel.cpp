@@ -2,6 +2,8 @@
 
 #include "tritonc/driver/Jit.h"
 
+#include <chrono>
+
 namespace tritonc::driver {
 
 using runtime::Expected;
@@ -72,6 +74,38 @@ Status checkTarget(ptx::Arch Arch, const runtime::DeviceInfo &Device) {
 
 } // namespace
 
+Status JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
+  if (V.Entry)
+    return Status::ok();
+  auto Start = std::chrono::steady_clock::now();
+  Expected<runtime::Module> M = runtime::Module::loadPTX(D, V.Compiled.PTX);
+  if (!M)
+    return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
+  V.Loaded.emplace(M.take());
+  Expected<runtime::Kernel> K = V.Loaded->getKernel(V.Compiled.Signature);
+  if (!K)
+    return makeError(K.error());
+  V.Entry.emplace(K.take());
+  V.Compiled.Timings.Load =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  return Status::ok();
+}
+
+Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec) {
+  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+  if (!D)
+    return makeError(D.error());
+  if (Status S = checkTarget(Opts.Back.Arch, (*D)->device()); !S)
+    return makeError(S.error());
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Expected<Variant *> V = variantLocked(canonicalSpecialization(Spec));
+  if (!V)
+    return makeError(V.error());
+  if (Status S = loadLocked(**D, **V); !S)
+    return makeError(S.error());
+  return &(*V)->Compiled;
+}
+
 Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream) {
   if (Status S = runtime::checkArguments(signature(), Args); !S)
     return S;
@@ -87,16 +121,8 @@ Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::
   if (!VOr)
     return makeError(VOr.error());
   Variant &V = **VOr;
-  if (!V.Entry) {
-    Expected<runtime::Module> M = runtime::Module::loadPTX(**D, V.Compiled.PTX);
-    if (!M)
-      return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
-    V.Loaded.emplace(M.take());
-    Expected<runtime::Kernel> K = V.Loaded->getKernel(V.Compiled.Signature);
-    if (!K)
-      return makeError(K.error());
-    V.Entry.emplace(K.take());
-  }
+  if (Status S = loadLocked(**D, V); !S)
+    return S;
   runtime::LaunchConfig Config;
   Config.Grid = Grid;
   Config.NumWarps = V.Compiled.Info.NumWarps;
@@ -104,7 +130,8 @@ Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::
   Config.Stream = Stream;
   if (Status S = V.Entry->launch(Config, Args); !S)
     return S;
-  LastSpecialization = Spec;
+  if (LastSpecialization != Spec)
+    LastSpecialization = std::move(Spec);
   return Status::ok();
 }
 

@@ -269,6 +269,22 @@ public:
     return (*V)->PTX;
   }
 
+  /// The variant for Spec ("" or None: the generic one), compiled on
+  /// demand; with Load, also loaded into the driver.
+  const driver::DeviceCompileResult &variantResult(const std::optional<std::string> &Spec,
+                                                   bool Load) {
+    std::string S = Spec.value_or("");
+    runtime::Expected<const driver::DeviceCompileResult *> V = [&] {
+      nb::gil_scoped_release Release;
+      return Load ? K->load(S) : K->variant(S);
+    }();
+    if (!V && Load)
+      throw LaunchFailure(V.error());
+    if (!V)
+      throw CompileFailure(V.error());
+    return **V;
+  }
+
   std::vector<std::pair<std::string, std::string>> params() const {
     std::vector<std::pair<std::string, std::string>> Out;
     for (const runtime::KernelParam &P : K->signature().Params)
@@ -284,11 +300,19 @@ private:
   std::unique_ptr<JitKernel> K;
 };
 
+/// The phases of a compilation as {name: seconds}, "total" included.
+nb::dict timingsDict(const driver::CompileTimings &T) {
+  nb::dict D;
+  for (const auto &[Name, Seconds] : T.phases())
+    D[Name.c_str()] = Seconds;
+  return D;
+}
+
 PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        const std::vector<std::pair<std::string, std::string>> &Defines,
                        const std::vector<std::string> &IncludeDirs, unsigned NumWarps,
-                       std::optional<std::string> Arch, std::optional<size_t> Config,
-                       bool AllowTF32, bool UseCache) {
+                       unsigned NumStages, std::optional<std::string> Arch,
+                       std::optional<size_t> Config, bool AllowTF32, bool UseCache) {
   driver::DeviceCompileOptions Opts;
   for (const auto &D : Defines)
     Opts.Front.Defines.push_back(D);
@@ -297,6 +321,9 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   if (runtime::Status S = driver::checkNumWarps(NumWarps); !S)
     throw std::invalid_argument(S.error());
   Opts.Back.NumWarps = NumWarps;
+  if (runtime::Status S = driver::checkNumStages(NumStages); !S)
+    throw std::invalid_argument(S.error());
+  Opts.Back.NumStages = NumStages;
   Opts.Back.AllowTF32 = AllowTF32;
   if (Arch) {
     runtime::Expected<ptx::Arch> A = driver::parseArch(*Arch);
@@ -400,6 +427,19 @@ NB_MODULE(_tritonc, m) {
       .def_prop_ro("name", [](PyKernel &K) { return K.kernel().info().Name; })
       .def_prop_ro("shared_mem", [](PyKernel &K) { return K.kernel().info().SharedMemBytes; })
       .def_prop_ro("num_warps", [](PyKernel &K) { return K.kernel().info().NumWarps; })
+      .def_prop_ro("num_stages", [](PyKernel &K) { return K.kernel().generic().NumStages; })
+      .def(
+          "timings",
+          [](PyKernel &K, std::optional<std::string> Spec) {
+            return timingsDict(K.variantResult(Spec, /*Load=*/false).Timings);
+          },
+          "specialization"_a.none() = nb::none())
+      .def(
+          "load",
+          [](PyKernel &K, std::optional<std::string> Spec) {
+            return timingsDict(K.variantResult(Spec, /*Load=*/true).Timings);
+          },
+          "specialization"_a.none() = nb::none())
       .def_prop_ro("num_barriers", [](PyKernel &K) { return K.kernel().info().NumBarriers; })
       .def_prop_ro("signature", [](PyKernel &K) { return K.kernel().signature().str(); })
       .def_prop_ro("params", &PyKernel::params)
@@ -412,7 +452,8 @@ NB_MODULE(_tritonc, m) {
       .def_prop_ro("num_variants", [](PyKernel &K) { return K.kernel().numVariants(); });
 
   m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
-        "num_warps"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a, "use_cache"_a);
+        "num_warps"_a, "num_stages"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a,
+        "use_cache"_a);
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

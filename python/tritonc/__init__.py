@@ -15,6 +15,8 @@ arguments TypeError or ValueError. Compiled kernels are cached in
 $TRITONC_CACHE_DIR (default ~/.cache/tritonc).
 """
 
+import functools as _functools
+import operator as _operator
 import os as _os
 
 from . import _tritonc
@@ -99,6 +101,27 @@ class Kernel:
         return self._impl.num_warps
 
     @property
+    def num_stages(self):
+        """Software-pipelining depth the kernel was compiled with."""
+        return self._impl.num_stages
+
+    def timings(self, specialization=None):
+        """Seconds spent in each phase of the compilation of a variant (None: the
+        generic one, compiled at tritonc.compile; else a string such as "DDNN",
+        compiled now if needed): {"preprocess", "parse", "irgen", "passes",
+        "codegen", "cache", "load", "ptxas", "total"}. A phase that did not run is
+        0 (a cache hit has only preprocess and cache; load is 0 until the variant
+        is loaded by a launch or by load())."""
+        return self._impl.timings(specialization)
+
+    def load(self, specialization=None):
+        """Loads a variant into the CUDA driver (its PTX -> SASS compilation)
+        without launching it, and returns its timings() with "load" filled in.
+        A launch with that specialization then starts at once. Raises LaunchError
+        without a device."""
+        return self._impl.load(specialization)
+
+    @property
     def num_barriers(self):
         return self._impl.num_barriers
 
@@ -136,16 +159,16 @@ class Kernel:
         """Launches on a grid of 1 to 3 dimensions, asynchronously on ``stream``
         (None: the default stream; an int CUstream/cudaStream_t, or an object
         with ``cuda_stream`` such as torch.cuda.Stream)."""
-        self._impl.launch(_grid(grid), list(args), stream)
+        self._impl.launch(_grid(grid), args, stream)
 
     def __getitem__(self, grid):
-        def launcher(*args, stream=None):
-            self.launch(grid, *args, stream=stream)
-
-        return launcher
+        # A partial rather than a closure: cheaper to make and to call, and
+        # k[grid](...) is on every launch's path.
+        return _functools.partial(self.launch, grid)
 
     def __repr__(self):
-        return f"<tritonc.Kernel {self.signature} {self.arch} num_warps={self.num_warps}>"
+        return (f"<tritonc.Kernel {self.signature} {self.arch} num_warps={self.num_warps} "
+                f"num_stages={self.num_stages}>")
 
 
 def _is_file(path_or_source):
@@ -156,16 +179,45 @@ def _is_file(path_or_source):
     return True
 
 
+def _back_end_option(what, value, define, define_list):
+    """An int option, or a list that joins the tuning space as ``define`` (then
+    the int returned is a placeholder the configuration overrides)."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{what}: the list is empty")
+        ints = [_int_option(what, v) for v in value]
+        define_list.append((define, _define_value(define, ints)))
+        return ints[0]
+    return _int_option(what, value)
+
+
+def _int_option(what, value):
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int or a list of ints, not bool")
+    try:
+        n = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an int or a list of ints, not "
+                        f"{type(value).__name__}") from None
+    if not 0 < n < 2**31:
+        raise ValueError(f"{what} must be positive, not {n}")
+    return n
+
+
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
-            config=None, allow_tf32=False, name=None, cache=True):
+            config=None, allow_tf32=False, name=None, cache=True, num_stages=3):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
     text (anything with a newline or a brace). defines: {"TM": 64, ...}; a list
     value is a tuning list, and then ``config`` picks the configuration.
+    num_warps: 1, 2, 4, 8 or 16. num_stages: software-pipelining depth of loops
+    feeding a dot, 1 to 8 (1: no pipelining). Either may be a list, tuned like a
+    define list (TRITONC_NUM_WARPS, TRITONC_NUM_STAGES; ``config`` picks).
     arch: "sm_90a" or "sm_80"; None picks the device's target (sm_90a without a
     device). name: the file name shown in diagnostics for source text. cache:
-    use the on-disk kernel cache. Needs no GPU; raises CompileError on errors.
+    use the on-disk kernel cache. Needs no GPU; raises CompileError on errors,
+    ValueError on out-of-range options.
     """
     text = None
     if _is_file(path_or_source):
@@ -176,6 +228,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
         text = path_or_source
         path = name or "<source>"
     define_list = [(str(k), _define_value(k, v)) for k, v in (defines or {}).items()]
+    warps = _back_end_option("num_warps", num_warps, "TRITONC_NUM_WARPS", define_list)
+    stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
     impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
-                            int(num_warps), arch, config, bool(allow_tf32), bool(cache))
+                            warps, stages, arch, config, bool(allow_tf32), bool(cache))
     return Kernel(impl)

@@ -175,12 +175,19 @@ class Launcher:
 # On the GPU, every launch also runs with 1, 2 and 8 warps per program (the layouts differ with the warp
 # count); the interpreter ignores --num-warps, so these variants exist only in device mode.
 WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
+# The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
+PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
+# On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
+# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results).
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined"]
 
 
-@pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS)
+@pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS)
 def launch(request, tmp_path):
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
+    if request.param == "pipelined":
+        return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES])
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
@@ -319,6 +326,13 @@ MATMUL_CONFIGS = [
     ({"TYPE": "float", "TM": 16, "TN": 32, "TK": 8, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "bfloat16", "TM": 16, "TN": 16, "TK": 16, "TRANS_B": 1}, False, True),
     ({}, False, False),
+    # Tiles of 64+ rows take the wgmma path on sm_90a with 4 and 8 warps (every operand major-ness and
+    # swizzle width: K rows of 32, 64 and 128 bytes, M-/N-major rows of 128 bytes).
+    ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, False, False),
+    ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "TRANS_B": 1}, False, True),
+    ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32, "TRANS_A": 1}, True, False),
+    ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 16, **SEED_A[True], **SEED_B[True]}, True, True),
+    ({"TYPE": "half", "TM": 64, "TN": 256, "TK": 64}, False, False),
 ]
 MATMUL_GROUPED_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 16, "GROUP_M": 2},
@@ -439,6 +453,42 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
         ldb = n + int(rng.integers(1, 5))
         b, bv = padded_matrix(rng, k, n, ldb, ty)
     ldc = n + int(rng.integers(1, 5))
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
+                  ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
+# Sizes and leading dimensions that are multiples of 16: launches specialize them, loads vectorize along K
+# even with the K mask, and on sm_90a the loads feeding wgmma become cp.async copies into shared rings.
+MATMUL_ALIGNED_CONFIGS = [c for c in MATMUL_CONFIGS if c[0].get("TM", 32) >= 64]
+
+
+@pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
+def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m, n = 16 * int(rng.integers(2, 2 * tm // 16 + 2)), 16 * int(rng.integers(2, 2 * tn // 16 + 2))
+    k = 16 * int(rng.integers(1, 4 * tk // 16 + 2))
+    pad = lambda: 16 * int(rng.integers(0, 2))
+    if trans_a:
+        lda = m + pad()
+        a, av = padded_matrix(rng, k, m, lda, ty)
+        av = av.T
+    else:
+        lda = k + pad()
+        a, av = padded_matrix(rng, m, k, lda, ty)
+    if trans_b:
+        ldb = k + pad()
+        b, bv = padded_matrix(rng, n, k, ldb, ty)
+        bv = bv.T
+    else:
+        ldb = n + pad()
+        b, bv = padded_matrix(rng, k, n, ldb, ty)
+    ldc = n + pad()
     c = poisoned((m, ldc), ty)
     out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
@@ -947,6 +997,59 @@ def test_matmul_tuning_list(rng, launch):
                      extra=[f"--config={index}"])
         assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=line)
         assert_poison(out["C"][:, n:], "float", "C")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Loop pipelining (simplifycfg,pipeline after the default pipeline): same results as without
+# ---------------------------------------------------------------------------------------------------------
+
+# (kernel, defines, trans_a, trans_b): the hand-prefetch form (matmul.tc) with every transposition, and
+# the tutorial form (matmul_grouped.tc, matmul_splitk.tc).
+PIPELINE_CONFIGS = [
+    ("matmul.tc", {"TYPE": ty, "TM": 16, "TN": 32, "TK": 16, "TRANS_A": int(ta), "TRANS_B": int(tb)}, ta, tb)
+    for ty in ("float", "half") for ta in (False, True) for tb in (False, True)
+] + [
+    (kernel, {"TYPE": ty, "TM": 16, "TN": 16, "TK": 16, **extra}, False, False)
+    for kernel, extra in (("matmul_grouped.tc", {"GROUP_M": 2}), ("matmul_splitk.tc", {"TZ": 2}))
+    for ty in ("float", "half")
+]
+
+
+@pytest.mark.parametrize("kernel,defines,trans_a,trans_b", PIPELINE_CONFIGS,
+                         ids=[f"{c[0]}:{config_id(c[1])}" for c in PIPELINE_CONFIGS])
+@pytest.mark.parametrize("k", [70, 5])
+def test_pipeline_same_results(kernel, defines, trans_a, trans_b, k, rng, tmp_path):
+    """The pipelined kernel (loads feeding the dot issued 2 iterations ahead) computes the same output as
+    the kernel without pipelining, bit for bit on the interpreter, for K not a multiple of TK and K < TK."""
+    compiled = tritonc(["compile", str(KERNELS / kernel)] + define_args(defines) + ["--emit=ir", "--verify-each",
+                                                                                    "--passes=" + PIPELINED_PASSES])
+    assert compiled.returncode == 0, compiled.stderr
+    assert ".next = masked_load" in compiled.stdout, "the loop was not pipelined"
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    m, n = 37, 45
+    lda = m + 1 if trans_a else k + 3
+    ldb = k + 2 if trans_b else n + 1
+    ldc = n + 2
+    a, _ = padded_matrix(rng, k, m, lda, ty) if trans_a else padded_matrix(rng, m, k, lda, ty)
+    b, _ = padded_matrix(rng, n, k, ldb, ty) if trans_b else padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    grid = (cdiv(m, tm), cdiv(n, tn))
+    args = [("A", a), ("B", b), ("C", c)]
+    if kernel == "matmul_grouped.tc":
+        grid = (grid[0] * grid[1],)
+    if kernel == "matmul_splitk.tc":
+        grid = grid + (defines["TZ"],)
+        args += [("locks", np.zeros(2 * grid[0] * grid[1], dtype=np.int32)), ("alpha", 1.5)]
+    args += [("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb), ("ldc", ldc)]
+    expected = Launcher(tmp_path / "default")(kernel, defines, grid, args)
+    got = Launcher(tmp_path / "pipelined", ["--passes=" + PIPELINED_PASSES])(kernel, defines, grid, args)
+    for name, value in expected.items():
+        if ON_DEVICE and np.issubdtype(value.dtype, np.floating):  # GPU programs may sum in other orders
+            rtol, atol = AGREEMENT[value.dtype.type]
+            np.testing.assert_allclose(got[name], value, rtol=rtol, atol=atol * math.sqrt(k), err_msg=name)
+        else:
+            np.testing.assert_array_equal(got[name].view(np.uint8), value.view(np.uint8), err_msg=name)
 
 
 # ---------------------------------------------------------------------------------------------------------

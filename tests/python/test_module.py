@@ -98,6 +98,50 @@ def test_bad_options():
         tritonc.compile(TRANSPOSE, defines={"TM": object()})
 
 
+def test_num_stages():
+    k = tritonc.compile(TRANSPOSE)
+    assert k.num_stages == 3
+    assert "num_stages=3" in repr(k)
+    assert tritonc.compile(TRANSPOSE, num_stages=1).num_stages == 1
+    assert tritonc.compile(TRANSPOSE, num_stages=np.int64(8)).num_stages == 8
+    # A list is tuned like a define list; config picks (last list fastest).
+    k2 = tritonc.compile(TRANSPOSE, num_stages=[2, 4], num_warps=[4, 8], config=1)
+    assert (k2.num_stages, k2.num_warps) == (4, 4)
+    k3 = tritonc.compile(TRANSPOSE, num_stages=(2, 4), num_warps=[4, 8], config=2)
+    assert (k3.num_stages, k3.num_warps) == (2, 8)
+    with pytest.raises(tritonc.CompileError, match="configurations; select one"):
+        tritonc.compile(TRANSPOSE, num_stages=[2, 4])
+    with pytest.raises(ValueError, match="num_stages must be 1 to 8, not 9"):
+        tritonc.compile(TRANSPOSE, num_stages=9)
+    with pytest.raises(ValueError, match="num_stages must be positive, not 0"):
+        tritonc.compile(TRANSPOSE, num_stages=0)
+    with pytest.raises(TypeError, match="num_stages must be an int or a list of ints, not float"):
+        tritonc.compile(TRANSPOSE, num_stages=2.5)
+    with pytest.raises(TypeError, match="num_stages must be an int or a list of ints, not bool"):
+        tritonc.compile(TRANSPOSE, num_stages=True)
+    with pytest.raises(tritonc.CompileError,
+                       match=r"TRITONC_NUM_STAGES=9: expected 1 to 8 pipeline stages "
+                             r"\(configuration 1: TRITONC_NUM_STAGES=9\)"):
+        tritonc.compile(TRANSPOSE, num_stages=[3, 9], config=1)
+
+
+def test_compile_timings():
+    # No cache: every phase of the compilation runs.
+    k = tritonc.compile(TRANSPOSE, cache=False)
+    t = k.timings()
+    assert set(t) == {"preprocess", "parse", "irgen", "passes", "codegen", "cache", "load",
+                      "ptxas", "total"}
+    for phase in ("preprocess", "parse", "irgen", "passes", "codegen"):
+        assert t[phase] > 0, (phase, t)
+    assert t["cache"] == 0 and t["load"] == 0 and t["ptxas"] == 0
+    assert abs(t["total"] - sum(v for p, v in t.items() if p != "total")) < 1e-9
+    # A specialization is compiled on request and has its own timings.
+    assert k.timings("DDDDDD")["codegen"] > 0
+    if not _GPU:
+        with pytest.raises(tritonc.LaunchError, match="^no CUDA driver: "):
+            k.load("DDDDDD")
+
+
 def test_specialized_variants():
     k = tritonc.compile(TRANSPOSE)
     assert ".visible .entry transpose(" in k.variant_ptx("DDDDNN")
@@ -183,6 +227,13 @@ if _GPU:
         torch.testing.assert_close(y, x.t(), rtol=0, atol=0)
         with pytest.raises(ValueError, match="tensor in host memory"):
             k[(1, 1)](x.cpu(), y, m, n, n, m)
+
+    def test_load_times_the_driver_compile():
+        k = tritonc.compile(TRANSPOSE, cache=False)
+        t = k.load("DDDDDD")
+        assert t["load"] > 0 and t["codegen"] > 0
+        assert k.timings("DDDDDD")["load"] == t["load"]
+        assert k._impl.num_variants == 2
 
     def test_scalars_and_odd_sizes_torch():
         import torch

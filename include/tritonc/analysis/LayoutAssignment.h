@@ -56,22 +56,26 @@ struct AccessPlan {
 
 /// How a dot is computed.
 enum class DotKind {
-  FMA,    ///< one fma per element and k (any float type)
-  MmaV2,  ///< mma.sync m16n8k16, f16/bf16 inputs, f32 accumulator
-  MmaTF32 ///< mma.sync m16n8k8 on f32 inputs rounded to tf32 (opt-in)
+  FMA,     ///< one fma per element and k (any float type)
+  MmaV2,   ///< mma.sync m16n8k16, f16/bf16 inputs, f32 accumulator
+  MmaTF32, ///< mma.sync m16n8k8 on f32 inputs rounded to tf32 (opt-in)
+  Wgmma    ///< wgmma.mma_async m64nNk16 (sm_90a), f16/bf16 inputs, f32 accumulator
 };
 
 struct DotPlan {
   DotKind Kind = DotKind::FMA;
-  /// Warps along M and N (mma.sync only).
+  /// Warps along M and N (mma.sync); warpgroups along M and N (wgmma).
   std::vector<int32_t> WarpsPerCTA;
+  /// The N of each wgmma instruction (wgmma only).
+  int32_t InstrN = 0;
 };
 
 class LayoutAssignment {
 public:
-  /// AllowTF32 lets f32 dots use tensor cores on tf32-rounded inputs.
+  /// AllowTF32 lets f32 dots use tensor cores on tf32-rounded inputs;
+  /// HasWgmma (sm_90a) lets f16/bf16 dots use warpgroup MMA.
   LayoutAssignment(const ir::Function &F, const AxisInfoAnalysis &AI, unsigned NumWarps,
-                   bool HasMmaV2, bool AllowTF32 = false);
+                   bool HasMmaV2, bool AllowTF32 = false, bool HasWgmma = false);
 
   unsigned numWarps() const { return NumWarps; }
 
@@ -109,6 +113,7 @@ private:
   unsigned NumWarps;
   bool HasMmaV2;
   bool AllowTF32;
+  bool HasWgmma;
   /// The function's dominator tree while assign() runs.
   const ir::DominatorTree *DT = nullptr;
   std::map<const ir::Value *, LinearLayout> Layouts;

@@ -204,6 +204,17 @@ LinearLayout sliceLayout(const LinearLayout &Parent, unsigned Dim);
 LinearLayout mmaV2AccumulatorLayout(const std::vector<int64_t> &Shape,
                                     const std::vector<int32_t> &WarpsPerCTA);
 
+/// The wgmma m64nNk16 accumulator layout (f32) of a [M, N] tile. A
+/// warpgroup (4 consecutive warps) owns [64 MReps, InstrN NReps] elements:
+/// warp w of the group holds rows 16w..16w+15 of every 64-row block with the
+/// mma.sync fragment repeated along N, so register r of one instruction is
+/// column 8 (r / 4) + 2 (lane % 4) + r % 2, row lane / 4 + 8 ((r / 2) % 2).
+/// Registers then repeat the instruction over M (MReps) and N (NReps), and
+/// the warpgroups tile the output as WarpGroups = {Gm, Gn} (along M first).
+/// Requires M = 64 MReps Gm and N = InstrN NReps Gn.
+LinearLayout wgmmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t InstrN,
+                                    const std::vector<int32_t> &WarpGroups);
+
 /// A swizzled shared-memory layout from element offset to tile coordinates
 /// (Order: fastest dimension first). Element (.., r, c) with c along
 /// Order[0] and r along Order[1] is stored at column

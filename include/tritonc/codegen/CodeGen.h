@@ -32,8 +32,12 @@ struct CodeGenOptions {
   unsigned NumWarps = 4;
   /// Lets f32 `dot` use TF32 tensor cores (lower precision). Off by default.
   bool AllowTF32 = false;
+  /// Software-pipelining depth of loops feeding `dot`: the loads of iteration
+  /// i + NumStages - 1 are issued while iteration i computes (asynchronous
+  /// copies into NumStages shared-memory buffers). 1 turns pipelining off.
+  unsigned NumStages = 3;
 
-  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0".
+  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3".
   std::string optionsString() const;
 };
 

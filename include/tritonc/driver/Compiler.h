@@ -40,6 +40,30 @@ enum class StopAfter {
   IR,         ///< The whole pipeline, up to optimized and verified IR.
 };
 
+/// Wall-clock seconds spent in each phase of a compilation. The front-end
+/// phases are filled by every compilation (a few clock reads, nothing more);
+/// the device phases by compileForDevice and JitKernel; a phase that did not
+/// run stays 0.
+struct CompileTimings {
+  double Preprocess = 0; ///< Tuning space, preprocessing.
+  double Parse = 0;      ///< Parsing to the syntax tree.
+  double IRGen = 0;      ///< Semantic checks and IR generation, with verification.
+  double Passes = 0;     ///< The pass pipeline, with verification.
+  double CodeGen = 0;    ///< Specialization and codegen::generatePTX.
+  double Cache = 0;      ///< Cache key, lookup and store (compileForDevice).
+  double Load = 0;       ///< Module load: the driver's PTX -> SASS (JitKernel).
+  double Ptxas = 0;      ///< An external ptxas run (`tritonc compile --emit=cubin`).
+
+  /// The sum of all phases.
+  double total() const;
+  /// The phases and their sum as "name ms" lines, for example
+  /// "  preprocess    0.412 ms"; phases that did not run are left out
+  /// except the front end's. Each line starts with Indent.
+  std::string format(const std::string &Indent = "  ") const;
+  /// (name, seconds) of every phase, the total last; names as in format().
+  std::vector<std::pair<std::string, double>> phases() const;
+};
+
 /// Options of one compilation.
 struct CompileOptions {
   /// -D definitions in command-line order. A bracketed value is a tuning list.
@@ -85,6 +109,8 @@ public:
   const ast::TranslationUnit *ast() const { return AST.get(); }
   /// The preprocessed text (tokensToString) once preprocessing ran.
   const std::string &preprocessed() const { return Preprocessed; }
+  /// Time spent in the phases that ran (front end and passes only).
+  const CompileTimings &timings() const { return Timings; }
 
   /// Every diagnostic in the order reported (warnings included).
   const std::vector<Diagnostic> &diagnostics() const;
@@ -104,6 +130,11 @@ private:
   std::unique_ptr<ast::TranslationUnit> AST;
   std::unique_ptr<ir::Module> Module;
   std::string Preprocessed;
+  /// The preprocessed tokens, kept by a StopAfter::Preprocess compilation so
+  /// that continueCompilation can go on without preprocessing again.
+  std::vector<Token> Tokens;
+  bool Resumable = false;
+  CompileTimings Timings;
 };
 
 /// Compiles a Triton-C file. A file that cannot be read is an error
@@ -114,6 +145,14 @@ CompileResult compileFile(const std::string &Path, const CompileOptions &Opts);
 /// diagnostics and as the folder for relative #include).
 CompileResult compileSource(const std::string &Name, const std::string &Text,
                             const CompileOptions &Opts);
+
+/// Finishes a Triton-C compilation that stopped after preprocessing (made
+/// with StopAfter::Preprocess, without errors): parses, generates IR and
+/// runs the passes as Opts asks, without preprocessing again, and returns
+/// the result (sources, diagnostics and timings carry over). Opts should be
+/// the options of the first call with another Stop; Defines, IncludeDirs
+/// and Config are not looked at again. Pre with errors comes back as it is.
+CompileResult continueCompilation(CompileResult Pre, const CompileOptions &Opts);
 
 /// Parses Triton-IR text (.tir), verifies it (a broken module is the user's
 /// error here), runs the pipeline of Opts and verifies the result. Defines,

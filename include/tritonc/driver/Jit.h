@@ -43,6 +43,13 @@ namespace tritonc::driver {
 /// `-DTRITONC_NUM_WARPS=[4,8]` or `--num-warps=[4,8]`), it overrides
 /// CodeGenOptions::NumWarps, so num_warps is tuned like any -D list.
 inline constexpr const char *NumWarpsDefine = "TRITONC_NUM_WARPS";
+/// The define that sets the software-pipelining depth per configuration, as
+/// TRITONC_NUM_WARPS does for the warps: it overrides
+/// CodeGenOptions::NumStages (`--num-stages=[3,4]`, `num_stages=[3, 4]`).
+inline constexpr const char *NumStagesDefine = "TRITONC_NUM_STAGES";
+/// The range of CodeGenOptions::NumStages (1: no pipelining).
+inline constexpr unsigned MinNumStages = 1;
+inline constexpr unsigned MaxNumStages = 8;
 
 struct DeviceCompileOptions {
   CompileOptions Front;
@@ -101,6 +108,11 @@ struct DeviceCompileResult {
   /// The cache key (64 hex digits); empty when uncached.
   std::string CacheKey;
   CacheOutcome Cache = CacheOutcome::Uncached;
+  /// The pipelining depth it was compiled with (TRITONC_NUM_STAGES applied).
+  unsigned NumStages = 0;
+  /// Time spent in each phase. A cache hit has only Preprocess and Cache;
+  /// JitKernel adds Load when it loads the variant into the driver.
+  CompileTimings Timings;
 
   bool ok() const { return Ok; }
 };
@@ -127,6 +139,8 @@ runtime::Expected<ptx::Arch> parseArch(std::string_view Name);
 runtime::Expected<ptx::Arch> archForDevice(const runtime::DeviceInfo &Device);
 /// Fails unless N is 1, 2, 4, 8 or 16.
 runtime::Status checkNumWarps(unsigned N);
+/// Fails unless N is in MinNumStages..MaxNumStages.
+runtime::Status checkNumStages(unsigned N);
 
 /// Compiles Src for the GPU with the given specialization (see
 /// applySpecialization; "" for none), through Cache. Never throws: errors
@@ -165,6 +179,11 @@ public:
   runtime::Expected<const DeviceCompileResult *> variant(std::string_view Spec);
   /// Variants compiled so far (the generic one included).
   size_t numVariants() const;
+  /// Compiles (if needed) and loads the variant for a specialization into
+  /// the driver without launching it, so that the PTX -> SASS step can be
+  /// timed or done ahead of time; its Timings.Load is then set. Errors as
+  /// for launch (no CUDA driver, compile or load failures).
+  runtime::Expected<const DeviceCompileResult *> load(std::string_view Spec);
 
   /// Checks Args against the signature (count and kinds), compiles or finds
   /// the variant for their specialization, loads it into the driver, and
@@ -186,6 +205,8 @@ private:
   JitKernel(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache)
       : Src(std::move(Src)), Opts(std::move(Opts)), Cache(std::move(Cache)) {}
   runtime::Expected<Variant *> variantLocked(const std::string &Canonical);
+  /// Loads V into the driver unless it is loaded.
+  runtime::Status loadLocked(runtime::CudaDriver &D, Variant &V);
 
   KernelSource Src;
   DeviceCompileOptions Opts;

@@ -15,4 +15,9 @@ namespace tritonc::transform {
 #define PASS(Name, CreateFn, Description) std::unique_ptr<Pass> CreateFn();
 #include "tritonc/transform/Passes.def"
 
+/// The loop pipelining pass (registered as "pipeline" with 3 stages) for a
+/// given number of stages: loads feeding a `dot` in a loop are issued
+/// NumStages - 1 iterations ahead (see LoopPipeline.h). 1 changes nothing.
+std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages);
+
 } // namespace tritonc::transform

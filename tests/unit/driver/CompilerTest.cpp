@@ -127,6 +127,44 @@ TEST(Compiler, StopAfterEarlyStages) {
   EXPECT_EQ(AST.module(), nullptr);
 }
 
+TEST(Compiler, ContinueAfterPreprocessing) {
+  CompileOptions Opts = withTN("32");
+  Opts.Stop = StopAfter::Preprocess;
+  CompileResult PP = compileSource("add.tc", AddKernel, Opts);
+  ASSERT_TRUE(PP.ok()) << PP.formattedDiagnostics();
+  EXPECT_GT(PP.timings().Preprocess, 0);
+  EXPECT_EQ(PP.timings().Parse, 0);
+  double Preprocessing = PP.timings().Preprocess;
+
+  Opts.Stop = StopAfter::IR;
+  CompileResult R = continueCompilation(std::move(PP), Opts);
+  ASSERT_TRUE(R.ok()) << R.formattedDiagnostics();
+  ASSERT_NE(R.module(), nullptr);
+  CompileResult Direct = compileSource("add.tc", AddKernel, Opts);
+  EXPECT_EQ(ir::printModule(*R.module()), ir::printModule(*Direct.module()));
+  // The phases of both calls are in the result.
+  EXPECT_EQ(R.timings().Preprocess, Preprocessing);
+  EXPECT_GT(R.timings().Parse, 0);
+  EXPECT_GT(R.timings().IRGen, 0);
+  EXPECT_GT(R.timings().Passes, 0);
+  EXPECT_EQ(R.timings().CodeGen, 0);
+
+  // A result that did not stop after preprocessing cannot go on.
+  CompileResult Again = continueCompilation(std::move(R), Opts);
+  EXPECT_FALSE(Again.ok());
+  EXPECT_TRUE(hasSeverity(Again, Severity::Internal));
+
+  // Errors of the continued stages carry their locations.
+  Opts.Stop = StopAfter::Preprocess;
+  CompileResult Bad = compileSource("bad.tc", "__global__ void f(int N) {\n  N = y;\n}\n", Opts);
+  ASSERT_TRUE(Bad.ok());
+  Opts.Stop = StopAfter::IR;
+  CompileResult BadIR = continueCompilation(std::move(Bad), Opts);
+  EXPECT_FALSE(BadIR.ok());
+  EXPECT_NE(BadIR.formattedDiagnostics().find("bad.tc:2:"), std::string::npos)
+      << BadIR.formattedDiagnostics();
+}
+
 TEST(Compiler, PipelineSelection) {
   CompileOptions Opts = withTN("32");
   Opts.UsePipelineDefault = false;

@@ -100,6 +100,10 @@ TEST(JitCache, EveryInputOfTheKeyMisses) {
   Define.Front.Defines.emplace_back("TM", "64");
   DeviceCompileOptions Warps = defaultOptions();
   Warps.Back.NumWarps = 8;
+  DeviceCompileOptions Stages = defaultOptions();
+  Stages.Back.NumStages = 4;
+  DeviceCompileOptions StagesDefine = defaultOptions();
+  StagesDefine.Front.Defines.emplace_back(NumStagesDefine, "2");
   DeviceCompileOptions Arch = defaultOptions();
   Arch.Back.Arch = Arch.Back.Arch == ptx::Arch::SM90a ? ptx::Arch::SM80 : ptx::Arch::SM90a;
   DeviceCompileOptions Passes = defaultOptions();
@@ -114,6 +118,8 @@ TEST(JitCache, EveryInputOfTheKeyMisses) {
   } Cases[] = {
       {"define", Define, "", runtime::CacheKeyInputs::compilerVersion()},
       {"num_warps", Warps, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"num_stages", Stages, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"TRITONC_NUM_STAGES", StagesDefine, "", runtime::CacheKeyInputs::compilerVersion()},
       {"arch", Arch, "", runtime::CacheKeyInputs::compilerVersion()},
       {"pipeline", Passes, "", runtime::CacheKeyInputs::compilerVersion()},
       {"specialization", defaultOptions(), "DDDDNN", runtime::CacheKeyInputs::compilerVersion()},
@@ -135,6 +141,11 @@ TEST(JitCache, EveryInputOfTheKeyMisses) {
   DeviceCompileResult W = compileTranspose(Warm, Warps);
   EXPECT_EQ(W.Cache, CacheOutcome::Hit);
   EXPECT_EQ(W.Info.NumWarps, 8u);
+  DeviceCompileResult S = compileTranspose(Warm, Stages);
+  EXPECT_EQ(S.Cache, CacheOutcome::Hit);
+  EXPECT_EQ(S.NumStages, 4u);
+  EXPECT_EQ(compileTranspose(Warm, StagesDefine).NumStages, 2u);
+  EXPECT_EQ(Base.NumStages, 3u);
 
   // And the unchanged compilation still hits.
   runtime::KernelCache Again(Dir.Path);
@@ -241,6 +252,82 @@ TEST(JitOptions, ArchAndNumWarps) {
   EXPECT_NE(R.Diagnostics.find("num_warps must be"), std::string::npos) << R.Diagnostics;
 }
 
+TEST(JitOptions, NumStages) {
+  for (unsigned N = MinNumStages; N <= MaxNumStages; ++N)
+    EXPECT_TRUE(checkNumStages(N).isOk()) << N;
+  EXPECT_EQ(checkNumStages(0).error(), "num_stages must be 1 to 8, not 0");
+  EXPECT_FALSE(checkNumStages(9).isOk());
+
+  DeviceCompileOptions Bad;
+  Bad.Back.NumStages = 9;
+  DeviceCompileResult R = compileForDevice(KernelSource::file(Transpose), Bad);
+  EXPECT_FALSE(R.ok());
+  EXPECT_EQ(R.Diagnostics, "error: num_stages must be 1 to 8, not 9\n");
+
+  // The define overrides the option per configuration; a bad value names the
+  // configuration it comes from.
+  DeviceCompileOptions Listed;
+  Listed.Front.Defines.emplace_back("TM", "[32,64]");
+  Listed.Front.Defines.emplace_back(NumStagesDefine, "[1,4,0]");
+  Listed.Front.Config = 4; // TM=64, TRITONC_NUM_STAGES=4
+  DeviceCompileResult Four = compileForDevice(KernelSource::file(Transpose), Listed);
+  ASSERT_TRUE(Four.ok()) << Four.Diagnostics;
+  EXPECT_EQ(Four.NumStages, 4u);
+  Listed.Front.Config = 5;
+  DeviceCompileResult Zero = compileForDevice(KernelSource::file(Transpose), Listed);
+  EXPECT_FALSE(Zero.ok());
+  EXPECT_EQ(Zero.Diagnostics, "error: TRITONC_NUM_STAGES=0: expected 1 to 8 pipeline stages "
+                              "(configuration 5: TM=64 TRITONC_NUM_STAGES=0)\n");
+  DeviceCompileOptions Text;
+  Text.Front.Defines.emplace_back(NumStagesDefine, "three");
+  EXPECT_EQ(compileForDevice(KernelSource::file(Transpose), Text).Diagnostics,
+            "error: TRITONC_NUM_STAGES=three: expected 1 to 8 pipeline stages\n");
+  // The warps define keeps its message.
+  DeviceCompileOptions Warps;
+  Warps.Front.Defines.emplace_back(NumWarpsDefine, "3");
+  EXPECT_EQ(compileForDevice(KernelSource::file(Transpose), Warps).Diagnostics,
+            "error: TRITONC_NUM_WARPS=3: expected 1, 2, 4, 8 or 16 warps\n");
+}
+
+TEST(JitTimings, PhasesOfAMissAndAHit) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  DeviceCompileResult Miss = compileTranspose(Cache);
+  ASSERT_TRUE(Miss.ok()) << Miss.Diagnostics;
+  const CompileTimings &M = Miss.Timings;
+  EXPECT_GT(M.Preprocess, 0);
+  EXPECT_GT(M.Parse, 0);
+  EXPECT_GT(M.IRGen, 0);
+  EXPECT_GT(M.Passes, 0);
+  EXPECT_GT(M.CodeGen, 0);
+  EXPECT_GT(M.Cache, 0);
+  EXPECT_EQ(M.Load, 0);
+  EXPECT_EQ(M.Ptxas, 0);
+  EXPECT_DOUBLE_EQ(M.total(), M.Preprocess + M.Parse + M.IRGen + M.Passes + M.CodeGen + M.Cache);
+
+  // A hit preprocesses (for the key) and reads the cache, nothing else.
+  DeviceCompileResult Hit = compileTranspose(Cache);
+  ASSERT_EQ(Hit.Cache, CacheOutcome::Hit);
+  EXPECT_GT(Hit.Timings.Preprocess, 0);
+  EXPECT_GT(Hit.Timings.Cache, 0);
+  EXPECT_EQ(Hit.Timings.Parse, 0);
+  EXPECT_EQ(Hit.Timings.CodeGen, 0);
+
+  // Uncached: no cache phase.
+  DeviceCompileResult Plain = compileForDevice(KernelSource::file(Transpose), defaultOptions());
+  ASSERT_TRUE(Plain.ok()) << Plain.Diagnostics;
+  EXPECT_EQ(Plain.Timings.Cache, 0);
+  EXPECT_GT(Plain.Timings.CodeGen, 0);
+  EXPECT_EQ(Plain.PTX, Miss.PTX);
+
+  std::string Text = M.format("  ");
+  for (const char *Phase : {"preprocess", "parse", "irgen", "passes", "codegen", "cache", "total"})
+    EXPECT_NE(Text.find(std::string("  ") + Phase + " "), std::string::npos) << Phase << Text;
+  EXPECT_EQ(Text.find("load"), std::string::npos) << Text;
+  EXPECT_EQ(Text.find("ptxas"), std::string::npos) << Text;
+  EXPECT_EQ(M.phases().back().first, "total");
+}
+
 TEST(JitSpecialization, Canonical) {
   EXPECT_EQ(canonicalSpecialization("DDNF1"), "DDNNN");
   EXPECT_EQ(canonicalSpecialization("NNF1"), "");
@@ -340,6 +427,9 @@ TEST(JitKernel, LaunchChecksArgumentsThenNeedsADevice) {
     Args.pointer(0).pointer(0).i32(M).i32(N).i32(N).i32(M);
     runtime::Status S = J.launch({M / 32, N / 32, 1}, Args);
     EXPECT_EQ(S.error().rfind("no CUDA driver: ", 0), 0u) << S.error();
+    auto Loaded = J.load("DDDDDD");
+    ASSERT_FALSE(Loaded);
+    EXPECT_EQ(Loaded.error().rfind("no CUDA driver: ", 0), 0u) << Loaded.error();
     return;
   }
   // With a GPU: transpose a 64 x 96 matrix and check every element.
@@ -362,6 +452,11 @@ TEST(JitKernel, LaunchChecksArgumentsThenNeedsADevice) {
   runtime::Status S = (*KD)->launch({M / 32, N / 32, 1}, Args);
   ASSERT_TRUE(S.isOk()) << S.error();
   EXPECT_EQ((*KD)->lastSpecialization(), "DDDDDD");
+  // The launch loaded the variant and timed it; load() finds it loaded.
+  auto Loaded = (*KD)->load("DDDDDD");
+  ASSERT_TRUE(Loaded) << Loaded.error();
+  EXPECT_GT((*Loaded)->Timings.Load, 0);
+  EXPECT_EQ((*KD)->numVariants(), 2u);
   ASSERT_TRUE((*D)->synchronize().isOk());
   ASSERT_TRUE(BY->download(Y.data(), Y.size() * 4).isOk());
   for (unsigned I = 0; I < M; ++I)

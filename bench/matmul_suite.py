@@ -1,0 +1,240 @@
+"""Matrix-multiplication benchmarks: square fp16/bf16 sweeps, fp32 without TF32 (FMA path), and the
+thesis shapes (batch-16 MLP C = A·Bᵀ and the 64×64×K covariance with split-K). Our kernels are
+autotuned per shape over a few configurations, as Triton's autotune does: every candidate is checked
+against torch first, timed with a short run, and the best one is timed again with the full method and
+recorded with its configuration."""
+from dataclasses import dataclass
+
+import torch
+
+import tritonc
+from common import (DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error)
+
+SQUARE_SIZES = (1024, 2048, 4096, 8192)
+QUICK_SQUARE_SIZES = (1024, 2048)
+TUNE_RUNS = 10
+
+# Candidates for fp16/bf16 (wgmma path). The grouped kernel orders programs like the Triton peer.
+HALF_CONFIGS = [
+    MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 128, 256, 64, 8, 4),
+    MatmulConfig("matmul", 128, 128, 64, 4, 3), MatmulConfig("matmul", 128, 128, 64, 4, 4),
+    MatmulConfig("matmul", 128, 128, 64, 8, 3), MatmulConfig("matmul", 128, 128, 64, 8, 4),
+    MatmulConfig("matmul", 64, 128, 64, 4, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
+    MatmulConfig("grouped", 128, 256, 64, 8, 3), MatmulConfig("grouped", 128, 256, 64, 8, 4),
+    MatmulConfig("grouped", 128, 128, 64, 8, 4),
+]
+QUICK_HALF_CONFIGS = [MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 128, 128, 64, 4, 3)]
+
+# fp32 without TF32: FMA.
+FLOAT_CONFIGS = [
+    MatmulConfig("matmul", 64, 64, 16, 4, 3), MatmulConfig("matmul", 128, 64, 16, 4, 3),
+    MatmulConfig("matmul", 128, 128, 16, 8, 3), MatmulConfig("matmul", 64, 64, 32, 4, 2),
+    MatmulConfig("matmul", 128, 128, 32, 8, 2), MatmulConfig("grouped", 128, 128, 16, 8, 3),
+]
+QUICK_FLOAT_CONFIGS = [MatmulConfig("matmul", 64, 64, 16, 4, 3)]
+
+# Batch-16 MLP, C (N×16) = A (N×N) · Bᵀ (B is 16×N): memory-bound, so small TM for enough programs.
+MLP_CONFIGS = [
+    MatmulConfig("matmul", 32, 16, 128, 4, 3), MatmulConfig("matmul", 32, 16, 128, 2, 4),
+    MatmulConfig("matmul", 64, 16, 64, 4, 3), MatmulConfig("matmul", 64, 16, 128, 4, 4),
+    MatmulConfig("matmul", 128, 16, 64, 4, 4), MatmulConfig("matmul", 16, 16, 128, 1, 4),
+]
+QUICK_MLP_CONFIGS = [MatmulConfig("matmul", 64, 16, 64, 4, 3)]
+
+
+@dataclass(frozen=True)
+class SplitKConfig:
+    tz: int
+    tk: int
+    warps: int
+    stages: int
+
+    def __str__(self):
+        return f"matmul_splitk.tc 64x64x{self.tk} TZ={self.tz} w{self.warps} s{self.stages}"
+
+
+def splitk_configs(k, quick):
+    if quick:
+        return [SplitKConfig(max(1, k // 2048), 64, 4, 3)]
+    return [SplitKConfig(tz, 64, 4, s) for tz in (k // 4096, k // 2048, k // 1024, k // 512)
+            for s in (3, 4) if tz >= 2]
+
+
+def _matmul_defines(dtype, cfg, extra=None):
+    defines = {"TYPE": DTYPE_NAMES[dtype], "TM": cfg.tm, "TN": cfg.tn, "TK": cfg.tk}
+    if cfg.kernel == "grouped":
+        defines["GROUP_M"] = 8
+    defines.update(extra or {})
+    return defines
+
+
+def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
+    gm, gn = (m + cfg.tm - 1) // cfg.tm, (n + cfg.tn - 1) // cfg.tn
+    grid = (gm, gn) if cfg.kernel == "matmul" else (gm * gn,)
+    return lambda: kern[grid](a, b, c, m, n, k, lda, ldb, ldc)
+
+
+def autotune(results, timer, what, candidates, build, check):
+    """build(cfg) -> (kernel, run). Returns (cfg, kernel, run) of the fastest correct candidate.
+    Candidates that do not compile or launch are skipped (and said so); a wrong result is a failure."""
+    best = None
+    for cfg in candidates:
+        try:
+            kern, run = build(cfg)
+            run()
+            torch.cuda.synchronize()
+        except (tritonc.CompileError, tritonc.LaunchError, ValueError) as e:
+            msg = f"{what}: {cfg} skipped: {str(e).splitlines()[0]}"
+            print("   " + msg, flush=True)
+            results.notes.append(msg)
+            continue
+        err = check()
+        if err is not None:
+            msg = f"{what}: {cfg} gives a wrong result ({err})"
+            print("!! " + msg, flush=True)
+            results.failures.append(msg)
+            continue
+        t = timer(run, runs=TUNE_RUNS, warmup=2)
+        if best is None or t < best[0]:
+            best = (t, cfg, kern, run)
+    if best is None:
+        raise RuntimeError(f"{what}: no configuration compiled, launched and computed correctly")
+    return best[1], best[2], best[3]
+
+
+def _checker(c, ref, tol):
+    def check():
+        err = relative_error(c, ref)
+        return None if err < tol else f"relative error {err:.3g} >= {tol}"
+    return check
+
+
+def square(results, timer, triton_peers, quick):
+    """fp16 and bf16 C = A·B at square sizes: tritonc (autotuned) vs cuBLAS vs Triton."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    candidates = QUICK_HALF_CONFIGS if quick else HALF_CONFIGS
+    for dtype in (torch.float16, torch.bfloat16):
+        family = f"matmul {DTYPE_NAMES[dtype]}"
+        compiled = {}
+        for size in QUICK_SQUARE_SIZES if quick else SQUARE_SIZES:
+            a = torch.randn(size, size, device="cuda", dtype=dtype)
+            b = torch.randn(size, size, device="cuda", dtype=dtype)
+            c = torch.empty(size, size, device="cuda", dtype=dtype)
+            ref = torch.matmul(a, b)
+            flops = 2.0 * size ** 3
+
+            def build(cfg):
+                if cfg not in compiled:
+                    file = "matmul.tc" if cfg.kernel == "matmul" else "matmul_grouped.tc"
+                    compiled[cfg] = compile_kernel(file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
+                kern = compiled[cfg]
+                return kern, _matmul_launcher(kern, cfg, a, b, c, size, size, size, size, size, size)
+
+            tol = 2e-2 if dtype == torch.float16 else 3e-2
+            cfg, kern, run = autotune(results, timer, f"{family} {size}", candidates, build,
+                                      _checker(c, ref, tol))
+            results.add(family, size, "tritonc", "TFLOP/s", flops / timer(run) / 1e12, str(cfg))
+            results.add_kernel(f"{family} {size}^3: {cfg}", kern)
+            out = torch.empty_like(c)
+            results.add(family, size, "cuBLAS", "TFLOP/s",
+                        flops / timer(lambda: torch.matmul(a, b, out=out)) / 1e12)
+            if triton_peers:
+                triton_peers.matmul(a, b, out)
+                err = relative_error(out, ref)
+                assert err < tol, f"Triton matmul {family} {size}: relative error {err}"
+                results.add(family, size, "triton", "TFLOP/s",
+                            flops / timer(lambda: triton_peers.matmul(a, b, out)) / 1e12,
+                            triton_peers.matmul_config(a, b))
+
+
+def fp32(results, timer, quick):
+    """fp32 C = A·B without TF32 (FMA path) vs cuBLAS with TF32 disabled."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dtype = torch.float32
+    family = "matmul float (no TF32)"
+    compiled = {}
+    for size in (1024,) if quick else (4096, 8192):
+        a = torch.randn(size, size, device="cuda", dtype=dtype)
+        b = torch.randn(size, size, device="cuda", dtype=dtype)
+        c = torch.empty(size, size, device="cuda", dtype=dtype)
+        ref = torch.matmul(a, b)
+        flops = 2.0 * size ** 3
+
+        def build(cfg):
+            if cfg not in compiled:
+                file = "matmul.tc" if cfg.kernel == "matmul" else "matmul_grouped.tc"
+                compiled[cfg] = compile_kernel(file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
+            kern = compiled[cfg]
+            return kern, _matmul_launcher(kern, cfg, a, b, c, size, size, size, size, size, size)
+
+        cfg, kern, run = autotune(results, timer, f"{family} {size}",
+                                  QUICK_FLOAT_CONFIGS if quick else FLOAT_CONFIGS, build,
+                                  _checker(c, ref, 1e-3))
+        results.add(family, size, "tritonc", "TFLOP/s", flops / timer(run) / 1e12, str(cfg))
+        results.add_kernel(f"{family} {size}^3: {cfg}", kern)
+        out = torch.empty_like(c)
+        results.add(family, size, "cuBLAS", "TFLOP/s",
+                    flops / timer(lambda: torch.matmul(a, b, out=out)) / 1e12)
+
+
+def mlp(results, timer, quick):
+    """Batch-16 MLP, fp16: C = A·Bᵀ with A N×N and B 16×N (matmul.tc with TRANS_B=1) vs A @ B.T."""
+    family = "MLP half (C = A·Bᵀ, B 16×N)"
+    compiled = {}
+    for n in (4096,) if quick else (4096, 8192):
+        a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+        b = torch.randn(16, n, device="cuda", dtype=torch.float16)
+        c = torch.empty(n, 16, device="cuda", dtype=torch.float16)
+        ref = a @ b.t()
+        flops = 2.0 * n * n * 16
+
+        def build(cfg):
+            if cfg not in compiled:
+                defines = _matmul_defines(torch.float16, cfg, {"TRANS_B": 1})
+                compiled[cfg] = compile_kernel("matmul.tc", defines, cfg.warps, cfg.stages)
+            kern = compiled[cfg]
+            # B is stored N_out x K (16 x n): ldb = n; C is n x 16.
+            return kern, _matmul_launcher(kern, cfg, a, b, c, n, 16, n, n, n, 16)
+
+        cfg, kern, run = autotune(results, timer, f"{family} N={n}",
+                                  QUICK_MLP_CONFIGS if quick else MLP_CONFIGS, build,
+                                  _checker(c, ref, 2e-2))
+        results.add(family, f"N={n}", "tritonc", "TFLOP/s", flops / timer(run) / 1e12, str(cfg))
+        results.add_kernel(f"MLP half N={n}: {cfg} TRANS_B=1", kern)
+        out = torch.empty_like(c)
+        bt = b.t()
+        results.add(family, f"N={n}", "cuBLAS", "TFLOP/s",
+                    flops / timer(lambda: torch.matmul(a, bt, out=out)) / 1e12)
+
+
+def covariance(results, timer, quick):
+    """64×64×K fp16 (A 64×K, B K×64) with matmul_splitk.tc vs torch.matmul."""
+    family = "covariance half (64x64xK, split-K)"
+    compiled = {}
+    locks = torch.zeros(2, device="cuda", dtype=torch.int32)
+    for k in (16384,) if quick else (16384, 131072):
+        a = torch.randn(64, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, 64, device="cuda", dtype=torch.float16)
+        c = torch.empty(64, 64, device="cuda", dtype=torch.float16)
+        ref = a @ b
+        flops = 2.0 * 64 * 64 * k
+
+        def build(cfg):
+            if cfg not in compiled:
+                defines = {"TYPE": "half", "TM": 64, "TN": 64, "TK": cfg.tk, "TZ": cfg.tz}
+                compiled[cfg] = compile_kernel("matmul_splitk.tc", defines, cfg.warps, cfg.stages)
+            kern = compiled[cfg]
+            return kern, lambda: kern[(1, 1, cfg.tz)](a, b, c, locks, 1.0, 64, 64, k, k, 64, 64)
+
+        def check():
+            err = relative_error(c, ref)
+            if locks.any().item():
+                return "the lock buffer is not zero after the run"
+            return None if err < 3e-2 else f"relative error {err:.3g}"
+
+        cfg, kern, run = autotune(results, timer, f"{family} K={k}", splitk_configs(k, quick), build, check)
+        results.add(family, f"K={k}", "tritonc", "TFLOP/s", flops / timer(run) / 1e12, str(cfg))
+        results.add_kernel(f"covariance half K={k}: {cfg}", kern)
+        out = torch.empty_like(c)
+        results.add(family, f"K={k}", "cuBLAS", "TFLOP/s",
+                    flops / timer(lambda: torch.matmul(a, b, out=out)) / 1e12)

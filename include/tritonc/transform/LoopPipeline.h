@@ -1,0 +1,77 @@
+//===- LoopPipeline.h - Issues dot operand loads iterations ahead -*- C++ -*-===//
+//
+// Automatic software pipelining at the IR level (registered as "pipeline",
+// 3 stages). With S stages and D = S - 1, every load whose value becomes an
+// operand of a `dot` (directly, through `trans`, or through a header phi) in
+// an innermost loop is issued D iterations before the iteration that uses it.
+// The result is ordinary Triton-IR with the same meaning: the interpreter runs
+// it, and the GPU back end turns the loads into asynchronous copies into a
+// ring of shared-memory buffers.
+//
+// Handled loops: a preheader, a header that holds the phis and computes the
+// exit condition (`cond_br`), and a single body block that branches back (run
+// simplifycfg first: `&&` in bounds checks makes diamonds). The loop must not
+// write memory (a store could change what an earlier-issued load reads).
+// Two source shapes give the same result:
+//   (a) tutorial form: the load X is in the body and the dot uses it in the
+//       same iteration;
+//   (b) hand prefetch (kernels/matmul.tc): the dot uses a header phi
+//       Q = [X0, X], X in the body reading the operand of the next iteration.
+//
+// After the pass, for each such load, header phis Q_0 .. Q_{D-1} carry the
+// operands of iterations i .. i+D-1 (Q_0 feeds the dot; on the back edge
+// Q_j takes Q_{j+1} and Q_{D-1} takes the new load). The preheader loads the
+// operands of iterations 0 .. D-1 (in iteration order, then in body order);
+// the body, after the dot, computes the operand of iteration i+D and ends
+// with all the new loads grouped together. Each new load is a masked_load:
+// its mask is the original mask (evaluated at the iteration it reads for)
+// AND "that iteration runs" (the loop condition at every iteration from the
+// current one up to it: a program never reads what the original did not).
+// A plain load becomes a masked_load with a zero `other`.
+//
+// "Value at iteration i+t" clones the backward slice of a value inside the
+// loop, replacing each induction phi phi = [init, phi (add|sub|gep) step]
+// (step loop-invariant) by phi + t*step (init + t*step in the preheader):
+// one instruction with a folded constant for constant steps, repeated
+// application of the step otherwise. Slices may hold only instructions that
+// are safe to speculate; anything else leaves the loop unchanged.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+#include <string>
+
+namespace tritonc::transform {
+
+class Loop;
+
+class LoopPipelinePass : public Pass {
+public:
+  explicit LoopPipelinePass(unsigned NumStages) : NumStages(NumStages) {}
+  const char *name() const override { return "pipeline"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  unsigned NumStages;
+};
+
+/// The number of stages of the registered "pipeline" pass.
+inline constexpr unsigned DefaultPipelineStages = 3;
+
+/// What pipelineLoop did with one loop.
+struct LoopPipelineResult {
+  bool Changed = false;
+  /// Why the loop was left unchanged; empty when it was pipelined.
+  std::string Reason;
+  /// Number of dot operand loads now issued ahead.
+  unsigned NumLoads = 0;
+};
+
+/// Pipelines the dot operand loads of L with NumStages stages (see the file
+/// comment). The control-flow graph does not change, so the loop info and
+/// dominator tree of the function stay valid.
+LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages);
+
+} // namespace tritonc::transform

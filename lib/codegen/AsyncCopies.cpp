@@ -1,0 +1,400 @@
+//===- AsyncCopies.cpp - Loads feeding wgmma become cp.async into rings ----===//
+//
+// A load whose tile only reaches a wgmma `dot` operand (directly, through
+// `trans`, or through loop phis: the shape the `pipeline` pass and the seeds'
+// hand prefetch produce) never needs registers. Such loads and phis form a
+// component; each component gets a ring of NumSlots swizzled tiles
+// (MmaSharedLayout, in the load's coordinates, contiguous along the load's
+// vector dimension) at the start of shared memory. Every value of the
+// component is then one u32 register: the shared address of its slot, and a
+// phi only copies that address.
+//
+// A load becomes `cp.async` of its vectors (4, 8 or 16 bytes) into the slot
+// at the component's write cursor, zero-filled where the mask is off
+// (src-size 0), followed by `cp.async.commit_group`; the cursor then moves
+// to the next slot. The dot waits with `cp.async.wait_group N`, makes the
+// copies visible to the tensor cores (fence.proxy.async) and to every thread
+// (a barrier), and passes the slot addresses to wgmma.
+//
+// Slot reuse. A chain of D phis carries the operands of D iterations; the
+// load at the end of iteration i writes the operand of iteration i + D into
+// the slot that iteration i - 1 read. NumSlots = max(2, D + 1) makes that
+// safe: every thread passed iteration i's barrier, after finishing the
+// (synchronous) dot of iteration i - 1, before any thread issues the load.
+//
+// With the MMAs left in flight (wgmma.wait_group 1, LowerWgmma.cpp) another
+// warpgroup may still read the slot of iteration i - 1 while this one
+// loads: such rings get one more slot, so the load overwrites the slot of
+// iteration i - 2, whose MMAs every warpgroup waited for before the barrier
+// of iteration i.
+//
+// Wait counts. Every load is its own commit group. When the loop body holds,
+// after the dot, one load per component and the preheader issued the first
+// D operands iteration by iteration, then at the dot of iteration i the
+// groups committed after iteration i's are those of the next D - 1
+// iterations: N = (loads per iteration) (D - 1). Anything else waits for all
+// groups (N = 0), which is always correct.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "MmaSharedLayout.h"
+
+#include "tritonc/ir/Dominance.h"
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/LoopInfo.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+using ir::Opcode;
+
+namespace {
+
+uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
+
+/// Rings above this share of the 227 KB of shared memory leave too little
+/// for the other instructions' scratch: such functions keep register loads.
+constexpr uint64_t MaxRingBytes = 192 * 1024;
+
+bool isZeroTile(const ir::Value *V) {
+  if (const ir::Constant *C = ir::asConstant(const_cast<ir::Value *>(V)))
+    return C->isZero();
+  const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V));
+  return I && I->getOpcode() == Opcode::Splat && isZeroTile(I->getOperand(0));
+}
+
+const Instruction *asInst(const ir::Value *V) {
+  return ir::asInstruction(const_cast<ir::Value *>(V));
+}
+
+} // namespace
+
+const Instruction *FunctionLowering::inPlaceAccumulator(const Instruction &Dot) const {
+  // c = phi [init, dot]; dot = dot(a, b, c), and the dot's only user is c.
+  const Instruction *Phi = asInst(Dot.getOperand(2));
+  if (!Phi || Phi->getOpcode() != Opcode::Phi || Dot.users().size() != 1 || Dot.users()[0] != Phi ||
+      Phi->getType() != Dot.getType())
+    return nullptr;
+  unsigned FromDot = 0;
+  for (const ir::Value *In : Phi->operands())
+    FromDot += In == &Dot;
+  if (FromDot != 1)
+    return nullptr;
+  for (const Instruction *U : Phi->users())
+    if (U == &Dot ? false : U->getOpcode() == Opcode::Phi)
+      return nullptr;
+  return Phi;
+}
+
+bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instruction &Dot,
+                                             unsigned OperandIdx, AsyncRing &Ring) {
+  const Instruction *Trans = asInst(Root);
+  bool ViaTrans = Trans && Trans->getOpcode() == Opcode::Trans;
+  if (ViaTrans) {
+    if (Trans->users().size() != 1)
+      return false;
+    Root = Trans->getOperand(0);
+  }
+  std::set<const Instruction *> Members;
+  std::vector<const Instruction *> Work;
+  auto Add = [&](const ir::Value *V) {
+    const Instruction *I = asInst(V);
+    if (!I || !I->getType()->isTile())
+      return false;
+    Opcode Op = I->getOpcode();
+    if (Op != Opcode::Phi && Op != Opcode::Load && Op != Opcode::MaskedLoad)
+      return false;
+    if (Members.insert(I).second)
+      Work.push_back(I);
+    return true;
+  };
+  if (!Add(Root))
+    return false;
+  while (!Work.empty()) {
+    const Instruction *I = Work.back();
+    Work.pop_back();
+    if (I->getOpcode() == Opcode::Phi)
+      for (const ir::Value *In : I->operands())
+        if (!Add(In))
+          return false;
+    for (const Instruction *U : I->users()) {
+      if (U->getOpcode() == Opcode::Phi) {
+        if (!Add(U))
+          return false;
+      } else if (ViaTrans ? U != Trans : U != &Dot) {
+        return false;
+      } else if (!ViaTrans &&
+                 (U->getOperand(OperandIdx) != I || U->getOperand(1 - OperandIdx) == I)) {
+        return false;
+      }
+    }
+  }
+  // Every load: 16-bit elements, zero `other`, vectors cp.async can move, and
+  // one shape and vector dimension for the whole ring.
+  const ir::Shape &S = Root->getType()->getShape();
+  std::optional<unsigned> VecDim;
+  for (const Instruction *I : Members) {
+    if (I->getType()->getShape() != S || S.size() != 2)
+      return false;
+    if (I->getOpcode() == Opcode::Phi) {
+      Ring.Phis.push_back(I);
+      continue;
+    }
+    if (memBytesOf(I->getType()->getScalarType()) != 2)
+      return false;
+    if (I->getOpcode() == Opcode::MaskedLoad && !isZeroTile(I->getOperand(2)))
+      return false;
+    const AccessPlan &P = LA.accessOf(I);
+    unsigned Bytes = P.Vec * 2;
+    if (Bytes != 4 && Bytes != 8 && Bytes != 16)
+      return false;
+    if (VecDim && *VecDim != P.VecDim)
+      return false;
+    VecDim = P.VecDim;
+    Ring.Loads.push_back(I);
+  }
+  if (!VecDim)
+    return false;
+  Ring.SL = MmaSharedLayout::make(S[0], S[1], *VecDim, 2);
+  if (!Ring.SL.valid())
+    return false;
+  Ring.Trans = ViaTrans ? Trans : nullptr;
+  Ring.SlotBytes = alignTo(Ring.SL.bytes(), 1024);
+  Ring.NumSlots = std::max<unsigned>(2, static_cast<unsigned>(Ring.Phis.size()) + 1);
+  return true;
+}
+
+/// The chain of phis from the dot operand back to the load in the loop body
+/// (Q_0, Q_1, ...) and the preheader loads of each (L_0, L_1, ...), if the
+/// component is such a chain.
+static bool walkChain(const ir::Value *Operand, const ir::DominatorTree &DT,
+                      std::vector<const Instruction *> &PreLoads, const Instruction *&BodyLoad) {
+  const Instruction *Q = asInst(Operand);
+  while (Q && Q->getOpcode() == Opcode::Phi) {
+    if (Q->getNumOperands() != 2)
+      return false;
+    const Instruction *Outside = nullptr, *Inside = nullptr;
+    for (unsigned K = 0; K < 2; ++K) {
+      bool BackEdge = DT.dominates(Q->getParent(), Q->getIncomingBlock(K));
+      (BackEdge ? Inside : Outside) = asInst(Q->getOperand(K));
+    }
+    if (!Outside || !Inside || Outside->getOpcode() == Opcode::Phi)
+      return false;
+    PreLoads.push_back(Outside);
+    Q = Inside;
+  }
+  if (!Q || Q->getOpcode() == Opcode::Phi)
+    return false;
+  BodyLoad = Q;
+  return true;
+}
+
+void FunctionLowering::planAsyncCopies() {
+  if (Options.Arch != ptx::Arch::SM90a)
+    return;
+  ir::DominatorTree DT(F);
+  std::vector<const Instruction *> Dots;
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions())
+      if (I->getOpcode() == Opcode::Dot && LA.dotOf(I.get()).Kind == DotKind::Wgmma)
+        Dots.push_back(I.get());
+  uint64_t Offset = 0;
+  for (const Instruction *Dot : Dots) {
+    std::vector<unsigned> DotRings;
+    for (unsigned Idx = 0; Idx < 2; ++Idx) {
+      const ir::Value *Root = Dot->getOperand(Idx);
+      const Instruction *RI = asInst(Root);
+      if (RI && (AsyncOf.count(RI) || AsyncTrans.count(RI)))
+        continue;
+      AsyncRing Ring;
+      if (!collectAsyncComponent(Root, *Dot, Idx, Ring) ||
+          Offset + Ring.SlotBytes * Ring.NumSlots > MaxRingBytes)
+        continue;
+      Ring.Offset = Offset;
+      Offset += Ring.SlotBytes * Ring.NumSlots;
+      unsigned Id = static_cast<unsigned>(Rings.size());
+      for (const Instruction *M : Ring.Loads)
+        AsyncOf[M] = Id;
+      for (const Instruction *M : Ring.Phis)
+        AsyncOf[M] = Id;
+      if (Ring.Trans)
+        AsyncTrans.insert(Ring.Trans);
+      Rings.push_back(std::move(Ring));
+      DotRings.push_back(Id);
+    }
+    // The wait count (see the file comment); 0 unless the shape is exact.
+    unsigned Wait = 0;
+    std::vector<std::vector<const Instruction *>> Pre;
+    std::vector<const Instruction *> Body;
+    bool Chains = !DotRings.empty();
+    for (unsigned Id : DotRings) {
+      // The dot operand (under a folded trans) that belongs to ring Id.
+      const ir::Value *Operand = nullptr;
+      for (unsigned Idx = 0; Idx < 2; ++Idx) {
+        const ir::Value *V = Dot->getOperand(Idx);
+        const Instruction *VI = asInst(V);
+        if (VI && AsyncTrans.count(VI))
+          V = VI->getOperand(0);
+        const Instruction *VV = asInst(V);
+        if (VV && AsyncOf.count(VV) && AsyncOf.at(VV) == Id)
+          Operand = V;
+      }
+      std::vector<const Instruction *> PreLoads;
+      const Instruction *BodyLoad = nullptr;
+      if (!walkChain(Operand, DT, PreLoads, BodyLoad) || PreLoads.empty() ||
+          BodyLoad->getParent() != Dot->getParent())
+        Chains = false;
+      Pre.push_back(PreLoads);
+      Body.push_back(BodyLoad);
+    }
+    unsigned D = Chains ? static_cast<unsigned>(Pre[0].size()) : 0;
+    for (size_t C = 0; Chains && C < Pre.size(); ++C)
+      Chains = Pre[C].size() == D;
+    if (Chains) {
+      // Async loads of the dot's block: all after the dot, one per ring.
+      const ir::BasicBlock *BB = Dot->getParent();
+      unsigned PerIteration = 0;
+      bool AfterDot = false;
+      for (const auto &I : BB->instructions()) {
+        if (I.get() == Dot)
+          AfterDot = true;
+        else if (AsyncOf.count(I.get()) && I->getOpcode() != Opcode::Phi) {
+          Chains = Chains && AfterDot;
+          ++PerIteration;
+        }
+      }
+      Chains = Chains && PerIteration == Body.size();
+      // The preheader loads, iteration by iteration, in one block.
+      std::map<const Instruction *, size_t> Pos;
+      if (Chains) {
+        const ir::BasicBlock *PreBB = Pre[0][0]->getParent();
+        size_t N = 0;
+        for (const auto &I : PreBB->instructions())
+          Pos[I.get()] = N++;
+        for (size_t J = 0; Chains && J < D; ++J)
+          for (const auto &P : Pre) {
+            Chains = Chains && Pos.count(P[J]);
+            for (size_t J2 = J + 1; Chains && J2 < D; ++J2)
+              for (const auto &P2 : Pre)
+                Chains = Chains && Pos.count(P2[J2]) && Pos.at(P[J]) < Pos.at(P2[J2]);
+          }
+      }
+      if (Chains && D >= 1)
+        Wait = PerIteration * (D - 1);
+    }
+    if (!DotRings.empty())
+      DotWaits[Dot] = Wait;
+    // Both operands in rings and the accumulator carried by a loop phi: the
+    // MMAs may stay in flight into the next iteration (LowerWgmma.cpp),
+    // which needs one more slot per ring (see the file comment).
+    if (DotRings.size() == 2 && inPlaceAccumulator(*Dot)) {
+      uint64_t Extra = 0;
+      for (unsigned Id : DotRings)
+        Extra += Rings[Id].SlotBytes;
+      if (Offset + Extra <= MaxRingBytes) {
+        // Known before any block is lowered: the blocks that read the
+        // accumulator may be lowered before the dot's.
+        AsyncDots.insert(Dot);
+        PendingMma.insert(Dot);
+        PendingMma.insert(inPlaceAccumulator(*Dot));
+        for (unsigned Id : DotRings)
+          ++Rings[Id].NumSlots;
+        Offset = 0;
+        for (AsyncRing &R : Rings) {
+          R.Offset = Offset;
+          Offset += R.SlotBytes * R.NumSlots;
+        }
+      }
+    }
+  }
+  RingBytes = Offset;
+  if (Rings.empty())
+    return;
+  // Blocks where ring data is live (see Lowering.h).
+  transform::LoopInfo LI(F, DT);
+  auto MarkLive = [&](const ir::BasicBlock *BB) {
+    RingLiveBlocks.insert(BlockIndex.at(BB));
+    for (const transform::Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop())
+      for (const ir::BasicBlock *LB : L->blocks())
+        RingLiveBlocks.insert(BlockIndex.at(LB));
+  };
+  for (const auto &[I, Id] : AsyncOf)
+    MarkLive(I->getParent());
+  for (const auto &[Dot, Wait] : DotWaits)
+    MarkLive(Dot->getParent());
+}
+
+void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
+  if (!Ring.Cursor.valid()) {
+    auto P = B.prologue();
+    Ring.Cursor = B.mov(Ty::U32, 0);
+  }
+  const AccessPlan &Plan = LA.accessOf(&I);
+  const LinearLayout &L = Plan.Layout;
+  Regs Ptrs = get(I.getOperand(0), L);
+  Regs Mask;
+  if (I.getOpcode() == Opcode::MaskedLoad)
+    Mask = get(I.getOperand(1), L);
+  B.comment("asynchronous copy into a shared ring slot");
+  Reg Slot =
+      B.add(Ty::U32, B.add(Ty::U32, ringBase(), static_cast<int64_t>(Ring.Offset)), Ring.Cursor);
+  const Regs &Coords = threadCoords(L);
+  Reg ThreadOff = emitSwizzledOffset(B, Ring.SL, Coords[0], Coords[1]);
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  unsigned Bytes = Plan.Vec * 2;
+  std::string Cache = Bytes == 16 ? "cg" : "ca";
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Plan.Vec)) {
+    if (Dup[R0])
+      continue;
+    std::vector<int64_t> C = registerCoords(L, R0);
+    Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(Ring.SL.offset(C[0], C[1])));
+    Reg Dst = B.add(Ty::U32, Slot, Off);
+    std::string Size = std::to_string(Bytes);
+    if (!Mask.empty()) {
+      Reg Zero = B.mov(Ty::U32, 0);
+      Size = B.selp(Ty::U32, static_cast<int64_t>(Bytes), Zero, Mask[R0]).name();
+    }
+    std::string Text = "cp.async." + Cache + ".shared.global [" + Dst.name() + "], [" +
+                       Ptrs[R0].name() + "], " + std::to_string(Bytes) + ", " + Size + ";";
+    if (Owner.valid())
+      Text = "@" + Owner.name() + " " + Text;
+    B.emit(Text);
+  }
+  B.emit("cp.async.commit_group;");
+  // Next slot.
+  Reg Next = B.add(Ty::U32, Ring.Cursor, static_cast<int64_t>(Ring.SlotBytes));
+  Reg Wrap =
+      B.setp(ptx::Cmp::Ge, Ty::U32, Next, static_cast<int64_t>(Ring.SlotBytes * Ring.NumSlots));
+  Reg Zero = B.mov(Ty::U32, 0);
+  B.movTo(Ring.Cursor, B.selp(Ty::U32, Zero, Next, Wrap));
+  Values[&I] = {Slot};
+}
+
+std::optional<std::pair<Reg, MmaSharedLayout>>
+FunctionLowering::asyncOperand(const Instruction &Dot, unsigned Idx) {
+  const ir::Value *V = Dot.getOperand(Idx);
+  const Instruction *VI = asInst(V);
+  bool Trans = VI && AsyncTrans.count(VI);
+  if (Trans)
+    VI = asInst(VI->getOperand(0));
+  auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
+  if (It == AsyncOf.end())
+    return std::nullopt;
+  MmaSharedLayout SL = Rings[It->second].SL;
+  if (Trans)
+    SL.ContigDim = 1 - SL.ContigDim;
+  return std::make_pair(Values.at(VI)[0], SL);
+}
+
+void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
+  B.emit("cp.async.wait_group " + std::to_string(DotWaits.at(&Dot)) + ";");
+  B.emit("fence.proxy.async.shared::cta;");
+  forcedBarrier();
+}
+
+} // namespace tritonc::codegen

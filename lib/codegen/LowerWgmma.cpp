@@ -1,0 +1,240 @@
+//===- LowerWgmma.cpp - dot on Hopper warpgroup MMA (sm_90a) ---------------===//
+//
+// A warpgroup (4 consecutive warps, aligned to 4) issues
+// `wgmma.mma_async.m64nNk16`: A (64 x 16) and B (16 x N) come from shared
+// memory through 64-bit matrix descriptors, the 64 x N f32 accumulator stays
+// in registers (wgmmaAccumulatorLayout). The warpgroups tile the output
+// (DotPlan::WarpsPerCTA = {Gm, Gn}); each repeats its instruction over its
+// share: MReps blocks of 64 rows, NReps blocks of InstrN columns, and K / 16
+// steps.
+//
+// Operands live in the swizzled layouts of MmaSharedLayout.h. Each operand
+// is K-major or MN-major, whichever its source makes contiguous; the
+// instruction's transpose flags say which (16-bit types allow both).
+//
+// Operands that loads copied into ring slots (AsyncCopies.cpp) are read in
+// place. Others come from registers: they are stored to shared memory
+// (vectorized along the contiguous dimension), made visible to the async
+// proxy (`fence.proxy.async`), and a barrier separates the stores from the
+// MMAs. The MMAs are committed as one group and waited for before the result
+// is used, so the accumulator registers are ordinary values afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "MmaSharedLayout.h"
+
+#include "tritonc/support/Diagnostics.h"
+
+#include <bit>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+
+namespace {
+
+uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
+
+/// The tile dimension the first register bit of L moves along, if any: the
+/// dimension a thread's consecutive registers run along.
+std::optional<unsigned> registerRunDim(const LinearLayout &L) {
+  if (L.getInDimSizeLog2("register") == 0)
+    return std::nullopt;
+  const LinearLayout::Basis &B0 = L.getBasis("register", 0);
+  for (unsigned D = 0; D < B0.size(); ++D)
+    if (B0[D])
+      return D;
+  return std::nullopt;
+}
+
+/// The operand layout: contiguous along Preferred when that extent fills a
+/// swizzle row, else along Fallback (K, which always does: K % 16 == 0).
+MmaSharedLayout chooseOperandLayout(const ir::Shape &S, std::optional<unsigned> Preferred,
+                                    unsigned Fallback) {
+  if (Preferred) {
+    MmaSharedLayout L = MmaSharedLayout::make(S[0], S[1], *Preferred, 2);
+    if (L.valid())
+      return L;
+  }
+  return MmaSharedLayout::make(S[0], S[1], Fallback, 2);
+}
+
+} // namespace
+
+void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayout &L,
+                                            const MmaSharedLayout &SL, const Reg &Base) {
+  const Regs &Coords = threadCoords(L);
+  Reg ThreadOff = emitSwizzledOffset(B, SL, Coords[0], Coords[1]);
+  // Consecutive registers along the contiguous dimension, up to 16 bytes.
+  unsigned Width = 1;
+  for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("register"); ++Bit) {
+    const LinearLayout::Basis &Bs = L.getBasis("register", Bit);
+    if (Bs[SL.ContigDim] != static_cast<int32_t>(Width) || Bs[1 - SL.ContigDim] != 0 ||
+        Width * 2 * SL.ElemBytes > 16)
+      break;
+    Width *= 2;
+  }
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Width)) {
+    if (Dup[R0])
+      continue;
+    std::vector<int64_t> C = registerCoords(L, R0);
+    // Offsets are linear over GF(2): thread part XOR register part.
+    Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(SL.offset(C[0], C[1])));
+    Reg Addr = B.add(Ty::U32, Base, Off);
+    Regs Words;
+    for (unsigned K = 0; K + 1 < Width; K += 2)
+      Words.push_back(
+          B.pack2x16(Values[R0 + K].as(Ty::B16), Values[R0 + K + 1].as(Ty::B16), Ty::B32));
+    Ty WordTy = Width == 1 ? Ty::B16 : Ty::B32;
+    if (Width == 1)
+      Words.push_back(Values[R0].as(Ty::B16));
+    std::optional<ptx::Guard> G;
+    if (Owner.valid())
+      G = ptx::Guard{Owner, false};
+    B.stShared(WordTy, Addr, 0, Words, G);
+  }
+}
+
+Reg FunctionLowering::wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr) {
+  // Bits 0-13: address >> 4; 16-29: leading byte offset >> 4; 32-45: stride
+  // byte offset >> 4; 62-63: swizzle mode. Base offset (49-51) stays 0.
+  Reg Field = B.bitAnd(Ty::U32, B.shr(Ty::U32, Addr, 4), 0x3FFF);
+  Reg Lo = B.bitOr(Ty::U32, Field, static_cast<int64_t>((SL.leadingByteOffset() >> 4) << 16));
+  uint64_t Hi = (SL.strideByteOffset() >> 4) | (uint64_t(SL.descriptorMode()) << 30);
+  Reg HiR = B.mov(Ty::U32, static_cast<int64_t>(Hi));
+  Reg D = B.newReg(Ty::B64);
+  B.emit("mov.b64 " + D.name() + ", {" + Lo.name() + ", " + HiR.name() + "};");
+  return D;
+}
+
+void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout &SA,
+                                     const Reg &ABase, const MmaSharedLayout &SB, const Reg &BBase,
+                                     Regs &Acc, unsigned InFlight) {
+  const ir::Value *A = I.getOperand(0);
+  const ir::Type *AT = A->getType()->getScalarType();
+  int64_t M = I.getType()->getShape()[0], N = I.getType()->getShape()[1];
+  int64_t K = A->getType()->getShape()[1];
+  const analysis::DotPlan &P = LA.dotOf(&I);
+  int32_t Gm = P.WarpsPerCTA[0], Gn = P.WarpsPerCTA[1], InstrN = P.InstrN;
+  int64_t MReps = M / (64 * Gm), NReps = N / (int64_t(InstrN) * Gn);
+
+  // This warpgroup's origin in the output: group g = warp / 4 is
+  // (g % Gm, g / Gm), as in wgmmaAccumulatorLayout.
+  Reg Group = B.shr(Ty::U32, warpId(), 2);
+  Reg GroupM = B.bitAnd(Ty::U32, Group, Gm - 1);
+  Reg GroupN = B.shr(Ty::U32, Group, std::countr_zero(static_cast<unsigned>(Gm)));
+  Reg RowOrigin = B.mul(Ty::U32, GroupM, 64 * MReps);
+  Reg ColOrigin = B.mul(Ty::U32, GroupN, int64_t(InstrN) * NReps);
+  Reg Zero = B.mov(Ty::U32, 0);
+  // The origins are multiples of whole swizzle atoms (or sit inside a row),
+  // so their unswizzled offsets are the descriptors' start addresses.
+  Reg AOrigin = emitSwizzledOffset(B, SA, RowOrigin, Zero);
+  Reg BOrigin = emitSwizzledOffset(B, SB, Zero, ColOrigin);
+  Reg DescA = wgmmaDescriptor(SA, B.add(Ty::U32, ABase, AOrigin));
+  Reg DescB = wgmmaDescriptor(SB, B.add(Ty::U32, BBase, BOrigin));
+  Reg One = B.mov(Ty::U32, 1);
+  Reg ScaleD = B.setp(ptx::Cmp::Ne, Ty::U32, One, 0);
+
+  const char *InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
+  int TransA = SA.ContigDim == 0 ? 1 : 0; // M-major A
+  int TransB = SB.ContigDim == 1 ? 1 : 0; // N-major B
+  int64_t PerInstr = InstrN / 2;
+  B.emit("wgmma.fence.sync.aligned;");
+  for (int64_t K0 = 0; K0 < K; K0 += 16)
+    for (int64_t MR = 0; MR < MReps; ++MR)
+      for (int64_t NR = 0; NR < NReps; ++NR) {
+        uint64_t AOff =
+            SA.ContigDim == 1 ? SA.linearOffset(MR * 64, K0) : SA.linearOffset(K0, MR * 64);
+        uint64_t BOff =
+            SB.ContigDim == 1 ? SB.linearOffset(K0, NR * InstrN) : SB.linearOffset(NR * InstrN, K0);
+        Reg DA = AOff ? B.add(Ty::S64, DescA.as(Ty::S64), static_cast<int64_t>(AOff >> 4)) : DescA;
+        Reg DB = BOff ? B.add(Ty::S64, DescB.as(Ty::S64), static_cast<int64_t>(BOff >> 4)) : DescB;
+        std::string List;
+        int64_t First = PerInstr * (MR + MReps * NR);
+        for (int64_t J = 0; J < PerInstr; ++J)
+          List += (J ? ", " : "") + Acc[First + J].name();
+        B.emit("wgmma.mma_async.sync.aligned.m64n" + std::to_string(InstrN) + "k16.f32." + InTy +
+               "." + InTy + " {" + List + "}, " + DA.name() + ", " + DB.name() + ", " +
+               ScaleD.name() + ", 1, 1, " + std::to_string(TransA) + ", " + std::to_string(TransB) +
+               ";");
+      }
+  B.emit("wgmma.commit_group.sync.aligned;");
+  B.emit("wgmma.wait_group.sync.aligned " + std::to_string(InFlight) + ";");
+}
+
+void FunctionLowering::lowerWgmma(const Instruction &I) {
+  const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *AccV = I.getOperand(2);
+  const LinearLayout &C = LA.layoutOf(&I);
+  // Operands already in ring slots (AsyncCopies.cpp) need only a wait; the
+  // others are staged from registers.
+  std::optional<std::pair<Reg, MmaSharedLayout>> Ops[2] = {asyncOperand(I, 0), asyncOperand(I, 1)};
+  if (Ops[0] || Ops[1])
+    waitForAsyncOperands(I);
+  const ir::Value *Staged[2] = {Ops[0] ? nullptr : A, Ops[1] ? nullptr : Bv};
+  if (Staged[0] || Staged[1]) {
+    LinearLayout Ls[2];
+    Regs Vals[2];
+    MmaSharedLayout SLs[2];
+    uint64_t Offsets[2] = {0, 0}, Total = 0;
+    for (unsigned Idx = 0; Idx < 2; ++Idx) {
+      if (!Staged[Idx])
+        continue;
+      Ls[Idx] = operandLayout(Staged[Idx]);
+      Vals[Idx] = get(Staged[Idx], Ls[Idx]);
+      // K is dimension 1 of A and dimension 0 of B.
+      SLs[Idx] = chooseOperandLayout(Staged[Idx]->getType()->getShape(), registerRunDim(Ls[Idx]),
+                                     Idx == 0 ? 1 : 0);
+      Offsets[Idx] = alignTo(Total, 1024);
+      Total = Offsets[Idx] + SLs[Idx].bytes();
+    }
+    B.comment("wgmma operands to swizzled shared memory");
+    sharedAccess(true, Total);
+    for (unsigned Idx = 0; Idx < 2; ++Idx) {
+      if (!Staged[Idx])
+        continue;
+      Reg Base = Offsets[Idx] ? B.add(Ty::U32, sharedBase(), static_cast<int64_t>(Offsets[Idx]))
+                              : sharedBase();
+      storeTileToMmaShared(Vals[Idx], Ls[Idx], SLs[Idx], Base);
+      Ops[Idx] = std::make_pair(Base, SLs[Idx]);
+    }
+    // The tensor cores read through the async proxy: make the generic-proxy
+    // stores visible to it before the barrier.
+    B.emit("fence.proxy.async.shared::cta;");
+    sharedAccess(false, Total);
+  }
+
+  if (AsyncDots.count(&I)) {
+    // Accumulate in the phi's own registers and leave the MMAs in flight:
+    // the back edge then moves nothing, and the next iteration's loads and
+    // barrier overlap these MMAs. Readers of the registers wait first
+    // (waitForPendingMma).
+    const Instruction *Phi = inPlaceAccumulator(I);
+    Regs Acc = Values.at(Phi);
+    emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc, 1);
+    Values[&I] = std::move(Acc);
+    return;
+  }
+  // wgmma accumulates in place: work on copies of the incoming values.
+  Regs AccIn = get(AccV, C);
+  Regs Acc(AccIn.size());
+  for (size_t R = 0; R < AccIn.size(); ++R)
+    Acc[R] = B.mov(Ty::F32, AccIn[R]);
+  emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc, 0);
+  Values[&I] = std::move(Acc);
+}
+
+void FunctionLowering::waitForPendingMma(const Instruction &User) {
+  // Phis read their incoming values on the edges (lowerTerminator waits).
+  if (PendingMma.empty() || AsyncDots.count(&User) || User.getOpcode() == ir::Opcode::Phi)
+    return;
+  for (const ir::Value *Op : User.operands())
+    if (PendingMma.count(Op)) {
+      B.emit("wgmma.wait_group.sync.aligned 0;");
+      return;
+    }
+}
+
+} // namespace tritonc::codegen

@@ -1,0 +1,539 @@
+//===- LoopPipeline.cpp - Issues dot operand loads iterations ahead -------===//
+#include "tritonc/transform/LoopPipeline.h"
+
+#include "tritonc/transform/LoopInfo.h"
+#include "tritonc/transform/Passes.h"
+#include "tritonc/transform/Utils.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace tritonc::transform {
+
+using namespace ir;
+
+namespace {
+
+/// Where a value "at iteration i + t" is computed: in the preheader (where
+/// i = 0 and induction phis are their initial values) or at the end of the
+/// body (where i is the current iteration).
+enum class Where { Preheader, Body };
+
+/// phi = [Init from the preheader, Next from the body]; Next is
+/// `add phi, Step`, `add Step, phi`, `sub phi, Step` or `gep phi, Step`, or
+/// null when the phi passes itself around (an invariant).
+struct Induction {
+  Instruction *Phi = nullptr;
+  Value *Init = nullptr;
+  Instruction *Next = nullptr;
+  Value *Step = nullptr;
+};
+
+/// A load whose value reaches a dot operand.
+struct OperandLoad {
+  Instruction *Load = nullptr;
+  /// The header phi [X0, Load] of the prefetch form; null in tutorial form.
+  Instruction *Phi = nullptr;
+  /// How many iterations ahead of its use Load reads: 0 or 1.
+  unsigned Lead = 0;
+  /// The operands of iterations 0 .. D-1, available at the preheader's end.
+  std::vector<Value *> Initial;
+  /// Q_0 .. Q_{D-1}.
+  std::vector<Instruction *> Chain;
+  /// Operands of the load in the body, then the load itself.
+  Value *Ptr = nullptr, *Mask = nullptr, *Other = nullptr;
+  Instruction *NewLoad = nullptr;
+};
+
+bool isLoad(const Value *V) {
+  const Instruction *I = asInstruction(const_cast<Value *>(V));
+  return I && (I->getOpcode() == Opcode::Load || I->getOpcode() == Opcode::MaskedLoad);
+}
+
+/// The zero of T's element type, splatted to T's shape before InsertBefore.
+Value *zeroOfType(Module &M, const Type *T, Instruction *InsertBefore) {
+  const Type *S = T->getScalarType();
+  Constant *C = S->getKind() == TypeKind::Float     ? M.getFloat(S, 0)
+                : S->getKind() == TypeKind::Pointer ? M.getNullPointer(S)
+                                                    : M.getInt(S, 0);
+  return materializeConstant(C, T, InsertBefore);
+}
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(const Loop &L, unsigned Depth)
+      : L(L), D(Depth), Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
+
+  /// Checks that the loop can be pipelined; returns why not, or "".
+  std::string analyze();
+  /// Rewrites the loop; analyze() must have succeeded.
+  void rewrite();
+  unsigned numLoads() const { return static_cast<unsigned>(Loads.size()); }
+
+private:
+  std::string findOperandLoads();
+  bool isInvariant(Value *V);
+  bool isSliceClean(Value *V);
+
+  Instruction *insertPoint(Where W) const {
+    return W == Where::Body ? Body->getTerminator() : Preheader->getTerminator();
+  }
+  Instruction *insert(Where W, std::unique_ptr<Instruction> I, const Instruction *Like);
+  Value *valueAt(Value *V, Where W, unsigned T);
+  Value *inductionAt(const Induction &Ind, Where W, unsigned T);
+  Value *loopRunsAt(Where W, unsigned T);
+  Value *guardInPreheader(unsigned Iteration);
+  Value *guardInBody();
+  Value *andWith(Where W, Value *A, Value *B);
+  void prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard);
+  Instruction *emitLoad(OperandLoad &Op, Where W, const std::string &Name);
+
+  const Loop &L;
+  unsigned D;
+  BasicBlock *Header;
+  BasicBlock *Body = nullptr;
+  BasicBlock *Preheader = nullptr;
+  Module &M;
+  /// The header's branch condition, and whether true means "run the body".
+  Value *Cond = nullptr;
+  bool BodyOnTrue = true;
+
+  std::map<Instruction *, Induction> Inductions;
+  /// Next of an induction -> its phi.
+  std::map<Instruction *, Instruction *> NextOf;
+  std::vector<OperandLoad> Loads;
+
+  std::map<Value *, bool> InvariantMemo, CleanMemo;
+  std::map<std::tuple<Value *, Where, unsigned>, Value *> ValueMemo;
+  std::map<std::pair<Where, unsigned>, Value *> RunsMemo;
+  /// Splats of guards and zeros of load types, made once each.
+  std::map<std::pair<Value *, const Type *>, Value *> SplatMemo;
+  std::map<const Type *, Value *> ZeroMemo;
+  std::map<std::tuple<Where, Value *, Value *>, Value *> AndMemo;
+  std::vector<Value *> PreheaderGuards;
+  Value *BodyGuard = nullptr;
+};
+
+std::string LoopPipeliner::analyze() {
+  if (!L.subLoops().empty())
+    return "contains a nested loop";
+  if (L.blocks().size() != 2)
+    return "the body is not a single block";
+  Preheader = L.getPreheader();
+  if (!Preheader)
+    return "no preheader";
+  Instruction *T = Header->getTerminator();
+  if (!T || T->getOpcode() != Opcode::CondBr)
+    return "the header does not end with a conditional branch";
+  BasicBlock *S0 = T->successors()[0], *S1 = T->successors()[1];
+  if (L.contains(S0) == L.contains(S1))
+    return "the header's branch does not exit the loop";
+  Body = L.contains(S0) ? S0 : S1;
+  BodyOnTrue = Body == S0;
+  Cond = T->getOperand(0);
+  if (Body == Header)
+    return "the header is the body";
+  Instruction *BT = Body->getTerminator();
+  if (!BT || BT->getOpcode() != Opcode::Br || BT->successors()[0] != Header)
+    return "the body does not branch back to the header";
+
+  for (BasicBlock *BB : {Header, Body})
+    for (auto &I : BB->instructions())
+      if (I->hasSideEffects() && !I->isTerminator())
+        return "the loop writes memory";
+  for (auto &I : Body->instructions())
+    if (I->getOpcode() == Opcode::Phi)
+      return "the body has phis";
+
+  for (auto &IPtr : Header->instructions()) {
+    Instruction *Phi = IPtr.get();
+    if (Phi->getOpcode() != Opcode::Phi)
+      break;
+    Induction Ind;
+    Ind.Phi = Phi;
+    Ind.Init = Phi->getIncomingValueFor(Preheader);
+    Value *Back = Phi->getIncomingValueFor(Body);
+    if (!Ind.Init || !Back || Phi->getNumOperands() != 2)
+      continue;
+    if (Back != Phi) {
+      Instruction *Next = asInstruction(Back);
+      if (!Next || !L.contains(Next))
+        continue;
+      Opcode Op = Next->getOpcode();
+      if (Op != Opcode::Add && Op != Opcode::Sub && Op != Opcode::GEP)
+        continue;
+      if (Next->getOperand(0) == Phi)
+        Ind.Step = Next->getOperand(1);
+      else if (Op == Opcode::Add && Next->getOperand(1) == Phi)
+        Ind.Step = Next->getOperand(0);
+      if (!Ind.Step || !isInvariant(Ind.Step))
+        continue;
+      Ind.Next = Next;
+      NextOf[Next] = Phi;
+    }
+    Inductions[Phi] = Ind;
+  }
+
+  if (std::string Why = findOperandLoads(); !Why.empty())
+    return Why;
+  if (!isSliceClean(Cond))
+    return "the exit condition is not a pure function of inductions";
+  for (OperandLoad &Op : Loads)
+    for (Value *V : Op.Load->operands())
+      if (!isSliceClean(V))
+        return "the address, mask or other value of a dot operand load is not a pure function "
+               "of inductions";
+  return "";
+}
+
+std::string LoopPipeliner::findOperandLoads() {
+  std::map<Instruction *, OperandLoad> Found;
+  for (auto &I : Body->instructions()) {
+    if (I->getOpcode() != Opcode::Dot)
+      continue;
+    for (unsigned K = 0; K < 2; ++K) {
+      Value *V = I->getOperand(K);
+      while (Instruction *Tr = asInstruction(V))
+        if (Tr->getOpcode() == Opcode::Trans && L.contains(Tr))
+          V = Tr->getOperand(0);
+        else
+          break;
+      OperandLoad Op;
+      Instruction *VI = asInstruction(V);
+      if (!VI || !L.contains(VI))
+        continue;
+      if (isLoad(VI)) {
+        if (VI->getParent() != Body)
+          return "a dot operand is loaded in the header";
+        Op.Load = VI;
+      } else if (VI->getOpcode() == Opcode::Phi && VI->getParent() == Header) {
+        Value *Back = VI->getIncomingValueFor(Body);
+        if (!isLoad(Back) || asInstruction(Back)->getParent() != Body)
+          continue;
+        Op.Load = asInstruction(Back);
+        Op.Phi = VI;
+        Op.Lead = 1;
+        if (Op.Load->users().size() != 1)
+          return "a prefetched dot operand has other uses";
+        for (Instruction *U : VI->users())
+          if (!L.contains(U))
+            return "a prefetched dot operand is used after the loop";
+      } else {
+        continue;
+      }
+      auto [It, New] = Found.emplace(Op.Load, Op);
+      if (!New && It->second.Phi != Op.Phi)
+        return "a load feeds dots both directly and through a phi";
+    }
+  }
+  if (Found.empty())
+    return "no dot operand is loaded in the loop";
+  // Body order.
+  for (auto &I : Body->instructions())
+    if (auto It = Found.find(I.get()); It != Found.end())
+      Loads.push_back(It->second);
+  return "";
+}
+
+bool LoopPipeliner::isInvariant(Value *V) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I))
+    return true;
+  if (auto It = InvariantMemo.find(V); It != InvariantMemo.end())
+    return It->second;
+  bool Ok = I->getOpcode() != Opcode::Phi && isSafeToSpeculate(*I) &&
+            std::all_of(I->operands().begin(), I->operands().end(),
+                        [&](Value *Op) { return isInvariant(Op); });
+  return InvariantMemo[V] = Ok;
+}
+
+bool LoopPipeliner::isSliceClean(Value *V) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I))
+    return true;
+  if (I->getOpcode() == Opcode::Phi)
+    return Inductions.count(I) != 0;
+  if (auto It = CleanMemo.find(V); It != CleanMemo.end())
+    return It->second;
+  bool Ok = isSafeToSpeculate(*I) && std::all_of(I->operands().begin(), I->operands().end(),
+                                                 [&](Value *Op) { return isSliceClean(Op); });
+  return CleanMemo[V] = Ok;
+}
+
+Instruction *LoopPipeliner::insert(Where W, std::unique_ptr<Instruction> I,
+                                   const Instruction *Like) {
+  if (Like) {
+    I->Loc = Like->Loc;
+    I->setName(Like->getName());
+  }
+  Instruction *Pos = insertPoint(W);
+  BasicBlock *BB = Pos->getParent();
+  return BB->insert(BB->iteratorTo(Pos), std::move(I));
+}
+
+Value *LoopPipeliner::valueAt(Value *V, Where W, unsigned T) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I) || (W == Where::Body && T == 0))
+    return V;
+  // An invariant has the same value at every iteration, and every loop
+  // instruction is available at the end of the body.
+  if (isInvariant(V)) {
+    if (W == Where::Body)
+      return V;
+    T = 0;
+  }
+  if (I->getOpcode() == Opcode::Phi)
+    return inductionAt(Inductions.at(I), W, T);
+  // The update of an induction at iteration i + T is the induction at
+  // i + T + 1: one instruction instead of two.
+  if (auto It = NextOf.find(I); It != NextOf.end())
+    return inductionAt(Inductions.at(It->second), W, T + 1);
+  auto Key = std::make_tuple(V, W, T);
+  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
+    return It->second;
+  std::vector<Value *> Ops;
+  for (Value *Op : I->operands())
+    Ops.push_back(valueAt(Op, W, T));
+  auto Clone = Instruction::create(I->getOpcode(), I->getType(), Ops);
+  Clone->Predicate = I->Predicate;
+  Clone->Reduction = I->Reduction;
+  Clone->Axis = I->Axis;
+  Clone->RangeStart = I->RangeStart;
+  Clone->RangeEnd = I->RangeEnd;
+  return ValueMemo[Key] = insert(W, std::move(Clone), I);
+}
+
+Value *LoopPipeliner::inductionAt(const Induction &Ind, Where W, unsigned T) {
+  Value *Base = W == Where::Body ? static_cast<Value *>(Ind.Phi) : Ind.Init;
+  if (T == 0 || !Ind.Next)
+    return Base;
+  // The loop's own update already is the induction at i + 1.
+  if (W == Where::Body && T == 1)
+    return Ind.Next;
+  auto Key = std::make_tuple(static_cast<Value *>(Ind.Phi), W, T);
+  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
+    return It->second;
+
+  Opcode Op = Ind.Next->getOpcode();
+  Value *Step = valueAt(Ind.Step, W, 0);
+  Value *Result = nullptr;
+  // A constant step folds into one constant T * step. Integer add and sub
+  // wrap like the repeated additions they replace; gep sign-extends its
+  // offset, so there the product must fit in the offset's type.
+  if (Constant *C = getConstantOrSplat(Step); C && !C->isUndef()) {
+    unsigned Bits = Step->getType()->getIntBits();
+    int64_t Product = 0;
+    bool Fits = !__builtin_mul_overflow(C->getInt(), static_cast<int64_t>(T), &Product);
+    Constant *B = asConstant(Base);
+    if (Fits && Op != Opcode::GEP && B && !B->isUndef()) {
+      // A constant initial value (`for (k = 0; ...)`) folds completely.
+      int64_t V = Op == Opcode::Add ? static_cast<int64_t>(static_cast<uint64_t>(B->getInt()) +
+                                                           static_cast<uint64_t>(Product))
+                                    : static_cast<int64_t>(static_cast<uint64_t>(B->getInt()) -
+                                                           static_cast<uint64_t>(Product));
+      return ValueMemo[Key] = M.getInt(Ind.Phi->getType(), V);
+    }
+    if (Fits && (Op != Opcode::GEP || normalizeInt(Product, Bits) == Product)) {
+      Constant *TC = M.getInt(Step->getType()->getScalarType(), Product);
+      // A splatted constant is loop-invariant: it goes in the preheader.
+      Value *Offset = materializeConstant(TC, Step->getType(), Preheader->getTerminator());
+      Result = insert(W, Instruction::create(Op, Ind.Phi->getType(), {Base, Offset}), Ind.Next);
+    }
+  }
+  if (!Result) {
+    Value *Prev = inductionAt(Ind, W, T - 1);
+    Result = insert(W, Instruction::create(Op, Ind.Phi->getType(), {Prev, Step}), Ind.Next);
+  }
+  return ValueMemo[Key] = Result;
+}
+
+Value *LoopPipeliner::loopRunsAt(Where W, unsigned T) {
+  auto Key = std::make_pair(W, T);
+  if (auto It = RunsMemo.find(Key); It != RunsMemo.end())
+    return It->second;
+  Value *C = valueAt(Cond, W, T);
+  if (!BodyOnTrue)
+    C = insert(W, Instruction::create(Opcode::Xor, C->getType(), {C, M.getBool(true)}), nullptr);
+  return RunsMemo[Key] = C;
+}
+
+Value *LoopPipeliner::andWith(Where W, Value *A, Value *B) {
+  Value *&And = AndMemo[std::make_tuple(W, A, B)];
+  if (!And)
+    And = insert(W, Instruction::create(Opcode::And, A->getType(), {A, B}), nullptr);
+  return And;
+}
+
+Value *LoopPipeliner::guardInPreheader(unsigned Iteration) {
+  // Iteration j runs when the condition holds at 0, 1, ..., j.
+  while (PreheaderGuards.size() <= Iteration) {
+    unsigned J = static_cast<unsigned>(PreheaderGuards.size());
+    Value *Runs = loopRunsAt(Where::Preheader, J);
+    PreheaderGuards.push_back(J == 0 ? Runs
+                                     : andWith(Where::Preheader, PreheaderGuards.back(), Runs));
+  }
+  return PreheaderGuards[Iteration];
+}
+
+Value *LoopPipeliner::guardInBody() {
+  // The body runs, so the condition held at i; i + D runs when it also holds
+  // at i + 1, ..., i + D. Checking only i + D would be enough for monotonic
+  // inductions that do not wrap around, which is not checked here.
+  if (!BodyGuard) {
+    BodyGuard = loopRunsAt(Where::Body, 1);
+    for (unsigned T = 2; T <= D; ++T)
+      BodyGuard = andWith(Where::Body, BodyGuard, loopRunsAt(Where::Body, T));
+  }
+  return BodyGuard;
+}
+
+void LoopPipeliner::prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard) {
+  Instruction *X = Op.Load;
+  const Type *Ty = X->getType();
+  Value *G = Guard;
+  if (Ty->isTile()) {
+    const Type *MaskTy = Ty->withScalar(Type::getI1());
+    Value *&Splat = SplatMemo[{Guard, MaskTy}];
+    if (!Splat)
+      Splat = insert(W, Instruction::create(Opcode::Splat, MaskTy, {Guard}), nullptr);
+    G = Splat;
+  }
+  Op.Ptr = valueAt(X->getOperand(0), W, T);
+  if (X->getOpcode() == Opcode::MaskedLoad) {
+    Op.Mask = andWith(W, valueAt(X->getOperand(1), W, T), G);
+    Op.Other = valueAt(X->getOperand(2), W, T);
+  } else {
+    Op.Mask = G;
+    Value *&Zero = ZeroMemo[Ty];
+    if (!Zero)
+      Zero = zeroOfType(M, Ty, Preheader->getTerminator());
+    Op.Other = Zero;
+  }
+}
+
+Instruction *LoopPipeliner::emitLoad(OperandLoad &Op, Where W, const std::string &Name) {
+  auto Load =
+      Instruction::create(Opcode::MaskedLoad, Op.Load->getType(), {Op.Ptr, Op.Mask, Op.Other});
+  Instruction *New = insert(W, std::move(Load), Op.Load);
+  New->setName(Name);
+  return New;
+}
+
+/// The name hint the new values of Op are named after: the loaded value's,
+/// else "load.<pointer's hint>".
+std::string baseName(const OperandLoad &Op) {
+  for (const Value *V : {static_cast<const Value *>(Op.Load), static_cast<const Value *>(Op.Phi)})
+    if (V && !V->getName().empty())
+      return V->getName();
+  const std::string &Ptr = Op.Load->getOperand(0)->getName();
+  return Ptr.empty() ? "load" : "load." + Ptr;
+}
+
+void LoopPipeliner::rewrite() {
+  // Preheader: the operands of iterations 0 .. D-1, iteration by iteration.
+  for (OperandLoad &Op : Loads)
+    Op.Initial.assign(D, nullptr);
+  for (unsigned J = 0; J < D; ++J) {
+    for (OperandLoad &Op : Loads) {
+      if (J < Op.Lead) {
+        // The prefetch form already loads the first operand before the loop.
+        Op.Initial[J] = Op.Phi->getIncomingValueFor(Preheader);
+        continue;
+      }
+      prepareLoad(Op, Where::Preheader, J - Op.Lead, guardInPreheader(J));
+      Op.Initial[J] = emitLoad(Op, Where::Preheader, baseName(Op) + ".pre" + std::to_string(J));
+    }
+  }
+
+  // Body: the operand of iteration i + D. All address and mask arithmetic
+  // first, then the loads, so that they end the body as one group.
+  Value *Guard = guardInBody();
+  for (OperandLoad &Op : Loads)
+    prepareLoad(Op, Where::Body, D - Op.Lead, Guard);
+  for (OperandLoad &Op : Loads)
+    Op.NewLoad = emitLoad(Op, Where::Body, baseName(Op) + ".next");
+
+  // Header: the chain Q_0 .. Q_{D-1}, after the existing phis.
+  auto FirstNonPhi = Header->instructions().begin();
+  while ((*FirstNonPhi)->getOpcode() == Opcode::Phi)
+    ++FirstNonPhi;
+  for (OperandLoad &Op : Loads) {
+    Op.Chain.assign(D, nullptr);
+    for (unsigned J = 0; J < D; ++J) {
+      if (J == 0 && Op.Phi) {
+        Op.Chain[J] = Op.Phi;
+        continue;
+      }
+      auto Phi = Instruction::create(Opcode::Phi, Op.Load->getType(), {});
+      Phi->Loc = Op.Load->Loc;
+      Phi->setName(baseName(Op) + ".pipe" + std::to_string(J));
+      Op.Chain[J] = Header->insert(FirstNonPhi, std::move(Phi));
+      Op.Chain[J]->addIncoming(Op.Initial[J], Preheader);
+    }
+    for (unsigned J = 0; J < D; ++J) {
+      Instruction *Q = Op.Chain[J];
+      Value *Next = J + 1 < D ? Op.Chain[J + 1] : Op.NewLoad;
+      if (Q != Op.Phi) {
+        Q->addIncoming(Next, Body);
+        continue;
+      }
+      for (unsigned K = 0; K < Q->getNumOperands(); ++K)
+        if (Q->getIncomingBlock(K) == Body)
+          Q->setOperand(K, Next);
+    }
+  }
+
+  // The old loads are dead now (or read what Q_0 holds); erase them and what
+  // only they used.
+  for (OperandLoad &Op : Loads) {
+    if (!Op.Phi)
+      Op.Load->replaceAllUsesWith(Op.Chain[0]);
+    std::vector<Value *> Operands = Op.Load->operands();
+    Op.Load->dropAllOperands();
+    Op.Load->eraseFromParent();
+    for (Value *V : Operands)
+      eraseIfTriviallyDead(asInstruction(V));
+  }
+}
+
+} // namespace
+
+LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages) {
+  LoopPipelineResult R;
+  if (NumStages <= 1) {
+    R.Reason = "one stage: nothing to issue ahead";
+    return R;
+  }
+  LoopPipeliner P(L, NumStages - 1);
+  R.Reason = P.analyze();
+  if (!R.Reason.empty())
+    return R;
+  P.rewrite();
+  R.Changed = true;
+  R.NumLoads = P.numLoads();
+  return R;
+}
+
+bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
+  if (NumStages <= 1)
+    return false;
+  const LoopInfo &LI = AM.get<LoopInfo>(F);
+  bool Changed = false;
+  // Rewriting a loop adds instructions but no blocks or edges, so the loop
+  // info stays valid for the other loops.
+  for (Loop *L : LI.loopsInnermostFirst())
+    if (L->subLoops().empty())
+      Changed |= pipelineLoop(*L, NumStages).Changed;
+  return Changed;
+}
+
+std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages) {
+  return std::make_unique<LoopPipelinePass>(NumStages);
+}
+
+std::unique_ptr<Pass> createLoopPipelinePass() {
+  return createLoopPipelinePass(DefaultPipelineStages);
+}
+
+} // namespace tritonc::transform
