@@ -335,10 +335,10 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   }
   const AccessPlan &Plan = LA.accessOf(&I);
   const LinearLayout &L = Plan.Layout;
-  Regs Ptrs = get(I.getOperand(0), L);
+  Regs Ptrs = getVectorHeads(I.getOperand(0), L, Plan.Vec);
   Regs Mask;
   if (I.getOpcode() == Opcode::MaskedLoad)
-    Mask = get(I.getOperand(1), L);
+    Mask = getVectorHeads(I.getOperand(1), L, Plan.Vec);
   B.comment("asynchronous copy into a shared ring slot");
   Reg Slot =
       B.add(Ty::U32, B.add(Ty::U32, ringBase(), static_cast<int64_t>(Ring.Offset)), Ring.Cursor);

@@ -71,10 +71,11 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
   }
   const AccessPlan &Plan = LA.accessOf(&I);
   const LinearLayout &L = Plan.Layout;
-  Regs Ptrs = get(I.getOperand(0), L);
+  unsigned HeadVec = Bytes == 1 ? 1 : Plan.Vec;
+  Regs Ptrs = getVectorHeads(I.getOperand(0), L, HeadVec);
   Regs Mask, Other;
   if (Masked) {
-    Mask = get(I.getOperand(1), L);
+    Mask = getVectorHeads(I.getOperand(1), L, HeadVec);
     Other = get(I.getOperand(2), L);
   }
   std::vector<bool> Dup = duplicateRegisters(L);
@@ -147,9 +148,10 @@ void FunctionLowering::lowerStore(const Instruction &I) {
   }
   const AccessPlan &Plan = LA.accessOf(&I);
   const LinearLayout &L = Plan.Layout;
-  Regs Ptrs = get(Ptr, L), Vals = get(I.getOperand(1), L), Mask;
+  unsigned HeadVec = Bytes == 1 ? 1 : Plan.Vec;
+  Regs Ptrs = getVectorHeads(Ptr, L, HeadVec), Vals = get(I.getOperand(1), L), Mask;
   if (Masked)
-    Mask = get(I.getOperand(2), L);
+    Mask = getVectorHeads(I.getOperand(2), L, HeadVec);
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
   unsigned Vec = Bytes == 1 ? 1 : Plan.Vec;

@@ -2,6 +2,8 @@
 
 #include "Lowering.h"
 
+#include <bit>
+
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/support/Diagnostics.h"
 
@@ -130,6 +132,21 @@ Reg FunctionLowering::warpId() {
     Warp = B.shr(Ty::U32, T, 5);
   }
   return Warp;
+}
+
+Regs FunctionLowering::getVectorHeads(const ir::Value *V, const LinearLayout &L, unsigned Vec) {
+  if (Vec <= 1 || !V->getType()->isTile() || !LA.isRematerializable(V))
+    return get(V, L);
+  // The same layout without the register bits that move inside a vector.
+  std::vector<LinearLayout::InDim> Ins = L.getInDims();
+  for (LinearLayout::InDim &In : Ins)
+    if (In.Name == "register")
+      In.Bases.erase(In.Bases.begin(), In.Bases.begin() + std::countr_zero(Vec));
+  Regs Heads = get(V, LinearLayout(std::move(Ins), L.getOutDims()));
+  Regs Out(static_cast<size_t>(numRegisters(L)));
+  for (size_t R = 0; R < Heads.size(); ++R)
+    Out[R * Vec] = Heads[R];
+  return Out;
 }
 
 Reg FunctionLowering::ringBase() {

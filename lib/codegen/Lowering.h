@@ -111,6 +111,11 @@ public:
   // --- Values (Lowering.cpp) ---------------------------------------------
   /// V (a tile) in layout L, converting or rematerializing as needed.
   Regs get(const ir::Value *V, const LinearLayout &L);
+  /// V in layout L where only the first register of each group of Vec (the
+  /// low register bits of L) is needed, as for the addresses and masks of
+  /// vector accesses: a rematerialized V is computed for those registers
+  /// only (the others stay empty); any other V is taken whole.
+  Regs getVectorHeads(const ir::Value *V, const LinearLayout &L, unsigned Vec);
   /// V in its own layout (a non-rematerializable tile) or its scalar.
   Regs getOwn(const ir::Value *V);
   /// The register of a scalar value.

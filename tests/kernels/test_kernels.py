@@ -567,6 +567,28 @@ def test_matmul_splitk(defines, rng, launch):
     np.testing.assert_array_equal(out["locks"], 0, err_msg="locks and counters must be 0 on exit")
 
 
+@pytest.mark.parametrize("defines", [
+    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "ATOMIC": 1},
+    {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 1},
+], ids=config_id)
+def test_matmul_splitk_atomic(defines, rng, launch):
+    """ATOMIC=1: the K slices add their partial products into a zeroed C with atomic_add, in any order."""
+    tm, tn, tk, tz = defines["TM"], defines["TN"], defines["TK"], defines["TZ"]
+    m, n = not_multiple(rng, 20, 90, tm), not_multiple(rng, 20, 90, tn)
+    k = not_multiple(rng, 2 * tk + 1, 6 * tk + 10, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, defines["TYPE"])
+    b, bv = padded_matrix(rng, k, n, ldb, defines["TYPE"])
+    c = poisoned((m, ldc), "float")
+    c[:, :n] = 0
+    grid = (cdiv(m, tm), cdiv(n, tn), tz)
+    out = launch("matmul_splitk.tc", defines, grid,
+                 [("A", a), ("B", b), ("C", c), ("locks", np.zeros(2, dtype=np.int32)), ("alpha", 1.5),
+                  ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], 1.5 * (av @ bv), "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # conv.tc
 # ---------------------------------------------------------------------------------------------------------

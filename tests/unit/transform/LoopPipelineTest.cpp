@@ -212,6 +212,35 @@ TEST(LoopPipeline, TutorialFormKeepsResults) {
     expectSameResults(tutorialKernel(), S);
 }
 
+TEST(LoopPipeline, ExitOnTheTrueSideAndComputedSteps) {
+  // The header branches to the exit when its condition holds, and k and pb
+  // advance by steps computed at run time (repeated, not multiplied).
+  std::string Text = tutorialKernel();
+  for (auto [From, To] : std::vector<std::pair<std::string, std::string>>{
+           {"  %c = icmp slt %k, %K : i1\n  cond_br %c, ^body, ^exit\n",
+            "  %c = icmp sge %k, %K : i1\n  cond_br %c, ^exit, ^body\n"},
+           {"  %k1 = add %k, i32 4 : i32\n", "  %k1 = add %four, %k : i32\n"},
+           {"  %pb1 = gep %pb, %stepb : f32*<4,4>\n",
+            "  %sixteen = mul %four, %four : i32\n  %stepb2 = splat %sixteen : i32<4,4>\n"
+            "  %pb1 = gep %pb, %stepb2 : f32*<4,4>\n"},
+           // 4, computed so that the pass does not see a constant.
+           {"  br ^loop\nloop:",
+            "  %k4 = add %K, i32 4 : i32\n  %four = sub %k4, %K : i32\n  br ^loop\nloop:"}}) {
+    size_t Pos = Text.find(From);
+    ASSERT_NE(Pos, std::string::npos) << From;
+    Text.replace(Pos, From.size(), To);
+  }
+  for (unsigned S : {2u, 3u, 4u}) {
+    auto M = parse(Text);
+    ASSERT_TRUE(M);
+    pipeline(*M, S);
+    std::string Out = ir::printModule(*M);
+    EXPECT_TRUE(contains(Out, "xor")) << Out;
+    EXPECT_TRUE(contains(Out, "%a.next = masked_load")) << Out;
+    expectSameResults(Text, S);
+  }
+}
+
 TEST(LoopPipeline, PrefetchFormShape) {
   auto M = parse(PrefetchKernel);
   ASSERT_TRUE(M);
