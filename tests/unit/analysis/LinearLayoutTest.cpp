@@ -246,6 +246,28 @@ TEST(LinearLayout, MmaAccumulatorMatchesPtxFragment) {
   EXPECT_TRUE(L.isInvertible());
 }
 
+TEST(LinearLayout, WgmmaAccumulatorMatchesPtxFragment) {
+  // PTX ISA, wgmma m64nNk16 with f32 accumulators: warp w of the warpgroup owns rows 16w..16w+15;
+  // register d[i] of a thread is row 16w + lane/4 + 8 ((i/2) % 2), column 8 (i/4) + 2 (lane%4) +
+  // i%2. [128, 256] with InstrN = 128 and warpgroups {1, 2}: each group repeats the instruction
+  // twice along M; group g owns columns 128g..128g+127.
+  LinearLayout L = wgmmaAccumulatorLayout({128, 256}, 128, {1, 2});
+  EXPECT_EQ(L.getInDimSize("register"), 128);
+  EXPECT_EQ(L.getInDimSize("warp"), 8);
+  forEachInput(L, [&](const Coord &X) {
+    int Reg = X[0], Lane = X[1], Warp = X[2];
+    int I = Reg % 64, RepM = Reg / 64, W = Warp % 4, Group = Warp / 4;
+    int Row = RepM * 64 + 16 * W + Lane / 4 + 8 * ((I / 2) % 2);
+    int Col = Group * 128 + 8 * (I / 4) + 2 * (Lane % 4) + I % 2;
+    ASSERT_EQ(L.apply(X), (Coord{Row, Col})) << Reg << " " << Lane << " " << Warp;
+  });
+  EXPECT_TRUE(L.isInvertible());
+  // Groups go along M first: [128, 64] with 2 groups, one m64n64 each.
+  LinearLayout M2 = wgmmaAccumulatorLayout({128, 64}, 64, {2, 1});
+  EXPECT_EQ(M2.apply(Coord{0, 0, 4}), (Coord{64, 0}));
+  EXPECT_TRUE(M2.isInvertible());
+}
+
 /// Element offset of (Row, Col) in a row-major swizzled buffer, straight
 /// from the XOR-swizzle formula.
 int64_t swizzledOffset(int64_t Row, int64_t Col, int64_t Cols, int64_t Vec, int64_t PerPhase,

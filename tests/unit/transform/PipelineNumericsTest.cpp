@@ -143,8 +143,10 @@ Launch makeLaunch(const Config &C, const Problem &P) {
 }
 
 /// Compiles the kernel of C after the default pipeline, then simplifycfg and
-/// pipeline with NumStages when NumStages > 0.
-std::unique_ptr<ir::Module> compile(const Config &C, unsigned NumStages) {
+/// pipeline with NumStages when NumStages > 0. WithRemat runs the GPU back
+/// end's sequence instead: remat-inductions first (tile inductions become
+/// scalar offsets), cse and dce after.
+std::unique_ptr<ir::Module> compile(const Config &C, unsigned NumStages, bool WithRemat = false) {
   driver::CompileOptions Opts;
   Opts.Defines = {{"TYPE", C.Half ? "half" : "float"}, {"TM", std::to_string(TM)},
                   {"TN", std::to_string(TN)},          {"TK", std::to_string(TK)},
@@ -153,9 +155,14 @@ std::unique_ptr<ir::Module> compile(const Config &C, unsigned NumStages) {
     Opts.Defines.push_back({"TZ", "3"});
   Opts.Passes.VerifyEach = true;
   if (NumStages) {
+    if (WithRemat)
+      Opts.ExtraPasses.push_back([] { return transform::createPassByName("remat-inductions"); });
     Opts.ExtraPasses.push_back([] { return transform::createPassByName("simplifycfg"); });
     Opts.ExtraPasses.push_back(
         [NumStages] { return transform::createLoopPipelinePass(NumStages); });
+    if (WithRemat)
+      for (const char *Name : {"cse", "dce"})
+        Opts.ExtraPasses.push_back([Name] { return transform::createPassByName(Name); });
   }
   driver::CompileResult R =
       C.K == Kernel::Tutorial
@@ -177,10 +184,11 @@ std::vector<std::vector<uint8_t>> run(const ir::Module &M, Launch L) {
   return L.Buffers;
 }
 
-std::string describe(const Config &C, const Problem &P, unsigned S) {
+std::string describe(const Config &C, const Problem &P, unsigned S, bool WithRemat) {
   std::ostringstream OS;
   PrintTo(C, &OS);
-  OS << " M=" << P.M << " N=" << P.N << " K=" << P.K << " stages=" << S;
+  OS << " M=" << P.M << " N=" << P.N << " K=" << P.K << " stages=" << S
+     << (WithRemat ? " after remat-inductions" : "");
   return OS.str();
 }
 
@@ -188,21 +196,22 @@ void checkConfig(const Config &C) {
   const Problem Problems[] = {{37, 45, 70}, {37, 45, 5}, {20, 17, 0}, {32, 64, 48}};
   auto Reference = compile(C, 0);
   ASSERT_TRUE(Reference);
-  for (unsigned S : {2u, 3u, 4u}) {
-    auto Pipelined = compile(C, S);
-    ASSERT_TRUE(Pipelined);
-    std::string Text = ir::printModule(*Pipelined);
-    // The pass did pipeline the loop: the body ends with the new loads.
-    EXPECT_TRUE(Text.find(".next = masked_load") != std::string::npos)
-        << describe(C, {0, 0, 0}, S) << "\n"
-        << Text;
-    for (const Problem &P : Problems) {
-      if (C.K == Kernel::SplitK && P.K == 0)
-        continue;
-      Launch L = makeLaunch(C, P);
-      auto Expected = run(*Reference, L), Got = run(*Pipelined, L);
-      for (size_t I = 0; I < Expected.size(); ++I)
-        EXPECT_TRUE(Expected[I] == Got[I]) << "buffer " << I << " differs: " << describe(C, P, S);
+  for (bool WithRemat : {false, true}) {
+    for (unsigned S : {2u, 3u, 4u}) {
+      auto Pipelined = compile(C, S, WithRemat);
+      ASSERT_TRUE(Pipelined);
+      std::string Text = ir::printModule(*Pipelined);
+      // The pass did pipeline the loop: the body ends with the new loads.
+      EXPECT_TRUE(Text.find(".next = masked_load") != std::string::npos)
+          << describe(C, {0, 0, 0}, S, WithRemat) << "\n"
+          << Text;
+      for (const Problem &P : Problems) {
+        Launch L = makeLaunch(C, P);
+        auto Expected = run(*Reference, L), Got = run(*Pipelined, L);
+        for (size_t I = 0; I < Expected.size(); ++I)
+          EXPECT_TRUE(Expected[I] == Got[I])
+              << "buffer " << I << " differs: " << describe(C, P, S, WithRemat);
+      }
     }
   }
 }
