@@ -22,11 +22,15 @@
 // safe: every thread passed iteration i's barrier, after finishing the
 // (synchronous) dot of iteration i - 1, before any thread issues the load.
 //
-// With the MMAs left in flight (wgmma.wait_group 1, LowerWgmma.cpp) another
-// warpgroup may still read the slot of iteration i - 1 while this one
-// loads: such rings get one more slot, so the load overwrites the slot of
-// iteration i - 2, whose MMAs every warpgroup waited for before the barrier
-// of iteration i.
+// MMAs left in flight (LowerWgmma.cpp). With one warpgroup, the dot ends
+// with wgmma.wait_group 1: the group's MMAs of iteration i - 1 (collective
+// instructions) are done before any of its threads copies into their slot.
+// With several warpgroups, another group may still be reading that slot, so
+// the rings get one more slot: the copies of iteration i overwrite the
+// operands of iteration i - 2, and the dot ends with wgmma.wait_group 2,
+// which every group passed (in iteration i - 1) before the barrier of
+// iteration i. The warps then never wait for the MMAs of the iteration just
+// before before they issue their copies and reach the next barrier.
 //
 // Wait counts. Every load is its own commit group. When the loop body holds,
 // after the dot, one load per component and the preheader issued the first
@@ -292,17 +296,24 @@ void FunctionLowering::planAsyncCopies() {
     // MMAs may stay in flight into the next iteration (LowerWgmma.cpp),
     // which needs one more slot per ring (see the file comment).
     if (DotRings.size() == 2 && inPlaceAccumulator(*Dot)) {
+      // One warpgroup waits for its own MMAs of iteration i - 1 (the
+      // instructions are collective) before any of its threads copies: no
+      // extra slot. Several need one (see the file comment).
+      bool OneGroup = Options.NumWarps <= 4;
       uint64_t Extra = 0;
       for (unsigned Id : DotRings)
-        Extra += Rings[Id].SlotBytes;
+        Extra += OneGroup ? 0 : Rings[Id].SlotBytes;
       if (Offset + Extra <= MaxRingBytes) {
         // Known before any block is lowered: the blocks that read the
         // accumulator may be lowered before the dot's.
-        AsyncDots.insert(Dot);
+        // With the extra slot, the copies of iteration i only overwrite
+        // the operands of iteration i - 2: the MMAs of i - 1 may still run
+        // while this warpgroup copies and reaches the next barrier.
+        AsyncDots[Dot] = OneGroup ? 1 : 2;
         PendingMma.insert(Dot);
         PendingMma.insert(inPlaceAccumulator(*Dot));
         for (unsigned Id : DotRings)
-          ++Rings[Id].NumSlots;
+          Rings[Id].NumSlots += OneGroup ? 0 : 1;
         Offset = 0;
         for (AsyncRing &R : Rings) {
           R.Offset = Offset;

@@ -213,7 +213,8 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     // (waitForPendingMma).
     const Instruction *Phi = inPlaceAccumulator(I);
     Regs Acc = Values.at(Phi);
-    emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc, 1);
+    emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc,
+                  AsyncDots.at(&I));
     Values[&I] = std::move(Acc);
     return;
   }

@@ -249,8 +249,9 @@ private:
   std::set<const ir::Instruction *> AsyncTrans;
   /// cp.async.wait_group count of each dot reading rings.
   std::map<const ir::Instruction *, unsigned> DotWaits;
-  /// Dots whose MMAs stay in flight, accumulating in their phi's registers.
-  std::set<const ir::Instruction *> AsyncDots;
+  /// Dots whose MMAs stay in flight, accumulating in their phi's registers,
+  /// with how many commit groups each leaves pending.
+  std::map<const ir::Instruction *, unsigned> AsyncDots;
   /// Values whose registers in-flight MMAs may still write: AsyncDots and
   /// their phis.
   std::set<const ir::Value *> PendingMma;
