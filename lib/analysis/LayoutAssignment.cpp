@@ -380,6 +380,14 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
       return wgmmaAccumulatorLayout(T->getShape(), Plan.InstrN, Plan.WarpsPerCTA);
     if (Plan.Kind != DotKind::FMA) // m16n8k16 and m16n8k8 share the C fragment
       return mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
+    // f32 FMA dots big enough for whole lane tiles: 4 x 4 blocks per thread.
+    const ir::Type *AIn = I.getOperand(0)->getType(), *BIn = I.getOperand(1)->getType();
+    bool F32 = T->getScalarType()->getKind() == ir::TypeKind::Float &&
+               T->getFloatKind() == ir::FloatKind::F32 &&
+               AIn->getScalarType() == T->getScalarType() &&
+               BIn->getScalarType() == T->getScalarType();
+    if (F32 && T->getShape()[0] >= 16 * static_cast<int64_t>(NumWarps) && T->getShape()[1] >= 32)
+      return fmaAccumulatorLayout(T->getShape(), static_cast<int32_t>(NumWarps));
     return defaultLayout(T->getShape());
   }
   case Opcode::Reduce: {

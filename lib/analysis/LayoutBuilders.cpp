@@ -147,6 +147,18 @@ LinearLayout wgmmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t I
   return L;
 }
 
+LinearLayout fmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t NumWarps) {
+  if (Shape.size() != 2)
+    reportInternalError("fmaAccumulatorLayout: expects a 2-D tile");
+  checkPowersOfTwo(Shape, "tile sizes");
+  LinearLayout L({{"register", {{0, 1}, {0, 2}, {1, 0}, {2, 0}}},
+                  {"lane", {{0, 4}, {0, 8}, {0, 16}, {4, 0}, {8, 0}}}},
+                 {{"dim0", 16}, {"dim1", 32}});
+  L *= LinearLayout::identity1D(NumWarps, "warp", "dim0");
+  L = fitToSize(L, "dim1", Shape[1]);
+  return fitToSize(L, "dim0", Shape[0]);
+}
+
 LinearLayout swizzledSharedLayout(const std::vector<int64_t> &Shape, int32_t Vec, int32_t PerPhase,
                                   int32_t MaxPhase, const std::vector<unsigned> &Order) {
   size_t Rank = Shape.size();

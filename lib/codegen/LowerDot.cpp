@@ -48,7 +48,73 @@ LinearLayout warpPart(const LinearLayout &L) {
   return LinearLayout(std::move(Ins), L.getOutDims());
 }
 
+/// True when the first register bits of L give each thread 4 x 4 blocks
+/// (fmaAccumulatorLayout): columns +1, +2, then rows +1, +2.
+bool hasFourByFourBlocks(const LinearLayout &L) {
+  if (L.getInDimSizeLog2("register") < 4)
+    return false;
+  const std::vector<std::vector<int32_t>> Want = {{0, 1}, {0, 2}, {1, 0}, {2, 0}};
+  for (int32_t Bit = 0; Bit < 4; ++Bit)
+    if (L.getBasis("register", Bit) != Want[Bit])
+      return false;
+  return true;
+}
+
 } // namespace
+
+void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
+  const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *Acc = I.getOperand(2);
+  const ir::Shape &AS = A->getType()->getShape(), &BS = Bv->getType()->getShape();
+  int64_t M = AS[0], K = AS[1];
+  const LinearLayout &C = LA.layoutOf(&I);
+  LinearLayout AL = operandLayout(A), BL = operandLayout(Bv);
+  Regs AVals = get(A, AL), BVals = get(Bv, BL);
+  Regs AccIn = get(Acc, C);
+  // A goes to shared memory transposed ([K, M]) so that a thread's 4
+  // consecutive rows are one 16-byte vector, like its 4 columns of B.
+  ir::Shape ATShape = {K, M};
+  int64_t SAT = sharedTileStrides(ATShape, 4)[0], SB = sharedTileStrides(BS, 4)[0];
+  uint64_t OffB = alignTo(sharedTileBytes(ATShape, 4), 16);
+  uint64_t Total = OffB + sharedTileBytes(BS, 4);
+  B.comment("dot operands to shared memory (A transposed)");
+  sharedAccess(true, Total);
+  storeTileToShared(AVals, A->getType()->getScalarType(), ATShape, transposeLayout(AL), 0);
+  storeTileToShared(BVals, Bv->getType()->getScalarType(), BS, BL, OffB);
+  sharedAccess(false, Total);
+
+  const Regs &Coords = threadCoords(C);
+  Reg ABase = B.madLo(Ty::U32, Coords[0], 4, sharedBase());
+  Reg BBase = B.madLo(Ty::U32, Coords[1], 4, sharedBase());
+  int32_t NumRegs = numRegisters(C);
+  std::vector<bool> Dup = duplicateRegisters(C);
+  std::set<int64_t> RowGroups, ColGroups;
+  for (int32_t R = 0; R < NumRegs; ++R)
+    if (!Dup[R]) {
+      std::vector<int64_t> Co = registerCoords(C, R);
+      RowGroups.insert(Co[0] & ~int64_t(3));
+      ColGroups.insert(Co[1] & ~int64_t(3));
+    }
+  Regs Out(NumRegs);
+  for (int32_t R = 0; R < NumRegs; ++R)
+    Out[R] = B.mov(Ty::F32, AccIn[R]);
+  // Every element sums over k in order, as on the other paths.
+  for (int64_t Kk = 0; Kk < K; ++Kk) {
+    std::map<int64_t, Regs> AV, BV;
+    for (int64_t Row : RowGroups)
+      AV[Row] = B.ldShared(Ty::F32, 4, ABase, (Kk * SAT + Row) * 4);
+    for (int64_t Col : ColGroups)
+      BV[Col] = B.ldShared(Ty::F32, 4, BBase, static_cast<int64_t>(OffB) + (Kk * SB + Col) * 4);
+    for (int32_t R = 0; R < NumRegs; ++R) {
+      if (Dup[R])
+        continue;
+      std::vector<int64_t> Co = registerCoords(C, R);
+      Out[R] = B.fma(Ty::F32, AV.at(Co[0] & ~int64_t(3))[Co[0] & 3],
+                     BV.at(Co[1] & ~int64_t(3))[Co[1] & 3], Out[R]);
+    }
+  }
+  fillDuplicateRegisters(C, Out);
+  Values[&I] = std::move(Out);
+}
 
 LinearLayout FunctionLowering::operandLayout(const ir::Value *V) const {
   return LA.isRematerializable(V) ? LA.defaultLayout(V->getType()->getShape()) : LA.layoutOf(V);
@@ -63,6 +129,9 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     throw UnsupportedConstruct(I.Loc, "dot on integer tiles is not supported by the GPU back end");
   if (LA.dotOf(&I).Kind == DotKind::Wgmma)
     return lowerWgmma(I);
+  if (LA.dotOf(&I).Kind == DotKind::FMA && hasFourByFourBlocks(LA.layoutOf(&I)) &&
+      ptxTypeOf(AT) == Ty::F32 && ptxTypeOf(BT) == Ty::F32 && ptxTypeOf(CT) == Ty::F32)
+    return lowerDotFmaVectorized(I);
   int64_t K = A->getType()->getShape()[1];
   const LinearLayout &C = LA.layoutOf(&I);
   LinearLayout AL = operandLayout(A), BL = operandLayout(Bv);

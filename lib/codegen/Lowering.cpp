@@ -3,6 +3,7 @@
 #include "Lowering.h"
 
 #include <bit>
+#include <set>
 
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/support/Diagnostics.h"
@@ -431,6 +432,13 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
   std::vector<std::vector<Copy>> EdgeCopies;
   for (const ir::BasicBlock *Succ : I.successors()) {
     std::vector<Copy> Copies;
+    std::set<std::string> SuccPhiRegs;
+    for (const auto &IP : Succ->instructions()) {
+      if (IP->getOpcode() != Opcode::Phi)
+        break;
+      for (const Reg &R : phiRegs(*IP))
+        SuccPhiRegs.insert(R.name());
+    }
     for (const auto &IP : Succ->instructions()) {
       if (IP->getOpcode() != Opcode::Phi)
         break;
@@ -447,11 +455,16 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
       Regs Src = AsyncOf.count(IP.get())   ? Values.at(In)
                  : IP->getType()->isTile() ? get(In, LA.layoutOf(IP.get()))
                                            : Regs{scalar(In)};
-      // Copy to temporaries first: an incoming value may be another phi of
-      // the same block (a swap).
+      // An incoming value held in registers of a phi of the same block (a
+      // swap, or a relabeling of such a phi) is copied to temporaries first,
+      // before the phis are written; others move directly (fewer copies for
+      // ptxas to coalesce: a wgmma accumulator is 128 registers).
+      bool ReadsPhiRegs = false;
+      for (const Reg &S : Src)
+        ReadsPhiRegs = ReadsPhiRegs || SuccPhiRegs.count(S.name());
       Regs Tmp;
       for (const Reg &S : Src)
-        Tmp.push_back(B.mov(S.type(), S));
+        Tmp.push_back(ReadsPhiRegs ? B.mov(S.type(), S) : S);
       Copies.push_back({std::move(Dst), std::move(Tmp)});
     }
     EdgeCopies.push_back(std::move(Copies));

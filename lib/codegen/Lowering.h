@@ -179,6 +179,9 @@ public:
                          const LinearLayout &L, uint64_t ByteOffset);
 
   void lowerDot(const ir::Instruction &I);
+  /// f32 dot on FMA units with the 4 x 4 blocks of fmaAccumulatorLayout:
+  /// 16-byte shared-memory reads of A (staged transposed) and B.
+  void lowerDotFmaVectorized(const ir::Instruction &I);
   /// The layout a dot operand is taken in: its own, or the default layout
   /// for a rematerialized tile.
   LinearLayout operandLayout(const ir::Value *V) const;

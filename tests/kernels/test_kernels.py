@@ -333,6 +333,9 @@ MATMUL_CONFIGS = [
     ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32, "TRANS_A": 1}, True, False),
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 16, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "half", "TM": 64, "TN": 256, "TK": 64}, False, False),
+    # f32 on FMA units with 4 x 4 blocks per thread (A staged transposed, 16-byte shared reads).
+    ({"TYPE": "float", "TM": 64, "TN": 64, "TK": 16}, False, False),
+    ({"TYPE": "float", "TM": 128, "TN": 64, "TK": 8, "TRANS_A": 1}, True, False),
 ]
 MATMUL_GROUPED_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 16, "GROUP_M": 2},

@@ -215,6 +215,13 @@ LinearLayout mmaV2AccumulatorLayout(const std::vector<int64_t> &Shape,
 LinearLayout wgmmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t InstrN,
                                     const std::vector<int32_t> &WarpGroups);
 
+/// The accumulator layout of an f32 dot on FMA units: every thread owns 4 x 4
+/// blocks (4 consecutive rows by 4 consecutive columns), lanes tile 4 x 8
+/// blocks (16 rows by 32 columns), warps go along M, and registers repeat the
+/// warps' tile over the shape (along N first). A thread's rows and columns
+/// then come in runs of 4, which it reads as 16-byte vectors.
+LinearLayout fmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t NumWarps);
+
 /// A swizzled shared-memory layout from element offset to tile coordinates
 /// (Order: fastest dimension first). Element (.., r, c) with c along
 /// Order[0] and r along Order[1] is stored at column

@@ -1,0 +1,76 @@
+"""Spot check of matmul.tc configurations against cuBLAS, outside the full sweep.
+
+    export PYTHONPATH=$(scripts/build-python.sh)
+    python3 bench/spot_matmul.py --dtype float --sizes 4096,8192 --configs 128x128x16w8s2,64x64x32w4s2
+
+Each configuration is TMxTNxTKwWARPSsSTAGES. Same method as bench.py: fresh torch.randn inputs, CUDA
+events, median of --runs timed runs after warm-up, L2 flushed before each run; TF32 off for float. The
+result is checked against torch (relative max error printed) before it is timed.
+"""
+import argparse
+import re
+import statistics
+from pathlib import Path
+
+import torch
+
+import tritonc
+
+KERNELS = Path(__file__).resolve().parents[1] / "kernels"
+DTYPES = {"half": torch.float16, "bfloat16": torch.bfloat16, "float": torch.float32}
+
+
+def median_seconds(fn, flush, runs):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times) * 1e-3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="half")
+    ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--configs", default="128x256x64w8s3")
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dtype = DTYPES[args.dtype]
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    configs = []
+    for text in args.configs.split(","):
+        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)", text)
+        if not m:
+            ap.error(f"bad configuration {text!r}: expected TMxTNxTKwWARPSsSTAGES")
+        configs.append(tuple(int(g) for g in m.groups()))
+    for size in (int(s) for s in args.sizes.split(",")):
+        a = torch.randn(size, size, device="cuda", dtype=dtype)
+        b = torch.randn(size, size, device="cuda", dtype=dtype)
+        ref = (a @ b).float()
+        flops = 2.0 * size**3
+        print(f"{args.dtype} {size}^3: cuBLAS {flops / median_seconds(lambda: a @ b, flush, args.runs) / 1e12:.1f} "
+              "TFLOP/s", flush=True)
+        for tm, tn, tk, warps, stages in configs:
+            kern = tritonc.compile(str(KERNELS / "matmul.tc"), num_warps=warps, num_stages=stages,
+                                   defines={"TYPE": args.dtype, "TM": tm, "TN": tn, "TK": tk})
+            c = torch.empty(size, size, device="cuda", dtype=dtype)
+            run = lambda: kern[((size + tm - 1) // tm, (size + tn - 1) // tn)](a, b, c, size, size, size, size,
+                                                                              size, size)
+            run()
+            err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
+            tflops = flops / median_seconds(run, flush, args.runs) / 1e12
+            print(f"  {tm}x{tn}x{tk} w{warps} s{stages}: {tflops:.1f} TFLOP/s (relative error {err:.1e})",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
