@@ -165,11 +165,13 @@ Status Kernel::launch(const LaunchConfig &Config, KernelArgs &Args) {
     DynamicSharedLimit = int(Config.SharedMemBytes);
   }
   std::vector<void *> Params = Args.pointers();
-  return Driver->check(
-      Driver->api().LaunchKernel(Function, Config.Grid[0], Config.Grid[1], Config.Grid[2],
-                                 Config.NumWarps * 32, 1, 1, Config.SharedMemBytes, Config.Stream,
-                                 Params.empty() ? nullptr : Params.data(), nullptr),
-      ("cuLaunchKernel(" + Sig.Name + ")").c_str());
+  CuResult R = Driver->api().LaunchKernel(
+      Function, Config.Grid[0], Config.Grid[1], Config.Grid[2], Config.NumWarps * 32, 1, 1,
+      Config.SharedMemBytes, Config.Stream, Params.empty() ? nullptr : Params.data(), nullptr);
+  // The message is built only on failure: launches are on the hot path.
+  if (R == cu::Success)
+    return Status::ok();
+  return Driver->check(R, ("cuLaunchKernel(" + Sig.Name + ")").c_str());
 }
 
 } // namespace tritonc::runtime
