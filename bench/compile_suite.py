@@ -88,10 +88,11 @@ def ptxas_report(results, out_dir):
     lines = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, kern, spec in results.kernels:
+            shared = kern.variant_shared_mem(spec) if spec else kern.shared_mem
             key = (id(kern), spec)
             if key in seen:
                 regs, stores, loads, hgmma, info = seen[key]
-                results.ptxas.append((label, regs, stores, loads, kern.shared_mem, hgmma))
+                results.ptxas.append((label, regs, stores, loads, shared, hgmma))
                 lines.append(f"{label} [{spec or 'generic'}]: {info}")
                 continue
             src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
@@ -104,10 +105,10 @@ def ptxas_report(results, out_dir):
             sass = subprocess.run([cuobjdump, "--dump-sass", str(cubin)], capture_output=True,
                                   text=True, check=True).stdout
             hgmma = sum(1 for line in sass.splitlines() if "HGMMA" in line)
-            results.ptxas.append((label, regs, stores, loads, kern.shared_mem, hgmma))
+            results.ptxas.append((label, regs, stores, loads, shared, hgmma))
             info = "; ".join(line.split("info    : ", 1)[-1].strip() for line in res.stderr.splitlines()
                              if "Used" in line or "spill" in line)
-            info += f"; dynamic shared memory {kern.shared_mem} bytes; HGMMA in SASS: {hgmma}"
+            info += f"; dynamic shared memory {shared} bytes; HGMMA in SASS: {hgmma}"
             seen[key] = (regs, stores, loads, hgmma, info)
             lines.append(f"{label} [{spec or 'generic'}]: {info}")
     (out_dir / "ptxas.txt").write_text("\n".join(lines) + "\n")

@@ -423,6 +423,12 @@ NB_MODULE(_tritonc, m) {
   nb::class_<PyKernel>(m, "Kernel")
       .def("launch", &PyKernel::launch, "grid"_a, "args"_a, "stream"_a = nb::none())
       .def("variant_ptx", &PyKernel::variantPTX, "specialization"_a)
+      .def(
+          "variant_shared_mem",
+          [](PyKernel &K, const std::string &Spec) {
+            return K.variantResult(Spec, /*Load=*/false).Info.SharedMemBytes;
+          },
+          "specialization"_a)
       .def_prop_ro("ptx", [](PyKernel &K) { return K.kernel().ptx(); })
       .def_prop_ro("name", [](PyKernel &K) { return K.kernel().info().Name; })
       .def_prop_ro("shared_mem", [](PyKernel &K) { return K.kernel().info().SharedMemBytes; })

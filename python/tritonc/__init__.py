@@ -155,6 +155,11 @@ class Kernel:
         """PTX compiled for a specialization string such as "DDNN"."""
         return self._impl.variant_ptx(specialization)
 
+    def variant_shared_mem(self, specialization):
+        """Dynamic shared memory (bytes) of the variant for a specialization string; it can differ
+        from the generic variant's (shared_mem), e.g. when vectorized loads become cp.async rings."""
+        return self._impl.variant_shared_mem(specialization)
+
     def launch(self, grid, *args, stream=None):
         """Launches on a grid of 1 to 3 dimensions, asynchronously on ``stream``
         (None: the default stream; an int CUstream/cudaStream_t, or an object

@@ -149,6 +149,14 @@ def test_specialized_variants():
         k.variant_ptx("DD")
 
 
+def test_variant_shared_memory():
+    # A 128x128x64 fp16 matmul with sizes specialized as multiples of 16 copies its operands into
+    # shared rings (3 stages of 16 KB + 16 KB): its variant needs more shared memory than the generic one.
+    k = tritonc.compile(str(KERNELS / "matmul.tc"), num_warps=4,
+                        defines={"TYPE": "half", "TM": 128, "TN": 128, "TK": 64})
+    assert k.variant_shared_mem("DDDDDDDDD") >= 3 * 32 * 1024 > k.shared_mem
+
+
 def test_argument_errors_before_any_device_work():
     k = tritonc.compile(TRANSPOSE)
     with pytest.raises(TypeError, match=r"takes 6 arguments, 2 given; signature: transpose\("):
