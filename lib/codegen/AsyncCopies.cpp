@@ -207,6 +207,7 @@ void FunctionLowering::planAsyncCopies() {
       if (I->getOpcode() == Opcode::Dot && LA.dotOf(I.get()).Kind == DotKind::Wgmma)
         Dots.push_back(I.get());
   uint64_t Offset = 0;
+  std::map<const Instruction *, std::vector<unsigned>> RingsOfDot;
   for (const Instruction *Dot : Dots) {
     std::vector<unsigned> DotRings;
     for (unsigned Idx = 0; Idx < 2; ++Idx) {
@@ -230,6 +231,11 @@ void FunctionLowering::planAsyncCopies() {
       Rings.push_back(std::move(Ring));
       DotRings.push_back(Id);
     }
+    RingsOfDot[Dot] = std::move(DotRings);
+  }
+  // Wait counts and in-flight MMAs, once every ring is known.
+  for (const Instruction *Dot : Dots) {
+    const std::vector<unsigned> &DotRings = RingsOfDot[Dot];
     // The wait count (see the file comment); 0 unless the shape is exact.
     unsigned Wait = 0;
     std::vector<std::vector<const Instruction *>> Pre;
@@ -272,6 +278,11 @@ void FunctionLowering::planAsyncCopies() {
         }
       }
       Chains = Chains && PerIteration == Body.size();
+      // And no other ring loads anywhere (their commit groups would count).
+      size_t AllLoads = 0;
+      for (const auto &[I, Id] : AsyncOf)
+        AllLoads += I->getOpcode() != Opcode::Phi;
+      Chains = Chains && AllLoads == static_cast<size_t>(PerIteration) * (D + 1);
       // The preheader loads, iteration by iteration, in one block.
       std::map<const Instruction *, size_t> Pos;
       if (Chains) {
