@@ -3,7 +3,8 @@
     export PYTHONPATH=$(scripts/build-python.sh)
     python3 bench/spot_matmul.py --dtype float --sizes 4096,8192 --configs 128x128x16w8s2,64x64x32w4s2
 
-Each configuration is TMxTNxTKwWARPSsSTAGES. Same method as bench.py: fresh torch.randn inputs, CUDA
+Each configuration is TMxTNxTKwWARPSsSTAGES, with a suffix "c" to fill the operand buffers with cp.async
+instead of bulk tensor copies (tma=False), e.g. 128x256x64w8s3c. Same method as bench.py: fresh torch.randn inputs, CUDA
 events, median of --runs timed runs after warm-up, L2 flushed before each run; TF32 off for float. The
 result is checked against torch (relative max error printed) before it is timed.
 """
@@ -48,10 +49,10 @@ def main():
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     configs = []
     for text in args.configs.split(","):
-        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)", text)
+        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)(c?)", text)
         if not m:
-            ap.error(f"bad configuration {text!r}: expected TMxTNxTKwWARPSsSTAGES")
-        configs.append(tuple(int(g) for g in m.groups()))
+            ap.error(f"bad configuration {text!r}: expected TMxTNxTKwWARPSsSTAGES[c]")
+        configs.append(tuple(int(g) for g in m.groups()[:5]) + (m.group(6) != "c",))
     for size in (int(s) for s in args.sizes.split(",")):
         a = torch.randn(size, size, device="cuda", dtype=dtype)
         b = torch.randn(size, size, device="cuda", dtype=dtype)
@@ -59,16 +60,16 @@ def main():
         flops = 2.0 * size**3
         print(f"{args.dtype} {size}^3: cuBLAS {flops / median_seconds(lambda: a @ b, flush, args.runs) / 1e12:.1f} "
               "TFLOP/s", flush=True)
-        for tm, tn, tk, warps, stages in configs:
+        for tm, tn, tk, warps, stages, tma in configs:
             kern = tritonc.compile(str(KERNELS / "matmul.tc"), num_warps=warps, num_stages=stages,
-                                   defines={"TYPE": args.dtype, "TM": tm, "TN": tn, "TK": tk})
+                                   defines={"TYPE": args.dtype, "TM": tm, "TN": tn, "TK": tk}, tma=tma)
             c = torch.empty(size, size, device="cuda", dtype=dtype)
             run = lambda: kern[((size + tm - 1) // tm, (size + tn - 1) // tn)](a, b, c, size, size, size, size,
                                                                               size, size)
             run()
             err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
             tflops = flops / median_seconds(run, flush, args.runs) / 1e12
-            print(f"  {tm}x{tn}x{tk} w{warps} s{stages}: {tflops:.1f} TFLOP/s (relative error {err:.1e})",
+            print(f"  {tm}x{tn}x{tk} w{warps} s{stages}{'' if tma else ' cp.async'}: {tflops:.1f} TFLOP/s (relative error {err:.1e})",
                   flush=True)
 
 

@@ -27,10 +27,10 @@
 // instructions) are done before any of its threads copies into their slot.
 // With several warpgroups, another group may still be reading that slot, so
 // the rings get one more slot: the copies of iteration i overwrite the
-// operands of iteration i - 2, and the dot ends with wgmma.wait_group 2,
-// which every group passed (in iteration i - 1) before the barrier of
-// iteration i. The warps then never wait for the MMAs of the iteration just
-// before before they issue their copies and reach the next barrier.
+// operands of iteration i - 2. Every group passed its wgmma.wait_group 1 of
+// iteration i - 1, which leaves only the MMAs of i - 1 pending, before the
+// barrier of iteration i: the MMAs of i - 2 are done everywhere before any
+// thread copies. (wait_group 2 would leave those of i - 2 running.)
 //
 // Wait counts. Every load is its own commit group. When the loop body holds,
 // after the dot, one load per component and the preheader issued the first
@@ -319,8 +319,8 @@ void FunctionLowering::planAsyncCopies() {
         // accumulator may be lowered before the dot's.
         // With the extra slot, the copies of iteration i only overwrite
         // the operands of iteration i - 2: the MMAs of i - 1 may still run
-        // while this warpgroup copies and reaches the next barrier.
-        AsyncDots[Dot] = OneGroup ? 1 : 2;
+        // in other groups while this one copies.
+        AsyncDots[Dot] = 1;
         PendingMma.insert(Dot);
         PendingMma.insert(inPlaceAccumulator(*Dot));
         for (unsigned Id : DotRings)
@@ -348,9 +348,35 @@ void FunctionLowering::planAsyncCopies() {
     MarkLive(I->getParent());
   for (const auto &[Dot, Wait] : DotWaits)
     MarkLive(Dot->getParent());
+  // Blocks that a block where scratch may overlap the rings can reach.
+  std::vector<const ir::BasicBlock *> Work;
+  for (const auto &BB : F.blocks())
+    if (!RingLiveBlocks.count(BlockIndex.at(BB.get())))
+      Work.push_back(BB.get());
+  while (!Work.empty()) {
+    const ir::BasicBlock *BB = Work.back();
+    Work.pop_back();
+    for (const ir::BasicBlock *S : BB->successors())
+      if (AfterScratchOverRings.insert(BlockIndex.at(S)).second)
+        Work.push_back(S);
+  }
+  planTensorCopies();
+}
+
+void FunctionLowering::separateFromScratchOverRings() {
+  // Scratch over the rings, earlier on some path, read and wrote this space
+  // through the generic proxy; copies (the engine's through the async proxy)
+  // may only overwrite it after every thread is done with it.
+  if (!AfterScratchOverRings.count(CurrentBlock) || !FencedBlocks.insert(CurrentBlock).second)
+    return;
+  B.emit("fence.proxy.async.shared::cta;");
+  forcedBarrier();
 }
 
 void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
+  if (Ring.TensorMap >= 0)
+    return lowerTensorLoad(I, Ring);
+  separateFromScratchOverRings();
   if (!Ring.Cursor.valid()) {
     auto P = B.prologue();
     Ring.Cursor = B.mov(Ty::U32, 0);
@@ -407,15 +433,33 @@ FunctionLowering::asyncOperand(const Instruction &Dot, unsigned Idx) {
   auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
   if (It == AsyncOf.end())
     return std::nullopt;
-  MmaSharedLayout SL = Rings[It->second].SL;
+  const AsyncRing &Ring = Rings[It->second];
+  MmaSharedLayout SL = Ring.SL;
   if (Trans)
     SL.ContigDim = 1 - SL.ContigDim;
-  return std::make_pair(Values.at(VI)[0], SL);
+  Reg Value = Values.at(VI)[0];
+  return std::make_pair(Ring.TensorMap >= 0 ? tensorSlotAddress(Value) : Value, SL);
 }
 
 void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
-  B.emit("cp.async.wait_group " + std::to_string(DotWaits.at(&Dot)) + ";");
-  B.emit("fence.proxy.async.shared::cta;");
+  bool CpAsync = false;
+  for (unsigned Idx = 0; Idx < 2; ++Idx) {
+    const Instruction *VI = asInst(Dot.getOperand(Idx));
+    if (VI && AsyncTrans.count(VI))
+      VI = asInst(VI->getOperand(0));
+    auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
+    if (It == AsyncOf.end())
+      continue;
+    const AsyncRing &Ring = Rings[It->second];
+    if (Ring.TensorMap >= 0)
+      waitForTensorSlot(Values.at(VI)[0], Ring);
+    else
+      CpAsync = true;
+  }
+  if (CpAsync) {
+    B.emit("cp.async.wait_group " + std::to_string(DotWaits.at(&Dot)) + ";");
+    B.emit("fence.proxy.async.shared::cta;");
+  }
   forcedBarrier();
 }
 

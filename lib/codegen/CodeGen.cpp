@@ -14,7 +14,8 @@ namespace tritonc::codegen {
 
 std::string CodeGenOptions::optionsString() const {
   return std::string("arch=") + ptx::archName(Arch) + " num_warps=" + std::to_string(NumWarps) +
-         " tf32=" + (AllowTF32 ? "1" : "0") + " stages=" + std::to_string(NumStages);
+         " tf32=" + (AllowTF32 ? "1" : "0") + " stages=" + std::to_string(NumStages) +
+         " tma=" + (TensorCopies ? "1" : "0");
 }
 
 namespace {
@@ -100,6 +101,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     Info.NumWarps = Options.NumWarps;
     Info.SharedMemBytes = FL.sharedBytes();
     Info.NumBarriers = FL.numBarriers();
+    Info.TensorMaps = FL.tensorMaps();
     Out.Kernels.push_back(std::move(Info));
   }
   if (!Ok) {

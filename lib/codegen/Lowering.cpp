@@ -418,8 +418,11 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
   if (I.getOpcode() == Opcode::Ret) {
     if (!AsyncDots.empty())
       B.emit("wgmma.wait_group.sync.aligned 0;");
-    if (!Rings.empty()) // no copy may still be writing when the program ends
+    if (!Rings.empty()) { // no copy may still be writing when the program ends
       B.emit("cp.async.wait_all;");
+      if (!TensorDrainedBlocks.count(CurrentBlock))
+        drainTensorCopies();
+    }
     B.ret();
     return;
   }
@@ -554,6 +557,15 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
   CurrentBlock = BlockIndex.at(&BB);
   BlockCache.clear();
   B.label(Labels.at(&BB));
+  // Where scratch may overlap the rings, every bulk copy (the masked-off
+  // ones of the last iterations included) must be done first. Draining at
+  // the top of the block, before anything reads accumulators, also keeps
+  // ptxas from serializing the MMAs (a wait loop after such reads makes it
+  // assume the MMAs still run).
+  if (!tensorMaps().empty() && !RingLiveBlocks.count(CurrentBlock)) {
+    drainTensorCopies();
+    TensorDrainedBlocks.insert(CurrentBlock);
+  }
   for (const auto &IP : BB.instructions()) {
     if (IP->isTerminator())
       lowerTerminator(*IP);

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/analysis/AffineAccess.h"
 #include "tritonc/analysis/AxisInfo.h"
 #include "tritonc/analysis/BarrierPlacement.h"
 #include "tritonc/analysis/LayoutAssignment.h"
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
@@ -94,6 +96,18 @@ struct AsyncRing {
   unsigned NumSlots = 2;
   /// Byte offset of the next slot to write (a mutable register).
   Reg Cursor;
+
+  // Rings filled by bulk tensor copies (TensorCopies.cpp).
+  /// Index of the ring's tensor map (KernelInfo::TensorMaps), or -1: cp.async.
+  int TensorMap = -1;
+  /// The map's kernel parameter and its generic address.
+  std::string MapParam;
+  Reg MapAddress;
+  /// Index of the next slot to write, and one phase bit per slot (flipped at
+  /// each fill): mutable registers, the same in every thread.
+  Reg SlotIndex, PhaseBits;
+  /// Offset of the ring's mbarriers (one per slot) in tritonc_mbar.
+  unsigned MbarOffset = 0;
 };
 
 class FunctionLowering {
@@ -206,6 +220,9 @@ public:
   bool collectAsyncComponent(const ir::Value *Root, const ir::Instruction &Dot, unsigned OperandIdx,
                              AsyncRing &Ring);
   void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
+  /// Before the first ring load of a block that scratch over the rings may
+  /// precede: a proxy fence and a barrier.
+  void separateFromScratchOverRings();
   /// Operand Idx of a wgmma dot when it is a ring slot: its address and layout.
   std::optional<std::pair<Reg, MmaSharedLayout>> asyncOperand(const ir::Instruction &Dot,
                                                               unsigned Idx);
@@ -216,6 +233,20 @@ public:
   const ir::Instruction *inPlaceAccumulator(const ir::Instruction &Dot) const;
   /// Waits for in-flight wgmma before an instruction reads their registers.
   void waitForPendingMma(const ir::Instruction &User);
+
+  // --- Bulk tensor copies into rings (TensorCopies.cpp) -----------------------
+  /// Turns the rings whose loads all have one tensor-map form into TMA rings.
+  void planTensorCopies();
+  void lowerTensorLoad(const ir::Instruction &I, AsyncRing &Ring);
+  /// The slot address a TMA ring value carries (see TensorCopies.cpp).
+  Reg tensorSlotAddress(const Reg &Value);
+  /// Waits until the copy that filled the slot of Value is complete.
+  void waitForTensorSlot(const Reg &Value, const AsyncRing &Ring);
+  /// Waits until every copy into every TMA ring is complete.
+  void drainTensorCopies();
+  /// The s32 value of a polynomial over scalar atoms.
+  Reg polyValue(const analysis::Poly &P);
+  const std::vector<TensorMapSpec> &tensorMaps() const { return TensorMaps; }
 
   /// Float helpers shared by several files.
   Reg toF32(const Reg &X, const ir::Type *T);
@@ -246,6 +277,16 @@ private:
   Reg Lane, Warp, Tid, SmemBase, RingBaseReg;
 
   std::vector<AsyncRing> Rings;
+  std::unique_ptr<ir::DominatorTree> DomTree;
+  std::unique_ptr<analysis::AffineAccessAnalysis> Affine;
+  /// The tensor-map form of each load of a TMA ring.
+  std::map<const ir::Instruction *, analysis::TensorAccess> TensorAccesses;
+  std::vector<TensorMapSpec> TensorMaps;
+  /// Blocks reachable from a block where scratch may overlap the rings, and
+  /// those of them where a ring load already separated the two.
+  std::set<unsigned> AfterScratchOverRings, FencedBlocks;
+  /// Blocks that wait for every bulk copy at their top (not ring-live ones).
+  std::set<unsigned> TensorDrainedBlocks;
   /// Loads and phis carried in rings, by ring index.
   std::map<const ir::Instruction *, unsigned> AsyncOf;
   /// `trans` instructions folded into a ring's layout (never lowered).

@@ -64,6 +64,8 @@ const char *CompileUsage =
     "                        (default: 3; 1 turns pipelining off); a list [3,4] is\n"
     "                        tuned like a -D list (TRITONC_NUM_STAGES)\n"
     "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
+    "  --no-tma              sm_90a: fill the shared rings of wgmma operands with\n"
+    "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
     "                        multiple of 16, N (or 1, F) for anything else\n"
@@ -103,6 +105,7 @@ const char *RunUsage =
     "                        (default: 4)\n"
     "  --num-stages=N        software-pipelining depth of --device: 1 to 8 (default: 3)\n"
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
+    "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
@@ -309,6 +312,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
       Back.NumStages = Values->front();
   }
   Back.AllowTF32 = P.has("--allow-tf32");
+  Back.TensorCopies = !P.has("--no-tma");
   return -1;
 }
 
@@ -352,6 +356,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--num-warps", true},
                       {"--num-stages", true},
                       {"--allow-tf32", false},
+                      {"--no-tma", false},
                       {"--specialize", true}},
                      P);
       Rc >= 0)
@@ -484,7 +489,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--arch", true},
                       {"--num-warps", true},
                       {"--num-stages", true},
-                      {"--allow-tf32", false}},
+                      {"--allow-tf32", false},
+                      {"--no-tma", false}},
                      P);
       Rc >= 0)
     return Rc;

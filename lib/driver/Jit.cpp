@@ -135,7 +135,9 @@ namespace {
 // The "meta" artifact: what a cache hit needs besides the PTX.
 //===----------------------------------------------------------------------===//
 
-constexpr std::string_view MetaMagic = "tritonc-kernel-meta 1\n";
+// Version 2 added the tensor maps; an entry of another version does not
+// parse, so it is recompiled and overwritten.
+constexpr std::string_view MetaMagic = "tritonc-kernel-meta 2\n";
 
 /// Appends a length-prefixed field ("5:hello\n"), so that any text survives.
 void putField(std::string &Out, std::string_view Text) {
@@ -175,7 +177,9 @@ private:
   std::string_view Data;
 };
 
-std::string serializeMeta(const DeviceCompileResult &R) {
+} // namespace
+
+std::string serializeKernelMeta(const DeviceCompileResult &R) {
   std::string Out(MetaMagic);
   putField(Out, R.Info.Name);
   putField(Out, std::to_string(R.Info.NumWarps));
@@ -188,12 +192,14 @@ std::string serializeMeta(const DeviceCompileResult &R) {
     putField(Out, P.Name);
     putField(Out, P.Pointee);
   }
+  putField(Out, std::to_string(R.Signature.TensorMaps.size()));
+  for (const TensorMapSpec &M : R.Signature.TensorMaps)
+    putField(Out, M.str());
   putField(Out, R.Diagnostics);
   return Out;
 }
 
-/// Fills R from a meta artifact; false when it is malformed.
-bool parseMeta(std::string_view Data, DeviceCompileResult &R) {
+bool parseKernelMeta(std::string_view Data, DeviceCompileResult &R) {
   if (Data.substr(0, MetaMagic.size()) != MetaMagic)
     return false;
   FieldReader In(Data.substr(MetaMagic.size()));
@@ -212,8 +218,24 @@ bool parseMeta(std::string_view Data, DeviceCompileResult &R) {
     P.Kind = runtime::ArgKind(Kind);
     R.Signature.Params.push_back(std::move(P));
   }
+  unsigned NumMaps = 0;
+  if (!In.nextUnsigned(NumMaps))
+    return false;
+  R.Signature.TensorMaps.clear();
+  for (unsigned I = 0; I < NumMaps; ++I) {
+    std::string Text;
+    if (!In.next(Text))
+      return false;
+    std::optional<TensorMapSpec> M = TensorMapSpec::parse(Text);
+    if (!M)
+      return false;
+    R.Signature.TensorMaps.push_back(std::move(*M));
+  }
+  R.Info.TensorMaps = R.Signature.TensorMaps;
   return In.next(R.Diagnostics) && In.atEnd();
 }
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Compilation
@@ -312,6 +334,8 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
       Out.Info = *Info;
       Out.PTX = std::move(PTX.PTX);
       Out.Signature = Sig.take();
+      // The hidden parameters the launcher encodes.
+      Out.Signature.TensorMaps = Info->TensorMaps;
     }
   }
   Out.Timings.CodeGen = secondsSince(BackStart);
@@ -424,7 +448,7 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
   if (std::optional<std::string> Meta = Cache.Cache->lookup(Out.CacheKey, "meta")) {
     if (std::optional<std::string> PTX = Cache.Cache->lookup(Out.CacheKey, "ptx")) {
       DeviceCompileResult Hit = Out;
-      if (parseMeta(*Meta, Hit) && !PTX->empty()) {
+      if (parseKernelMeta(*Meta, Hit) && !PTX->empty()) {
         Hit.PTX = std::move(*PTX);
         Hit.Ok = true;
         Hit.Cache = CacheOutcome::Hit;
@@ -439,7 +463,7 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
   auto StoreStart = std::chrono::steady_clock::now();
   if (Out.Ok) {
     Cache.Cache->store(Out.CacheKey, "ptx", Out.PTX);
-    Cache.Cache->store(Out.CacheKey, "meta", serializeMeta(Out));
+    Cache.Cache->store(Out.CacheKey, "meta", serializeKernelMeta(Out));
   }
   Out.Timings.Cache = Lookup + secondsSince(StoreStart);
   return Out;

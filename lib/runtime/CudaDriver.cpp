@@ -116,6 +116,10 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::vector<std::st
   if (!resolveAll(D->Library, D->Api, Missing))
     return makeError("no usable NVIDIA driver found (" + D->LibraryName + " lacks " + Missing +
                      "; the driver is too old or not the CUDA driver)");
+  // Optional: only kernels with tensor maps need it, and they report its
+  // absence (the pointer stays null) at launch.
+  std::string NoTensorMaps;
+  (void)resolve(D->Library, D->Api.TensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, NoTensorMaps);
 
   CuResult R = D->Api.Init(0);
   if (R == cu::ErrorNoDevice)
@@ -167,6 +171,9 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::vector<std::st
 }
 
 CudaDriver::~CudaDriver() {
+  // Other users of the primary context (PyTorch) may keep it alive.
+  if (ZeroBlock && Api.CtxSetCurrent(Context) == cu::Success)
+    Api.MemFree(ZeroBlock);
   // The primary context is released but the library stays loaded: unloading
   // libcuda while other code in the process may still use it is unsafe.
   if (Context && Api.DevicePrimaryCtxRelease) {
@@ -292,6 +299,26 @@ Expected<FunctionAttributes> CudaDriver::functionAttributes(CuFunction F) {
   TRITONC_CU_CALL(Api.FuncGetAttribute(&A.MaxThreadsPerBlock, cu::FuncAttrMaxThreadsPerBlock, F),
                   "cuFuncGetAttribute");
   return A;
+}
+
+Expected<CuDevicePtr> CudaDriver::zeroBlock() {
+  std::lock_guard<std::mutex> Lock(ZeroBlockMutex);
+  if (ZeroBlock)
+    return ZeroBlock;
+  Expected<CuDevicePtr> P = memAlloc(16);
+  if (!P)
+    return P;
+  // Synchronized so that no launch on any stream can read the block before
+  // the zeros land.
+  Status S = memsetD8(*P, 0, 16);
+  if (S)
+    S = synchronize();
+  if (!S) {
+    (void)memFree(*P);
+    return makeError(S.error());
+  }
+  ZeroBlock = *P;
+  return ZeroBlock;
 }
 
 #undef TRITONC_CU_CALL

@@ -129,7 +129,15 @@ Expected<Kernel> Module::getKernel(KernelSignature Sig) const {
   CuResult R = Driver->api().ModuleGetFunction(&F, Handle, Sig.Name.c_str());
   if (R != cu::Success)
     return makeError("kernel " + Sig.Name + " not found in the module: " + Driver->describe(R));
-  return Kernel(Driver, F, std::move(Sig));
+  Kernel K(Driver, F, std::move(Sig));
+  // The 48 KB a launch gets without opting in hold the static shared memory
+  // (the mbarriers of bulk tensor copies) too.
+  Expected<FunctionAttributes> A = Driver->functionAttributes(F);
+  if (!A)
+    return makeError(A.error());
+  K.StaticShared = A->SharedSizeBytes;
+  K.DynamicSharedLimit = 48 * 1024 - A->SharedSizeBytes;
+  return K;
 }
 
 //===----------------------------------------------------------------------===//
@@ -152,10 +160,12 @@ Status Kernel::launch(const LaunchConfig &Config, KernelArgs &Args) {
   if (Status S = Driver->makeCurrent(); !S)
     return S;
   if (int(Config.SharedMemBytes) > DynamicSharedLimit) {
-    int Optin = Driver->device().MaxSharedPerBlockOptin;
+    int Optin = Driver->device().MaxSharedPerBlockOptin - StaticShared;
     if (int(Config.SharedMemBytes) > Optin)
       return makeError("kernel " + Sig.Name + " asks for " + std::to_string(Config.SharedMemBytes) +
-                       " bytes of shared memory; the device allows " + std::to_string(Optin));
+                       " bytes of dynamic shared memory; the device allows " +
+                       std::to_string(Optin) + " next to its " + std::to_string(StaticShared) +
+                       " static bytes");
     if (Status S = Driver->check(
             Driver->api().FuncSetAttribute(Function, cu::FuncAttrMaxDynamicSharedSizeBytes,
                                            int(Config.SharedMemBytes)),
@@ -164,10 +174,38 @@ Status Kernel::launch(const LaunchConfig &Config, KernelArgs &Args) {
       return S;
     DynamicSharedLimit = int(Config.SharedMemBytes);
   }
+  if (!Maps.empty())
+    return launchWithTensorMaps(Config, Args);
   std::vector<void *> Params = Args.pointers();
-  CuResult R = Driver->api().LaunchKernel(
-      Function, Config.Grid[0], Config.Grid[1], Config.Grid[2], Config.NumWarps * 32, 1, 1,
-      Config.SharedMemBytes, Config.Stream, Params.empty() ? nullptr : Params.data(), nullptr);
+  return launchWithParams(Config, Params.empty() ? nullptr : Params.data());
+}
+
+Status Kernel::launchWithTensorMaps(const LaunchConfig &Config, KernelArgs &Args) {
+  ParamScratch.clear();
+  for (const KernelArg &A : Args.args())
+    // cuLaunchKernel only reads through these pointers.
+    ParamScratch.push_back(const_cast<void *>(A.data()));
+  for (unsigned I = 0; I < Maps.size(); ++I) {
+    Expected<TensorMapPlan> Plan = planTensorMap(Sig, I, Args);
+    if (!Plan)
+      return Plan.status();
+    EncodedMap &M = Maps[I];
+    if (!M.Valid || M.Plan != *Plan) {
+      M.Valid = false;
+      if (Status S = encodeTensorMap(*Driver, Sig, I, *Plan, M.Map); !S)
+        return S;
+      M.Plan = *Plan;
+      M.Valid = true;
+    }
+    ParamScratch.push_back(&M.Map);
+  }
+  return launchWithParams(Config, ParamScratch.data());
+}
+
+Status Kernel::launchWithParams(const LaunchConfig &Config, void **Params) {
+  CuResult R = Driver->api().LaunchKernel(Function, Config.Grid[0], Config.Grid[1], Config.Grid[2],
+                                          Config.NumWarps * 32, 1, 1, Config.SharedMemBytes,
+                                          Config.Stream, Params, nullptr);
   // The message is built only on failure: launches are on the hot path.
   if (R == cu::Success)
     return Status::ok();

@@ -210,7 +210,7 @@ def _int_option(what, value):
 
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
-            config=None, allow_tf32=False, name=None, cache=True, num_stages=3):
+            config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -221,7 +221,9 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     define list (TRITONC_NUM_WARPS, TRITONC_NUM_STAGES; ``config`` picks).
     arch: "sm_90a" or "sm_80"; None picks the device's target (sm_90a without a
     device). name: the file name shown in diagnostics for source text. cache:
-    use the on-disk kernel cache. Needs no GPU; raises CompileError on errors,
+    use the on-disk kernel cache. tma: on sm_90a, fill the shared buffers of
+    tensor-core operands with bulk tensor copies where the loads allow it (False:
+    cp.async). Needs no GPU; raises CompileError on errors,
     ValueError on out-of-range options.
     """
     text = None
@@ -236,5 +238,6 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     warps = _back_end_option("num_warps", num_warps, "TRITONC_NUM_WARPS", define_list)
     stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
     impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
-                            warps, stages, arch, config, bool(allow_tf32), bool(cache))
+                            warps, stages, arch, config, bool(allow_tf32), bool(cache),
+                            bool(tma))
     return Kernel(impl)

@@ -9,7 +9,10 @@ with `ptxas -arch=<arch> --warning-as-error`. The configurations are
     default num_warps;
   - a sweep: every test-suite configuration (its tile sizes) with num_warps 1, 2 and 8 too; per kernel,
     default tile sizes with num_warps 1, 2, 4, 8 and, where the kernel has a TYPE macro, TYPE half,
-    bfloat16 and float; and the dot kernels at larger tiles (LARGE_TILES).
+    bfloat16 and float; the dot kernels at larger tiles (LARGE_TILES); and the benchmarked matmul tiles
+    specialized for aligned sizes, with and without bulk tensor copies (ALIGNED_TILES).
+
+A module also fails when ptxas reports that it serializes the wgmma pipeline (info C7514).
 
 The test-suite configurations are read from test_kernels.py without importing it (it needs numpy and
 pytest; this script uses the standard library only): the module-level assignments ALL_CONFIGS depends on
@@ -44,7 +47,17 @@ LARGE_TILES = [
     (MATMULS, {"TM": 64, "TN": 64, "TK": 32}, 4),
     (MATMULS, {"TM": 128, "TN": 128, "TK": 32}, 8),
 ]
+# The benchmarked shapes, specialized as the launcher does for aligned sizes (every argument a multiple
+# of 16): the path with shared rings (bulk tensor copies, or cp.async with --no-tma) and MMAs in flight.
+ALIGNED = "--specialize=DDDDDDDDD"
+ALIGNED_TILES = [
+    ({"TYPE": "half", "TM": 128, "TN": 256, "TK": 64}, 8),
+    ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64}, 4),
+]
 TIMEOUT_S = 300
+# ptxas "info" lines that are failures all the same: C7514 means it serializes the wgmma pipeline (the
+# code still works, several times slower).
+PERFORMANCE_LOSS = "C7514"
 
 # A module ptxas must reject (an undeclared register): shows that this ptxas really checks what it is given.
 BAD_PTX = """.version 8.0
@@ -144,6 +157,9 @@ def collect(tritonc):
         for kernel in kernels:
             for ty in SWEEP_TYPES:
                 configs.append(Config(kernel, {"TYPE": ty, **tile}, [f"--num-warps={warps}"], "sweep"))
+    for tile, warps in ALIGNED_TILES:
+        for extra in ([], ["--no-tma"]):
+            configs.append(Config("matmul.tc", tile, [f"--num-warps={warps}", ALIGNED] + extra, "sweep"))
     unique, seen = [], set()
     for c in configs:
         # num_warps 4 is the default: the same compilation as without --num-warps
@@ -184,6 +200,8 @@ def compile_and_assemble(config, arch, tritonc, ptxas, outdir, index):
     res = subprocess.run(assemble, capture_output=True, text=True, timeout=TIMEOUT_S)
     if res.returncode != 0:
         return f"ptxas failed (exit {res.returncode}):\n  {repro}\n{(res.stdout + res.stderr).rstrip()}"
+    if PERFORMANCE_LOSS in res.stdout + res.stderr:
+        return f"ptxas reports a performance loss:\n  {repro}\n{(res.stdout + res.stderr).rstrip()}"
     return None
 
 

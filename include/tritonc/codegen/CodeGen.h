@@ -17,6 +17,7 @@
 
 #include "tritonc/ir/IR.h"
 #include "tritonc/support/Diagnostics.h"
+#include "tritonc/support/TensorMapSpec.h"
 #include "tritonc/target/ptx/PTXBuilder.h"
 
 #include <string>
@@ -36,8 +37,11 @@ struct CodeGenOptions {
   /// i + NumStages - 1 are issued while iteration i computes (asynchronous
   /// copies into NumStages shared-memory buffers). 1 turns pipelining off.
   unsigned NumStages = 3;
+  /// sm_90a: fill the shared rings of wgmma operands with bulk tensor copies
+  /// (TMA) where the loads allow it, else with cp.async.
+  bool TensorCopies = true;
 
-  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3".
+  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3 tma=1".
   std::string optionsString() const;
 };
 
@@ -49,6 +53,9 @@ struct KernelInfo {
   unsigned SharedMemBytes = 0;
   /// Barriers (bar.sync) the barrier placement inserted (for tests).
   unsigned NumBarriers = 0;
+  /// Hidden parameters after the user's: the tensor maps of the kernel's
+  /// bulk tensor copies, encoded by the launcher (TensorMapSpec.h).
+  std::vector<TensorMapSpec> TensorMaps;
 };
 
 /// The generated PTX module and its kernels.

@@ -151,6 +151,14 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
                                      std::string_view Specialization = {},
                                      const CacheConfig &Cache = {});
 
+/// The "meta" cache artifact of a compilation: what a hit needs besides the
+/// PTX (R's KernelInfo, its signature with the tensor maps, its warnings).
+std::string serializeKernelMeta(const DeviceCompileResult &R);
+/// Fills R's Info, Signature (tensor maps included, in Info too) and
+/// Diagnostics from a meta artifact. False when it is malformed or of
+/// another format version: the entry is then recompiled.
+bool parseKernelMeta(std::string_view Data, DeviceCompileResult &R);
+
 /// Launch geometry of JitKernel::launch: programs along x, y, z.
 using Grid3 = std::array<unsigned, 3>;
 

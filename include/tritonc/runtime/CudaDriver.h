@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,27 @@ constexpr int JitInfoLogBufferSizeBytes = 4;
 constexpr int JitErrorLogBuffer = 5;
 constexpr int JitErrorLogBufferSizeBytes = 6;
 constexpr int JitLogVerbose = 12;
+// CUtensorMapDataType (the ones tensor maps of tritonc kernels use).
+constexpr unsigned TensorMapDataTypeUInt16 = 1;
+constexpr unsigned TensorMapDataTypeFloat16 = 6;
+constexpr unsigned TensorMapDataTypeFloat32 = 7;
+constexpr unsigned TensorMapDataTypeBFloat16 = 9;
+constexpr int TensorMapInterleaveNone = 0;
+/// CUtensorMapSwizzle: none, 32, 64, 128 bytes.
+constexpr int TensorMapSwizzleNone = 0;
+constexpr int TensorMapSwizzle32B = 1;
+constexpr int TensorMapSwizzle64B = 2;
+constexpr int TensorMapSwizzle128B = 3;
+constexpr int TensorMapL2Promotion128B = 2;
+constexpr int TensorMapFloatOOBFillNone = 0;
 } // namespace cu
+
+/// CUtensorMap: the opaque 128-byte descriptor of a TMA copy. The driver
+/// requires 64-byte alignment.
+struct alignas(64) CuTensorMap {
+  uint64_t Opaque[16] = {};
+};
+static_assert(sizeof(CuTensorMap) == 128 && alignof(CuTensorMap) == 64);
 
 /// The driver entry points we use, resolved with dlsym. Each points at the
 /// versioned symbol that cuda.h's macros select (cuMemAlloc_v2, ...).
@@ -92,6 +113,13 @@ struct CudaApi {
   CuResult (*EventDestroy)(CuEvent) = nullptr;
   CuResult (*GetErrorName)(CuResult, const char **) = nullptr;
   CuResult (*GetErrorString)(CuResult, const char **) = nullptr;
+  /// Optional: null where the driver predates CUDA 12.0 (no TMA). The enum
+  /// parameters are passed as int, as the C ABI does for enums.
+  CuResult (*TensorMapEncodeTiled)(CuTensorMap *Map, int DataType, uint32_t Rank,
+                                   void *GlobalAddress, const uint64_t *GlobalDim,
+                                   const uint64_t *GlobalStrides, const uint32_t *BoxDim,
+                                   const uint32_t *ElementStrides, int Interleave, int Swizzle,
+                                   int L2Promotion, int OOBFill) = nullptr;
 };
 
 /// What we know about the device in use.
@@ -172,6 +200,11 @@ public:
   Status eventDestroy(CuEvent E);
   Expected<FunctionAttributes> functionAttributes(CuFunction F);
 
+  /// 16 zeroed bytes of device memory, allocated on first use and kept
+  /// until the driver object is destroyed: the global memory of tensor maps
+  /// that must read only zeros (thread-safe).
+  Expected<CuDevicePtr> zeroBlock();
+
 private:
   CudaDriver() = default;
   void *Library = nullptr;
@@ -180,6 +213,8 @@ private:
   DeviceInfo Device;
   int DriverVersion = 0;
   CuContext Context = nullptr;
+  std::mutex ZeroBlockMutex;
+  CuDevicePtr ZeroBlock = 0;
 };
 
 } // namespace tritonc::runtime

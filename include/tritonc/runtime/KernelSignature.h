@@ -11,6 +11,7 @@
 
 #include "tritonc/runtime/CudaDriver.h"
 #include "tritonc/runtime/Expected.h"
+#include "tritonc/support/TensorMapSpec.h"
 
 #include <cstdint>
 #include <string>
@@ -38,6 +39,12 @@ struct KernelParam {
 struct KernelSignature {
   std::string Name; ///< The PTX entry name.
   std::vector<KernelParam> Params;
+  /// Hidden parameters that follow Params in the PTX entry: one CUtensorMap
+  /// (128 bytes, by value) per spec, encoded by Kernel::launch from the
+  /// arguments of Params (see runtime/TensorMaps.h). Not part of the
+  /// arguments a caller passes. (The initializer keeps brace-initialization
+  /// of the first fields free of missing-initializer warnings.)
+  std::vector<TensorMapSpec> TensorMaps = {};
   /// "add(ptr X, ptr Y, i32 N)".
   std::string str() const;
 };

@@ -9,11 +9,13 @@
 
 #include "tritonc/runtime/CudaDriver.h"
 #include "tritonc/runtime/KernelSignature.h"
+#include "tritonc/runtime/TensorMaps.h"
 
 #include <array>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tritonc::runtime {
 
@@ -69,16 +71,38 @@ public:
   /// Registers, spills and static shared memory as the driver reports them.
   Expected<FunctionAttributes> attributes() const;
   /// Checks Args against the signature, then launches (asynchronously).
+  /// When the signature has tensor maps, each is planned from Args (see
+  /// planTensorMap), re-encoded only when its plan differs from the last
+  /// launch's, and passed after the user's arguments. Not thread-safe (the
+  /// encoded maps and the shared-memory opt-in are state of this object):
+  /// JitKernel serializes its launches.
   Status launch(const LaunchConfig &Config, KernelArgs &Args);
 
 private:
   friend class Module;
   Kernel(CudaDriver *D, CuFunction F, KernelSignature S)
-      : Driver(D), Function(F), Sig(std::move(S)) {}
+      : Driver(D), Function(F), Sig(std::move(S)), Maps(Sig.TensorMaps.size()) {}
+  /// The launch of a kernel with tensor maps, after the common checks.
+  Status launchWithTensorMaps(const LaunchConfig &Config, KernelArgs &Args);
+  /// cuLaunchKernel with the parameter pointers Params (null when none).
+  Status launchWithParams(const LaunchConfig &Config, void **Params);
+
+  /// One hidden parameter: the map the last launch passed, and its plan.
+  /// The maps live here, 64-byte aligned, so that they outlive the
+  /// cuLaunchKernel call that copies them.
+  struct EncodedMap {
+    CuTensorMap Map;
+    TensorMapPlan Plan;
+    bool Valid = false; ///< Map encodes Plan.
+  };
+
   CudaDriver *Driver;
   CuFunction Function;
   KernelSignature Sig;
   int DynamicSharedLimit = 48 * 1024; ///< What the function allows so far.
+  int StaticShared = 0;               ///< The function's static shared memory.
+  std::vector<EncodedMap> Maps;       ///< One per Sig.TensorMaps.
+  std::vector<void *> ParamScratch;   ///< Reused parameter pointers.
 };
 
 /// A module loaded into the driver's context. Move-only.

@@ -258,6 +258,15 @@ std::string PTXFunctionBuilder::addParam(Ty T) {
     reportInternalError("PTXBuilder::addParam: predicates cannot be parameters");
   std::string P = "p" + std::to_string(Params.size());
   Params.emplace_back(P, T);
+  ParamDecls.emplace_back();
+  return P;
+}
+
+std::string PTXFunctionBuilder::addByteArrayParam(unsigned Bytes, unsigned Align) {
+  std::string P = "p" + std::to_string(Params.size());
+  Params.emplace_back(P, Ty::B64); // unused: ParamDecls says how it is declared
+  ParamDecls.push_back(".align " + std::to_string(Align) + " .b8 " + P + "[" +
+                       std::to_string(Bytes) + "]");
   return P;
 }
 
@@ -667,7 +676,8 @@ std::string PTXFunctionBuilder::str() const {
   std::string S = ".visible .entry " + Name + "(";
   for (size_t I = 0; I < Params.size(); ++I) {
     S += I ? ",\n" : "\n";
-    S += "\t.param ." + moveTyName(Params[I].second) + " " + Params[I].first;
+    S += ParamDecls[I].empty() ? "\t.param ." + moveTyName(Params[I].second) + " " + Params[I].first
+                               : "\t.param " + ParamDecls[I];
   }
   S += Params.empty() ? ")\n" : "\n)\n";
   if (Bound != ThreadBound::None && NumThreads) {

@@ -192,6 +192,71 @@ TEST(JitCache, MalformedMetadataIsRecompiled) {
   EXPECT_EQ(compileTranspose(Third).Cache, CacheOutcome::Hit);
 }
 
+TEST(JitCache, TensorMapsSurviveTheCache) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  DeviceCompileResult A = compileTranspose(Cache);
+  ASSERT_TRUE(A.ok()) << A.Diagnostics;
+  // The entry as the back end would write it for a kernel with two maps.
+  TensorMapSpec M1;
+  M1.Dims = {ParamPoly{{1, {3}}}, std::nullopt};
+  M1.Strides = {ParamPoly{{1, {4}}}};
+  M1.Box = {64, 64};
+  M1.SwizzleBytes = 128;
+  TensorMapSpec M2 = M1;
+  M2.BaseParam = 1;
+  M2.DataType = 9;
+  M2.Dims[1] = ParamPoly{{2, {2, 3}}, {-1, {}}};
+  std::optional<std::string> Meta = Cache.lookup(A.CacheKey, "meta");
+  ASSERT_TRUE(Meta);
+  DeviceCompileResult WithMaps;
+  ASSERT_TRUE(parseKernelMeta(*Meta, WithMaps));
+  EXPECT_TRUE(WithMaps.Signature.TensorMaps.empty());
+  WithMaps.Signature.TensorMaps = {M1, M2};
+  Cache.store(A.CacheKey, "meta", serializeKernelMeta(WithMaps));
+
+  runtime::KernelCache Fresh(Dir.Path);
+  DeviceCompileResult B = compileTranspose(Fresh);
+  ASSERT_TRUE(B.ok()) << B.Diagnostics;
+  EXPECT_EQ(B.Cache, CacheOutcome::Hit);
+  ASSERT_EQ(B.Signature.TensorMaps.size(), 2u);
+  EXPECT_EQ(B.Signature.TensorMaps[0], M1);
+  EXPECT_EQ(B.Signature.TensorMaps[1], M2);
+  EXPECT_EQ(B.Info.TensorMaps, B.Signature.TensorMaps);
+  EXPECT_EQ(B.Signature.str(), A.Signature.str());
+  EXPECT_EQ(B.Diagnostics, A.Diagnostics);
+
+  // A damaged map makes the whole entry malformed.
+  std::string Bad = serializeKernelMeta(WithMaps);
+  size_t At = Bad.find("swizzle=128");
+  ASSERT_NE(At, std::string::npos);
+  Bad[At] = 'S';
+  DeviceCompileResult Ignored;
+  EXPECT_FALSE(parseKernelMeta(Bad, Ignored));
+}
+
+TEST(JitCache, MetadataOfAnOlderFormatIsRecompiled) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  DeviceCompileResult A = compileTranspose(Cache);
+  ASSERT_TRUE(A.ok()) << A.Diagnostics;
+  std::optional<std::string> Meta = Cache.lookup(A.CacheKey, "meta");
+  ASSERT_TRUE(Meta);
+  // Version 1 had no tensor maps; its entries must not be read as version 2.
+  const std::string V2 = "tritonc-kernel-meta 2\n";
+  ASSERT_EQ(Meta->substr(0, V2.size()), V2);
+  std::string V1 = "tritonc-kernel-meta 1\n" + Meta->substr(V2.size());
+  DeviceCompileResult Ignored;
+  EXPECT_FALSE(parseKernelMeta(V1, Ignored));
+  Cache.store(A.CacheKey, "meta", V1);
+  runtime::KernelCache Fresh(Dir.Path);
+  DeviceCompileResult B = compileTranspose(Fresh);
+  ASSERT_TRUE(B.ok()) << B.Diagnostics;
+  EXPECT_EQ(B.Cache, CacheOutcome::Miss);
+  runtime::KernelCache Third(Dir.Path);
+  EXPECT_EQ(compileTranspose(Third).Cache, CacheOutcome::Hit);
+}
+
 TEST(JitCache, FailuresAreNotCachedAndOutputOptionsBypass) {
   TempDir Dir;
   runtime::KernelCache Cache(Dir.Path);

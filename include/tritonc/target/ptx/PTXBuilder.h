@@ -193,6 +193,9 @@ public:
 
   /// Adds a kernel parameter named p<N>; returns its name.
   std::string addParam(Ty T);
+  /// Adds a by-value byte-array parameter p<N> (`.param .align A .b8
+  /// p<N>[Bytes]`, as a tensor map is passed); returns its name.
+  std::string addByteArrayParam(unsigned Bytes, unsigned Align);
   /// Threads per CTA = NumWarps * 32, printed as `.maxntid` or `.reqntid`.
   void setNumWarps(unsigned NumWarps, ThreadBound Bound = ThreadBound::MaxNTid);
   /// Kernel-scope `.shared .align A .b8 Name[Bytes];`.
@@ -382,6 +385,8 @@ private:
 
   std::string Name;
   std::vector<std::pair<std::string, Ty>> Params;
+  /// Per parameter: the declaration of a byte-array parameter, else empty.
+  std::vector<std::string> ParamDecls;
   unsigned NumThreads = 0;
   ThreadBound Bound = ThreadBound::None;
   std::vector<std::string> SharedDecls;

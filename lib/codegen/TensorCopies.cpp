@@ -1,0 +1,264 @@
+//===- TensorCopies.cpp - Ring loads as bulk tensor copies (TMA, sm_90a) ---===//
+//
+// A ring (AsyncCopies.cpp) whose loads all read boxes of one 2-D tensor
+// (AffineAccess.h: a pointer parameter, a unit stride along the slot's
+// contiguous dimension, the other stride and the mask's extents polynomials
+// over the integer parameters) is filled by the bulk tensor copy engine
+// instead of per-thread cp.async:
+//
+//  * The tensor map is a hidden kernel parameter that the launcher encodes
+//    (TensorMapSpec.h): the extents the mask checks (others unbounded), the
+//    stride, a box of one swizzle row by the slot's strided extent, and the
+//    slot's swizzle, which is the one the wgmma descriptors read
+//    (MmaSharedLayout.h and the engine's 32/64/128-byte modes agree).
+//  * Thread 0 issues a load: `mbarrier.arrive.expect_tx` of the tile's bytes
+//    on the slot's mbarrier, then one `cp.async.bulk.tensor.2d` per column
+//    block of the slot. The engine fills what lies outside the extents with
+//    zeros, which is what the mask means; a false scalar guard moves the
+//    box entirely out of bounds (TensorMapOutOfBounds), so the slot reads
+//    as zeros and the mbarrier still completes.
+//  * The value of the load, the same in every thread, is the slot's address
+//    with the slot index and the parity of the mbarrier phase the copy
+//    completes in its low bits (slots are 1024-byte aligned):
+//        value = address | slot << 1 | parity.
+//    Each thread keeps one phase bit per slot (flipped at every fill); the
+//    dot waits on the slot's mbarrier for that parity before the barrier
+//    that AsyncCopies.cpp already places. That barrier also orders the reads
+//    of a slot (every warpgroup's wgmma, waited for as described there)
+//    before thread 0 refills it.
+//  * Before scratch reuses the rings' space, and before the program ends,
+//    every slot's latest copy is waited for (a slot never filled passes at
+//    once: its "previous" phase counts as complete).
+//
+// The mbarriers live in their own static shared array, so that scratch over
+// the rings never overwrites them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include <numeric>
+
+namespace tritonc::codegen {
+
+using analysis::Poly;
+using analysis::TensorAccess;
+using ir::Instruction;
+
+namespace {
+
+constexpr const char *MbarArray = "tritonc_mbar";
+
+/// CUtensorMapDataType of a 16-bit element type.
+unsigned tensorMapDataType(Ty T) { return T == Ty::F16 ? 6 : T == Ty::BF16 ? 9 : 1; }
+
+bool sameForm(const TensorAccess &A, const TensorAccess &B) {
+  return A.Base == B.Base && A.UnitDim == B.UnitDim && A.OuterStride == B.OuterStride &&
+         A.Bound[0] == B.Bound[0] && A.Bound[1] == B.Bound[1];
+}
+
+} // namespace
+
+/// P over the parameters as the launcher evaluates it.
+static ParamPoly toParamPoly(const Poly &P, const analysis::AffineAccessAnalysis &AA) {
+  ParamPoly Out;
+  for (const auto &[M, C] : P.terms()) {
+    ParamTerm T;
+    T.Coef = C;
+    for (unsigned A : M)
+      T.Params.push_back(ir::asArgument(const_cast<ir::Value *>(AA.atomValue(A)))->getIndex());
+    Out.push_back(std::move(T));
+  }
+  return Out;
+}
+
+void FunctionLowering::planTensorCopies() {
+  if (Rings.empty() || Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies)
+    return;
+  DomTree = std::make_unique<ir::DominatorTree>(F);
+  Affine = std::make_unique<analysis::AffineAccessAnalysis>(F, *DomTree);
+  // The largest power of two known to divide P.
+  auto Divisibility = [&](const Poly &P) {
+    int64_t G = 0;
+    for (const auto &[M, C] : P.terms()) {
+      int64_t D = analysis::largestPow2Divisor(C);
+      for (unsigned A : M)
+        D = std::min<int64_t>(D * AI.get(Affine->atomValue(A)).Divisibility[0],
+                              analysis::MaxDivisibility);
+      G = std::gcd(G, D);
+    }
+    return G;
+  };
+  bool AnyCpAsync = false;
+  unsigned MbarSlots = 0;
+  for (AsyncRing &Ring : Rings) {
+    const MmaSharedLayout &SL = Ring.SL;
+    std::map<const Instruction *, TensorAccess> Forms;
+    bool Ok = SL.StridedExtent % 8 == 0 && SL.StridedExtent <= 256;
+    for (const Instruction *L : Ring.Loads) {
+      std::optional<TensorAccess> TA = Ok ? Affine->tensorAccessOf(*L) : std::nullopt;
+      Ok = TA && TA->UnitDim == SL.ContigDim &&
+           (Forms.empty() || sameForm(Forms.begin()->second, *TA));
+      if (Ok)
+        Forms.emplace(L, std::move(*TA));
+    }
+    // The engine wants a 16-byte aligned base and 16-byte multiples as strides.
+    const TensorAccess *TA = Ok ? &Forms.begin()->second : nullptr;
+    Ok = TA && AI.get(TA->Base).Divisibility[0] >= 16 &&
+         Divisibility(TA->OuterStride) * SL.ElemBytes % 16 == 0;
+    if (!Ok) {
+      AnyCpAsync = true;
+      continue;
+    }
+    unsigned Outer = 1 - TA->UnitDim;
+    TensorMapSpec Spec;
+    Spec.BaseParam = TA->Base->getIndex();
+    Spec.DataType = tensorMapDataType(ptxTypeOf(Ring.Loads[0]->getType()->getScalarType()));
+    Spec.ElemBytes = SL.ElemBytes;
+    for (unsigned D : {TA->UnitDim, Outer})
+      Spec.Dims.push_back(TA->Bound[D]
+                              ? std::optional<ParamPoly>(toParamPoly(*TA->Bound[D], *Affine))
+                              : std::nullopt);
+    Spec.Strides.push_back(toParamPoly(TA->OuterStride, *Affine));
+    Spec.Box = {static_cast<unsigned>(SL.elemsPerRow()), static_cast<unsigned>(SL.StridedExtent)};
+    Spec.SwizzleBytes = SL.SwizzleBytes;
+    Ring.TensorMap = static_cast<int>(TensorMaps.size());
+    TensorMaps.push_back(std::move(Spec));
+    Ring.MapParam = B.addByteArrayParam(128, 64);
+    Ring.MbarOffset = 8 * MbarSlots;
+    MbarSlots += Ring.NumSlots;
+    TensorAccesses.insert(Forms.begin(), Forms.end());
+  }
+  if (TensorMaps.empty())
+    return;
+  // The cp.async group counts assumed that every ring load commits a group.
+  if (AnyCpAsync)
+    for (auto &[Dot, Wait] : DotWaits)
+      Wait = 0;
+  B.addSharedArray(MbarArray, 8 * MbarSlots, 8);
+  auto P = B.prologue();
+  Reg Mbar = B.sharedAddress(MbarArray);
+  Reg Thread0 = B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0);
+  for (unsigned S = 0; S < MbarSlots; ++S)
+    B.emit("@" + Thread0.name() + " mbarrier.init.shared::cta.b64 [" + Mbar.name() + "+" +
+           std::to_string(8 * S) + "], 1;");
+  // The engine signals the mbarriers: make their initialization visible to it.
+  B.emit("fence.mbarrier_init.release.cluster;");
+  B.emit("fence.proxy.async.shared::cta;");
+  B.emit("bar.sync 0;");
+  for (AsyncRing &Ring : Rings) {
+    if (Ring.TensorMap < 0)
+      continue;
+    Ring.Cursor = B.mov(Ty::U32, 0);
+    Ring.SlotIndex = B.mov(Ty::U32, 0);
+    Ring.PhaseBits = B.mov(Ty::U32, 0);
+    Reg Param = B.newReg(Ty::B64);
+    B.emit("mov.b64 " + Param.name() + ", " + Ring.MapParam + ";");
+    Ring.MapAddress = B.newReg(Ty::B64);
+    B.emit("cvta.param.u64 " + Ring.MapAddress.name() + ", " + Param.name() + ";");
+  }
+}
+
+Reg FunctionLowering::polyValue(const Poly &P) {
+  std::optional<Reg> Sum;
+  for (const auto &[M, C] : P.terms()) {
+    std::optional<Reg> Term;
+    for (unsigned A : M) {
+      Reg X = scalar(Affine->atomValue(A));
+      if (X.type() == Ty::S64 || X.type() == Ty::U64 || X.type() == Ty::B64)
+        X = B.cvt(Ty::U32, Ty::U64, X.as(Ty::U64));
+      X = X.as(Ty::S32);
+      Term = Term ? B.mul(Ty::S32, *Term, X) : X;
+    }
+    if (!Term)
+      Term = B.mov(Ty::S32, C);
+    else if (C != 1)
+      Term = B.mul(Ty::S32, *Term, C);
+    Sum = Sum ? B.add(Ty::S32, *Sum, *Term) : *Term;
+  }
+  return Sum ? *Sum : B.mov(Ty::S32, 0);
+}
+
+void FunctionLowering::lowerTensorLoad(const Instruction &I, AsyncRing &Ring) {
+  separateFromScratchOverRings();
+  const TensorAccess &TA = TensorAccesses.at(&I);
+  const MmaSharedLayout &SL = Ring.SL;
+  B.comment("bulk tensor copy into a shared ring slot");
+  Reg Slot =
+      B.add(Ty::U32, B.add(Ty::U32, ringBase(), static_cast<int64_t>(Ring.Offset)), Ring.Cursor);
+  Reg Mbar = B.add(Ty::U32, B.sharedAddress(MbarArray),
+                   B.madLo(Ty::U32, Ring.SlotIndex, 8, static_cast<int64_t>(Ring.MbarOffset)));
+  Reg Unit = polyValue(TA.Coord[TA.UnitDim]);
+  Reg Outer = polyValue(TA.Coord[1 - TA.UnitDim]);
+  if (!TA.Guards.empty()) {
+    Reg G = scalar(TA.Guards[0]);
+    for (size_t K = 1; K < TA.Guards.size(); ++K)
+      G = B.predAnd(G, scalar(TA.Guards[K]));
+    Unit = B.selp(Ty::S32, Unit, static_cast<int64_t>(TensorMapOutOfBounds), G);
+  }
+  Reg Thread0 = B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0);
+  Reg State = B.newReg(Ty::B64);
+  B.emit("@" + Thread0.name() + " mbarrier.arrive.expect_tx.shared::cta.b64 " + State.name() +
+         ", [" + Mbar.name() + "], " + std::to_string(SL.bytes()) + ";");
+  int64_t E = SL.elemsPerRow();
+  for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
+    Reg Dst =
+        B.add(Ty::U32, Slot, static_cast<int64_t>(Block * SL.StridedExtent * SL.SwizzleBytes));
+    Reg C0 = Block ? B.add(Ty::S32, Unit, Block * E) : Unit;
+    B.emit("@" + Thread0.name() +
+           " cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [" +
+           Dst.name() + "], [" + Ring.MapAddress.name() + ", {" + C0.name() + ", " + Outer.name() +
+           "}], [" + Mbar.name() + "];");
+  }
+  // The fill's phase parity: the slot's phase bit before this fill.
+  Reg Bit = B.shl(Ty::B32, B.mov(Ty::B32, 1), Ring.SlotIndex);
+  Reg Parity = B.shr(Ty::U32, B.bitAnd(Ty::B32, Ring.PhaseBits, Bit), Ring.SlotIndex);
+  B.movTo(Ring.PhaseBits, B.bitXor(Ty::B32, Ring.PhaseBits, Bit));
+  Reg Tag = B.bitOr(Ty::B32, B.shl(Ty::B32, Ring.SlotIndex, 1), Parity);
+  Values[&I] = {B.bitOr(Ty::B32, Slot, Tag).as(Ty::U32)};
+  // Next slot.
+  Reg Next = B.add(Ty::U32, Ring.Cursor, static_cast<int64_t>(Ring.SlotBytes));
+  Reg Wrap =
+      B.setp(ptx::Cmp::Ge, Ty::U32, Next, static_cast<int64_t>(Ring.SlotBytes * Ring.NumSlots));
+  Reg Zero = B.mov(Ty::U32, 0);
+  B.movTo(Ring.Cursor, B.selp(Ty::U32, Zero, Next, Wrap));
+  Reg NextIndex = B.add(Ty::U32, Ring.SlotIndex, 1);
+  B.movTo(Ring.SlotIndex, B.selp(Ty::U32, Zero, NextIndex, Wrap));
+}
+
+Reg FunctionLowering::tensorSlotAddress(const Reg &Value) {
+  return B.bitAnd(Ty::B32, Value, static_cast<int64_t>(~uint64_t(1023) & 0xFFFFFFFFu)).as(Ty::U32);
+}
+
+/// Spins until the phase of parity Parity of the mbarrier at Mbar completed.
+static void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg &Parity) {
+  std::string Loop = B.newLabel("mbar_wait");
+  B.label(Loop);
+  Reg Done = B.newReg(Ty::Pred);
+  B.emit("mbarrier.try_wait.parity.shared::cta.b64 " + Done.name() + ", [" + Mbar.name() + "], " +
+         Parity.name() + ";");
+  B.braIf(Done, Loop, /*Negated=*/true);
+}
+
+void FunctionLowering::waitForTensorSlot(const Reg &Value, const AsyncRing &Ring) {
+  Reg Index = B.bitAnd(Ty::B32, B.shr(Ty::U32, Value, 1), 511);
+  Reg Mbar = B.add(Ty::U32, B.sharedAddress(MbarArray),
+                   B.madLo(Ty::U32, Index.as(Ty::U32), 8, static_cast<int64_t>(Ring.MbarOffset)));
+  emitPhaseWait(B, Mbar, B.bitAnd(Ty::B32, Value, 1));
+}
+
+void FunctionLowering::drainTensorCopies() {
+  for (const AsyncRing &Ring : Rings) {
+    if (Ring.TensorMap < 0)
+      continue;
+    Reg Base = B.sharedAddress(MbarArray);
+    for (unsigned S = 0; S < Ring.NumSlots; ++S) {
+      // The parity of the slot's latest fill: its phase bit flipped back.
+      Reg Bit = B.bitAnd(Ty::B32, B.shr(Ty::U32, Ring.PhaseBits, S), 1);
+      Reg Parity = B.bitXor(Ty::B32, Bit, 1);
+      emitPhaseWait(B, B.add(Ty::U32, Base, static_cast<int64_t>(Ring.MbarOffset + 8 * S)), Parity);
+    }
+  }
+}
+
+} // namespace tritonc::codegen

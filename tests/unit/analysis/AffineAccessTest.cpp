@@ -1,0 +1,133 @@
+//===- AffineAccessTest.cpp - Tensor-map forms of loads --------------------===//
+#include "AxisInfoTestUtil.h"
+
+#include "tritonc/analysis/AffineAccess.h"
+
+using namespace tritonc;
+using namespace tritonc::analysis;
+using namespace tritonc::analysis::test;
+
+namespace {
+
+/// The tensor-map form of the load named Name in the only function of Text,
+/// printed as "base unit=D stride=S coord=[c0, c1] bound=[b0, b1] guards=N"
+/// ("-" for no bound), or "none".
+std::string accessOf(const std::string &Text, const std::string &Name) {
+  std::unique_ptr<ParsedModule> P = parse(Text);
+  if (!P->M)
+    return "parse error: " + P->Errors;
+  const ir::Function &F = *P->M->functions()[0];
+  ir::DominatorTree DT(F);
+  AffineAccessAnalysis AA(F, DT);
+  const ir::Value *V = findValue(F, Name);
+  const ir::Instruction *I = V ? ir::asInstruction(const_cast<ir::Value *>(V)) : nullptr;
+  if (!I)
+    return "no load " + Name;
+  std::optional<TensorAccess> TA = AA.tensorAccessOf(*I);
+  if (!TA)
+    return "none";
+  auto Bound = [&](unsigned D) { return TA->Bound[D] ? AA.str(*TA->Bound[D]) : "-"; };
+  return "%" + TA->Base->getName() + " unit=" + std::to_string(TA->UnitDim) +
+         " stride=" + AA.str(TA->OuterStride) + " coord=[" + AA.str(TA->Coord[0]) + ", " +
+         AA.str(TA->Coord[1]) + "] bound=[" + Bound(0) + ", " + Bound(1) +
+         "] guards=" + std::to_string(TA->Guards.size());
+}
+
+// The shape the pipeline pass leaves a matmul in: pointers advanced by a
+// 64-bit offset, the K index by a 32-bit one, and a scalar guard.
+const char *Matmul = R"(define kernel void @mm(f16* %A, i32 %M, i32 %K, i32 %lda) {
+entry:
+  %pm = get_program_id 0 : i32
+  %0 = shl %pm, i32 7 : i32
+  %1 = make_range 0, 128 : i32<128>
+  %2 = splat %0 : i32<128>
+  %rm = add %2, %1 : i32<128>
+  %rk = make_range 0, 64 : i32<64>
+  %6 = reshape %rk : i32<1,64>
+  %7 = splat %A : f16*<1,64>
+  %8 = gep %7, %6 : f16*<1,64>
+  %9 = reshape %rm : i32<128,1>
+  %10 = splat %lda : i32<128,1>
+  %11 = mul %9, %10 : i32<128,1>
+  %12 = broadcast %8 : f16*<128,64>
+  %13 = broadcast %11 : i32<128,64>
+  %pa = gep %12, %13 : f16*<128,64>
+  %22 = splat %K : i32<1,64>
+  %24 = splat %M : i32<128,1>
+  %25 = icmp slt %9, %24 : i1<128,1>
+  %27 = broadcast %25 : i1<128,64>
+  %36 = splat i32 64 : i32<128,64>
+  %39 = splat i32 64 : i32<64>
+  %42 = sext i32 64 : i64
+  br ^loop
+loop:
+  %ko = phi [i32 0, ^entry], [%72, ^loop] : i32
+  %po = phi [i64 0, ^entry], [%70, ^loop] : i64
+  %k = phi [%K, ^entry], [%k1, ^loop] : i32
+  %70 = add %po, %42 : i64
+  %72 = add %ko, i32 64 : i32
+  %k1 = sub %k, i32 64 : i32
+  %check = icmp sgt %k1, i32 64 : i1
+  %77 = splat %70 : i64<128,64>
+  %78 = gep %pa, %77 : f16*<128,64>
+  %pa2 = gep %78, %36 : f16*<128,64>
+  %80 = splat %72 : i32<64>
+  %81 = add %rk, %80 : i32<64>
+  %rk2 = add %81, %39 : i32<64>
+  %82 = reshape %rk2 : i32<1,64>
+  %83 = icmp slt %82, %22 : i1<1,64>
+  %84 = broadcast %83 : i1<128,64>
+  %ca = and %84, %27 : i1<128,64>
+  %false = splat i1 0 : i1<128,64>
+  %guarded = select %check, %ca, %false : i1<128,64>
+  %zero = splat f16 0 : f16<128,64>
+  %a = masked_load %pa2, %guarded, %zero : f16<128,64>
+  %unmasked = load %pa2 : f16<128,64>
+  %go = icmp sgt %k1, i32 0 : i1
+  cond_br %go, ^loop, ^exit
+exit:
+  ret
+}
+)";
+
+TEST(AffineAccessTest, PipelinedMatmulOperand) {
+  // The K coordinate is the representative induction (%ko, step 64) plus 128
+  // (the updated offset plus the 64 of the next tile),
+  // whether it is read from the pointer or from the mask.
+  EXPECT_EQ(accessOf(Matmul, "%a"),
+            "%A unit=1 stride=%lda coord=[128*%pm, 128 + %ko] bound=[%M, %K] guards=1");
+  // Without a mask the offset splits by the stride.
+  EXPECT_EQ(accessOf(Matmul, "%unmasked"),
+            "%A unit=1 stride=%lda coord=[128*%pm, 128 + %ko] bound=[-, -] guards=0");
+}
+
+TEST(AffineAccessTest, RejectsNonAffineAccesses) {
+  // Two unit strides, a gathered index, a mask that is no bound.
+  const char *Text = R"(define kernel void @f(f16* %A, i32<16,16> %idx, i32 %n) {
+entry:
+  %r = make_range 0, 16 : i32<16>
+  %r0 = reshape %r : i32<16,1>
+  %r1 = reshape %r : i32<1,16>
+  %b0 = broadcast %r0 : i32<16,16>
+  %b1 = broadcast %r1 : i32<16,16>
+  %s = add %b0, %b1 : i32<16,16>
+  %pA = splat %A : f16*<16,16>
+  %p = gep %pA, %s : f16*<16,16>
+  %both = load %p : f16<16,16>
+  %q = gep %pA, %idx : f16*<16,16>
+  %gather = load %q : f16<16,16>
+  %n16 = splat %n : i32<16,16>
+  %lower = icmp sgt %b1, %n16 : i1<16,16>
+  %zero = splat f16 0 : f16<16,16>
+  %n2 = mul %b0, %n16 : i32<16,16>
+  %p2 = gep %p, %n2 : f16*<16,16>
+  %lowmask = masked_load %p2, %lower, %zero : f16<16,16>
+  ret
+}
+)";
+  EXPECT_EQ(accessOf(Text, "%both"), "none");
+  EXPECT_EQ(accessOf(Text, "%gather"), "none");
+  EXPECT_EQ(accessOf(Text, "%lowmask"), "none");
+}
+
+} // namespace
