@@ -39,6 +39,9 @@ MLP_CONFIGS = [
     MatmulConfig("matmul", 32, 16, 128, 4, 3), MatmulConfig("matmul", 32, 16, 128, 2, 4),
     MatmulConfig("matmul", 64, 16, 64, 4, 3), MatmulConfig("matmul", 64, 16, 128, 4, 4),
     MatmulConfig("matmul", 128, 16, 64, 4, 4), MatmulConfig("matmul", 16, 16, 128, 1, 4),
+    # Deeper pipelines: with N = 4096 only 64 programs stream A, each needs more bytes in flight.
+    MatmulConfig("matmul", 64, 16, 128, 4, 6), MatmulConfig("matmul", 64, 16, 128, 4, 8),
+    MatmulConfig("matmul", 64, 16, 256, 4, 4),
 ]
 QUICK_MLP_CONFIGS = [MatmulConfig("matmul", 64, 16, 64, 4, 3)]
 
@@ -55,11 +58,12 @@ class SplitKConfig:
 
 
 def splitk_configs(k, quick):
-    """Slices of 256 to 2048 K each (the atomic form needs many programs to fill the GPU)."""
+    """Slices of 128 to 2048 K each (the atomic form needs many programs to fill the GPU)."""
     if quick:
         return [SplitKConfig(max(1, k // 1024), 64, 4, 3)]
-    return [SplitKConfig(tz, 64, 4, s) for tz in (k // 2048, k // 1024, k // 512, k // 256)
-            for s in (2, 3) if tz >= 2]
+    return ([SplitKConfig(tz, 64, 4, s) for tz in (k // 2048, k // 1024, k // 512, k // 256, k // 128)
+             for s in (2, 3) if tz >= 2] +
+            [SplitKConfig(tz, 128, 4, 2) for tz in (k // 1024, k // 512, k // 256) if tz >= 2])
 
 
 def _matmul_defines(dtype, cfg, extra=None):

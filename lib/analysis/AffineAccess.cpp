@@ -505,18 +505,33 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
       TA.Guards.push_back(C.Guard);
       continue;
     }
-    // c_d + i_d < B, B uniform over the parameters.
-    if (!isUniform(C.Rhs) || !isOverParameters(C.Rhs.Offset) || C.Lhs.Steps.size() != 2)
+    // c_d + i_d < B, B uniform: its terms over the parameters are the
+    // extent, the others (constants, and a loop counter in `rk < K - k`)
+    // move to the left, so that every load of a ring has the same extent.
+    if (!isUniform(C.Rhs) || C.Lhs.Steps.size() != 2)
+      return std::nullopt;
+    Poly Extent, Moved;
+    for (const auto &[M, Coef] : C.Rhs.Offset.terms()) {
+      Poly Term = Poly::term(M, Coef);
+      bool OverParams = !M.empty() && isOverParameters(Term);
+      std::optional<Poly> Sum = Poly::add(OverParams ? Extent : Moved, Term);
+      if (!Sum)
+        return std::nullopt;
+      (OverParams ? Extent : Moved) = std::move(*Sum);
+    }
+    // Without a parameter in it (`rk < kend`, kend computed) the bound is no
+    // extent a map can hold.
+    std::optional<Poly> Coord = Poly::add(C.Lhs.Offset, Moved, -1);
+    if (!Coord || Extent.isZero())
       return std::nullopt;
     std::optional<unsigned> Dim;
     for (unsigned D = 0; D < 2; ++D)
       if (C.Lhs.Steps[D] == One && C.Lhs.Steps[1 - D].isZero())
         Dim = D;
-    if (!Dim ||
-        (TA.Bound[*Dim] && !(*TA.Bound[*Dim] == C.Rhs.Offset && TA.Coord[*Dim] == C.Lhs.Offset)))
+    if (!Dim || (TA.Bound[*Dim] && !(*TA.Bound[*Dim] == Extent && TA.Coord[*Dim] == *Coord)))
       return std::nullopt;
-    TA.Bound[*Dim] = C.Rhs.Offset;
-    TA.Coord[*Dim] = C.Lhs.Offset;
+    TA.Bound[*Dim] = std::move(Extent);
+    TA.Coord[*Dim] = std::move(*Coord);
     HasCoord[*Dim] = true;
   }
   // What the bounded coordinates leave of the offset belongs to the others.

@@ -3,6 +3,7 @@
 #include "tritonc/driver/Jit.h"
 
 #include <chrono>
+#include <cstdlib>
 
 namespace tritonc::driver {
 
@@ -72,13 +73,23 @@ Status checkTarget(ptx::Arch Arch, const runtime::DeviceInfo &Device) {
                    ", target " + Device.target() + ") cannot run");
 }
 
+/// TRITONC_JIT_OPT_LEVEL (0 to 4) sets the driver's PTX -> SASS
+/// optimization level; anything else keeps its default (4).
+runtime::JitOptions jitOptionsFromEnv() {
+  runtime::JitOptions O;
+  const char *Env = std::getenv("TRITONC_JIT_OPT_LEVEL");
+  if (Env && Env[0] >= '0' && Env[0] <= '4' && Env[1] == 0)
+    O.OptimizationLevel = Env[0] - '0';
+  return O;
+}
+
 } // namespace
 
 Status JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
   if (V.Entry)
     return Status::ok();
   auto Start = std::chrono::steady_clock::now();
-  Expected<runtime::Module> M = runtime::Module::loadPTX(D, V.Compiled.PTX);
+  Expected<runtime::Module> M = runtime::Module::loadPTX(D, V.Compiled.PTX, jitOptionsFromEnv());
   if (!M)
     return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
   V.Loaded.emplace(M.take());

@@ -70,13 +70,18 @@ Expected<Module> Module::loadData(CudaDriver &D, const void *Image, const JitOpt
   constexpr size_t LogSize = 64 * 1024;
   std::vector<char> InfoLog(LogSize, 0), ErrorLog(LogSize, 0);
   // The driver reads each option value as a pointer-sized word.
-  int Keys[] = {cu::JitInfoLogBuffer, cu::JitInfoLogBufferSizeBytes, cu::JitErrorLogBuffer,
-                cu::JitErrorLogBufferSizeBytes, cu::JitLogVerbose};
-  void *Values[] = {InfoLog.data(), reinterpret_cast<void *>(uintptr_t(LogSize - 1)),
-                    ErrorLog.data(), reinterpret_cast<void *>(uintptr_t(LogSize - 1)),
-                    reinterpret_cast<void *>(uintptr_t(Options.Verbose ? 1 : 0))};
+  int Keys[] = {cu::JitInfoLogBuffer,          cu::JitInfoLogBufferSizeBytes,
+                cu::JitErrorLogBuffer,         cu::JitErrorLogBufferSizeBytes,
+                cu::JitLogVerbose,             cu::JitOptimizationLevel};
+  void *Values[] = {InfoLog.data(),
+                    reinterpret_cast<void *>(uintptr_t(LogSize - 1)),
+                    ErrorLog.data(),
+                    reinterpret_cast<void *>(uintptr_t(LogSize - 1)),
+                    reinterpret_cast<void *>(uintptr_t(Options.Verbose ? 1 : 0)),
+                    reinterpret_cast<void *>(uintptr_t(Options.OptimizationLevel))};
+  unsigned NumOptions = Options.OptimizationLevel >= 0 ? 6 : 5;
   CuModule M = nullptr;
-  CuResult R = D.api().ModuleLoadDataEx(&M, Image, 5, Keys, Values);
+  CuResult R = D.api().ModuleLoadDataEx(&M, Image, NumOptions, Keys, Values);
   if (R != cu::Success) {
     std::string Msg = "cuModuleLoadDataEx failed: " + D.describe(R);
     std::string Log(ErrorLog.data());

@@ -11,7 +11,9 @@
 // integer parameters, and when its mask is a conjunction of
 //
 //   * bounds `c_d + i_d < B_d` with B_d a polynomial in the parameters (the
-//     map's extent: the engine fills what lies outside with zeros), and
+//     map's extent: the engine fills what lies outside with zeros; other
+//     terms of the right-hand side, as the loop counter of `rk < K - k`,
+//     move into the coordinate), and
 //   * scalar guards (when one is false the whole tile reads as zeros).
 //
 // This analysis finds that form. Scalars are polynomials over "atoms"

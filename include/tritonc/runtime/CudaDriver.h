@@ -55,6 +55,7 @@ constexpr int JitInfoLogBuffer = 3;
 constexpr int JitInfoLogBufferSizeBytes = 4;
 constexpr int JitErrorLogBuffer = 5;
 constexpr int JitErrorLogBufferSizeBytes = 6;
+constexpr int JitOptimizationLevel = 7;
 constexpr int JitLogVerbose = 12;
 // CUtensorMapDataType (the ones tensor maps of tritonc kernels use).
 constexpr unsigned TensorMapDataTypeUInt16 = 1;

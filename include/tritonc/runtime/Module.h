@@ -50,6 +50,8 @@ private:
 struct JitOptions {
   /// Asks ptxas for its verbose report (registers, spills) in the info log.
   bool Verbose = false;
+  /// The JIT's optimization level, 0 to 4; -1 keeps the driver's default (4).
+  int OptimizationLevel = -1;
 };
 
 /// Launch geometry.

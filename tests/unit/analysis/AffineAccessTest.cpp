@@ -101,6 +101,54 @@ TEST(AffineAccessTest, PipelinedMatmulOperand) {
             "%A unit=1 stride=%lda coord=[128*%pm, 128 + %ko] bound=[-, -] guards=0");
 }
 
+TEST(AffineAccessTest, LoopCounterAndConstantsOfTheBoundMoveToTheCoordinate) {
+  // The tutorial's mask `rk < K - k` on the tile 128 ahead: k and the
+  // constant move to the coordinate, which then matches the pointer's (its
+  // own 64-bit offset, advanced by the same 64 per iteration), and the
+  // extent is K alone. (%k, the first of the two inductions with step 64,
+  // represents the loop.)
+  const char *Text = R"(define kernel void @g(f16* %A, i32 %K, i32 %lda) {
+entry:
+  %rk = make_range 0, 64 : i32<64>
+  %r1 = reshape %rk : i32<1,64>
+  %rk2 = broadcast %r1 : i32<32,64>
+  %rm = make_range 0, 32 : i32<32>
+  %rm1 = reshape %rm : i32<32,1>
+  %ld = splat %lda : i32<32,1>
+  %rows = mul %rm1, %ld : i32<32,1>
+  %rows2 = broadcast %rows : i32<32,64>
+  %idx = add %rows2, %rk2 : i32<32,64>
+  %pA = splat %A : f16*<32,64>
+  %pa = gep %pA, %idx : f16*<32,64>
+  %zero = splat f16 0 : f16<32,64>
+  br ^loop
+loop:
+  %k = phi [i32 0, ^entry], [%k1, ^loop] : i32
+  %off = phi [i64 0, ^entry], [%off1, ^loop] : i64
+  %k2 = add %k, i32 128 : i32
+  %left = sub %K, %k2 : i32
+  %lefts = splat %left : i32<32,64>
+  %mask = icmp slt %rk2, %lefts : i1<32,64>
+  %ahead = add %off, i64 128 : i64
+  %aheads = splat %ahead : i64<32,64>
+  %p = gep %pa, %aheads : f16*<32,64>
+  %a = masked_load %p, %mask, %zero : f16<32,64>
+  %off1 = add %off, i64 64 : i64
+  %k1 = add %k, i32 64 : i32
+  %go = icmp slt %k1, %K : i1
+  cond_br %go, ^loop, ^exit
+exit:
+  ret
+}
+)";
+  EXPECT_EQ(accessOf(Text, "%a"), "%A unit=1 stride=%lda coord=[0, 128 + %k] bound=[-, %K] guards=0");
+  // A bound with no parameter in it (`rk < kend`, kend computed) is no
+  // extent: the load keeps cp.async.
+  std::string Computed = Text;
+  Computed.replace(Computed.find("%left = sub %K, %k2"), 19, "%left = smin %K, %k2");
+  EXPECT_EQ(accessOf(Computed, "%a"), "none");
+}
+
 TEST(AffineAccessTest, RejectsNonAffineAccesses) {
   // Two unit strides, a gathered index, a mask that is no bound.
   const char *Text = R"(define kernel void @f(f16* %A, i32<16,16> %idx, i32 %n) {
