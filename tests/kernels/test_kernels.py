@@ -573,15 +573,23 @@ def test_matmul_splitk(defines, rng, launch):
 @pytest.mark.parametrize("defines", [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "ATOMIC": 1},
     {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 1},
+    {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 16, "TK": 64, "TZ": 3, "ATOMIC": 1, "TRANS_B": 1},
 ], ids=config_id)
 def test_matmul_splitk_atomic(defines, rng, launch):
-    """ATOMIC=1: the K slices add their partial products into a zeroed C with atomic_add, in any order."""
+    """ATOMIC=1: the K slices add their partial products into a zeroed C with atomic_add, in any order.
+    TRANS_B=1 (the batch-16 MLP shape): B is stored N x K."""
     tm, tn, tk, tz = defines["TM"], defines["TN"], defines["TK"], defines["TZ"]
     m, n = not_multiple(rng, 20, 90, tm), not_multiple(rng, 20, 90, tn)
     k = not_multiple(rng, 2 * tk + 1, 6 * tk + 10, tk)
-    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    trans_b = defines.get("TRANS_B", 0)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), (k if trans_b else n) + int(rng.integers(1, 5)), \
+        n + int(rng.integers(1, 5))
     a, av = padded_matrix(rng, m, k, lda, defines["TYPE"])
-    b, bv = padded_matrix(rng, k, n, ldb, defines["TYPE"])
+    if trans_b:
+        b, btv = padded_matrix(rng, n, k, ldb, defines["TYPE"])
+        bv = btv.T
+    else:
+        b, bv = padded_matrix(rng, k, n, ldb, defines["TYPE"])
     c = poisoned((m, ldc), "float")
     c[:, :n] = 0
     grid = (cdiv(m, tm), cdiv(n, tn), tz)
