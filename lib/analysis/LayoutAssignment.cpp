@@ -269,6 +269,18 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
       Vec = std::min<int64_t>(Vec, AI.get(Mask).Constancy[Fast]);
     Vec = std::max<int64_t>(Vec, 1);
   }
+  // sm_90 adds up to 4 f32 in one vector reduction (red.global.add.v4.f32)
+  // when nobody reads the old values, as far as the mask is constant.
+  bool VectorRed = IsAtomic && HasWgmma && I.getOpcode() == Opcode::AtomicRMW &&
+                   I.Reduction == ir::ReduceKind::FAdd && !I.hasUses() && ElemBytes == 4 &&
+                   I.getType()->getScalarType()->getKind() == ir::TypeKind::Float;
+  if (VectorRed) {
+    Vec = std::min<int64_t>(P.Contiguity[Fast], 4);
+    Vec = std::min<int64_t>(Vec, std::max<int64_t>(1, P.Divisibility[Fast] / ElemBytes));
+    if (I.getNumOperands() > 2 && I.getOperand(2)->getType()->isTile())
+      Vec = std::min<int64_t>(Vec, AI.get(I.getOperand(2)).Constancy[Fast]);
+    Vec = std::max<int64_t>(Vec, 1);
+  }
   AccessPlan Plan;
   Plan.Vec = static_cast<unsigned>(Vec);
   Plan.VecDim = Fast;

@@ -74,7 +74,8 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   }
   if (!runBackendPasses(M, Options, Diags))
     return Out;
-  ptx::PTXModule PM(ptx::PTXTarget{Options.Arch, 8, 0});
+  // 8.1: vector reductions (red.global.add.v4.f32).
+  ptx::PTXModule PM(ptx::PTXTarget{Options.Arch, 8, 1});
   // 1024: the swizzle atoms of tensor-core operands must start aligned.
   PM.addExternShared("tritonc_smem", 1024);
   bool Ok = true;

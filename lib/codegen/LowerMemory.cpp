@@ -265,17 +265,38 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
     Values[&I] = {broadcastFromThread0(Old, Elem)};
     return;
   }
-  const LinearLayout &L = LA.accessOf(&I).Layout;
-  Regs Ptrs = get(I.getOperand(0), L);
+  const AccessPlan &Plan = LA.accessOf(&I);
+  const LinearLayout &L = Plan.Layout;
+  Regs Ptrs = getVectorHeads(I.getOperand(0), L, Plan.Vec);
   std::vector<Regs> Srcs;
   for (unsigned K = 0; K < NumVals; ++K)
     Srcs.push_back(get(I.getOperand(1 + K), L));
   Regs Mask;
   if (!IsCas && I.getNumOperands() > 2)
-    Mask = get(I.getOperand(2), L);
+    Mask = getVectorHeads(I.getOperand(2), L, Plan.Vec);
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
   int32_t N = numRegisters(L);
+  // Nobody reads the old values: reductions (`red`), which return nothing,
+  // vectorized where the layout assignment allowed it (f32 add on sm_90).
+  if (!IsCas && I.Reduction != ir::ReduceKind::Xchg && !I.hasUses()) {
+    for (int32_t R0 = 0; R0 < N; R0 += static_cast<int32_t>(Plan.Vec)) {
+      if (Dup[R0])
+        continue;
+      Reg Guard = Owner;
+      if (!Mask.empty())
+        Guard = Guard.valid() ? B.predAnd(Guard, Mask[R0]) : Mask[R0];
+      std::string Vals;
+      for (unsigned W = 0; W < Plan.Vec; ++W)
+        Vals += (W ? ", " : "") + Srcs[0][R0 + W].name();
+      std::string Text = Plan.Vec > 1
+                             ? "red.global.add.v" + std::to_string(Plan.Vec) + ".f32 " +
+                                   addr(Ptrs[R0]) + ", {" + Vals + "};"
+                             : "red.global." + Op + " " + addr(Ptrs[R0]) + ", " + Vals + ";";
+      B.emit(Guard.valid() ? "@" + Guard.name() + " " + Text : Text);
+    }
+    return;
+  }
   Regs Out(N);
   for (int32_t R = 0; R < N; ++R) {
     if (Dup[R])
