@@ -41,7 +41,8 @@ MLP_CONFIGS = [
     MatmulConfig("matmul", 128, 16, 64, 4, 4), MatmulConfig("matmul", 16, 16, 128, 1, 4),
     # Deeper pipelines: with N = 4096 only 64 programs stream A, each needs more bytes in flight.
     MatmulConfig("matmul", 64, 16, 128, 4, 6), MatmulConfig("matmul", 64, 16, 128, 4, 8),
-    MatmulConfig("matmul", 64, 16, 256, 4, 4),
+    MatmulConfig("matmul", 64, 16, 256, 4, 4), MatmulConfig("matmul", 64, 16, 256, 4, 3),
+    MatmulConfig("matmul", 64, 16, 128, 4, 5),
 ]
 QUICK_MLP_CONFIGS = [MatmulConfig("matmul", 64, 16, 64, 4, 3)]
 
@@ -58,7 +59,8 @@ class MlpSplitKConfig:
 
 
 # With N = 4096 matmul.tc has only 64 programs; splitting K gives every SM a share of A.
-MLP_SPLITK_CONFIGS = [MlpSplitKConfig(tk, tz, st) for tk in (64, 128) for tz in (2, 3, 4) for st in (3, 4)]
+MLP_SPLITK_CONFIGS = [MlpSplitKConfig(tk, tz, st) for tk in (64, 128, 256) for tz in (2, 3, 4)
+                      for st in (3, 4)]
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,8 @@ def splitk_configs(k, quick):
         return [SplitKConfig(max(1, k // 1024), 64, 4, 3)]
     return ([SplitKConfig(tz, 64, 4, s) for tz in (k // 2048, k // 1024, k // 512, k // 256, k // 128)
              for s in (2, 3) if tz >= 2] +
-            [SplitKConfig(tz, 128, 4, 2) for tz in (k // 1024, k // 512, k // 256) if tz >= 2])
+            [SplitKConfig(tz, 128, 4, s) for tz in (k // 1024, k // 512, k // 256, k // 128)
+             for s in (2, 3) if tz >= 2])
 
 
 def _matmul_defines(dtype, cfg, extra=None):
