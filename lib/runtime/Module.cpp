@@ -70,9 +70,9 @@ Expected<Module> Module::loadData(CudaDriver &D, const void *Image, const JitOpt
   constexpr size_t LogSize = 64 * 1024;
   std::vector<char> InfoLog(LogSize, 0), ErrorLog(LogSize, 0);
   // The driver reads each option value as a pointer-sized word.
-  int Keys[] = {cu::JitInfoLogBuffer,          cu::JitInfoLogBufferSizeBytes,
-                cu::JitErrorLogBuffer,         cu::JitErrorLogBufferSizeBytes,
-                cu::JitLogVerbose,             cu::JitOptimizationLevel};
+  int Keys[] = {cu::JitInfoLogBuffer,  cu::JitInfoLogBufferSizeBytes,
+                cu::JitErrorLogBuffer, cu::JitErrorLogBufferSizeBytes,
+                cu::JitLogVerbose,     cu::JitOptimizationLevel};
   void *Values[] = {InfoLog.data(),
                     reinterpret_cast<void *>(uintptr_t(LogSize - 1)),
                     ErrorLog.data(),

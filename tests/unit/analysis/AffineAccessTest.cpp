@@ -141,7 +141,8 @@ exit:
   ret
 }
 )";
-  EXPECT_EQ(accessOf(Text, "%a"), "%A unit=1 stride=%lda coord=[0, 128 + %k] bound=[-, %K] guards=0");
+  EXPECT_EQ(accessOf(Text, "%a"),
+            "%A unit=1 stride=%lda coord=[0, 128 + %k] bound=[-, %K] guards=0");
   // A bound with no parameter in it (`rk < kend`, kend computed) is no
   // extent: the load keeps cp.async.
   std::string Computed = Text;
