@@ -3,6 +3,8 @@
 
 #include "tritonc/ir/Verifier.h"
 
+#include "../RandomEdit.h"
+
 #include <gtest/gtest.h>
 #include <random>
 
@@ -142,18 +144,7 @@ TEST(Parser, TruncatedAndGarbledInputNeverCrash) {
     std::string Text = Valid;
     int Edits = 1 + Round % 4;
     for (int E = 0; E < Edits; ++E) {
-      size_t Pos = Rng() % Text.size();
-      switch (Rng() % 3) {
-      case 0:
-        Text[Pos] = Alphabet[Rng() % Alphabet.size()];
-        break;
-      case 1:
-        Text.erase(Pos, 1 + Rng() % 8);
-        break;
-      default:
-        Text.insert(Pos, 1, Alphabet[Rng() % Alphabet.size()]);
-        break;
-      }
+      tritonc::test::applyRandomEdit(Text, Rng, Alphabet, 8);
     }
     Check(Text);
   }

@@ -1,6 +1,8 @@
 //===- TensorMapSpecTest.cpp - Text form and evaluation of tensor map specs -===//
 #include "tritonc/support/TensorMapSpec.h"
 
+#include "../RandomEdit.h"
+
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -146,17 +148,7 @@ TEST(TensorMapSpecText, MalformedIsRejected) {
   for (int N = 0; N < 2000; ++N) {
     std::string Text = Good;
     for (int K = 0; K < 3; ++K) {
-      size_t Pos = Rng() % Text.size();
-      switch (Rng() % 3) {
-      case 0:
-        Text[Pos] = Alphabet[Rng() % Alphabet.size()];
-        break;
-      case 1:
-        Text.erase(Pos, 1 + Rng() % 4);
-        break;
-      default:
-        Text.insert(Pos, 1, Alphabet[Rng() % Alphabet.size()]);
-      }
+      tritonc::test::applyRandomEdit(Text, Rng, Alphabet, 4);
       if (Text.empty())
         Text = "x";
     }
