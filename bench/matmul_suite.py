@@ -27,10 +27,10 @@ QUICK_HALF_CONFIGS = [MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("
 
 # fp32 without TF32: FMA.
 FLOAT_CONFIGS = [
-    MatmulConfig("matmul", 64, 64, 16, 4, 3), MatmulConfig("matmul", 128, 64, 16, 4, 3),
-    MatmulConfig("matmul", 128, 128, 16, 8, 3), MatmulConfig("matmul", 128, 128, 16, 8, 2),
-    MatmulConfig("matmul", 64, 64, 32, 4, 2),
-    MatmulConfig("matmul", 128, 128, 32, 8, 2), MatmulConfig("grouped", 128, 128, 16, 8, 3),
+    MatmulConfig("matmul", 256, 128, 8, 8, 4), MatmulConfig("matmul", 256, 128, 8, 8, 3),
+    MatmulConfig("matmul", 128, 256, 8, 8, 4), MatmulConfig("matmul", 128, 256, 16, 8, 3),
+    MatmulConfig("matmul", 256, 128, 16, 8, 3), MatmulConfig("matmul", 128, 128, 16, 8, 3),
+    MatmulConfig("matmul", 64, 64, 16, 4, 3), MatmulConfig("grouped", 256, 128, 8, 8, 4),
 ]
 QUICK_FLOAT_CONFIGS = [MatmulConfig("matmul", 64, 64, 16, 4, 3)]
 

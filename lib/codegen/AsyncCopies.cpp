@@ -1,20 +1,27 @@
-//===- AsyncCopies.cpp - Loads feeding wgmma become cp.async into rings ----===//
+//===- AsyncCopies.cpp - Loads feeding a dot become cp.async into rings ----===//
 //
-// A load whose tile only reaches a wgmma `dot` operand (directly, through
-// `trans`, or through loop phis: the shape the `pipeline` pass and the seeds'
-// hand prefetch produce) never needs registers. Such loads and phis form a
-// component; each component gets a ring of NumSlots swizzled tiles
-// (MmaSharedLayout, in the load's coordinates, contiguous along the load's
-// vector dimension) at the start of shared memory. Every value of the
-// component is then one u32 register: the shared address of its slot, and a
-// phi only copies that address.
+// A load whose tile only reaches a `dot` operand (directly, through `trans`,
+// or through loop phis: the shape the `pipeline` pass and the seeds' hand
+// prefetch produce) never needs registers. This holds for wgmma dots (sm_90a)
+// and for f32 dots on FMA units that take the vectorized path (sm_80+). Such
+// loads and phis form a component; each component gets a ring of NumSlots
+// tiles at the start of shared memory. Every value of the component is then
+// one u32 register: the shared address of its slot, and a phi only copies
+// that address.
+//
+// Slot layouts. A wgmma operand's slot is swizzled (MmaSharedLayout, in the
+// load's coordinates, contiguous along the load's vector dimension). An FMA
+// operand's slot is "plain": A stored [K, M] and B [K, N], rows padded by 16
+// bytes, the form lowerDotFmaVectorized reads with 16-byte vectors. A
+// vector the slot keeps contiguous is one copy; one it transposes (A loaded
+// K-contiguous) is one 4-byte copy per element.
 //
 // A load becomes `cp.async` of its vectors (4, 8 or 16 bytes) into the slot
 // at the component's write cursor, zero-filled where the mask is off
 // (src-size 0), followed by `cp.async.commit_group`; the cursor then moves
-// to the next slot. The dot waits with `cp.async.wait_group N`, makes the
-// copies visible to the tensor cores (fence.proxy.async) and to every thread
-// (a barrier), and passes the slot addresses to wgmma.
+// to the next slot. The dot waits with `cp.async.wait_group N` and a
+// barrier; tensor cores also need the copies made visible to the async
+// proxy (fence.proxy.async), FMA units read them like any shared data.
 //
 // Slot reuse. A chain of D phis carries the operands of D iterations; the
 // load at the end of iteration i writes the operand of iteration i + D into
@@ -137,8 +144,11 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
       }
     }
   }
-  // Every load: 16-bit elements, zero `other`, vectors cp.async can move, and
-  // one shape and vector dimension for the whole ring.
+  // Every load: 16-bit elements for tensor cores, f32 for FMA dots; zero
+  // `other`, vectors cp.async can move, and one shape and vector dimension
+  // for the whole ring.
+  bool Fma = LA.dotOf(&Dot).Kind == DotKind::FMA;
+  unsigned ElemBytes = Fma ? 4 : 2;
   const ir::Shape &S = Root->getType()->getShape();
   std::optional<unsigned> VecDim;
   for (const Instruction *I : Members) {
@@ -148,12 +158,12 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
       Ring.Phis.push_back(I);
       continue;
     }
-    if (memBytesOf(I->getType()->getScalarType()) != 2)
+    if (memBytesOf(I->getType()->getScalarType()) != ElemBytes)
       return false;
     if (I->getOpcode() == Opcode::MaskedLoad && !isZeroTile(I->getOperand(2)))
       return false;
     const AccessPlan &P = LA.accessOf(I);
-    unsigned Bytes = P.Vec * 2;
+    unsigned Bytes = P.Vec * ElemBytes;
     if (Bytes != 4 && Bytes != 8 && Bytes != 16)
       return false;
     if (VecDim && *VecDim != P.VecDim)
@@ -163,12 +173,28 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
   }
   if (!VecDim)
     return false;
+  Ring.Trans = ViaTrans ? Trans : nullptr;
+  Ring.ElemBytes = ElemBytes;
+  Ring.NumSlots = std::max<unsigned>(2, static_cast<unsigned>(Ring.Phis.size()) + 1);
+  if (Fma) {
+    // The slot holds A as [K, M] and B as [K, N], rows padded by 16 bytes
+    // (sharedTileStrides), as lowerDotFmaVectorized stages them: in dot
+    // coordinates A(m, k) sits at k KStride + m, B(k, n) at k KStride + n.
+    ir::Shape DotShape = ViaTrans ? ir::Shape{S[1], S[0]} : S;
+    int64_t K = DotShape[OperandIdx == 0 ? 1 : 0];
+    int64_t Other = DotShape[OperandIdx == 0 ? 0 : 1];
+    Ring.KStride = Other + 16 / ElemBytes;
+    std::array<int64_t, 2> DotStrides = OperandIdx == 0 ? std::array<int64_t, 2>{1, Ring.KStride}
+                                                        : std::array<int64_t, 2>{Ring.KStride, 1};
+    Ring.PlainStrides =
+        ViaTrans ? std::array<int64_t, 2>{DotStrides[1], DotStrides[0]} : DotStrides;
+    Ring.SlotBytes = alignTo(static_cast<uint64_t>(K * Ring.KStride) * ElemBytes, 128);
+    return true;
+  }
   Ring.SL = MmaSharedLayout::make(S[0], S[1], *VecDim, 2);
   if (!Ring.SL.valid())
     return false;
-  Ring.Trans = ViaTrans ? Trans : nullptr;
   Ring.SlotBytes = alignTo(Ring.SL.bytes(), 1024);
-  Ring.NumSlots = std::max<unsigned>(2, static_cast<unsigned>(Ring.Phis.size()) + 1);
   return true;
 }
 
@@ -198,13 +224,13 @@ static bool walkChain(const ir::Value *Operand, const ir::DominatorTree &DT,
 }
 
 void FunctionLowering::planAsyncCopies() {
-  if (Options.Arch != ptx::Arch::SM90a)
-    return;
+  // cp.async exists from sm_80 on; wgmma only on sm_90a.
   ir::DominatorTree DT(F);
   std::vector<const Instruction *> Dots;
   for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions())
-      if (I->getOpcode() == Opcode::Dot && LA.dotOf(I.get()).Kind == DotKind::Wgmma)
+      if (I->getOpcode() == Opcode::Dot &&
+          (LA.dotOf(I.get()).Kind == DotKind::Wgmma || isVectorizedFmaDot(*I)))
         Dots.push_back(I.get());
   uint64_t Offset = 0;
   std::map<const Instruction *, std::vector<unsigned>> RingsOfDot;
@@ -306,7 +332,7 @@ void FunctionLowering::planAsyncCopies() {
     // Both operands in rings and the accumulator carried by a loop phi: the
     // MMAs may stay in flight into the next iteration (LowerWgmma.cpp),
     // which needs one more slot per ring (see the file comment).
-    if (DotRings.size() == 2 && inPlaceAccumulator(*Dot)) {
+    if (DotRings.size() == 2 && LA.dotOf(Dot).Kind == DotKind::Wgmma && inPlaceAccumulator(*Dot)) {
       // One warpgroup waits for its own MMAs of iteration i - 1 (the
       // instructions are collective) before any of its threads copies: no
       // extra slot. Several need one (see the file comment).
@@ -391,27 +417,51 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   Reg Slot =
       B.add(Ty::U32, B.add(Ty::U32, ringBase(), static_cast<int64_t>(Ring.Offset)), Ring.Cursor);
   const Regs &Coords = threadCoords(L);
-  Reg ThreadOff = emitSwizzledOffset(B, Ring.SL, Coords[0], Coords[1]);
+  // The slot offset of the thread's base coordinate and that of a register
+  // combine by XOR in a swizzled slot, where they route disjoint bits; a
+  // plain slot adds them, and ThreadOff is then the thread's base address.
+  Reg ThreadOff;
+  if (Ring.isPlain()) {
+    Reg Index = B.mul(Ty::U32, Coords[0], Ring.PlainStrides[0]);
+    Index = B.madLo(Ty::U32, Coords[1], Ring.PlainStrides[1], Index);
+    ThreadOff = B.madLo(Ty::U32, Index, static_cast<int64_t>(Ring.ElemBytes), Slot);
+  } else {
+    ThreadOff = emitSwizzledOffset(B, Ring.SL, Coords[0], Coords[1]);
+  }
+  // The destination operand of register R's copy.
+  auto RegisterDst = [&](int32_t R) {
+    std::vector<int64_t> C = registerCoords(L, R);
+    if (!Ring.isPlain()) {
+      Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(Ring.SL.offset(C[0], C[1])));
+      return "[" + B.add(Ty::U32, Slot, Off).name() + "]";
+    }
+    int64_t Off = (C[0] * Ring.PlainStrides[0] + C[1] * Ring.PlainStrides[1]) * Ring.ElemBytes;
+    return "[" + ThreadOff.name() + (Off ? "+" + std::to_string(Off) : "") + "]";
+  };
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
-  unsigned Bytes = Plan.Vec * 2;
+  // A vector lands contiguously unless a plain slot transposes it (A of an
+  // FMA dot loaded k-contiguous): then each element is its own copy.
+  bool Split = Ring.isPlain() && Ring.PlainStrides[Plan.VecDim] != 1;
+  unsigned Bytes = Split ? Ring.ElemBytes : Plan.Vec * Ring.ElemBytes;
   std::string Cache = Bytes == 16 ? "cg" : "ca";
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Plan.Vec)) {
     if (Dup[R0])
       continue;
-    std::vector<int64_t> C = registerCoords(L, R0);
-    Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(Ring.SL.offset(C[0], C[1])));
-    Reg Dst = B.add(Ty::U32, Slot, Off);
     std::string Size = std::to_string(Bytes);
     if (!Mask.empty()) {
       Reg Zero = B.mov(Ty::U32, 0);
       Size = B.selp(Ty::U32, static_cast<int64_t>(Bytes), Zero, Mask[R0]).name();
     }
-    std::string Text = "cp.async." + Cache + ".shared.global [" + Dst.name() + "], [" +
-                       Ptrs[R0].name() + "], " + std::to_string(Bytes) + ", " + Size + ";";
-    if (Owner.valid())
-      Text = "@" + Owner.name() + " " + Text;
-    B.emit(Text);
+    for (unsigned J = 0; J < (Split ? Plan.Vec : 1); ++J) {
+      std::string Dst = RegisterDst(R0 + static_cast<int32_t>(J));
+      std::string Src = Ptrs[R0].name() + (J ? "+" + std::to_string(J * Ring.ElemBytes) : "");
+      std::string Text = "cp.async." + Cache + ".shared.global " + Dst + ", [" + Src + "], " +
+                         std::to_string(Bytes) + ", " + Size + ";";
+      if (Owner.valid())
+        Text = "@" + Owner.name() + " " + Text;
+      B.emit(Text);
+    }
   }
   B.emit("cp.async.commit_group;");
   // Next slot.
@@ -441,7 +491,22 @@ FunctionLowering::asyncOperand(const Instruction &Dot, unsigned Idx) {
   return std::make_pair(Ring.TensorMap >= 0 ? tensorSlotAddress(Value) : Value, SL);
 }
 
+std::optional<std::pair<Reg, int64_t>> FunctionLowering::fmaRingOperand(const Instruction &Dot,
+                                                                        unsigned Idx) {
+  const Instruction *VI = asInst(Dot.getOperand(Idx));
+  if (VI && AsyncTrans.count(VI))
+    VI = asInst(VI->getOperand(0));
+  auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
+  if (It == AsyncOf.end())
+    return std::nullopt;
+  return std::make_pair(Values.at(VI)[0], Rings[It->second].KStride);
+}
+
 void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
+  // FMA dots read their slots through the generic proxy, as cp.async wrote
+  // them: the wait and the barrier suffice. Tensor cores read through the
+  // async proxy and need the fence as well.
+  bool Fence = LA.dotOf(&Dot).Kind == DotKind::Wgmma;
   bool CpAsync = false;
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     const Instruction *VI = asInst(Dot.getOperand(Idx));
@@ -458,7 +523,8 @@ void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
   }
   if (CpAsync) {
     B.emit("cp.async.wait_group " + std::to_string(DotWaits.at(&Dot)) + ";");
-    B.emit("fence.proxy.async.shared::cta;");
+    if (Fence)
+      B.emit("fence.proxy.async.shared::cta;");
   }
   forcedBarrier();
 }

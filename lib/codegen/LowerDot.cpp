@@ -6,7 +6,9 @@
 // FMA path (any float type): each thread owns accumulator elements of a
 // blocked layout; for every k it reads A[m, k] for its distinct rows and
 // B[k, n] for its distinct columns and issues one fma per element, so every
-// element sums over k in order.
+// element sums over k in order. In f32 with 4 x 4 blocks per thread, A is
+// stored transposed and both are read in 16-byte vectors; operands filled
+// by cp.async rings (AsyncCopies.cpp) are read from their slots directly.
 //
 // TF32 path (opt-in, f32 inputs): the same accumulator layout with
 // mma.sync m16n8k8 on operands rounded to tf32 (cvt.rna), read from shared
@@ -62,29 +64,50 @@ bool hasFourByFourBlocks(const LinearLayout &L) {
 
 } // namespace
 
+bool FunctionLowering::isVectorizedFmaDot(const Instruction &Dot) const {
+  auto IsF32 = [](const ir::Value *V) {
+    const ir::Type *T = V->getType()->getScalarType();
+    return T->getKind() == ir::TypeKind::Float && ptxTypeOf(T) == Ty::F32;
+  };
+  return LA.dotOf(&Dot).Kind == DotKind::FMA && hasFourByFourBlocks(LA.layoutOf(&Dot)) &&
+         IsF32(Dot.getOperand(0)) && IsF32(Dot.getOperand(1)) && IsF32(&Dot);
+}
+
 void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *Acc = I.getOperand(2);
   const ir::Shape &AS = A->getType()->getShape(), &BS = Bv->getType()->getShape();
   int64_t M = AS[0], K = AS[1];
   const LinearLayout &C = LA.layoutOf(&I);
-  LinearLayout AL = operandLayout(A), BL = operandLayout(Bv);
-  Regs AVals = get(A, AL), BVals = get(Bv, BL);
   Regs AccIn = get(Acc, C);
-  // A goes to shared memory transposed ([K, M]) so that a thread's 4
-  // consecutive rows are one 16-byte vector, like its 4 columns of B.
+  // A sits in shared memory transposed ([K, M]) so that a thread's 4
+  // consecutive rows are one 16-byte vector, like its 4 columns of B. An
+  // operand in a ring (AsyncCopies.cpp) is already there in this form;
+  // the others are staged from registers.
+  std::optional<std::pair<Reg, int64_t>> ARing = fmaRingOperand(I, 0), BRing = fmaRingOperand(I, 1);
+  if (ARing || BRing)
+    waitForAsyncOperands(I);
   ir::Shape ATShape = {K, M};
-  int64_t SAT = sharedTileStrides(ATShape, 4)[0], SB = sharedTileStrides(BS, 4)[0];
-  uint64_t OffB = alignTo(sharedTileBytes(ATShape, 4), 16);
-  uint64_t Total = OffB + sharedTileBytes(BS, 4);
-  B.comment("dot operands to shared memory (A transposed)");
-  sharedAccess(true, Total);
-  storeTileToShared(AVals, A->getType()->getScalarType(), ATShape, transposeLayout(AL), 0);
-  storeTileToShared(BVals, Bv->getType()->getScalarType(), BS, BL, OffB);
-  sharedAccess(false, Total);
+  int64_t SAT = ARing ? ARing->second : sharedTileStrides(ATShape, 4)[0];
+  int64_t SB = BRing ? BRing->second : sharedTileStrides(BS, 4)[0];
+  uint64_t OffB = 0; // of staged B in the scratch space
+  if (!ARing || !BRing) {
+    OffB = ARing || BRing ? 0 : alignTo(sharedTileBytes(ATShape, 4), 16);
+    uint64_t Total = OffB + (BRing ? 0 : sharedTileBytes(BS, 4));
+    B.comment("dot operands to shared memory (A transposed)");
+    sharedAccess(true, Total);
+    if (!ARing) {
+      LinearLayout AL = operandLayout(A);
+      storeTileToShared(get(A, AL), A->getType()->getScalarType(), ATShape, transposeLayout(AL), 0);
+    }
+    if (!BRing)
+      storeTileToShared(get(Bv, operandLayout(Bv)), Bv->getType()->getScalarType(), BS,
+                        operandLayout(Bv), OffB);
+    sharedAccess(false, Total);
+  }
 
   const Regs &Coords = threadCoords(C);
-  Reg ABase = B.madLo(Ty::U32, Coords[0], 4, sharedBase());
-  Reg BBase = B.madLo(Ty::U32, Coords[1], 4, sharedBase());
+  Reg ABase = B.madLo(Ty::U32, Coords[0], 4, ARing ? ARing->first : sharedBase());
+  Reg BBase = B.madLo(Ty::U32, Coords[1], 4, BRing ? BRing->first : sharedBase());
   int32_t NumRegs = numRegisters(C);
   std::vector<bool> Dup = duplicateRegisters(C);
   std::set<int64_t> RowGroups, ColGroups;
@@ -129,8 +152,7 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     throw UnsupportedConstruct(I.Loc, "dot on integer tiles is not supported by the GPU back end");
   if (LA.dotOf(&I).Kind == DotKind::Wgmma)
     return lowerWgmma(I);
-  if (LA.dotOf(&I).Kind == DotKind::FMA && hasFourByFourBlocks(LA.layoutOf(&I)) &&
-      ptxTypeOf(AT) == Ty::F32 && ptxTypeOf(BT) == Ty::F32 && ptxTypeOf(CT) == Ty::F32)
+  if (isVectorizedFmaDot(I))
     return lowerDotFmaVectorized(I);
   int64_t K = A->getType()->getShape()[1];
   const LinearLayout &C = LA.layoutOf(&I);

@@ -31,6 +31,7 @@
 #include "tritonc/target/ptx/PTXBuilder.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -90,8 +91,16 @@ struct AsyncRing {
   std::vector<const ir::Instruction *> Loads, Phis;
   /// A `trans` between the component and the dot, folded into the layout.
   const ir::Instruction *Trans = nullptr;
-  /// The slots' layout, in the loads' coordinates.
+  /// The slots' layout, in the loads' coordinates (tensor-core rings).
   MmaSharedLayout SL;
+  /// Rings of FMA dots (LowerDot.cpp) instead hold the operand k-major with
+  /// padded rows, as the FMA loop reads it: element (c0, c1) of a load sits
+  /// at element offset c0 PlainStrides[0] + c1 PlainStrides[1] of the slot;
+  /// KStride is the slot's row stride in elements. Zero for other rings.
+  std::array<int64_t, 2> PlainStrides = {0, 0};
+  int64_t KStride = 0;
+  unsigned ElemBytes = 2;
+  bool isPlain() const { return KStride != 0; }
   uint64_t SlotBytes = 0, Offset = 0;
   unsigned NumSlots = 2;
   /// Byte offset of the next slot to write (a mutable register).
@@ -196,6 +205,8 @@ public:
   /// f32 dot on FMA units with the 4 x 4 blocks of fmaAccumulatorLayout:
   /// 16-byte shared-memory reads of A (staged transposed) and B.
   void lowerDotFmaVectorized(const ir::Instruction &I);
+  /// True when the dot takes lowerDotFmaVectorized (f32, 4 x 4 blocks).
+  bool isVectorizedFmaDot(const ir::Instruction &Dot) const;
   /// The layout a dot operand is taken in: its own, or the default layout
   /// for a rematerialized tile.
   LinearLayout operandLayout(const ir::Value *V) const;
@@ -226,6 +237,9 @@ public:
   /// Operand Idx of a wgmma dot when it is a ring slot: its address and layout.
   std::optional<std::pair<Reg, MmaSharedLayout>> asyncOperand(const ir::Instruction &Dot,
                                                               unsigned Idx);
+  /// Operand Idx of a vectorized FMA dot when it is a ring slot: its
+  /// address and row stride (elements).
+  std::optional<std::pair<Reg, int64_t>> fmaRingOperand(const ir::Instruction &Dot, unsigned Idx);
   /// Waits for the copies a dot reads and makes them visible to it.
   void waitForAsyncOperands(const ir::Instruction &Dot);
   /// The loop phi a dot accumulates into and feeds back (c = phi[.., dot],

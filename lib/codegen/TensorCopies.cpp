@@ -94,7 +94,8 @@ void FunctionLowering::planTensorCopies() {
   for (AsyncRing &Ring : Rings) {
     const MmaSharedLayout &SL = Ring.SL;
     std::map<const Instruction *, TensorAccess> Forms;
-    bool Ok = SL.StridedExtent % 8 == 0 && SL.StridedExtent <= 256;
+    // FMA rings transpose or pad what the engine would copy densely.
+    bool Ok = !Ring.isPlain() && SL.StridedExtent % 8 == 0 && SL.StridedExtent <= 256;
     for (const Instruction *L : Ring.Loads) {
       std::optional<TensorAccess> TA = Ok ? Affine->tensorAccessOf(*L) : std::nullopt;
       Ok = TA && TA->UnitDim == SL.ContigDim &&

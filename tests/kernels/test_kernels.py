@@ -336,6 +336,10 @@ MATMUL_CONFIGS = [
     # f32 on FMA units with 4 x 4 blocks per thread (A staged transposed, 16-byte shared reads).
     ({"TYPE": "float", "TM": 64, "TN": 64, "TK": 16}, False, False),
     ({"TYPE": "float", "TM": 128, "TN": 64, "TK": 8, "TRANS_A": 1}, True, False),
+    # On sm_80+ their pipelined loads fill shared rings with cp.async: A element by element into its
+    # transposed slot unless it is loaded M-contiguous (TRANS_A), B in vectors unless loaded K-contiguous.
+    ({"TYPE": "float", "TM": 64, "TN": 128, "TK": 16, "TRANS_B": 1}, False, True),
+    ({"TYPE": "float", "TM": 128, "TN": 128, "TK": 32, **SEED_A[True], **SEED_B[True]}, True, True),
 ]
 MATMUL_GROUPED_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 16, "GROUP_M": 2},
