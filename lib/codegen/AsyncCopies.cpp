@@ -445,6 +445,10 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   bool Split = Ring.isPlain() && Ring.PlainStrides[Plan.VecDim] != 1;
   unsigned Bytes = Split ? Ring.ElemBytes : Plan.Vec * Ring.ElemBytes;
   std::string Cache = Bytes == 16 ? "cg" : "ca";
+  // FMA rings: each row of A's tile is a few dozen bytes, so let L2 fetch
+  // the 256-byte block around it (measured: 45.9 vs 45.2 TFLOP/s for f32
+  // 256x128x8 on an H100; 128 bytes gives 45.7).
+  std::string Hint = Ring.isPlain() ? ".L2::256B" : "";
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Plan.Vec)) {
     if (Dup[R0])
       continue;
@@ -456,7 +460,7 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
     for (unsigned J = 0; J < (Split ? Plan.Vec : 1); ++J) {
       std::string Dst = RegisterDst(R0 + static_cast<int32_t>(J));
       std::string Src = Ptrs[R0].name() + (J ? "+" + std::to_string(J * Ring.ElemBytes) : "");
-      std::string Text = "cp.async." + Cache + ".shared.global " + Dst + ", [" + Src + "], " +
+      std::string Text = "cp.async." + Cache + ".shared.global" + Hint + " " + Dst + ", [" + Src + "], " +
                          std::to_string(Bytes) + ", " + Size + ";";
       if (Owner.valid())
         Text = "@" + Owner.name() + " " + Text;
