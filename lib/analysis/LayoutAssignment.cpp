@@ -288,7 +288,8 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   return Plan;
 }
 
-DotPlan LayoutAssignment::planDot(const Instruction &I) const {
+DotPlan planDot(const Instruction &I, unsigned NumWarps, bool HasMmaV2, bool AllowTF32,
+                bool HasWgmma) {
   DotPlan Plan;
   const ir::Type *A = I.getOperand(0)->getType();
   const ir::Type *C = I.getType();
@@ -460,7 +461,7 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
           Accesses.emplace(&I, planAccess(I, AI));
         break;
       case Opcode::Dot:
-        Dots.emplace(&I, planDot(I));
+        Dots.emplace(&I, planDot(I, NumWarps, HasMmaV2, AllowTF32, HasWgmma));
         break;
       default:
         break;

@@ -67,10 +67,6 @@ namespace {
 
 uint64_t alignTo(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
 
-/// Rings above this share of the 227 KB of shared memory leave too little
-/// for the other instructions' scratch: such functions keep register loads.
-constexpr uint64_t MaxRingBytes = 192 * 1024;
-
 bool isZeroTile(const ir::Value *V) {
   if (const ir::Constant *C = ir::asConstant(const_cast<ir::Value *>(V)))
     return C->isZero();
@@ -460,8 +456,8 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
     for (unsigned J = 0; J < (Split ? Plan.Vec : 1); ++J) {
       std::string Dst = RegisterDst(R0 + static_cast<int32_t>(J));
       std::string Src = Ptrs[R0].name() + (J ? "+" + std::to_string(J * Ring.ElemBytes) : "");
-      std::string Text = "cp.async." + Cache + ".shared.global" + Hint + " " + Dst + ", [" + Src + "], " +
-                         std::to_string(Bytes) + ", " + Size + ";";
+      std::string Text = "cp.async." + Cache + ".shared.global" + Hint + " " + Dst + ", [" + Src +
+                         "], " + std::to_string(Bytes) + ", " + Size + ";";
       if (Owner.valid())
         Text = "@" + Owner.name() + " " + Text;
       B.emit(Text);

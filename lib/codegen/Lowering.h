@@ -87,6 +87,10 @@ unsigned memBytesOf(const ir::Type *Scalar);
 
 /// A ring of shared-memory slots that loads feeding a wgmma operand copy
 /// into asynchronously (AsyncCopies.cpp).
+/// Rings above this share of the 227 KB of shared memory leave too little
+/// for the other instructions' scratch: such functions keep register loads.
+constexpr uint64_t MaxRingBytes = 192 * 1024;
+
 struct AsyncRing {
   std::vector<const ir::Instruction *> Loads, Phis;
   /// A `trans` between the component and the dot, folded into the layout.

@@ -217,7 +217,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     text (anything with a newline or a brace). defines: {"TM": 64, ...}; a list
     value is a tuning list, and then ``config`` picks the configuration.
     num_warps: 1, 2, 4, 8 or 16. num_stages: software-pipelining depth of loops
-    feeding a dot, 1 to 8 (1: no pipelining). Either may be a list, tuned like a
+    feeding a dot, 1 to 8 (1: no pipelining; sm_90a lowers it to what the shared
+    operand buffers hold). Either may be a list, tuned like a
     define list (TRITONC_NUM_WARPS, TRITONC_NUM_STAGES; ``config`` picks).
     arch: "sm_90a" or "sm_80"; None picks the device's target (sm_90a without a
     device). name: the file name shown in diagnostics for source text. cache:

@@ -13,6 +13,8 @@
 #include "tritonc/runtime/KernelCache.h"
 #include "tritonc/runtime/Module.h"
 
+#include "SmokeTest.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +22,7 @@
 #include <vector>
 
 using namespace tritonc::runtime;
+using namespace tritonc::test::gpu;
 
 namespace {
 
@@ -126,27 +129,6 @@ const char *BrokenPtx = R"(.version 8.0
     ret;
 }
 )";
-
-int Failures = 0;
-
-void fail(const std::string &What) {
-  std::fprintf(stderr, "FAIL: %s\n", What.c_str());
-  ++Failures;
-}
-
-template <typename T> bool ok(Expected<T> &E, const char *What) {
-  if (E)
-    return true;
-  fail(std::string(What) + ": " + E.error());
-  return false;
-}
-
-bool ok(const Status &S, const char *What) {
-  if (S)
-    return true;
-  fail(std::string(What) + ": " + S.error());
-  return false;
-}
 
 KernelSignature addSignature() {
   return {"add_f32",
@@ -316,30 +298,15 @@ int main(int Argc, char **Argv) {
     return 0;
   }
 
-  Expected<CudaDriver *> D = CudaDriver::get();
-  if (!D) {
-    std::fprintf(stderr, "FAIL: %s\n", D.error().c_str());
+  CudaDriver *D = openDriver();
+  if (!D)
     return 1;
-  }
-  CudaDriver &Drv = **D;
-  const DeviceInfo &Dev = Drv.device();
-  std::printf("driver: %s (CUDA %s)\n", Drv.libraryName().c_str(),
-              Drv.driverVersionString().c_str());
-  std::printf("device %d: %s, compute capability %d.%d (%s), %d SMs, warp %d, shared/block %d "
-              "(opt-in %d)\n",
-              Dev.Ordinal, Dev.Name.c_str(), Dev.ComputeMajor, Dev.ComputeMinor,
-              Dev.target().c_str(), Dev.SMCount, Dev.WarpSize, Dev.MaxSharedPerBlock,
-              Dev.MaxSharedPerBlockOptin);
+  CudaDriver &Drv = *D;
 
   testAdd(Drv);
   testBroken(Drv);
   testSharedOptin(Drv);
   testCache(Drv);
 
-  if (Failures) {
-    std::fprintf(stderr, "gpu_runtime_smoke: %d failure(s)\n", Failures);
-    return 1;
-  }
-  std::printf("gpu_runtime_smoke: all checks passed\n");
-  return 0;
+  return finish("gpu_runtime_smoke");
 }

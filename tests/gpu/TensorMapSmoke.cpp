@@ -20,6 +20,8 @@
 #include "tritonc/runtime/CudaDriver.h"
 #include "tritonc/runtime/Module.h"
 
+#include "SmokeTest.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +30,7 @@
 
 using namespace tritonc;
 using namespace tritonc::runtime;
+using namespace tritonc::test::gpu;
 
 namespace {
 
@@ -114,27 +117,6 @@ DONE:
     ret;
 }
 )";
-
-int Failures = 0;
-
-void fail(const std::string &What) {
-  std::fprintf(stderr, "FAIL: %s\n", What.c_str());
-  ++Failures;
-}
-
-template <typename T> bool ok(Expected<T> &E, const std::string &What) {
-  if (E)
-    return true;
-  fail(What + ": " + E.error());
-  return false;
-}
-
-bool ok(const Status &S, const std::string &What) {
-  if (S)
-    return true;
-  fail(What + ": " + S.error());
-  return false;
-}
 
 // Parameter indices of tma_box.
 enum : unsigned { PSrc, POut, PRows, PCols, PLd, PC0, PC1, PBytes };
@@ -433,15 +415,11 @@ int main(int Argc, char **Argv) {
     return 2;
   }
 
-  Expected<CudaDriver *> D = CudaDriver::get();
-  if (!D) {
-    std::fprintf(stderr, "FAIL: %s\n", D.error().c_str());
+  CudaDriver *D = openDriver();
+  if (!D)
     return 1;
-  }
-  CudaDriver &Drv = **D;
+  CudaDriver &Drv = *D;
   const DeviceInfo &Dev = Drv.device();
-  std::printf("driver: %s (CUDA %s), device %s (%s)\n", Drv.libraryName().c_str(),
-              Drv.driverVersionString().c_str(), Dev.Name.c_str(), Dev.target().c_str());
   if (Dev.target() != "sm_90a") {
     std::printf("gpu_tensormap_smoke: TMA needs compute capability 9.0; not run on %s\n",
                 Dev.target().c_str());
@@ -457,10 +435,5 @@ int main(int Argc, char **Argv) {
   testTensorMaps(Drv, *M, Timing);
   probeZeroStride(Drv, *M);
 
-  if (Failures) {
-    std::fprintf(stderr, "gpu_tensormap_smoke: %d failure(s)\n", Failures);
-    return 1;
-  }
-  std::printf("gpu_tensormap_smoke: all checks passed\n");
-  return 0;
+  return finish("gpu_tensormap_smoke");
 }

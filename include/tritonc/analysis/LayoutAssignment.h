@@ -70,6 +70,11 @@ struct DotPlan {
   int32_t InstrN = 0;
 };
 
+/// How a `dot` runs with these target features (the same for every
+/// function: it depends on the dot's types and shapes only).
+DotPlan planDot(const ir::Instruction &Dot, unsigned NumWarps, bool HasMmaV2, bool AllowTF32,
+                bool HasWgmma);
+
 class LayoutAssignment {
 public:
   /// AllowTF32 lets f32 dots use tensor cores on tf32-rounded inputs;
@@ -102,7 +107,6 @@ public:
 private:
   void assign(const ir::Function &F, const AxisInfoAnalysis &AI);
   AccessPlan planAccess(const ir::Instruction &I, const AxisInfoAnalysis &AI) const;
-  DotPlan planDot(const ir::Instruction &I) const;
   std::optional<LinearLayout> derive(const ir::Instruction &I) const;
   /// Rematerializable, or an integer/pointer phi (see isRematerializable).
   bool isRematSource(const ir::Value *V) const;
