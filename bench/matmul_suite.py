@@ -15,13 +15,13 @@ QUICK_SQUARE_SIZES = (1024, 2048)
 TUNE_RUNS = 10
 
 # Candidates for fp16/bf16 (wgmma path). The grouped kernel orders programs like the Triton peer.
+# 128x256x64 with 8 warps has no 4-stage candidate: its rings hold 3 stages (the back end clamps 4 to 3).
 HALF_CONFIGS = [
-    MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 128, 256, 64, 8, 4),
+    MatmulConfig("matmul", 128, 256, 64, 8, 3),
     MatmulConfig("matmul", 128, 128, 64, 4, 3), MatmulConfig("matmul", 128, 128, 64, 4, 4),
     MatmulConfig("matmul", 128, 128, 64, 8, 3), MatmulConfig("matmul", 128, 128, 64, 8, 4),
     MatmulConfig("matmul", 64, 128, 64, 4, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
-    MatmulConfig("grouped", 128, 256, 64, 8, 3), MatmulConfig("grouped", 128, 256, 64, 8, 4),
-    MatmulConfig("grouped", 128, 128, 64, 8, 4),
+    MatmulConfig("grouped", 128, 256, 64, 8, 3), MatmulConfig("grouped", 128, 128, 64, 8, 4),
 ]
 QUICK_HALF_CONFIGS = [MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 128, 128, 64, 4, 3)]
 
