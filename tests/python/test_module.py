@@ -255,3 +255,21 @@ if _GPU:
         torch.cuda.synchronize()
         assert k.last_specialization == "DDNN"
         torch.testing.assert_close(y, expected)
+
+    def test_fma_dot_with_one_operand_in_a_ring():
+        """An f32 dot on FMA units whose A comes from a cp.async ring while B, scaled (so no plain load),
+        is staged from registers into scratch after the ring: both operand paths in one loop, and K not a
+        multiple of the tile."""
+        import torch
+
+        m, n, k = 128, 64, 88
+        a = torch.randn(m, k, device="cuda")
+        b = torch.randn(k, n, device="cuda")
+        c = torch.full((m, n), float("nan"), device="cuda")
+        kern = tritonc.compile(KERNELS / "matmul.tc", num_warps=4,
+                               defines={"TM": 64, "TN": 64, "TK": 16, "USE_B": "(b * 2)"})
+        kern[(m // 64, n // 64)](a, b, c, m, n, k, k, n, n)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(c, a @ (2 * b), rtol=1e-4, atol=1e-4)
+        ptx = kern.variant_ptx(kern.last_specialization)
+        assert "cp.async.ca.shared.global" in ptx and "st.shared.v4.f32" in ptx
