@@ -387,11 +387,14 @@ void FunctionLowering::planAsyncCopies() {
 
 void FunctionLowering::separateFromScratchOverRings() {
   // Scratch over the rings, earlier on some path, read and wrote this space
-  // through the generic proxy; copies (the engine's through the async proxy)
-  // may only overwrite it after every thread is done with it.
+  // through the generic proxy; copies may only overwrite it after every
+  // thread is done with it. The engine's copies and wgmma go through the
+  // async proxy, hence the fence; sm_80 has neither (nor the fence), and
+  // its cp.async copies are generic-proxy writes that the barrier orders.
   if (!AfterScratchOverRings.count(CurrentBlock) || !FencedBlocks.insert(CurrentBlock).second)
     return;
-  B.emit("fence.proxy.async.shared::cta;");
+  if (Options.Arch == ptx::Arch::SM90a)
+    B.emit("fence.proxy.async.shared::cta;");
   forcedBarrier();
 }
 

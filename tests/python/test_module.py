@@ -273,3 +273,18 @@ if _GPU:
         torch.testing.assert_close(c, a @ (2 * b), rtol=1e-4, atol=1e-4)
         ptx = kern.variant_ptx(kern.last_specialization)
         assert "cp.async.ca.shared.global" in ptx and "st.shared.v4.f32" in ptx
+
+    def test_fma_rings_after_scratch_over_them():
+        """Two pipelined f32 loops; between them a conversion through scratch that overlaps the rings
+        (tests/lit/codegen/rings-after-scratch.tc): the second loop's copies must wait for it."""
+        import torch
+
+        source = (pathlib.Path(__file__).resolve().parents[1] / "lit/codegen/rings-after-scratch.tc").read_text()
+        k = 80
+        a = torch.randn(64, k, device="cuda")
+        b = torch.randn(k, 64, device="cuda")
+        c = torch.full((64, 64), float("nan"), device="cuda")
+        kern = tritonc.compile(source, num_warps=4)
+        kern[(1,)](a, b, c, k)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(c, 2 * (a @ b), rtol=1e-4, atol=1e-4)
