@@ -190,7 +190,7 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
   Ring.SL = MmaSharedLayout::make(S[0], S[1], *VecDim, 2);
   if (!Ring.SL.valid())
     return false;
-  Ring.SlotBytes = alignTo(Ring.SL.bytes(), 1024);
+  Ring.SlotBytes = wgmmaSlotBytes(S[0], S[1]);
   return true;
 }
 
@@ -266,15 +266,9 @@ void FunctionLowering::planAsyncCopies() {
     for (unsigned Id : DotRings) {
       // The dot operand (under a folded trans) that belongs to ring Id.
       const ir::Value *Operand = nullptr;
-      for (unsigned Idx = 0; Idx < 2; ++Idx) {
-        const ir::Value *V = Dot->getOperand(Idx);
-        const Instruction *VI = asInst(V);
-        if (VI && AsyncTrans.count(VI))
-          V = VI->getOperand(0);
-        const Instruction *VV = asInst(V);
-        if (VV && AsyncOf.count(VV) && AsyncOf.at(VV) == Id)
-          Operand = V;
-      }
+      for (unsigned Idx = 0; Idx < 2; ++Idx)
+        if (auto [Member, RingId] = ringOperand(*Dot, Idx); Member && RingId == Id)
+          Operand = Member;
       std::vector<const Instruction *> PreLoads;
       const Instruction *BodyLoad = nullptr;
       if (!walkChain(Operand, DT, PreLoads, BodyLoad) || PreLoads.empty() ||
@@ -332,10 +326,10 @@ void FunctionLowering::planAsyncCopies() {
       // One warpgroup waits for its own MMAs of iteration i - 1 (the
       // instructions are collective) before any of its threads copies: no
       // extra slot. Several need one (see the file comment).
-      bool OneGroup = Options.NumWarps <= 4;
+      unsigned ExtraSlots = inFlightExtraSlots(Options.NumWarps);
       uint64_t Extra = 0;
       for (unsigned Id : DotRings)
-        Extra += OneGroup ? 0 : Rings[Id].SlotBytes;
+        Extra += ExtraSlots * Rings[Id].SlotBytes;
       if (Offset + Extra <= MaxRingBytes) {
         // Known before any block is lowered: the blocks that read the
         // accumulator may be lowered before the dot's.
@@ -346,7 +340,7 @@ void FunctionLowering::planAsyncCopies() {
         PendingMma.insert(Dot);
         PendingMma.insert(inPlaceAccumulator(*Dot));
         for (unsigned Id : DotRings)
-          Rings[Id].NumSlots += OneGroup ? 0 : 1;
+          Rings[Id].NumSlots += ExtraSlots;
         Offset = 0;
         for (AsyncRing &R : Rings) {
           R.Offset = Offset;
@@ -476,33 +470,36 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   Values[&I] = {Slot};
 }
 
-std::optional<std::pair<Reg, MmaSharedLayout>>
-FunctionLowering::asyncOperand(const Instruction &Dot, unsigned Idx) {
-  const ir::Value *V = Dot.getOperand(Idx);
-  const Instruction *VI = asInst(V);
-  bool Trans = VI && AsyncTrans.count(VI);
-  if (Trans)
-    VI = asInst(VI->getOperand(0));
-  auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
-  if (It == AsyncOf.end())
-    return std::nullopt;
-  const AsyncRing &Ring = Rings[It->second];
-  MmaSharedLayout SL = Ring.SL;
-  if (Trans)
-    SL.ContigDim = 1 - SL.ContigDim;
-  Reg Value = Values.at(VI)[0];
-  return std::make_pair(Ring.TensorMap >= 0 ? tensorSlotAddress(Value) : Value, SL);
-}
-
-std::optional<std::pair<Reg, int64_t>> FunctionLowering::fmaRingOperand(const Instruction &Dot,
-                                                                        unsigned Idx) {
+std::pair<const Instruction *, unsigned> FunctionLowering::ringOperand(const Instruction &Dot,
+                                                                       unsigned Idx) const {
   const Instruction *VI = asInst(Dot.getOperand(Idx));
   if (VI && AsyncTrans.count(VI))
     VI = asInst(VI->getOperand(0));
   auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
   if (It == AsyncOf.end())
+    return {nullptr, 0};
+  return {VI, It->second};
+}
+
+std::optional<std::pair<Reg, MmaSharedLayout>>
+FunctionLowering::asyncOperand(const Instruction &Dot, unsigned Idx) {
+  auto [Member, Id] = ringOperand(Dot, Idx);
+  if (!Member)
     return std::nullopt;
-  return std::make_pair(Values.at(VI)[0], Rings[It->second].KStride);
+  const AsyncRing &Ring = Rings[Id];
+  MmaSharedLayout SL = Ring.SL;
+  if (Member != Dot.getOperand(Idx)) // read through the folded trans
+    SL.ContigDim = 1 - SL.ContigDim;
+  Reg Value = Values.at(Member)[0];
+  return std::make_pair(Ring.TensorMap >= 0 ? tensorSlotAddress(Value) : Value, SL);
+}
+
+std::optional<std::pair<Reg, int64_t>> FunctionLowering::fmaRingOperand(const Instruction &Dot,
+                                                                        unsigned Idx) {
+  auto [Member, Id] = ringOperand(Dot, Idx);
+  if (!Member)
+    return std::nullopt;
+  return std::make_pair(Values.at(Member)[0], Rings[Id].KStride);
 }
 
 void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
@@ -512,15 +509,12 @@ void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
   bool Fence = LA.dotOf(&Dot).Kind == DotKind::Wgmma;
   bool CpAsync = false;
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
-    const Instruction *VI = asInst(Dot.getOperand(Idx));
-    if (VI && AsyncTrans.count(VI))
-      VI = asInst(VI->getOperand(0));
-    auto It = VI ? AsyncOf.find(VI) : AsyncOf.end();
-    if (It == AsyncOf.end())
+    auto [Member, Id] = ringOperand(Dot, Idx);
+    if (!Member)
       continue;
-    const AsyncRing &Ring = Rings[It->second];
+    const AsyncRing &Ring = Rings[Id];
     if (Ring.TensorMap >= 0)
-      waitForTensorSlot(Values.at(VI)[0], Ring);
+      waitForTensorSlot(Values.at(Member)[0], Ring);
     else
       CpAsync = true;
   }

@@ -52,10 +52,7 @@ unsigned stagesThatFit(const ir::Module &M, const CodeGenOptions &Options) {
   unsigned Stages = Options.NumStages;
   if (Options.Arch != ptx::Arch::SM90a)
     return Stages;
-  unsigned Extra = Options.NumWarps > 4 ? 1 : 0;
-  auto SlotBytes = [](int64_t Rows, int64_t Cols) {
-    return (static_cast<uint64_t>(Rows * Cols) * 2 + 1023) / 1024 * 1024;
-  };
+  unsigned Extra = inFlightExtraSlots(Options.NumWarps);
   for (const auto &F : M.functions()) {
     uint64_t PerStage = 0;
     for (const auto &BB : F->blocks())
@@ -66,7 +63,7 @@ unsigned stagesThatFit(const ir::Module &M, const CodeGenOptions &Options) {
                     .Kind == DotKind::Wgmma) {
           const ir::Shape &A = I->getOperand(0)->getType()->getShape();
           const ir::Shape &B = I->getOperand(1)->getType()->getShape();
-          PerStage += SlotBytes(A[0], A[1]) + SlotBytes(B[0], B[1]);
+          PerStage += wgmmaSlotBytes(A[0], A[1]) + wgmmaSlotBytes(B[0], B[1]);
         }
     while (Stages > 2 && PerStage * (Stages + Extra) > MaxRingBytes)
       --Stages;

@@ -134,13 +134,17 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
       std::vector<int64_t> Co = registerCoords(C, R);
       ByColumn[{Co[1], Co[0]}] = R;
     }
-  std::vector<int32_t> Order;
+  struct Element {
+    int32_t R;
+    int64_t Row, Col;
+  };
+  std::vector<Element> Order;
   bool Descending = false;
   for (auto It = ByColumn.begin(); It != ByColumn.end(); Descending = !Descending) {
     auto ColumnEnd = ByColumn.upper_bound({It->first.first, INT64_MAX});
     auto Start = static_cast<std::ptrdiff_t>(Order.size());
     for (; It != ColumnEnd; ++It)
-      Order.push_back(It->second);
+      Order.push_back({It->second, It->first.second, It->first.first});
     if (Descending)
       std::reverse(Order.begin() + Start, Order.end());
   }
@@ -151,11 +155,9 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
       AV[Row] = B.ldShared(Ty::F32, 4, ABase, (Kk * SAT + Row) * 4);
     for (int64_t Col : ColGroups)
       BV[Col] = B.ldShared(Ty::F32, 4, BBase, static_cast<int64_t>(OffB) + (Kk * SB + Col) * 4);
-    for (int32_t R : Order) {
-      std::vector<int64_t> Co = registerCoords(C, R);
-      Out[R] = B.fma(Ty::F32, AV.at(Co[0] & ~int64_t(3))[Co[0] & 3],
-                     BV.at(Co[1] & ~int64_t(3))[Co[1] & 3], Out[R]);
-    }
+    for (const Element &E : Order)
+      Out[E.R] = B.fma(Ty::F32, AV.at(E.Row & ~int64_t(3))[E.Row & 3],
+                       BV.at(E.Col & ~int64_t(3))[E.Col & 3], Out[E.R]);
   }
   fillDuplicateRegisters(C, Out);
   Values[&I] = std::move(Out);

@@ -85,12 +85,23 @@ uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 
-/// A ring of shared-memory slots that loads feeding a wgmma operand copy
-/// into asynchronously (AsyncCopies.cpp).
 /// Rings above this share of the 227 KB of shared memory leave too little
 /// for the other instructions' scratch: such functions keep register loads.
 constexpr uint64_t MaxRingBytes = 192 * 1024;
 
+/// Bytes of one slot of a tensor-core ring holding a Rows x Cols tile of
+/// 2-byte elements: 1024-aligned, as the swizzle atoms must start aligned.
+inline uint64_t wgmmaSlotBytes(int64_t Rows, int64_t Cols) {
+  return (static_cast<uint64_t>(Rows * Cols) * 2 + 1023) / 1024 * 1024;
+}
+
+/// Slots a ring needs beyond one per stage while its dot's MMAs stay in
+/// flight: with several warpgroups, another group may still read the
+/// oldest slot (AsyncCopies.cpp).
+inline unsigned inFlightExtraSlots(unsigned NumWarps) { return NumWarps > 4 ? 1 : 0; }
+
+/// A ring of shared-memory slots that loads feeding a dot operand copy into
+/// asynchronously (AsyncCopies.cpp).
 struct AsyncRing {
   std::vector<const ir::Instruction *> Loads, Phis;
   /// A `trans` between the component and the dot, folded into the layout.
@@ -238,6 +249,11 @@ public:
   /// Before the first ring load of a block that scratch over the rings may
   /// precede: a proxy fence and a barrier.
   void separateFromScratchOverRings();
+  /// The ring value (a load or phi, under a folded `trans`) that operand Idx
+  /// of a dot is, and its ring's index; null where the operand is no ring
+  /// value.
+  std::pair<const ir::Instruction *, unsigned> ringOperand(const ir::Instruction &Dot,
+                                                           unsigned Idx) const;
   /// Operand Idx of a wgmma dot when it is a ring slot: its address and layout.
   std::optional<std::pair<Reg, MmaSharedLayout>> asyncOperand(const ir::Instruction &Dot,
                                                               unsigned Idx);
