@@ -60,6 +60,32 @@ MmaSharedLayout chooseOperandLayout(const ir::Shape &S, std::optional<unsigned> 
   return MmaSharedLayout::make(S[0], S[1], Fallback, 2);
 }
 
+/// Accumulator registers per thread from which a dot's k-steps become a PTX
+/// loop (the 64 x 256 block of each warpgroup in 128 x 256 tiles).
+constexpr size_t LoopedAccumulatorRegs = 128;
+
+/// Whether the k-steps of a wgmma dot are emitted as a PTX loop instead of
+/// unrolled. ptxas's time grows with every wgmma in the PTX that names a
+/// large accumulator: unrolled, the four m64n256k16 steps of the 128 x 256 x 64
+/// tile are a quarter of its PTX -> SASS time. The loop needs every k-step to
+/// move each descriptor by the same amount, for all repetitions.
+template <typename OffsetA, typename OffsetB>
+bool loopOverKSteps(size_t AccRegs, int64_t Steps, OffsetA offsetA, OffsetB offsetB, int64_t MReps,
+                    int64_t NReps) {
+  if (AccRegs < LoopedAccumulatorRegs || Steps < 2)
+    return false;
+  uint64_t StepA = offsetA(16, 0) - offsetA(0, 0), StepB = offsetB(16, 0) - offsetB(0, 0);
+  for (int64_t S = 1; S < Steps; ++S) {
+    for (int64_t MR = 0; MR < MReps; ++MR)
+      if (offsetA(S * 16, MR) != offsetA(0, MR) + S * StepA)
+        return false;
+    for (int64_t NR = 0; NR < NReps; ++NR)
+      if (offsetB(S * 16, NR) != offsetB(0, NR) + S * StepB)
+        return false;
+  }
+  return true;
+}
+
 } // namespace
 
 void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayout &L,
@@ -142,16 +168,21 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   int TransA = SA.ContigDim == 0 ? 1 : 0; // M-major A
   int TransB = SB.ContigDim == 1 ? 1 : 0; // N-major B
   int64_t PerInstr = InstrN / 2;
-  B.emit("wgmma.fence.sync.aligned;");
-  for (int64_t K0 = 0; K0 < K; K0 += 16)
+  // Byte offsets of the operand blocks of k-step K0 and repetition MR / NR.
+  auto offsetA = [&](int64_t K0, int64_t MR) {
+    return SA.ContigDim == 1 ? SA.linearOffset(MR * 64, K0) : SA.linearOffset(K0, MR * 64);
+  };
+  auto offsetB = [&](int64_t K0, int64_t NR) {
+    return SB.ContigDim == 1 ? SB.linearOffset(K0, NR * InstrN) : SB.linearOffset(NR * InstrN, K0);
+  };
+  // The MMAs of one k-step, reading from descriptors DescA / DescB moved to
+  // k-step K0.
+  auto issueStep = [&](const Reg &DescA, const Reg &DescB, int64_t K0) {
     for (int64_t MR = 0; MR < MReps; ++MR)
       for (int64_t NR = 0; NR < NReps; ++NR) {
-        uint64_t AOff =
-            SA.ContigDim == 1 ? SA.linearOffset(MR * 64, K0) : SA.linearOffset(K0, MR * 64);
-        uint64_t BOff =
-            SB.ContigDim == 1 ? SB.linearOffset(K0, NR * InstrN) : SB.linearOffset(NR * InstrN, K0);
-        Reg DA = AOff ? B.add(Ty::S64, DescA.as(Ty::S64), static_cast<int64_t>(AOff >> 4)) : DescA;
-        Reg DB = BOff ? B.add(Ty::S64, DescB.as(Ty::S64), static_cast<int64_t>(BOff >> 4)) : DescB;
+        uint64_t AOff = offsetA(K0, MR), BOff = offsetB(K0, NR);
+        Reg DA = AOff ? B.add(Ty::S64, DescA, static_cast<int64_t>(AOff >> 4)) : DescA;
+        Reg DB = BOff ? B.add(Ty::S64, DescB, static_cast<int64_t>(BOff >> 4)) : DescB;
         std::string List;
         int64_t First = PerInstr * (MR + MReps * NR);
         for (int64_t J = 0; J < PerInstr; ++J)
@@ -161,8 +192,39 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
                ScaleD.name() + ", 1, 1, " + std::to_string(TransA) + ", " + std::to_string(TransB) +
                ";");
       }
+  };
+
+  int64_t Steps = K / 16;
+  if (!loopOverKSteps(Acc.size(), Steps, offsetA, offsetB, MReps, NReps)) {
+    B.emit("wgmma.fence.sync.aligned;");
+    for (int64_t K0 = 0; K0 < K; K0 += 16)
+      issueStep(DescA.as(Ty::S64), DescB.as(Ty::S64), K0);
+    B.emit("wgmma.commit_group.sync.aligned;");
+    B.emit("wgmma.wait_group.sync.aligned " + std::to_string(InFlight) + ";");
+    return;
+  }
+  // One loop iteration per k-step, each its own fenced and committed group.
+  // With one group left open across the back edge, ptxas fences every wgmma
+  // itself and then waits for all of them but one, which serializes the
+  // MMAs (548 against 720 TFLOP/s); with a group per k-step they all stay in
+  // flight, as fast as unrolled. Waiting until InFlight dots' worth of groups
+  // are pending is the point InFlight single-group dots waited for. The
+  // loop must stay rolled: ptxas would unroll four steps back into the
+  // code this avoids.
+  uint64_t StepA = offsetA(16, 0) - offsetA(0, 0), StepB = offsetB(16, 0) - offsetB(0, 0);
+  Reg CurA = B.mov(Ty::S64, DescA.as(Ty::S64)), CurB = B.mov(Ty::S64, DescB.as(Ty::S64));
+  Reg Step = B.mov(Ty::U32, 0);
+  std::string Loop = B.newLabel("wgmma_k");
+  B.label(Loop);
+  B.emit(".pragma \"nounroll\";");
+  B.emit("wgmma.fence.sync.aligned;");
+  issueStep(CurA, CurB, 0);
   B.emit("wgmma.commit_group.sync.aligned;");
-  B.emit("wgmma.wait_group.sync.aligned " + std::to_string(InFlight) + ";");
+  B.movTo(CurA, B.add(Ty::S64, CurA, static_cast<int64_t>(StepA >> 4)));
+  B.movTo(CurB, B.add(Ty::S64, CurB, static_cast<int64_t>(StepB >> 4)));
+  B.movTo(Step, B.add(Ty::U32, Step, 1));
+  B.braIf(B.setp(ptx::Cmp::Lt, Ty::U32, Step, Steps), Loop);
+  B.emit("wgmma.wait_group.sync.aligned " + std::to_string(int64_t(InFlight) * Steps) + ";");
 }
 
 void FunctionLowering::lowerWgmma(const Instruction &I) {
