@@ -85,22 +85,39 @@ std::optional<__int128> pyInt(nb::handle O) {
   return Overflow > 0 ? (static_cast<__int128>(1) << 100) : -(static_cast<__int128>(1) << 100);
 }
 
+/// O's attribute Name, or an invalid object (no Python error left set) when
+/// it has none: one lookup where hasattr followed by attr would take two.
+nb::object attrOrNull(nb::handle O, const char *Name) {
+  PyObject *A = PyObject_GetAttrString(O.ptr(), Name);
+  if (!A)
+    PyErr_Clear();
+  return nb::steal(A);
+}
+
+/// The CUDA device index of a tensor-like object in device memory; throws
+/// for host memory. torch's get_device() answers with one call (the
+/// `device.index` route makes a device object on every launch).
+int64_t tensorDevice(const runtime::KernelSignature &Sig, size_t I, nb::handle O) {
+  // A CPU tensor's address would fault on the device; say so instead.
+  if (nb::object IsCuda = attrOrNull(O, "is_cuda"); IsCuda.is_valid() && !nb::cast<bool>(IsCuda))
+    throw std::invalid_argument(describeArg(Sig, I) +
+                                " is a tensor in host memory; move it to the GPU first");
+  if (nb::object GetDevice = attrOrNull(O, "get_device"); GetDevice.is_valid())
+    return nb::cast<int64_t>(GetDevice());
+  if (nb::object Dev = attrOrNull(O, "device"); Dev.is_valid())
+    if (nb::object Index = attrOrNull(Dev, "index"); Index.is_valid() && !Index.is_none())
+      return nb::cast<int64_t>(Index);
+  return 0;
+}
+
 runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, nb::handle O) {
   if (O.is_none())
     return 0;
-  if (nb::hasattr(O, "data_ptr")) {
-    // A CPU tensor's address would fault on the device; say so instead.
-    if (nb::hasattr(O, "is_cuda") && !nb::cast<bool>(O.attr("is_cuda")))
+  if (nb::object DataPtr = attrOrNull(O, "data_ptr"); DataPtr.is_valid()) {
+    if (tensorDevice(Sig, I, O) > 0)
       throw std::invalid_argument(describeArg(Sig, I) +
-                                  " is a tensor in host memory; move it to the GPU first");
-    if (nb::hasattr(O, "device")) {
-      nb::object Dev = O.attr("device");
-      if (nb::hasattr(Dev, "index") && !Dev.attr("index").is_none() &&
-          nb::cast<int64_t>(Dev.attr("index")) != 0)
-        throw std::invalid_argument(describeArg(Sig, I) +
-                                    " lives on another GPU; tritonc launches on device 0");
-    }
-    std::optional<__int128> P = pyInt(O.attr("data_ptr")());
+                                  " lives on another GPU; tritonc launches on device 0");
+    std::optional<__int128> P = pyInt(DataPtr());
     if (!P || *P < 0)
       throw std::invalid_argument(describeArg(Sig, I) + ": data_ptr() did not return an address");
     return static_cast<runtime::CuDevicePtr>(*P);
@@ -191,7 +208,7 @@ runtime::KernelArg floatArg(const runtime::KernelSignature &Sig, size_t I, runti
   }
 }
 
-runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::sequence &Args) {
+runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::tuple &Args) {
   size_t N = nb::len(Args);
   if (N != Sig.Params.size())
     throw nb::type_error(("kernel " + Sig.Name + " takes " + std::to_string(Sig.Params.size()) +
@@ -242,18 +259,46 @@ runtime::CuStream toStream(nb::handle S) {
 // Kernel
 //===----------------------------------------------------------------------===//
 
+/// A launch grid: an int or a sequence of 1 to 3 positive ints, as (x, y, z).
+driver::Grid3 toGrid(nb::handle G) {
+  auto Bad = [&] {
+    return nb::value_error(
+        ("grid dimensions must be positive ints, got " + std::string(nb::repr(G).c_str())).c_str());
+  };
+  auto Dimension = [&](nb::handle D) {
+    if (PyBool_Check(D.ptr()) || !PyLong_Check(D.ptr()))
+      throw Bad();
+    int Overflow = 0;
+    long long V = PyLong_AsLongLongAndOverflow(D.ptr(), &Overflow);
+    if (Overflow != 0 || V <= 0 || V > 0x7FFFFFFF)
+      throw Bad();
+    return static_cast<unsigned>(V);
+  };
+  if (PyLong_Check(G.ptr()) && !PyBool_Check(G.ptr()))
+    return {Dimension(G), 1, 1};
+  if (!PySequence_Check(G.ptr()) || PyUnicode_Check(G.ptr()))
+    throw Bad();
+  nb::sequence Dims = nb::borrow<nb::sequence>(G);
+  size_t N = nb::len(Dims);
+  if (N < 1 || N > 3)
+    throw nb::value_error(("grid must have 1 to 3 dimensions, not " + std::to_string(N)).c_str());
+  unsigned D[3] = {1, 1, 1};
+  for (size_t I = 0; I < N; ++I)
+    D[I] = Dimension(Dims[I]);
+  return {D[0], D[1], D[2]};
+}
+
 class PyKernel {
 public:
   explicit PyKernel(std::unique_ptr<JitKernel> K) : K(std::move(K)) {}
 
-  void launch(std::tuple<unsigned, unsigned, unsigned> Grid, const nb::sequence &Args,
-              nb::handle Stream) {
+  void launch(const driver::Grid3 &Grid, const nb::tuple &Args, nb::handle Stream) {
     runtime::KernelArgs KArgs = convertArgs(K->signature(), Args);
     runtime::CuStream S = toStream(Stream);
     runtime::Status Result;
     {
       nb::gil_scoped_release Release;
-      Result = K->launch({std::get<0>(Grid), std::get<1>(Grid), std::get<2>(Grid)}, KArgs, S);
+      Result = K->launch(Grid, KArgs, S);
     }
     if (!Result)
       throw LaunchFailure(Result.error());
@@ -298,6 +343,22 @@ public:
 
 private:
   std::unique_ptr<JitKernel> K;
+};
+
+/// k[grid]: a kernel whose grid was checked and converted once, launched by
+/// calling it with the kernel's arguments (and stream=...) without a Python
+/// frame in between.
+class PyLauncher {
+public:
+  PyLauncher(nb::object Owner, PyKernel &K, driver::Grid3 Grid)
+      : Owner(std::move(Owner)), K(K), Grid(Grid) {}
+
+  void call(const nb::args &Args, nb::handle Stream) { K.launch(Grid, Args, Stream); }
+
+private:
+  nb::object Owner; // keeps K alive
+  PyKernel &K;
+  driver::Grid3 Grid;
 };
 
 /// The phases of a compilation as {name: seconds}, "total" included.
@@ -422,8 +483,22 @@ NB_MODULE(_tritonc, m) {
   });
   m.def("cache_dir", [] { return driver::defaultKernelCache().directory(); });
 
+  nb::class_<PyLauncher>(m, "Launcher")
+      .def("__call__", &PyLauncher::call, "args"_a, nb::kw_only(), "stream"_a = nb::none());
+
   nb::class_<PyKernel>(m, "Kernel")
-      .def("launch", &PyKernel::launch, "grid"_a, "args"_a, "stream"_a = nb::none())
+      .def(
+          "launch",
+          [](PyKernel &K, nb::handle Grid, const nb::tuple &Args, nb::handle Stream) {
+            K.launch(toGrid(Grid), Args, Stream);
+          },
+          "grid"_a, "args"_a, "stream"_a = nb::none())
+      .def(
+          "bind",
+          [](nb::handle Self, nb::handle Grid) {
+            return PyLauncher(nb::borrow(Self), nb::cast<PyKernel &>(Self), toGrid(Grid));
+          },
+          "grid"_a)
       .def("variant_ptx", &PyKernel::variantPTX, "specialization"_a)
       .def(
           "variant_shared_mem",

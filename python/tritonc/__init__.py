@@ -15,7 +15,6 @@ arguments TypeError or ValueError. Compiled kernels are cached in
 $TRITONC_CACHE_DIR (default ~/.cache/tritonc).
 """
 
-import functools as _functools
 import operator as _operator
 import os as _os
 
@@ -64,16 +63,6 @@ def _define_value(name, value):
         return "[" + ",".join(_define_value(name, v) for v in value) + "]"
     raise TypeError(f"define {name!r}: expected int, float, bool, str or a list, "
                     f"not {type(value).__name__}")
-
-
-def _grid(grid):
-    dims = (grid,) if isinstance(grid, int) else tuple(grid)
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"grid must have 1 to 3 dimensions, not {len(dims)}")
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, int) or d <= 0 or d > 0x7FFFFFFF:
-            raise ValueError(f"grid dimensions must be positive ints, got {grid!r}")
-    return dims + (1,) * (3 - len(dims))
 
 
 class Kernel:
@@ -164,12 +153,13 @@ class Kernel:
         """Launches on a grid of 1 to 3 dimensions, asynchronously on ``stream``
         (None: the default stream; an int CUstream/cudaStream_t, or an object
         with ``cuda_stream`` such as torch.cuda.Stream)."""
-        self._impl.launch(_grid(grid), args, stream)
+        self._impl.launch(grid, args, stream)
 
     def __getitem__(self, grid):
-        # A partial rather than a closure: cheaper to make and to call, and
-        # k[grid](...) is on every launch's path.
-        return _functools.partial(self.launch, grid)
+        # Checked and converted once, in C++: calling the result launches
+        # with no Python frame in between, as k[grid](...) is on every
+        # launch's path.
+        return self._impl.bind(grid)
 
     def __repr__(self):
         return (f"<tritonc.Kernel {self.signature} {self.arch} num_warps={self.num_warps} "

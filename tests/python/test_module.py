@@ -182,6 +182,21 @@ def test_argument_errors_before_any_device_work():
 
     with pytest.raises(ValueError, match="tensor in host memory"):
         k.launch(1, HostTensor(), 0, 64, 64, 64, 64)
+
+    class OtherGpuTensor:  # torch's way of naming the device: get_device()
+        is_cuda = True
+
+        def get_device(self):
+            return 1
+
+        def data_ptr(self):
+            return 4096
+
+    with pytest.raises(ValueError, match=r"argument 0 \(X\) lives on another GPU"):
+        k[(1, 1)](OtherGpuTensor(), 0, 64, 64, 64, 64)
+    # k[grid] checks the grid when it is bound, before any argument is seen.
+    with pytest.raises(ValueError, match=r"grid dimensions must be positive ints, got \(True, 1\)"):
+        k[(True, 1)]
     # A NumPy array speaks DLPack from host memory.
     with pytest.raises(ValueError, match=r"argument 1 \(Y\) is an array in host memory"):
         k.launch(1, 0, np.zeros(4, np.float32), 64, 64, 64, 64)
