@@ -1,13 +1,16 @@
 """Shared pieces of the benchmark harness: timing, results, configurations and tool lookup.
 
 Timing method (every provider the same way): the work is warmed up, then each timed run writes a
-256 MB buffer first (flushing the L2 cache, and giving the host a head start so that launch overhead
-does not leak into the measurement), then records a CUDA event, runs the work and records a second
-event. All runs are queued back to back and synchronized once; the result is the median.
+256 MB buffer first (flushing the L2 cache), then records a CUDA event, runs the work and records a
+second event. All runs are queued behind a GPU-side wait (torch.cuda._sleep) that lasts longer than
+the host takes to queue them, so the device runs them back to back and no host time (launch
+overhead, a stall of a busy host) leaks into the events; if queueing took longer than the wait, the
+runs are repeated behind a longer one. The result is the median.
 """
 import os
 import shutil
 import statistics
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,21 +33,42 @@ class Timer:
     def __init__(self, warmup=5, runs=30):
         self.warmup, self.runs = warmup, max(runs, 1)
         self.flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+        # GPU clock cycles per millisecond of torch.cuda._sleep, for sizing the wait.
+        start, end = _event(), _event()
+        start.record()
+        torch.cuda._sleep(10_000_000)
+        end.record()
+        torch.cuda.synchronize()
+        self.sleep_cycles_per_ms = 10_000_000 / max(start.elapsed_time(end), 1e-3)
 
     def __call__(self, fn, runs=None, warmup=None):
         runs = runs or self.runs
         for _ in range(self.warmup if warmup is None else warmup):
             fn()
         torch.cuda.synchronize()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(runs)]
-        for start, end in events:
-            self.flush.zero_()
-            start.record()
-            fn()
-            end.record()
-        torch.cuda.synchronize()
+        events = [(_event(), _event()) for _ in range(runs)]
+        wait_ms = 2.0
+        for _attempt in range(4):
+            wait_start, wait_end = _event(), _event()
+            wait_start.record()
+            torch.cuda._sleep(int(wait_ms * self.sleep_cycles_per_ms))
+            wait_end.record()
+            queued_at = time.perf_counter()
+            for start, end in events:
+                self.flush.zero_()
+                start.record()
+                fn()
+                end.record()
+            queue_ms = (time.perf_counter() - queued_at) * 1e3
+            torch.cuda.synchronize()
+            if queue_ms < wait_start.elapsed_time(wait_end):
+                break
+            wait_ms = 2 * queue_ms  # the host fell behind the device: queue again behind a longer wait
         return statistics.median(s.elapsed_time(e) for s, e in events) * 1e-3
+
+
+def _event():
+    return torch.cuda.Event(enable_timing=True)
 
 
 @dataclass(frozen=True)

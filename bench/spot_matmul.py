@@ -4,38 +4,22 @@
     python3 bench/spot_matmul.py --dtype float --sizes 4096,8192 --configs 128x128x16w8s2,64x64x32w4s2
 
 Each configuration is TMxTNxTKwWARPSsSTAGES, with a suffix "c" to fill the operand buffers with cp.async
-instead of bulk tensor copies (tma=False), e.g. 128x256x64w8s3c. Same method as bench.py: fresh torch.randn inputs, CUDA
-events, median of --runs timed runs after warm-up, L2 flushed before each run; TF32 off for float. The
-result is checked against torch (relative max error printed) before it is timed.
+instead of bulk tensor copies (tma=False), e.g. 128x256x64w8s3c. Same timer as bench.py (bench/common.py):
+fresh torch.randn inputs, CUDA events, median of --runs timed runs after warm-up, L2 flushed before each
+run; TF32 off for float. The result is checked against torch (relative max error printed) before it is timed.
 """
 import argparse
 import re
-import statistics
 import time
 from pathlib import Path
 
 import torch
 
 import tritonc
+from common import Timer
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 DTYPES = {"half": torch.float16, "bfloat16": torch.bfloat16, "float": torch.float32}
-
-
-def median_seconds(fn, flush, runs):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        flush.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times) * 1e-3
 
 
 def main():
@@ -47,7 +31,7 @@ def main():
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     dtype = DTYPES[args.dtype]
-    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    timer = Timer(warmup=3, runs=args.runs)
     configs = []
     for text in args.configs.split(","):
         m = re.fullmatch(r"(\d+)x(\d+)x(\d+)w(\d+)s(\d+)(c?)", text)
@@ -59,7 +43,7 @@ def main():
         b = torch.randn(size, size, device="cuda", dtype=dtype)
         ref = (a @ b).float()
         flops = 2.0 * size**3
-        print(f"{args.dtype} {size}^3: cuBLAS {flops / median_seconds(lambda: a @ b, flush, args.runs) / 1e12:.1f} "
+        print(f"{args.dtype} {size}^3: cuBLAS {flops / timer(lambda: a @ b) / 1e12:.1f} "
               "TFLOP/s", flush=True)
         for tm, tn, tk, warps, stages, tma in configs:
             kern = tritonc.compile(str(KERNELS / "matmul.tc"), num_warps=warps, num_stages=stages,
@@ -73,7 +57,7 @@ def main():
             torch.cuda.synchronize()
             first_ms = (time.perf_counter() - start) * 1e3
             err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
-            tflops = flops / median_seconds(run, flush, args.runs) / 1e12
+            tflops = flops / timer(run) / 1e12
             print(f"  {tm}x{tn}x{tk} w{warps} s{stages}{'' if tma else ' cp.async'}: {tflops:.1f} TFLOP/s (relative error {err:.1e}, first launch {first_ms:.0f} ms)",
                   flush=True)
 
