@@ -5,7 +5,9 @@ Timing method (every provider the same way): the work is warmed up, then each ti
 second event. All runs are queued behind a GPU-side wait (torch.cuda._sleep) that lasts longer than
 the host takes to queue them, so the device runs them back to back and no host time (launch
 overhead, a stall of a busy host) leaks into the events; if queueing took longer than the wait, the
-runs are repeated behind a longer one. The result is the median.
+runs are repeated behind a longer one. The result is the median. The providers of one GEMM table are
+timed in interleaved turns (Timer.compare), so that clocks drifting as the GPU heats up weigh on all
+of them alike.
 """
 import os
 import shutil
@@ -42,10 +44,29 @@ class Timer:
         self.sleep_cycles_per_ms = 10_000_000 / max(start.elapsed_time(end), 1e-3)
 
     def __call__(self, fn, runs=None, warmup=None):
-        runs = runs or self.runs
+        self._warm_up(fn, warmup)
+        return statistics.median(self._samples(fn, runs or self.runs)) * 1e-3
+
+    def compare(self, fns, rounds=3):
+        """{name: median device time in seconds} of the callables in `fns`, timed in `rounds`
+        interleaved turns (each a share of the runs), so that clocks drifting as the GPU heats up
+        weigh on every provider alike instead of on whichever is timed last."""
+        for fn in fns.values():
+            self._warm_up(fn, None)
+        per_turn = max(1, -(-self.runs // rounds))
+        samples = {name: [] for name in fns}
+        for _ in range(rounds):
+            for name, fn in fns.items():
+                samples[name] += self._samples(fn, per_turn)
+        return {name: statistics.median(times) * 1e-3 for name, times in samples.items()}
+
+    def _warm_up(self, fn, warmup):
         for _ in range(self.warmup if warmup is None else warmup):
             fn()
         torch.cuda.synchronize()
+
+    def _samples(self, fn, runs):
+        """Device milliseconds of `runs` runs of fn, each after an L2 flush."""
         events = [(_event(), _event()) for _ in range(runs)]
         wait_ms = 2.0
         for _attempt in range(4):
@@ -64,7 +85,7 @@ class Timer:
             if queue_ms < wait_start.elapsed_time(wait_end):
                 break
             wait_ms = 2 * queue_ms  # the host fell behind the device: queue again behind a longer wait
-        return statistics.median(s.elapsed_time(e) for s, e in events) * 1e-3
+        return [s.elapsed_time(e) for s, e in events]
 
 
 def _event():
