@@ -64,26 +64,28 @@ MmaSharedLayout chooseOperandLayout(const ir::Shape &S, std::optional<unsigned> 
 /// loop (the 64 x 256 block of each warpgroup in 128 x 256 tiles).
 constexpr size_t LoopedAccumulatorRegs = 128;
 
-/// Whether the k-steps of a wgmma dot are emitted as a PTX loop instead of
-/// unrolled. ptxas's time grows with every wgmma in the PTX that names a
-/// large accumulator: unrolled, the four m64n256k16 steps of the 128 x 256 x 64
+/// The byte strides of the A and B descriptors per k-step when the k-steps of
+/// a wgmma dot are emitted as a PTX loop instead of unrolled; nullopt to
+/// unroll. ptxas's time grows with every wgmma in the PTX that names a large
+/// accumulator: unrolled, the four m64n256k16 steps of the 128 x 256 x 64
 /// tile are a quarter of its PTX -> SASS time. The loop needs every k-step to
 /// move each descriptor by the same amount, for all repetitions.
 template <typename OffsetA, typename OffsetB>
-bool loopOverKSteps(size_t AccRegs, int64_t Steps, OffsetA offsetA, OffsetB offsetB, int64_t MReps,
-                    int64_t NReps) {
+std::optional<std::pair<uint64_t, uint64_t>> loopedKStepStrides(size_t AccRegs, int64_t Steps,
+                                                                OffsetA offsetA, OffsetB offsetB,
+                                                                int64_t MReps, int64_t NReps) {
   if (AccRegs < LoopedAccumulatorRegs || Steps < 2)
-    return false;
+    return std::nullopt;
   uint64_t StepA = offsetA(16, 0) - offsetA(0, 0), StepB = offsetB(16, 0) - offsetB(0, 0);
   for (int64_t S = 1; S < Steps; ++S) {
     for (int64_t MR = 0; MR < MReps; ++MR)
       if (offsetA(S * 16, MR) != offsetA(0, MR) + S * StepA)
-        return false;
+        return std::nullopt;
     for (int64_t NR = 0; NR < NReps; ++NR)
       if (offsetB(S * 16, NR) != offsetB(0, NR) + S * StepB)
-        return false;
+        return std::nullopt;
   }
-  return true;
+  return std::make_pair(StepA, StepB);
 }
 
 } // namespace
@@ -195,7 +197,9 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   };
 
   int64_t Steps = K / 16;
-  if (!loopOverKSteps(Acc.size(), Steps, offsetA, offsetB, MReps, NReps)) {
+  std::optional<std::pair<uint64_t, uint64_t>> Strides =
+      loopedKStepStrides(Acc.size(), Steps, offsetA, offsetB, MReps, NReps);
+  if (!Strides) {
     B.emit("wgmma.fence.sync.aligned;");
     for (int64_t K0 = 0; K0 < K; K0 += 16)
       issueStep(DescA.as(Ty::S64), DescB.as(Ty::S64), K0);
@@ -211,7 +215,7 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   // are pending is the point InFlight single-group dots waited for. The
   // loop must stay rolled: ptxas would unroll four steps back into the
   // code this avoids.
-  uint64_t StepA = offsetA(16, 0) - offsetA(0, 0), StepB = offsetB(16, 0) - offsetB(0, 0);
+  auto [StepA, StepB] = *Strides;
   Reg CurA = B.mov(Ty::S64, DescA.as(Ty::S64)), CurB = B.mov(Ty::S64, DescB.as(Ty::S64));
   Reg Step = B.mov(Ty::U32, 0);
   std::string Loop = B.newLabel("wgmma_k");
