@@ -353,7 +353,20 @@ public:
   PyLauncher(nb::object Owner, PyKernel &K, driver::Grid3 Grid)
       : Owner(std::move(Owner)), K(K), Grid(Grid) {}
 
-  void call(const nb::args &Args, nb::handle Stream) { K.launch(Grid, Args, Stream); }
+  /// k[grid](*args, stream=None); any other keyword is a TypeError that says
+  /// what the call takes.
+  void call(const nb::args &Args, const nb::kwargs &Keywords) {
+    nb::handle Stream = nb::none();
+    for (auto [Key, Value] : Keywords) {
+      std::string Name = nb::cast<std::string>(nb::str(Key));
+      if (Name != "stream")
+        throw nb::type_error(("k[grid](...) got an unexpected keyword argument '" + Name +
+                              "'; it takes the kernel's arguments and stream=")
+                                 .c_str());
+      Stream = Value;
+    }
+    K.launch(Grid, Args, Stream);
+  }
 
 private:
   nb::object Owner; // keeps K alive
@@ -483,8 +496,7 @@ NB_MODULE(_tritonc, m) {
   });
   m.def("cache_dir", [] { return driver::defaultKernelCache().directory(); });
 
-  nb::class_<PyLauncher>(m, "Launcher")
-      .def("__call__", &PyLauncher::call, "args"_a, nb::kw_only(), "stream"_a = nb::none());
+  nb::class_<PyLauncher>(m, "Launcher").def("__call__", &PyLauncher::call, "args"_a, "kwargs"_a);
 
   nb::class_<PyKernel>(m, "Kernel")
       .def(

@@ -173,6 +173,10 @@ def test_argument_errors_before_any_device_work():
         k[(1, 1, 1, 1)](0, 0, 64, 64, 64, 64)
     with pytest.raises(TypeError, match="stream must be None, an int"):
         k.launch(1, 0, 0, 64, 64, 64, 64, stream="s")
+    with pytest.raises(TypeError, match="stream must be None, an int"):
+        k[(1, 1)](0, 0, 64, 64, 64, 64, stream="s")
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'strem'; it takes the kernel's arguments"):
+        k[(1, 1)](0, 0, 64, 64, 64, 64, strem=None)
 
     class HostTensor:
         is_cuda = False
