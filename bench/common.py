@@ -95,16 +95,22 @@ def _event():
 @dataclass(frozen=True)
 class MatmulConfig:
     """One candidate of the autotuning step."""
-    kernel: str  # "matmul" (matmul.tc) or "grouped" (matmul_grouped.tc, GROUP_M=8)
+    # "matmul" (matmul.tc), "grouped" (matmul_grouped.tc, GROUP_M=8) or "persistent"
+    # (matmul_persistent.tc, GROUP_M=8, one program per SM)
+    kernel: str
     tm: int
     tn: int
     tk: int
     warps: int
     stages: int
 
+    @property
+    def file(self):
+        return {"matmul": "matmul.tc", "grouped": "matmul_grouped.tc",
+                "persistent": "matmul_persistent.tc"}[self.kernel]
+
     def __str__(self):
-        name = "matmul.tc" if self.kernel == "matmul" else "matmul_grouped.tc"
-        return f"{name} {self.tm}x{self.tn}x{self.tk} w{self.warps} s{self.stages}"
+        return f"{self.file} {self.tm}x{self.tn}x{self.tk} w{self.warps} s{self.stages}"
 
 
 def compile_kernel(file, defines, warps, stages=3):

@@ -22,6 +22,7 @@ HALF_CONFIGS = [
     MatmulConfig("matmul", 128, 128, 64, 8, 3), MatmulConfig("matmul", 128, 128, 64, 8, 4),
     MatmulConfig("matmul", 64, 128, 64, 4, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
     MatmulConfig("grouped", 128, 256, 64, 8, 3), MatmulConfig("grouped", 128, 128, 64, 8, 4),
+    MatmulConfig("persistent", 128, 256, 64, 8, 3),
 ]
 QUICK_HALF_CONFIGS = [MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 128, 128, 64, 4, 3)]
 
@@ -86,7 +87,7 @@ def splitk_configs(k, quick):
 
 def _matmul_defines(dtype, cfg, extra=None):
     defines = {"TYPE": DTYPE_NAMES[dtype], "TM": cfg.tm, "TN": cfg.tn, "TK": cfg.tk}
-    if cfg.kernel == "grouped":
+    if cfg.kernel in ("grouped", "persistent"):
         defines["GROUP_M"] = 8
     defines.update(extra or {})
     return defines
@@ -94,7 +95,12 @@ def _matmul_defines(dtype, cfg, extra=None):
 
 def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
     gm, gn = (m + cfg.tm - 1) // cfg.tm, (n + cfg.tn - 1) // cfg.tn
-    grid = (gm, gn) if cfg.kernel == "matmul" else (gm * gn,)
+    if cfg.kernel == "matmul":
+        grid = (gm, gn)
+    elif cfg.kernel == "persistent":
+        grid = (min(gm * gn, torch.cuda.get_device_properties(a.device).multi_processor_count),)
+    else:
+        grid = (gm * gn,)
     return lambda: kern[grid](a, b, c, m, n, k, lda, ldb, ldc)
 
 
@@ -149,8 +155,7 @@ def square(results, timer, triton_peers, quick):
 
             def build(cfg):
                 if cfg not in compiled:
-                    file = "matmul.tc" if cfg.kernel == "matmul" else "matmul_grouped.tc"
-                    compiled[cfg] = compile_kernel(file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
+                    compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
                 kern = compiled[cfg]
                 return kern, _matmul_launcher(kern, cfg, a, b, c, size, size, size, size, size, size)
 
@@ -188,8 +193,7 @@ def fp32(results, timer, quick):
 
         def build(cfg):
             if cfg not in compiled:
-                file = "matmul.tc" if cfg.kernel == "matmul" else "matmul_grouped.tc"
-                compiled[cfg] = compile_kernel(file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
+                compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
             kern = compiled[cfg]
             return kern, _matmul_launcher(kern, cfg, a, b, c, size, size, size, size, size, size)
 

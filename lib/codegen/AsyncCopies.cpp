@@ -352,31 +352,100 @@ void FunctionLowering::planAsyncCopies() {
   RingBytes = Offset;
   if (Rings.empty())
     return;
-  // Blocks where ring data is live (see Lowering.h).
-  transform::LoopInfo LI(F, DT);
-  auto MarkLive = [&](const ir::BasicBlock *BB) {
-    RingLiveBlocks.insert(BlockIndex.at(BB));
-    for (const transform::Loop *L = LI.getLoopFor(BB); L; L = L->getParentLoop())
-      for (const ir::BasicBlock *LB : L->blocks())
-        RingLiveBlocks.insert(BlockIndex.at(LB));
-  };
-  for (const auto &[I, Id] : AsyncOf)
-    MarkLive(I->getParent());
-  for (const auto &[Dot, Wait] : DotWaits)
-    MarkLive(Dot->getParent());
-  // Blocks that a block where scratch may overlap the rings can reach.
-  std::vector<const ir::BasicBlock *> Work;
-  for (const auto &BB : F.blocks())
-    if (!RingLiveBlocks.count(BlockIndex.at(BB.get())))
-      Work.push_back(BB.get());
-  while (!Work.empty()) {
-    const ir::BasicBlock *BB = Work.back();
-    Work.pop_back();
-    for (const ir::BasicBlock *S : BB->successors())
-      if (AfterScratchOverRings.insert(BlockIndex.at(S)).second)
-        Work.push_back(S);
-  }
+  markRingLiveBlocks(DT);
+  markBlocksAfterScratchOverRings();
   planTensorCopies();
+}
+
+void FunctionLowering::markRingLiveBlocks(const ir::DominatorTree &DT) {
+  // Ring data is live in the innermost loop around each dot that reads
+  // rings (its MMAs, the copies of later iterations), in the blocks of the
+  // ring loads, phis and dots, and on every path from a load outside that
+  // loop (the pipeline's prologue, a hand prefetch) to the loop's header.
+  // Loops further out are not live as a whole: between two runs of the
+  // inner loop (the epilogue of one tile of a persistent kernel and the
+  // prologue of the next), scratch may reuse the rings' space.
+  transform::LoopInfo LI(F, DT);
+  std::set<const ir::BasicBlock *> Live;
+  // The block each ring's data must reach: the header of the loop around
+  // a dot reading it, or the dot's own block outside loops.
+  std::map<unsigned, std::set<std::pair<const ir::BasicBlock *, const transform::Loop *>>>
+      TargetsOfRing;
+  for (const auto &[I, Id] : AsyncOf)
+    Live.insert(I->getParent());
+  for (const auto &[Dot, Wait] : DotWaits) {
+    Live.insert(Dot->getParent());
+    const transform::Loop *L = LI.getLoopFor(Dot->getParent());
+    if (L)
+      Live.insert(L->blocks().begin(), L->blocks().end());
+    for (unsigned Idx = 0; Idx < 2; ++Idx)
+      if (auto [Member, Id] = ringOperand(*Dot, Idx); Member)
+        TargetsOfRing[Id].insert({L ? L->getHeader() : Dot->getParent(), L});
+  }
+  for (const auto &[I, Id] : AsyncOf) {
+    if (I->getOpcode() == Opcode::Phi)
+      continue;
+    for (auto [Target, L] : TargetsOfRing[Id]) {
+      if (L && L->contains(I))
+        continue; // a load of a later iteration, in the live loop
+      // The blocks that the load reaches and that reach Target, neither
+      // walk going on through Target.
+      std::set<const ir::BasicBlock *> ReachTarget{Target};
+      std::vector<const ir::BasicBlock *> Work{Target};
+      while (!Work.empty()) {
+        const ir::BasicBlock *BB = Work.back();
+        Work.pop_back();
+        for (const ir::BasicBlock *P : BB->predecessors())
+          if (P != Target && ReachTarget.insert(P).second)
+            Work.push_back(P);
+      }
+      std::set<const ir::BasicBlock *> Reached{I->getParent()};
+      Work = {I->getParent()};
+      while (!Work.empty()) {
+        const ir::BasicBlock *BB = Work.back();
+        Work.pop_back();
+        if (ReachTarget.count(BB))
+          Live.insert(BB);
+        if (BB == Target)
+          continue;
+        for (const ir::BasicBlock *S : BB->successors())
+          if (Reached.insert(S).second)
+            Work.push_back(S);
+      }
+    }
+  }
+  for (const ir::BasicBlock *BB : Live)
+    RingLiveBlocks.insert(BlockIndex.at(BB));
+}
+
+void FunctionLowering::markBlocksAfterScratchOverRings() {
+  // A block must separate its ring copies from scratch over the rings when
+  // some path reaches it from a block using such scratch (one that is not
+  // ring-live) without passing a block that copies into the rings, since
+  // that one separated them already. Marking every block reachable from
+  // scratch would put a fence and a barrier into each iteration of a loop
+  // nested in one whose body uses scratch (a persistent kernel's epilogue).
+  std::set<const ir::BasicBlock *> CopyBlocks;
+  for (const auto &[I, Id] : AsyncOf)
+    if (I->getOpcode() != Opcode::Phi)
+      CopyBlocks.insert(I->getParent());
+  auto DirtyAtEnd = [&](const ir::BasicBlock *BB) {
+    unsigned Index = BlockIndex.at(BB);
+    if (!RingLiveBlocks.count(Index))
+      return true;
+    return AfterScratchOverRings.count(Index) && !CopyBlocks.count(BB);
+  };
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const auto &BB : F.blocks())
+      if (!AfterScratchOverRings.count(BlockIndex.at(BB.get())))
+        for (const ir::BasicBlock *P : BB->predecessors())
+          if (DirtyAtEnd(P)) {
+            AfterScratchOverRings.insert(BlockIndex.at(BB.get()));
+            Changed = true;
+            break;
+          }
+  }
 }
 
 void FunctionLowering::separateFromScratchOverRings() {

@@ -127,6 +127,8 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       Ok = false;
       continue;
     }
+    // What the launch must provide, for readers of the PTX (and the tests).
+    B.comment("dynamic shared memory: " + std::to_string(FL.sharedBytes()) + " bytes");
     KernelInfo Info;
     Info.Name = F.getName();
     Info.NumWarps = Options.NumWarps;

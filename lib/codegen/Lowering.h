@@ -246,6 +246,9 @@ public:
   bool collectAsyncComponent(const ir::Value *Root, const ir::Instruction &Dot, unsigned OperandIdx,
                              AsyncRing &Ring);
   void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
+  /// Fill RingLiveBlocks and AfterScratchOverRings (see below).
+  void markRingLiveBlocks(const ir::DominatorTree &DT);
+  void markBlocksAfterScratchOverRings();
   /// Before the first ring load of a block that scratch over the rings may
   /// precede: a proxy fence and a barrier.
   void separateFromScratchOverRings();
@@ -316,8 +319,9 @@ private:
   /// The tensor-map form of each load of a TMA ring.
   std::map<const ir::Instruction *, analysis::TensorAccess> TensorAccesses;
   std::vector<TensorMapSpec> TensorMaps;
-  /// Blocks reachable from a block where scratch may overlap the rings, and
-  /// those of them where a ring load already separated the two.
+  /// Blocks that a path from a block where scratch may overlap the rings
+  /// reaches with no ring copy on the way, and those of them where a ring
+  /// load already separated the two.
   std::set<unsigned> AfterScratchOverRings, FencedBlocks;
   /// Blocks that wait for every bulk copy at their top (not ring-live ones).
   std::set<unsigned> TensorDrainedBlocks;
@@ -334,9 +338,10 @@ private:
   /// their phis.
   std::set<const ir::Value *> PendingMma;
   uint64_t RingBytes = 0;
-  /// Blocks (by index) where rings hold data: the loops around ring loads,
-  /// phis and dots, and the blocks of those instructions. Elsewhere scratch
-  /// starts at the rings' address (ScratchOverRings bytes).
+  /// Blocks (by index) where rings hold data: the innermost loops around
+  /// dots reading rings, the blocks of ring loads, phis and dots, and the
+  /// paths from those loads to the loops (markRingLiveBlocks). Elsewhere
+  /// scratch starts at the rings' address (ScratchOverRings bytes).
   std::set<unsigned> RingLiveBlocks, DrainedBlocks;
   uint64_t ScratchOverRings = 0;
 

@@ -42,7 +42,7 @@ SWEEP_TYPES = ("half", "bfloat16", "float")
 # Tile sizes of the performance range (the suite's are small so the interpreter stays fast), each with the
 # num_warps it would run with: (kernels, tile, num_warps). Not conv: ptxas takes 5 s (64 x 64) to 10 s
 # (128 x 128) per module of it, half of this script's time; its suite and sweep configurations stay.
-MATMULS = ("matmul.tc", "matmul_grouped.tc", "matmul_splitk.tc")
+MATMULS = ("matmul.tc", "matmul_grouped.tc", "matmul_persistent.tc", "matmul_splitk.tc")
 LARGE_TILES = [
     (MATMULS, {"TM": 64, "TN": 64, "TK": 32}, 4),
     (MATMULS, {"TM": 128, "TN": 128, "TK": 32}, 8),
@@ -160,6 +160,8 @@ def collect(tritonc):
     for tile, warps in ALIGNED_TILES:
         for extra in ([], ["--no-tma"]):
             configs.append(Config("matmul.tc", tile, [f"--num-warps={warps}", ALIGNED] + extra, "sweep"))
+            configs.append(Config("matmul_persistent.tc", tile, [f"--num-warps={warps}", ALIGNED] + extra,
+                                  "sweep"))
     unique, seen = [], set()
     for c in configs:
         # num_warps 4 is the default: the same compilation as without --num-warps

@@ -345,6 +345,14 @@ MATMUL_GROUPED_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 16, "GROUP_M": 2},
     {"TYPE": "half", "TM": 16, "TN": 16, "TK": 8, "GROUP_M": 3},
 ]
+# (defines, programs): fewer programs than tiles (each loops over several, across K rings on the GPU)
+# and more (the extra ones have no tile).
+MATMUL_PERSISTENT_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "GROUP_M": 2}, 3),
+    ({"TYPE": "half", "TM": 16, "TN": 32, "TK": 16, "GROUP_M": 3}, 1),
+    ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, 2),
+    ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64, "GROUP_M": 2}, 40),
+]
 MATMUL_SPLITK_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 1},
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3},
@@ -434,7 +442,7 @@ def test_transpose_checked(defines, rng, launch):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# matmul.tc, matmul_grouped.tc, matmul_splitk.tc
+# matmul.tc, matmul_grouped.tc, matmul_persistent.tc, matmul_splitk.tc
 # ---------------------------------------------------------------------------------------------------------
 
 
@@ -539,6 +547,24 @@ def test_matmul_grouped(defines, rng, launch):
     b, bv = padded_matrix(rng, k, n, ldb, ty)
     c = poisoned((m, ldc), ty)
     out = launch("matmul_grouped.tc", defines, (cdiv(m, tm) * cdiv(n, tn),),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
+                  ("stride_bk", ldb), ("stride_cm", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
+@pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_CONFIGS])
+def test_matmul_persistent(defines, programs, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m, n = not_multiple(rng, 2 * tm, 3 * tm, tm), not_multiple(rng, tn + 1, 2 * tn, tn)
+    k = not_multiple(rng, tk + 1, 3 * tk, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul_persistent.tc", defines, (programs,),
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
                   ("stride_bk", ldb), ("stride_cm", ldc)])
     assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
@@ -1099,6 +1125,7 @@ ALL_CONFIGS = (
     + [("transpose_checked.tc", d) for d in TRANSPOSE_CHECKED_CONFIGS]
     + [("matmul.tc", c[0]) for c in MATMUL_CONFIGS]
     + [("matmul_grouped.tc", d) for d in MATMUL_GROUPED_CONFIGS]
+    + [("matmul_persistent.tc", c[0]) for c in MATMUL_PERSISTENT_CONFIGS]
     + [("matmul_splitk.tc", d) for d in MATMUL_SPLITK_CONFIGS]
     + [("conv.tc", c[0]) for c in CONV_CONFIGS]
     + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
