@@ -171,7 +171,14 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
     return false;
   Ring.Trans = ViaTrans ? Trans : nullptr;
   Ring.ElemBytes = ElemBytes;
-  Ring.NumSlots = std::max<unsigned>(2, static_cast<unsigned>(Ring.Phis.size()) + 1);
+  // The chain's phis are those of the header the operand is read from;
+  // phis elsewhere (a loop around, carrying the prologue of its next run:
+  // TilePrefetch.cpp) pass those slots on without holding more at once.
+  unsigned ChainPhis = 0;
+  if (const Instruction *R = asInst(Root); R->getOpcode() == Opcode::Phi)
+    for (const Instruction *Phi : Ring.Phis)
+      ChainPhis += Phi->getParent() == R->getParent();
+  Ring.NumSlots = std::max<unsigned>(2, ChainPhis + 1);
   if (Fma) {
     // The slot holds A as [K, M] and B as [K, N], rows padded by 16 bytes
     // (sharedTileStrides), as lowerDotFmaVectorized stages them: in dot
@@ -357,6 +364,26 @@ void FunctionLowering::planAsyncCopies() {
   planTensorCopies();
 }
 
+/// Whether BB may run after L did: it is reachable from one of L's exits.
+static bool reachableFromExits(const transform::Loop &L, const ir::BasicBlock *BB) {
+  std::set<const ir::BasicBlock *> Seen;
+  std::vector<const ir::BasicBlock *> Work;
+  for (const ir::BasicBlock *LB : L.blocks())
+    for (const ir::BasicBlock *S : LB->successors())
+      if (!L.contains(S) && Seen.insert(S).second)
+        Work.push_back(S);
+  while (!Work.empty()) {
+    const ir::BasicBlock *Cur = Work.back();
+    Work.pop_back();
+    if (Cur == BB)
+      return true;
+    for (const ir::BasicBlock *S : Cur->successors())
+      if (Seen.insert(S).second)
+        Work.push_back(S);
+  }
+  return false;
+}
+
 void FunctionLowering::markRingLiveBlocks(const ir::DominatorTree &DT) {
   // Ring data is live in the innermost loop around each dot that reads
   // rings (its MMAs, the copies of later iterations), in the blocks of the
@@ -399,6 +426,8 @@ void FunctionLowering::markRingLiveBlocks(const ir::DominatorTree &DT) {
           if (P != Target && ReachTarget.insert(P).second)
             Work.push_back(P);
       }
+      if (L && reachableFromExits(*L, I->getParent()))
+        RefillBlocks.insert(BlockIndex.at(I->getParent()));
       std::set<const ir::BasicBlock *> Reached{I->getParent()};
       Work = {I->getParent()};
       while (!Work.empty()) {
@@ -416,6 +445,21 @@ void FunctionLowering::markRingLiveBlocks(const ir::DominatorTree &DT) {
   }
   for (const ir::BasicBlock *BB : Live)
     RingLiveBlocks.insert(BlockIndex.at(BB));
+}
+
+void FunctionLowering::drainBeforeRefill() {
+  // A ring load after an earlier run of its loop (the prologue of the next
+  // tile, issued above the current tile's epilogue: TilePrefetch.cpp) reuses
+  // slots that the loop's last MMAs may still read and that masked-off
+  // copies of its last iterations may still fill: everything is finished,
+  // in every warpgroup, before the first such copy of the block.
+  if (!RefillBlocks.count(CurrentBlock) || !RefilledBlocks.insert(CurrentBlock).second)
+    return;
+  drainTensorCopies();
+  B.emit("cp.async.wait_all;");
+  if (!AsyncDots.empty())
+    B.emit("wgmma.wait_group.sync.aligned 0;");
+  forcedBarrier();
 }
 
 void FunctionLowering::markBlocksAfterScratchOverRings() {
@@ -462,6 +506,7 @@ void FunctionLowering::separateFromScratchOverRings() {
 }
 
 void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
+  drainBeforeRefill();
   if (Ring.TensorMap >= 0)
     return lowerTensorLoad(I, Ring);
   separateFromScratchOverRings();

@@ -159,15 +159,118 @@ static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const
   return Out;
 }
 
+/// The log2 of the row of each register of L, above bit Shift (0 when L
+/// maps no lane or warp bit there: the rows' high bits are the registers').
+static bool rowHighBitsAreRegisterBits(const LinearLayout &L, unsigned Shift) {
+  for (const LinearLayout::InDim &In : L.getInDims())
+    if (In.Name != "register")
+      for (const LinearLayout::Basis &Bs : In.Bases)
+        if (Bs[0] >> Shift)
+          return false;
+  return true;
+}
+
+unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemBytes,
+                                            const LinearLayout &To) const {
+  // Scratch after live rings (a persistent kernel's epilogue, while the
+  // next tile's operands arrive) must fit next to them: convert a 128 x 256
+  // f16 tile (66 KB) in row blocks when the rings hold 192 KB. The loads of
+  // each block must be known per register (the destination's high row bits
+  // are register bits); the stores are predicated per thread.
+  if (Rings.empty() || !RingLiveBlocks.count(CurrentBlock) || S.size() != 2)
+    return 1;
+  // The opt-in dynamic shared memory of one block, less room for the static
+  // mbarriers: 227 KB on sm_90, 163 KB on sm_80 (A100).
+  uint64_t Limit = (Options.Arch == ptx::Arch::SM90a ? 232448 : 166912) - 2048;
+  for (unsigned Chunks = 1; Chunks <= 8 && S[0] % Chunks == 0; Chunks *= 2) {
+    ir::Shape Part{S[0] / Chunks, S[1]};
+    if (Chunks > 1 && !rowHighBitsAreRegisterBits(To, static_cast<unsigned>(__builtin_ctzll(
+                                                          static_cast<uint64_t>(Part[0])))))
+      return 1;
+    if (RingBytes + sharedTileBytes(Part, ElemBytes) <= Limit)
+      return Chunks;
+  }
+  return 1;
+}
+
 Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, const ir::Shape &S,
                                         const LinearLayout &From, const LinearLayout &To) {
   Ty T = ptxTypeOf(Elem);
-  uint64_t Bytes = sharedTileBytes(S, T == Ty::Pred ? 2 : ptx::tyBits(T) / 8);
+  unsigned ElemBytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   B.comment("layout conversion through shared memory");
+  if (unsigned Chunks = conversionChunks(S, ElemBytes, To); Chunks > 1)
+    return convertInRowBlocks(Vals, Elem, S, From, To, Chunks);
+  uint64_t Bytes = sharedTileBytes(S, ElemBytes);
   sharedAccess(true, Bytes);
   storeTileToShared(Vals, Elem, S, From, 0);
   sharedAccess(false, Bytes);
   return loadTileFromShared(*this, Elem, S, To, 0);
+}
+
+Regs FunctionLowering::convertInRowBlocks(const Regs &Vals, const ir::Type *Elem,
+                                          const ir::Shape &S, const LinearLayout &From,
+                                          const LinearLayout &To, unsigned Chunks) {
+  Ty T = ptxTypeOf(Elem);
+  Ty MT = moveTypeOf(T);
+  unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
+  int64_t Rows = S[0] / Chunks;
+  unsigned Shift = static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(Rows)));
+  uint64_t ChunkBytes = sharedTileBytes({Rows, S[1]}, Bytes);
+  int64_t RowBytes = sharedTileStrides(S, Bytes)[0] * Bytes;
+  // Block c of rows sits at the scratch base: addresses of the whole tile,
+  // moved back by c blocks.
+  auto BlockOffset = [&](unsigned C) {
+    return static_cast<uint64_t>(-static_cast<int64_t>(C) * Rows * RowBytes);
+  };
+  auto [StAddr, StOffsets] = sharedAddresses(*this, From, S, Bytes, 0);
+  auto [LdAddr, LdOffsets] = sharedAddresses(*this, To, S, Bytes, 0);
+  Reg ThreadBlock = B.shr(Ty::U32, threadCoords(From)[0], static_cast<int64_t>(Shift));
+  Reg Owner = ownerPredicate(From);
+  std::vector<bool> Dup = duplicateRegisters(From);
+  unsigned StWidth = sharedVectorWidth(From, Bytes), LdWidth = sharedVectorWidth(To, Bytes);
+  auto [StWordTy, StWords] = sharedWords(MT, Bytes, StWidth);
+  auto [LdWordTy, LdWords] = sharedWords(MT, Bytes, LdWidth);
+  Regs Out(static_cast<size_t>(numRegisters(To)));
+  for (unsigned C = 0; C < Chunks; ++C) {
+    sharedAccess(true, ChunkBytes);
+    Reg StBase = B.add(Ty::U32, StAddr, static_cast<int64_t>(BlockOffset(C)));
+    std::map<int64_t, Reg> InBlock; // by the register's own block bits
+    for (int32_t R0 = 0; R0 < numRegisters(From); R0 += StWidth) {
+      if (Dup[R0])
+        continue;
+      int64_t RegBlock = registerCoords(From, R0)[0] >> Shift;
+      Reg &P = InBlock[RegBlock];
+      if (!P.valid()) {
+        P = B.setp(Cmp::Eq, Ty::U32, B.bitOr(Ty::B32, ThreadBlock, RegBlock), C);
+        if (Owner.valid())
+          P = B.predAnd(P, Owner);
+      }
+      Regs Packed;
+      for (unsigned W = 0; W < StWords; ++W)
+        Packed.push_back(StWordTy == MT ? Vals[R0 + W].as(MT)
+                                        : B.pack2x16(Vals[R0 + 2 * W].as(MT),
+                                                     Vals[R0 + 2 * W + 1].as(MT), Ty::B32));
+      B.stShared(StWordTy, StBase, StOffsets[R0], Packed, ptx::Guard{P, false});
+    }
+    sharedAccess(false, ChunkBytes);
+    Reg LdBase = B.add(Ty::U32, LdAddr, static_cast<int64_t>(BlockOffset(C)));
+    for (int32_t R0 = 0; R0 < numRegisters(To); R0 += LdWidth) {
+      if ((registerCoords(To, R0)[0] >> Shift) != static_cast<int64_t>(C))
+        continue;
+      Regs Loaded = B.ldShared(LdWordTy, LdWords, LdBase, LdOffsets[R0]);
+      size_t R = static_cast<size_t>(R0);
+      for (const Reg &W : Loaded) {
+        if (LdWordTy == MT) {
+          Out[R++] = W.as(T);
+          continue;
+        }
+        auto [Lo, Hi] = B.unpack2x16(W, Ty::B16);
+        Out[R++] = Lo.as(T);
+        Out[R++] = Hi.as(T);
+      }
+    }
+  }
+  return Out;
 }
 
 Reg FunctionLowering::broadcastFromThread0(const Reg &Value, const ir::Type *T) {

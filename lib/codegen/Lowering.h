@@ -208,6 +208,11 @@ public:
 
   Regs convertViaShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
                         const LinearLayout &From, const LinearLayout &To);
+  /// How many row blocks a conversion of an [S0, S1] tile goes through
+  /// shared memory in (1: all at once; see convertInRowBlocks).
+  unsigned conversionChunks(const ir::Shape &S, unsigned ElemBytes, const LinearLayout &To) const;
+  Regs convertInRowBlocks(const Regs &Vals, const ir::Type *Elem, const ir::Shape &S,
+                          const LinearLayout &From, const LinearLayout &To, unsigned Chunks);
   void lowerReduce(const ir::Instruction &I);
   /// Makes a scalar computed by thread 0 only (Value valid there) uniform.
   Reg broadcastFromThread0(const Reg &Value, const ir::Type *T);
@@ -249,6 +254,9 @@ public:
   /// Fill RingLiveBlocks and AfterScratchOverRings (see below).
   void markRingLiveBlocks(const ir::DominatorTree &DT);
   void markBlocksAfterScratchOverRings();
+  /// Before the first ring load of a block that may run after the loop
+  /// reading the ring did: drain the rings and the MMAs, then a barrier.
+  void drainBeforeRefill();
   /// Before the first ring load of a block that scratch over the rings may
   /// precede: a proxy fence and a barrier.
   void separateFromScratchOverRings();
@@ -323,6 +331,9 @@ private:
   /// reaches with no ring copy on the way, and those of them where a ring
   /// load already separated the two.
   std::set<unsigned> AfterScratchOverRings, FencedBlocks;
+  /// Blocks with ring loads that may run after the loop reading those rings
+  /// ran (drainBeforeRefill), and those of them already drained.
+  std::set<unsigned> RefillBlocks, RefilledBlocks;
   /// Blocks that wait for every bulk copy at their top (not ring-live ones).
   std::set<unsigned> TensorDrainedBlocks;
   /// Loads and phis carried in rings, by ring index.

@@ -1,12 +1,15 @@
 //===- LoopPipeline.cpp - Issues dot operand loads iterations ahead -------===//
 #include "tritonc/transform/LoopPipeline.h"
 
+#include "IterationValues.h"
+
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace tritonc::transform {
@@ -14,21 +17,6 @@ namespace tritonc::transform {
 using namespace ir;
 
 namespace {
-
-/// Where a value "at iteration i + t" is computed: in the preheader (where
-/// i = 0 and induction phis are their initial values) or at the end of the
-/// body (where i is the current iteration).
-enum class Where { Preheader, Body };
-
-/// phi = [Init from the preheader, Next from the body]; Next is
-/// `add phi, Step`, `add Step, phi`, `sub phi, Step` or `gep phi, Step`, or
-/// null when the phi passes itself around (an invariant).
-struct Induction {
-  Instruction *Phi = nullptr;
-  Value *Init = nullptr;
-  Instruction *Next = nullptr;
-  Value *Step = nullptr;
-};
 
 /// A load whose value reaches a dot operand.
 struct OperandLoad {
@@ -73,19 +61,14 @@ public:
 
 private:
   std::string findOperandLoads();
-  bool isInvariant(Value *V);
-  bool isSliceClean(Value *V);
-
-  Instruction *insertPoint(Where W) const {
-    return W == Where::Body ? Body->getTerminator() : Preheader->getTerminator();
+  Value *valueAt(Value *V, Where W, unsigned T) { return IV->valueAt(V, W, T); }
+  Instruction *insert(Where W, std::unique_ptr<Instruction> I, const Instruction *Like) {
+    return IV->insert(W, std::move(I), Like);
   }
-  Instruction *insert(Where W, std::unique_ptr<Instruction> I, const Instruction *Like);
-  Value *valueAt(Value *V, Where W, unsigned T);
-  Value *inductionAt(const Induction &Ind, Where W, unsigned T);
+  Value *andWith(Where W, Value *A, Value *B) { return IV->andWith(W, A, B); }
   Value *loopRunsAt(Where W, unsigned T);
   Value *guardInPreheader(unsigned Iteration);
   Value *guardInBody();
-  Value *andWith(Where W, Value *A, Value *B);
   void prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard);
   Instruction *emitLoad(OperandLoad &Op, Where W, const std::string &Name);
 
@@ -99,18 +82,14 @@ private:
   Value *Cond = nullptr;
   bool BodyOnTrue = true;
 
-  std::map<Instruction *, Induction> Inductions;
-  /// Next of an induction -> its phi.
-  std::map<Instruction *, Instruction *> NextOf;
+  /// Values at later iterations, cloned at the end of the body.
+  std::optional<IterationValues> IV;
   std::vector<OperandLoad> Loads;
 
-  std::map<Value *, bool> InvariantMemo, CleanMemo;
-  std::map<std::tuple<Value *, Where, unsigned>, Value *> ValueMemo;
   std::map<std::pair<Where, unsigned>, Value *> RunsMemo;
   /// Splats of guards and zeros of load types, made once each.
   std::map<std::pair<Value *, const Type *>, Value *> SplatMemo;
   std::map<const Type *, Value *> ZeroMemo;
-  std::map<std::tuple<Where, Value *, Value *>, Value *> AndMemo;
   std::vector<Value *> PreheaderGuards;
   Value *BodyGuard = nullptr;
 };
@@ -146,42 +125,16 @@ std::string LoopPipeliner::analyze() {
     if (I->getOpcode() == Opcode::Phi)
       return "the body has phis";
 
-  for (auto &IPtr : Header->instructions()) {
-    Instruction *Phi = IPtr.get();
-    if (Phi->getOpcode() != Opcode::Phi)
-      break;
-    Induction Ind;
-    Ind.Phi = Phi;
-    Ind.Init = Phi->getIncomingValueFor(Preheader);
-    Value *Back = Phi->getIncomingValueFor(Body);
-    if (!Ind.Init || !Back || Phi->getNumOperands() != 2)
-      continue;
-    if (Back != Phi) {
-      Instruction *Next = asInstruction(Back);
-      if (!Next || !L.contains(Next))
-        continue;
-      Opcode Op = Next->getOpcode();
-      if (Op != Opcode::Add && Op != Opcode::Sub && Op != Opcode::GEP)
-        continue;
-      if (Next->getOperand(0) == Phi)
-        Ind.Step = Next->getOperand(1);
-      else if (Op == Opcode::Add && Next->getOperand(1) == Phi)
-        Ind.Step = Next->getOperand(0);
-      if (!Ind.Step || !isInvariant(Ind.Step))
-        continue;
-      Ind.Next = Next;
-      NextOf[Next] = Phi;
-    }
-    Inductions[Phi] = Ind;
-  }
+  IV.emplace(L, Preheader, Body, Body->getTerminator(), /*NextAtBodyPoint=*/true);
+  IV->findInductions();
 
   if (std::string Why = findOperandLoads(); !Why.empty())
     return Why;
-  if (!isSliceClean(Cond))
+  if (!IV->isSliceClean(Cond))
     return "the exit condition is not a pure function of inductions";
   for (OperandLoad &Op : Loads)
     for (Value *V : Op.Load->operands())
-      if (!isSliceClean(V))
+      if (!IV->isSliceClean(V))
         return "the address, mask or other value of a dot operand load is not a pure function "
                "of inductions";
   return "";
@@ -236,118 +189,6 @@ std::string LoopPipeliner::findOperandLoads() {
   return "";
 }
 
-bool LoopPipeliner::isInvariant(Value *V) {
-  Instruction *I = asInstruction(V);
-  if (!I || !L.contains(I))
-    return true;
-  if (auto It = InvariantMemo.find(V); It != InvariantMemo.end())
-    return It->second;
-  bool Ok = I->getOpcode() != Opcode::Phi && isSafeToSpeculate(*I) &&
-            std::all_of(I->operands().begin(), I->operands().end(),
-                        [&](Value *Op) { return isInvariant(Op); });
-  return InvariantMemo[V] = Ok;
-}
-
-bool LoopPipeliner::isSliceClean(Value *V) {
-  Instruction *I = asInstruction(V);
-  if (!I || !L.contains(I))
-    return true;
-  if (I->getOpcode() == Opcode::Phi)
-    return Inductions.count(I) != 0;
-  if (auto It = CleanMemo.find(V); It != CleanMemo.end())
-    return It->second;
-  bool Ok = isSafeToSpeculate(*I) && std::all_of(I->operands().begin(), I->operands().end(),
-                                                 [&](Value *Op) { return isSliceClean(Op); });
-  return CleanMemo[V] = Ok;
-}
-
-Instruction *LoopPipeliner::insert(Where W, std::unique_ptr<Instruction> I,
-                                   const Instruction *Like) {
-  if (Like) {
-    I->Loc = Like->Loc;
-    I->setName(Like->getName());
-  }
-  Instruction *Pos = insertPoint(W);
-  BasicBlock *BB = Pos->getParent();
-  return BB->insert(BB->iteratorTo(Pos), std::move(I));
-}
-
-Value *LoopPipeliner::valueAt(Value *V, Where W, unsigned T) {
-  Instruction *I = asInstruction(V);
-  if (!I || !L.contains(I) || (W == Where::Body && T == 0))
-    return V;
-  // An invariant has the same value at every iteration, and every loop
-  // instruction is available at the end of the body.
-  if (isInvariant(V)) {
-    if (W == Where::Body)
-      return V;
-    T = 0;
-  }
-  if (I->getOpcode() == Opcode::Phi)
-    return inductionAt(Inductions.at(I), W, T);
-  // The update of an induction at iteration i + T is the induction at
-  // i + T + 1: one instruction instead of two.
-  if (auto It = NextOf.find(I); It != NextOf.end())
-    return inductionAt(Inductions.at(It->second), W, T + 1);
-  auto Key = std::make_tuple(V, W, T);
-  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
-    return It->second;
-  std::vector<Value *> Ops;
-  for (Value *Op : I->operands())
-    Ops.push_back(valueAt(Op, W, T));
-  auto Clone = Instruction::create(I->getOpcode(), I->getType(), Ops);
-  Clone->Predicate = I->Predicate;
-  Clone->Reduction = I->Reduction;
-  Clone->Axis = I->Axis;
-  Clone->RangeStart = I->RangeStart;
-  Clone->RangeEnd = I->RangeEnd;
-  return ValueMemo[Key] = insert(W, std::move(Clone), I);
-}
-
-Value *LoopPipeliner::inductionAt(const Induction &Ind, Where W, unsigned T) {
-  Value *Base = W == Where::Body ? static_cast<Value *>(Ind.Phi) : Ind.Init;
-  if (T == 0 || !Ind.Next)
-    return Base;
-  // The loop's own update already is the induction at i + 1.
-  if (W == Where::Body && T == 1)
-    return Ind.Next;
-  auto Key = std::make_tuple(static_cast<Value *>(Ind.Phi), W, T);
-  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
-    return It->second;
-
-  Opcode Op = Ind.Next->getOpcode();
-  Value *Step = valueAt(Ind.Step, W, 0);
-  Value *Result = nullptr;
-  // A constant step folds into one constant T * step. Integer add and sub
-  // wrap like the repeated additions they replace; gep sign-extends its
-  // offset, so there the product must fit in the offset's type.
-  if (Constant *C = getConstantOrSplat(Step); C && !C->isUndef()) {
-    unsigned Bits = Step->getType()->getIntBits();
-    int64_t Product = 0;
-    bool Fits = !__builtin_mul_overflow(C->getInt(), static_cast<int64_t>(T), &Product);
-    Constant *B = asConstant(Base);
-    if (Fits && Op != Opcode::GEP && B && !B->isUndef()) {
-      // A constant initial value (`for (k = 0; ...)`) folds completely.
-      int64_t V = Op == Opcode::Add ? static_cast<int64_t>(static_cast<uint64_t>(B->getInt()) +
-                                                           static_cast<uint64_t>(Product))
-                                    : static_cast<int64_t>(static_cast<uint64_t>(B->getInt()) -
-                                                           static_cast<uint64_t>(Product));
-      return ValueMemo[Key] = M.getInt(Ind.Phi->getType(), V);
-    }
-    if (Fits && (Op != Opcode::GEP || normalizeInt(Product, Bits) == Product)) {
-      Constant *TC = M.getInt(Step->getType()->getScalarType(), Product);
-      // A splatted constant is loop-invariant: it goes in the preheader.
-      Value *Offset = materializeConstant(TC, Step->getType(), Preheader->getTerminator());
-      Result = insert(W, Instruction::create(Op, Ind.Phi->getType(), {Base, Offset}), Ind.Next);
-    }
-  }
-  if (!Result) {
-    Value *Prev = inductionAt(Ind, W, T - 1);
-    Result = insert(W, Instruction::create(Op, Ind.Phi->getType(), {Prev, Step}), Ind.Next);
-  }
-  return ValueMemo[Key] = Result;
-}
-
 Value *LoopPipeliner::loopRunsAt(Where W, unsigned T) {
   auto Key = std::make_pair(W, T);
   if (auto It = RunsMemo.find(Key); It != RunsMemo.end())
@@ -356,13 +197,6 @@ Value *LoopPipeliner::loopRunsAt(Where W, unsigned T) {
   if (!BodyOnTrue)
     C = insert(W, Instruction::create(Opcode::Xor, C->getType(), {C, M.getBool(true)}), nullptr);
   return RunsMemo[Key] = C;
-}
-
-Value *LoopPipeliner::andWith(Where W, Value *A, Value *B) {
-  Value *&And = AndMemo[std::make_tuple(W, A, B)];
-  if (!And)
-    And = insert(W, Instruction::create(Opcode::And, A->getType(), {A, B}), nullptr);
-  return And;
 }
 
 Value *LoopPipeliner::guardInPreheader(unsigned Iteration) {
@@ -523,8 +357,10 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
   // Rewriting a loop adds instructions but no blocks or edges, so the loop
   // info stays valid for the other loops.
   for (Loop *L : LI.loopsInnermostFirst())
-    if (L->subLoops().empty())
-      Changed |= pipelineLoop(*L, NumStages).Changed;
+    if (L->subLoops().empty() && pipelineLoop(*L, NumStages).Changed) {
+      Changed = true;
+      prefetchAcrossTiles(*L);
+    }
   return Changed;
 }
 

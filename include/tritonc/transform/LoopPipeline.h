@@ -74,4 +74,9 @@ struct LoopPipelineResult {
 /// dominator tree of the function stay valid.
 LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages);
 
+/// Issues the prologue loads of the pipelined loop Inner one iteration of
+/// its parent loop ahead, above the code after Inner (TilePrefetch.cpp);
+/// returns whether it did. The control-flow graph does not change.
+bool prefetchAcrossTiles(const Loop &Inner);
+
 } // namespace tritonc::transform

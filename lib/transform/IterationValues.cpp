@@ -1,0 +1,186 @@
+//===- IterationValues.cpp - A loop's values at later iterations ----------===//
+#include "IterationValues.h"
+
+#include "tritonc/transform/LoopInfo.h"
+#include "tritonc/transform/Utils.h"
+
+#include <algorithm>
+
+namespace tritonc::transform {
+
+using namespace ir;
+
+static bool isDivision(Opcode Op) {
+  return Op == Opcode::SDiv || Op == Opcode::UDiv || Op == Opcode::SRem || Op == Opcode::URem;
+}
+
+IterationValues::IterationValues(const Loop &L, BasicBlock *Preheader, BasicBlock *Latch,
+                                 Instruction *BodyPoint, bool NextAtBodyPoint)
+    : L(L), Preheader(Preheader), Latch(Latch), BodyPoint(BodyPoint),
+      NextAtBodyPoint(NextAtBodyPoint), M(*L.getHeader()->getParent()->getParent()) {}
+
+void IterationValues::findInductions() {
+  for (auto &IPtr : L.getHeader()->instructions()) {
+    Instruction *Phi = IPtr.get();
+    if (Phi->getOpcode() != Opcode::Phi)
+      break;
+    Induction Ind;
+    Ind.Phi = Phi;
+    Ind.Init = Phi->getIncomingValueFor(Preheader);
+    Value *Back = Phi->getIncomingValueFor(Latch);
+    if (!Ind.Init || !Back || Phi->getNumOperands() != 2)
+      continue;
+    if (Back != Phi) {
+      Instruction *Next = asInstruction(Back);
+      if (!Next || !L.contains(Next))
+        continue;
+      Opcode Op = Next->getOpcode();
+      if (Op != Opcode::Add && Op != Opcode::Sub && Op != Opcode::GEP)
+        continue;
+      if (Next->getOperand(0) == Phi)
+        Ind.Step = Next->getOperand(1);
+      else if (Op == Opcode::Add && Next->getOperand(1) == Phi)
+        Ind.Step = Next->getOperand(0);
+      if (!Ind.Step || !isInvariant(Ind.Step))
+        continue;
+      Ind.Next = Next;
+      NextOf[Next] = Phi;
+    }
+    Inductions[Phi] = Ind;
+  }
+}
+
+bool IterationValues::isInvariant(Value *V) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I))
+    return true;
+  if (auto It = InvariantMemo.find(V); It != InvariantMemo.end())
+    return It->second;
+  bool Ok = I->getOpcode() != Opcode::Phi && isSafeToSpeculate(*I) &&
+            std::all_of(I->operands().begin(), I->operands().end(),
+                        [&](Value *Op) { return isInvariant(Op); });
+  return InvariantMemo[V] = Ok;
+}
+
+bool IterationValues::isSliceClean(Value *V) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I))
+    return true;
+  if (I->getOpcode() == Opcode::Phi)
+    return Inductions.count(I) != 0;
+  if (auto It = CleanMemo.find(V); It != CleanMemo.end())
+    return It->second;
+  bool Safe = isSafeToSpeculate(*I) || (GuardDivisors && isDivision(I->getOpcode()) && isPure(*I));
+  bool Ok = Safe && std::all_of(I->operands().begin(), I->operands().end(),
+                                [&](Value *Op) { return isSliceClean(Op); });
+  return CleanMemo[V] = Ok;
+}
+
+Instruction *IterationValues::insertPoint(Where W) const {
+  return W == Where::Body ? BodyPoint : Preheader->getTerminator();
+}
+
+Instruction *IterationValues::insert(Where W, std::unique_ptr<Instruction> I,
+                                     const Instruction *Like) {
+  if (Like) {
+    I->Loc = Like->Loc;
+    I->setName(Like->getName());
+  }
+  Instruction *Pos = insertPoint(W);
+  BasicBlock *BB = Pos->getParent();
+  return BB->insert(BB->iteratorTo(Pos), std::move(I));
+}
+
+Value *IterationValues::valueAt(Value *V, Where W, unsigned T) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I) || (W == Where::Body && T == 0))
+    return V;
+  // An invariant has the same value at every iteration, and every loop
+  // instruction it could be is available at the body point.
+  if (isInvariant(V)) {
+    if (W == Where::Body)
+      return V;
+    T = 0;
+  }
+  if (I->getOpcode() == Opcode::Phi)
+    return inductionAt(Inductions.at(I), W, T);
+  // The update of an induction at iteration i + T is the induction at
+  // i + T + 1: one instruction instead of two.
+  if (auto It = NextOf.find(I); It != NextOf.end())
+    return inductionAt(Inductions.at(It->second), W, T + 1);
+  auto Key = std::make_tuple(V, W, T);
+  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
+    return It->second;
+  std::vector<Value *> Ops;
+  for (Value *Op : I->operands())
+    Ops.push_back(valueAt(Op, W, T));
+  if (isDivision(I->getOpcode()) && !isSafeToSpeculate(*I)) {
+    const Type *DT = Ops[1]->getType();
+    Value *Zero = materializeConstant(M.getInt(DT->getScalarType(), 0), DT, insertPoint(W));
+    Value *One = materializeConstant(M.getInt(DT->getScalarType(), 1), DT, insertPoint(W));
+    auto IsZero = Instruction::create(Opcode::ICmp, DT->withScalar(Type::getI1()), {Ops[1], Zero});
+    IsZero->Predicate = CmpPredicate::EQ;
+    Value *Cmp = insert(W, std::move(IsZero), nullptr);
+    Ops[1] = insert(W, Instruction::create(Opcode::Select, DT, {Cmp, One, Ops[1]}), nullptr);
+  }
+  auto Clone = Instruction::create(I->getOpcode(), I->getType(), Ops);
+  Clone->Predicate = I->Predicate;
+  Clone->Reduction = I->Reduction;
+  Clone->Axis = I->Axis;
+  Clone->RangeStart = I->RangeStart;
+  Clone->RangeEnd = I->RangeEnd;
+  return ValueMemo[Key] = insert(W, std::move(Clone), I);
+}
+
+Value *IterationValues::inductionAt(const Induction &Ind, Where W, unsigned T) {
+  Value *Base = W == Where::Body ? static_cast<Value *>(Ind.Phi) : Ind.Init;
+  if (T == 0 || !Ind.Next)
+    return Base;
+  // The loop's own update already is the induction at i + 1.
+  if (W == Where::Body && T == 1 && NextAtBodyPoint)
+    return Ind.Next;
+  auto Key = std::make_tuple(static_cast<Value *>(Ind.Phi), W, T);
+  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
+    return It->second;
+
+  Opcode Op = Ind.Next->getOpcode();
+  Value *Step = valueAt(Ind.Step, W, 0);
+  Value *Result = nullptr;
+  // A constant step folds into one constant T * step. Integer add and sub
+  // wrap like the repeated additions they replace; gep sign-extends its
+  // offset, so there the product must fit in the offset's type.
+  if (Constant *C = getConstantOrSplat(Step); C && !C->isUndef()) {
+    unsigned Bits = Step->getType()->getIntBits();
+    int64_t Product = 0;
+    bool Fits = !__builtin_mul_overflow(C->getInt(), static_cast<int64_t>(T), &Product);
+    Constant *B = asConstant(Base);
+    if (Fits && Op != Opcode::GEP && B && !B->isUndef()) {
+      // A constant initial value (`for (k = 0; ...)`) folds completely.
+      int64_t V = Op == Opcode::Add ? static_cast<int64_t>(static_cast<uint64_t>(B->getInt()) +
+                                                           static_cast<uint64_t>(Product))
+                                    : static_cast<int64_t>(static_cast<uint64_t>(B->getInt()) -
+                                                           static_cast<uint64_t>(Product));
+      return ValueMemo[Key] = M.getInt(Ind.Phi->getType(), V);
+    }
+    if (Fits && (Op != Opcode::GEP || normalizeInt(Product, Bits) == Product)) {
+      Constant *TC = M.getInt(Step->getType()->getScalarType(), Product);
+      // A splatted constant is loop-invariant: it goes in the preheader.
+      Value *Offset = materializeConstant(TC, Step->getType(), Preheader->getTerminator());
+      Result = insert(W, Instruction::create(Op, Ind.Phi->getType(), {Base, Offset}), Ind.Next);
+    }
+  }
+  if (!Result) {
+    Value *Prev = inductionAt(Ind, W, T - 1);
+    Result = insert(W, Instruction::create(Op, Ind.Phi->getType(), {Prev, Step}), Ind.Next);
+  }
+  return ValueMemo[Key] = Result;
+}
+
+Value *IterationValues::andWith(Where W, Value *A, Value *B) {
+  Value *&And = AndMemo[std::make_tuple(W, A, B)];
+  if (!And)
+    And = insert(W, Instruction::create(Opcode::And, A->getType(), {A, B}), nullptr);
+  return And;
+}
+
+} // namespace tritonc::transform
