@@ -80,7 +80,12 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   transform::PassManager PM;
   std::string Error;
   bool Ok = PM.addPipeline("remat-inductions,simplifycfg", Error);
-  PM.addPass(transform::createLoopPipelinePass(stagesThatFit(M, Options)));
+  // Across tiles only where sm_90a fills the rings with bulk tensor copies:
+  // with cp.async rings there (--no-tma), ptxas serializes the wgmmas of the
+  // 128 x 256 tile (C7514) once the next tile's copies move above the
+  // epilogue. Not investigated further; sm_80 has no wgmma.
+  bool AcrossTiles = Options.Arch != ptx::Arch::SM90a || Options.TensorCopies;
+  PM.addPass(transform::createLoopPipelinePass(stagesThatFit(M, Options), AcrossTiles));
   Ok = Ok && PM.addPipeline("cse,dce", Error) && PM.run(M, Error);
   if (!Ok)
     Diags.error(SourceRange(), "internal error in the back end's passes: " + Error);

@@ -91,14 +91,30 @@ Instruction *IterationValues::insert(Where W, std::unique_ptr<Instruction> I,
   return BB->insert(BB->iteratorTo(Pos), std::move(I));
 }
 
+bool IterationValues::availableAtBodyPoint(const Instruction *I) const {
+  // At the end of the latch (NextAtBodyPoint) everything is. Elsewhere the
+  // body point's block is dominated by the loop's other instructions that
+  // slices use, but its own instructions after the point (the update of an
+  // induction and its step, in a latch that was not cleaned up) are not.
+  if (NextAtBodyPoint || I->getParent() != BodyPoint->getParent())
+    return true;
+  for (const auto &J : I->getParent()->instructions()) {
+    if (J.get() == BodyPoint)
+      return false;
+    if (J.get() == I)
+      return true;
+  }
+  return false;
+}
+
 Value *IterationValues::valueAt(Value *V, Where W, unsigned T) {
   Instruction *I = asInstruction(V);
-  if (!I || !L.contains(I) || (W == Where::Body && T == 0))
+  if (!I || !L.contains(I) || (W == Where::Body && T == 0 && availableAtBodyPoint(I)))
     return V;
-  // An invariant has the same value at every iteration, and every loop
-  // instruction it could be is available at the body point.
+  // An invariant has the same value at every iteration: the loop's own
+  // instruction where it is available, else a clone.
   if (isInvariant(V)) {
-    if (W == Where::Body)
+    if (W == Where::Body && availableAtBodyPoint(I))
       return V;
     T = 0;
   }

@@ -68,6 +68,7 @@ public:
   bool GuardDivisors = false;
 
 private:
+  bool availableAtBodyPoint(const ir::Instruction *I) const;
   ir::Value *inductionAt(const Induction &Ind, Where W, unsigned T);
 
   const Loop &L;

@@ -359,13 +359,14 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
   for (Loop *L : LI.loopsInnermostFirst())
     if (L->subLoops().empty() && pipelineLoop(*L, NumStages).Changed) {
       Changed = true;
-      prefetchAcrossTiles(*L);
+      if (AcrossTiles)
+        prefetchAcrossTiles(*L);
     }
   return Changed;
 }
 
-std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages) {
-  return std::make_unique<LoopPipelinePass>(NumStages);
+std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles) {
+  return std::make_unique<LoopPipelinePass>(NumStages, AcrossTiles);
 }
 
 std::unique_ptr<Pass> createLoopPipelinePass() {

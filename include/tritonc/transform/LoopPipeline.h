@@ -49,12 +49,16 @@ class Loop;
 
 class LoopPipelinePass : public Pass {
 public:
-  explicit LoopPipelinePass(unsigned NumStages) : NumStages(NumStages) {}
+  /// AcrossTiles: also issue the prologue of a loop nested in another one
+  /// iteration of that loop ahead (prefetchAcrossTiles).
+  explicit LoopPipelinePass(unsigned NumStages, bool AcrossTiles = true)
+      : NumStages(NumStages), AcrossTiles(AcrossTiles) {}
   const char *name() const override { return "pipeline"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
   unsigned NumStages;
+  bool AcrossTiles;
 };
 
 /// The number of stages of the registered "pipeline" pass.
