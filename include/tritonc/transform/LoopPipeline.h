@@ -29,6 +29,10 @@
 // current one up to it: a program never reads what the original did not).
 // A plain load becomes a masked_load with a zero `other`.
 //
+// A pipelined loop nested in another (a persistent kernel's tile loop) may
+// then have its prologue issued one iteration of the outer loop ahead,
+// above the code after it (prefetchAcrossTiles, TilePrefetch.cpp).
+//
 // "Value at iteration i+t" clones the backward slice of a value inside the
 // loop, replacing each induction phi phi = [init, phi (add|sub|gep) step]
 // (step loop-invariant) by phi + t*step (init + t*step in the preheader):
