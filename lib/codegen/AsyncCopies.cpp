@@ -364,24 +364,22 @@ void FunctionLowering::planAsyncCopies() {
   planTensorCopies();
 }
 
-/// Whether BB may run after L did: it is reachable from one of L's exits.
-static bool reachableFromExits(const transform::Loop &L, const ir::BasicBlock *BB) {
-  std::set<const ir::BasicBlock *> Seen;
-  std::vector<const ir::BasicBlock *> Work;
-  for (const ir::BasicBlock *LB : L.blocks())
-    for (const ir::BasicBlock *S : LB->successors())
-      if (!L.contains(S) && Seen.insert(S).second)
-        Work.push_back(S);
-  while (!Work.empty()) {
-    const ir::BasicBlock *Cur = Work.back();
-    Work.pop_back();
-    if (Cur == BB)
-      return true;
-    for (const ir::BasicBlock *S : Cur->successors())
-      if (Seen.insert(S).second)
-        Work.push_back(S);
+/// The blocks reached from Start (included) along successors (Forward) or
+/// predecessors, not going on past Stop.
+static std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
+                                                        bool Forward,
+                                                        const ir::BasicBlock *Stop = nullptr) {
+  std::set<const ir::BasicBlock *> Seen(Start.begin(), Start.end());
+  while (!Start.empty()) {
+    const ir::BasicBlock *BB = Start.back();
+    Start.pop_back();
+    if (BB == Stop)
+      continue;
+    for (const ir::BasicBlock *N : Forward ? BB->successors() : BB->predecessors())
+      if (Seen.insert(N).second)
+        Start.push_back(N);
   }
-  return false;
+  return Seen;
 }
 
 void FunctionLowering::markRingLiveBlocks(const ir::DominatorTree &DT) {
@@ -409,38 +407,32 @@ void FunctionLowering::markRingLiveBlocks(const ir::DominatorTree &DT) {
       if (auto [Member, Id] = ringOperand(*Dot, Idx); Member)
         TargetsOfRing[Id].insert({L ? L->getHeader() : Dot->getParent(), L});
   }
+  // Per target: the blocks that reach it; per loop: the blocks that may run
+  // after it did (reachable from its exits).
+  std::map<const ir::BasicBlock *, std::set<const ir::BasicBlock *>> ReachTarget;
+  std::map<const transform::Loop *, std::set<const ir::BasicBlock *>> AfterLoop;
   for (const auto &[I, Id] : AsyncOf) {
     if (I->getOpcode() == Opcode::Phi)
       continue;
     for (auto [Target, L] : TargetsOfRing[Id]) {
       if (L && L->contains(I))
         continue; // a load of a later iteration, in the live loop
-      // The blocks that the load reaches and that reach Target, neither
-      // walk going on through Target.
-      std::set<const ir::BasicBlock *> ReachTarget{Target};
-      std::vector<const ir::BasicBlock *> Work{Target};
-      while (!Work.empty()) {
-        const ir::BasicBlock *BB = Work.back();
-        Work.pop_back();
-        for (const ir::BasicBlock *P : BB->predecessors())
-          if (P != Target && ReachTarget.insert(P).second)
-            Work.push_back(P);
+      if (!ReachTarget.count(Target))
+        ReachTarget[Target] = reachableBlocks({Target}, /*Forward=*/false);
+      if (L && !AfterLoop.count(L)) {
+        std::vector<const ir::BasicBlock *> Exits;
+        for (const ir::BasicBlock *LB : L->blocks())
+          for (const ir::BasicBlock *S : LB->successors())
+            if (!L->contains(S))
+              Exits.push_back(S);
+        AfterLoop[L] = reachableBlocks(Exits, /*Forward=*/true);
       }
-      if (L && reachableFromExits(*L, I->getParent()))
+      if (L && AfterLoop[L].count(I->getParent()))
         RefillBlocks.insert(BlockIndex.at(I->getParent()));
-      std::set<const ir::BasicBlock *> Reached{I->getParent()};
-      Work = {I->getParent()};
-      while (!Work.empty()) {
-        const ir::BasicBlock *BB = Work.back();
-        Work.pop_back();
-        if (ReachTarget.count(BB))
+      // The blocks on a path from the load to Target.
+      for (const ir::BasicBlock *BB : reachableBlocks({I->getParent()}, /*Forward=*/true, Target))
+        if (ReachTarget[Target].count(BB))
           Live.insert(BB);
-        if (BB == Target)
-          continue;
-        for (const ir::BasicBlock *S : BB->successors())
-          if (Reached.insert(S).second)
-            Work.push_back(S);
-      }
     }
   }
   for (const ir::BasicBlock *BB : Live)
@@ -456,10 +448,7 @@ void FunctionLowering::drainBeforeRefill() {
   if (!RefillBlocks.count(CurrentBlock) || !RefilledBlocks.insert(CurrentBlock).second)
     return;
   drainTensorCopies();
-  B.emit("cp.async.wait_all;");
-  if (!AsyncDots.empty())
-    B.emit("wgmma.wait_group.sync.aligned 0;");
-  forcedBarrier();
+  waitForCopiesAndMmas();
 }
 
 void FunctionLowering::markBlocksAfterScratchOverRings() {
@@ -479,11 +468,14 @@ void FunctionLowering::markBlocksAfterScratchOverRings() {
       return true;
     return AfterScratchOverRings.count(Index) && !CopyBlocks.count(BB);
   };
+  std::map<const ir::BasicBlock *, std::vector<ir::BasicBlock *>> Preds;
+  for (const auto &BB : F.blocks())
+    Preds[BB.get()] = BB->predecessors();
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (const auto &BB : F.blocks())
       if (!AfterScratchOverRings.count(BlockIndex.at(BB.get())))
-        for (const ir::BasicBlock *P : BB->predecessors())
+        for (const ir::BasicBlock *P : Preds[BB.get()])
           if (DirtyAtEnd(P)) {
             AfterScratchOverRings.insert(BlockIndex.at(BB.get()));
             Changed = true;

@@ -42,6 +42,14 @@ bool checkShapes(const ir::Function &F, DiagnosticEngine &Diags) {
   return true;
 }
 
+/// Whether I is a dot that sm_90a computes with wgmma.
+bool isSm90WgmmaDot(const ir::Instruction &I, const CodeGenOptions &Options) {
+  return I.getOpcode() == ir::Opcode::Dot &&
+         analysis::planDot(I, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
+                           /*HasWgmma=*/true)
+                 .Kind == DotKind::Wgmma;
+}
+
 /// The deepest pipeline, at most Options.NumStages, whose wgmma operand rings
 /// fit the ring budget (AsyncCopies.cpp): a ring holds one slot per stage,
 /// plus one with several warpgroups, whose MMAs stay in flight. Deeper, an
@@ -57,10 +65,7 @@ unsigned stagesThatFit(const ir::Module &M, const CodeGenOptions &Options) {
     uint64_t PerStage = 0;
     for (const auto &BB : F->blocks())
       for (const auto &I : BB->instructions())
-        if (I->getOpcode() == ir::Opcode::Dot &&
-            analysis::planDot(*I, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
-                              /*HasWgmma=*/true)
-                    .Kind == DotKind::Wgmma) {
+        if (isSm90WgmmaDot(*I, Options)) {
           const ir::Shape &A = I->getOperand(0)->getType()->getShape();
           const ir::Shape &B = I->getOperand(1)->getType()->getShape();
           PerStage += wgmmaSlotBytes(A[0], A[1]) + wgmmaSlotBytes(B[0], B[1]);
@@ -84,10 +89,7 @@ bool prefetchAcrossTiles(const ir::Module &M, const CodeGenOptions &Options) {
   for (const auto &F : M.functions())
     for (const auto &BB : F->blocks())
       for (const auto &I : BB->instructions())
-        if (I->getOpcode() == ir::Opcode::Dot &&
-            analysis::planDot(*I, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
-                              /*HasWgmma=*/true)
-                    .Kind != DotKind::Wgmma)
+        if (I->getOpcode() == ir::Opcode::Dot && !isSm90WgmmaDot(*I, Options))
           return false;
   return true;
 }

@@ -106,7 +106,8 @@ static std::pair<Ty, unsigned> sharedWords(Ty MT, unsigned Bytes, unsigned Width
 
 void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Elem,
                                          const ir::Shape &S, const LinearLayout &L,
-                                         uint64_t ByteOffset) {
+                                         uint64_t ByteOffset,
+                                         const std::function<Reg(int32_t)> &RegisterGuard) {
   Ty T = ptxTypeOf(Elem);
   Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
@@ -125,23 +126,31 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
     for (unsigned W = 0; W < Words; ++W)
       Packed.push_back(WordTy == MT ? Elems[W]
                                     : B.pack2x16(Elems[2 * W], Elems[2 * W + 1], Ty::B32));
+    Reg P = Owner;
+    if (RegisterGuard)
+      P = P.valid() ? B.predAnd(RegisterGuard(R0), P) : RegisterGuard(R0);
     std::optional<ptx::Guard> G;
-    if (Owner.valid())
-      G = ptx::Guard{Owner, false};
+    if (P.valid())
+      G = ptx::Guard{P, false};
     B.stShared(WordTy, Addr, Offsets[R0], Packed, G);
   }
 }
 
-static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
-                               const LinearLayout &L, uint64_t ByteOffset) {
+/// Loads the registers of layout L that Wanted selects (all if it is empty)
+/// from a row-major tile at ByteOffset into their places in Out.
+static void loadTileRegisters(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
+                              const LinearLayout &L, uint64_t ByteOffset,
+                              const std::function<bool(int32_t)> &Wanted, Regs &Out) {
   Ty T = ptxTypeOf(Elem);
   Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   auto [Addr, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset);
   unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
   auto [WordTy, Words] = sharedWords(MT, Bytes, Width);
-  Regs Out;
+  Out.resize(static_cast<size_t>(numRegisters(L)));
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Width) {
+    if (Wanted && !Wanted(R0))
+      continue;
     Regs Loaded = FL.B.ldShared(WordTy, Words, Addr, Offsets[R0]);
     Regs Elems;
     for (const Reg &W : Loaded) {
@@ -153,14 +162,21 @@ static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const
       Elems.push_back(Lo);
       Elems.push_back(Hi);
     }
+    size_t R = static_cast<size_t>(R0);
     for (const Reg &V : Elems)
-      Out.push_back(T == Ty::Pred ? FL.u16ToPred(V) : V.as(T));
+      Out[R++] = T == Ty::Pred ? FL.u16ToPred(V) : V.as(T);
   }
+}
+
+static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
+                               const LinearLayout &L, uint64_t ByteOffset) {
+  Regs Out;
+  loadTileRegisters(FL, Elem, S, L, ByteOffset, {}, Out);
   return Out;
 }
 
-/// The log2 of the row of each register of L, above bit Shift (0 when L
-/// maps no lane or warp bit there: the rows' high bits are the registers').
+/// Whether L maps no lane or warp bit to row bits at or above Shift: a
+/// register's row block is then the same in every thread.
 static bool rowHighBitsAreRegisterBits(const LinearLayout &L, unsigned Shift) {
   for (const LinearLayout::InDim &In : L.getInDims())
     if (In.Name != "register")
@@ -211,64 +227,32 @@ Regs FunctionLowering::convertInRowBlocks(const Regs &Vals, const ir::Type *Elem
                                           const ir::Shape &S, const LinearLayout &From,
                                           const LinearLayout &To, unsigned Chunks) {
   Ty T = ptxTypeOf(Elem);
-  Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   int64_t Rows = S[0] / Chunks;
   unsigned Shift = static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(Rows)));
   uint64_t ChunkBytes = sharedTileBytes({Rows, S[1]}, Bytes);
   int64_t RowBytes = sharedTileStrides(S, Bytes)[0] * Bytes;
-  // Block c of rows sits at the scratch base: addresses of the whole tile,
-  // moved back by c blocks.
-  auto BlockOffset = [&](unsigned C) {
-    return static_cast<uint64_t>(-static_cast<int64_t>(C) * Rows * RowBytes);
-  };
-  auto [StAddr, StOffsets] = sharedAddresses(*this, From, S, Bytes, 0);
-  auto [LdAddr, LdOffsets] = sharedAddresses(*this, To, S, Bytes, 0);
+  // Each thread's block bits of its base row; a register's row adds its own.
   Reg ThreadBlock = B.shr(Ty::U32, threadCoords(From)[0], static_cast<int64_t>(Shift));
-  Reg Owner = ownerPredicate(From);
-  std::vector<bool> Dup = duplicateRegisters(From);
-  unsigned StWidth = sharedVectorWidth(From, Bytes), LdWidth = sharedVectorWidth(To, Bytes);
-  auto [StWordTy, StWords] = sharedWords(MT, Bytes, StWidth);
-  auto [LdWordTy, LdWords] = sharedWords(MT, Bytes, LdWidth);
-  Regs Out(static_cast<size_t>(numRegisters(To)));
+  auto BlockOf = [&](const LinearLayout &L, int32_t R) { return registerCoords(L, R)[0] >> Shift; };
+  Regs Out;
   for (unsigned C = 0; C < Chunks; ++C) {
-    sharedAccess(true, ChunkBytes);
-    Reg StBase = B.add(Ty::U32, StAddr, static_cast<int64_t>(BlockOffset(C)));
+    // Block C of rows sits at the scratch base: the whole tile's addresses,
+    // moved back by C blocks.
+    uint64_t Offset = static_cast<uint64_t>(-static_cast<int64_t>(C) * Rows * RowBytes);
     std::map<int64_t, Reg> InBlock; // by the register's own block bits
-    for (int32_t R0 = 0; R0 < numRegisters(From); R0 += StWidth) {
-      if (Dup[R0])
-        continue;
-      int64_t RegBlock = registerCoords(From, R0)[0] >> Shift;
-      Reg &P = InBlock[RegBlock];
-      if (!P.valid()) {
-        P = B.setp(Cmp::Eq, Ty::U32, B.bitOr(Ty::B32, ThreadBlock, RegBlock), C);
-        if (Owner.valid())
-          P = B.predAnd(P, Owner);
-      }
-      Regs Packed;
-      for (unsigned W = 0; W < StWords; ++W)
-        Packed.push_back(StWordTy == MT ? Vals[R0 + W].as(MT)
-                                        : B.pack2x16(Vals[R0 + 2 * W].as(MT),
-                                                     Vals[R0 + 2 * W + 1].as(MT), Ty::B32));
-      B.stShared(StWordTy, StBase, StOffsets[R0], Packed, ptx::Guard{P, false});
-    }
+    auto Guard = [&](int32_t R) {
+      Reg &P = InBlock[BlockOf(From, R)];
+      if (!P.valid())
+        P = B.setp(Cmp::Eq, Ty::U32, B.bitOr(Ty::B32, ThreadBlock, BlockOf(From, R)), C);
+      return P;
+    };
+    sharedAccess(true, ChunkBytes);
+    storeTileToShared(Vals, Elem, S, From, Offset, Guard);
     sharedAccess(false, ChunkBytes);
-    Reg LdBase = B.add(Ty::U32, LdAddr, static_cast<int64_t>(BlockOffset(C)));
-    for (int32_t R0 = 0; R0 < numRegisters(To); R0 += LdWidth) {
-      if ((registerCoords(To, R0)[0] >> Shift) != static_cast<int64_t>(C))
-        continue;
-      Regs Loaded = B.ldShared(LdWordTy, LdWords, LdBase, LdOffsets[R0]);
-      size_t R = static_cast<size_t>(R0);
-      for (const Reg &W : Loaded) {
-        if (LdWordTy == MT) {
-          Out[R++] = W.as(T);
-          continue;
-        }
-        auto [Lo, Hi] = B.unpack2x16(W, Ty::B16);
-        Out[R++] = Lo.as(T);
-        Out[R++] = Hi.as(T);
-      }
-    }
+    loadTileRegisters(
+        *this, Elem, S, To, Offset,
+        [&](int32_t R) { return BlockOf(To, R) == static_cast<int64_t>(C); }, Out);
   }
   return Out;
 }

@@ -256,17 +256,20 @@ void FunctionLowering::fillDuplicateRegisters(const LinearLayout &L, Regs &Out) 
 
 // --- Shared memory bookkeeping -----------------------------------------------
 
+void FunctionLowering::waitForCopiesAndMmas() {
+  B.emit("cp.async.wait_all;");
+  if (!AsyncDots.empty())
+    B.emit("wgmma.wait_group.sync.aligned 0;");
+  forcedBarrier();
+}
+
 void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
   if (!Rings.empty() && !RingLiveBlocks.count(CurrentBlock)) {
     // Scratch over the rings: the copies and MMAs that may still use them
     // (masked-off copies of the last iterations, other warpgroups' MMAs)
     // must be done everywhere before the first access of this block.
-    if (DrainedBlocks.insert(CurrentBlock).second) {
-      B.emit("cp.async.wait_all;");
-      if (!AsyncDots.empty())
-        B.emit("wgmma.wait_group.sync.aligned 0;");
-      forcedBarrier();
-    }
+    if (DrainedBlocks.insert(CurrentBlock).second)
+      waitForCopiesAndMmas();
     ScratchOverRings = std::max(ScratchOverRings, Bytes);
   } else {
     ScratchBytes = std::max(ScratchBytes, Bytes);

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -218,8 +219,10 @@ public:
   Reg broadcastFromThread0(const Reg &Value, const ir::Type *T);
   /// Stores Values (layout L) row-major at shared byte offset 0 (one write per
   /// element, by its owner). Used by conversions and dot operands.
+  /// RegisterGuard, if given, adds a predicate per register (vector head).
   void storeTileToShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
-                         const LinearLayout &L, uint64_t ByteOffset);
+                         const LinearLayout &L, uint64_t ByteOffset,
+                         const std::function<Reg(int32_t)> &RegisterGuard = {});
 
   void lowerDot(const ir::Instruction &I);
   /// f32 dot on FMA units with the 4 x 4 blocks of fmaAccumulatorLayout:
@@ -257,6 +260,8 @@ public:
   /// Before the first ring load of a block that may run after the loop
   /// reading the ring did: drain the rings and the MMAs, then a barrier.
   void drainBeforeRefill();
+  /// Waits for every cp.async copy and in-flight MMA, then a barrier.
+  void waitForCopiesAndMmas();
   /// Before the first ring load of a block that scratch over the rings may
   /// precede: a proxy fence and a barrier.
   void separateFromScratchOverRings();

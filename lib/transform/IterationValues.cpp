@@ -192,6 +192,35 @@ Value *IterationValues::inductionAt(const Induction &Ind, Where W, unsigned T) {
   return ValueMemo[Key] = Result;
 }
 
+std::optional<ExitBranch> exitBranch(const Loop &L, std::string &Why) {
+  Instruction *T = L.getHeader()->getTerminator();
+  if (!T || T->getOpcode() != Opcode::CondBr) {
+    Why = "the header does not end with a conditional branch";
+    return std::nullopt;
+  }
+  BasicBlock *S0 = T->successors()[0], *S1 = T->successors()[1];
+  if (L.contains(S0) == L.contains(S1)) {
+    Why = "the header's branch does not exit the loop";
+    return std::nullopt;
+  }
+  ExitBranch E;
+  E.Cond = T->getOperand(0);
+  E.BodyOnTrue = L.contains(S0);
+  E.Body = E.BodyOnTrue ? S0 : S1;
+  E.Exit = E.BodyOnTrue ? S1 : S0;
+  return E;
+}
+
+Value *IterationValues::loopRunsAt(const ExitBranch &Branch, Where W, unsigned T) {
+  auto Key = std::make_pair(W, T);
+  if (auto It = RunsMemo.find(Key); It != RunsMemo.end())
+    return It->second;
+  Value *C = valueAt(Branch.Cond, W, T);
+  if (!Branch.BodyOnTrue)
+    C = insert(W, Instruction::create(Opcode::Xor, C->getType(), {C, M.getBool(true)}), nullptr);
+  return RunsMemo[Key] = C;
+}
+
 Value *IterationValues::andWith(Where W, Value *A, Value *B) {
   Value *&And = AndMemo[std::make_tuple(W, A, B)];
   if (!And)

@@ -17,6 +17,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <tuple>
 
 namespace tritonc::transform {
@@ -37,6 +39,16 @@ struct Induction {
   ir::Value *Step = nullptr;
 };
 
+/// The header's `cond_br` of a loop whose one successor is in the loop (the
+/// body) and the other not (the exit).
+struct ExitBranch {
+  ir::Value *Cond = nullptr;
+  ir::BasicBlock *Body = nullptr, *Exit = nullptr;
+  bool BodyOnTrue = true;
+};
+/// L's ExitBranch, or nullopt with the reason in Why.
+std::optional<ExitBranch> exitBranch(const Loop &L, std::string &Why);
+
 class IterationValues {
 public:
   /// Values of L at later iterations, cloned before the preheader's
@@ -56,6 +68,9 @@ public:
   ir::Value *valueAt(ir::Value *V, Where W, unsigned T);
   /// Inserts I at W (named and located like Like, if given).
   ir::Instruction *insert(Where W, std::unique_ptr<ir::Instruction> I, const ir::Instruction *Like);
+  /// "The loop runs iteration i + T": Branch's condition at i + T, negated
+  /// when the body is on the false edge; made once per (W, T).
+  ir::Value *loopRunsAt(const ExitBranch &Branch, Where W, unsigned T);
   /// A && B at W, made once per pair.
   ir::Value *andWith(Where W, ir::Value *A, ir::Value *B);
   ir::Instruction *insertPoint(Where W) const;
@@ -82,6 +97,7 @@ private:
   std::map<ir::Value *, bool> InvariantMemo, CleanMemo;
   std::map<std::tuple<ir::Value *, Where, unsigned>, ir::Value *> ValueMemo;
   std::map<std::tuple<Where, ir::Value *, ir::Value *>, ir::Value *> AndMemo;
+  std::map<std::pair<Where, unsigned>, ir::Value *> RunsMemo;
 };
 
 } // namespace tritonc::transform

@@ -66,7 +66,7 @@ private:
     return IV->insert(W, std::move(I), Like);
   }
   Value *andWith(Where W, Value *A, Value *B) { return IV->andWith(W, A, B); }
-  Value *loopRunsAt(Where W, unsigned T);
+  Value *loopRunsAt(Where W, unsigned T) { return IV->loopRunsAt(Branch, W, T); }
   Value *guardInPreheader(unsigned Iteration);
   Value *guardInBody();
   void prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard);
@@ -78,15 +78,13 @@ private:
   BasicBlock *Body = nullptr;
   BasicBlock *Preheader = nullptr;
   Module &M;
-  /// The header's branch condition, and whether true means "run the body".
-  Value *Cond = nullptr;
-  bool BodyOnTrue = true;
+  /// The header's branch: condition, body and exit.
+  ExitBranch Branch;
 
   /// Values at later iterations, cloned at the end of the body.
   std::optional<IterationValues> IV;
   std::vector<OperandLoad> Loads;
 
-  std::map<std::pair<Where, unsigned>, Value *> RunsMemo;
   /// Splats of guards and zeros of load types, made once each.
   std::map<std::pair<Value *, const Type *>, Value *> SplatMemo;
   std::map<const Type *, Value *> ZeroMemo;
@@ -102,15 +100,12 @@ std::string LoopPipeliner::analyze() {
   Preheader = L.getPreheader();
   if (!Preheader)
     return "no preheader";
-  Instruction *T = Header->getTerminator();
-  if (!T || T->getOpcode() != Opcode::CondBr)
-    return "the header does not end with a conditional branch";
-  BasicBlock *S0 = T->successors()[0], *S1 = T->successors()[1];
-  if (L.contains(S0) == L.contains(S1))
-    return "the header's branch does not exit the loop";
-  Body = L.contains(S0) ? S0 : S1;
-  BodyOnTrue = Body == S0;
-  Cond = T->getOperand(0);
+  std::string Why;
+  std::optional<ExitBranch> HeaderBranch = exitBranch(L, Why);
+  if (!HeaderBranch)
+    return Why;
+  Branch = *HeaderBranch;
+  Body = Branch.Body;
   if (Body == Header)
     return "the header is the body";
   Instruction *BT = Body->getTerminator();
@@ -130,7 +125,7 @@ std::string LoopPipeliner::analyze() {
 
   if (std::string Why = findOperandLoads(); !Why.empty())
     return Why;
-  if (!IV->isSliceClean(Cond))
+  if (!IV->isSliceClean(Branch.Cond))
     return "the exit condition is not a pure function of inductions";
   for (OperandLoad &Op : Loads)
     for (Value *V : Op.Load->operands())
@@ -187,16 +182,6 @@ std::string LoopPipeliner::findOperandLoads() {
     if (auto It = Found.find(I.get()); It != Found.end())
       Loads.push_back(It->second);
   return "";
-}
-
-Value *LoopPipeliner::loopRunsAt(Where W, unsigned T) {
-  auto Key = std::make_pair(W, T);
-  if (auto It = RunsMemo.find(Key); It != RunsMemo.end())
-    return It->second;
-  Value *C = valueAt(Cond, W, T);
-  if (!BodyOnTrue)
-    C = insert(W, Instruction::create(Opcode::Xor, C->getType(), {C, M.getBool(true)}), nullptr);
-  return RunsMemo[Key] = C;
 }
 
 Value *LoopPipeliner::guardInPreheader(unsigned Iteration) {

@@ -102,16 +102,14 @@ public:
   void rewrite();
 
 private:
-  Module &M() const { return *Outer.getHeader()->getParent()->getParent(); }
-  Value *runsAt(Where W, unsigned T);
   Instruction *loadAt(Instruction *Load, Where W, unsigned T, const std::string &Suffix);
 
   const Loop &Inner, &Outer;
   BasicBlock *OuterPreheader = nullptr, *Exit = nullptr;
   std::vector<Instruction *> Loads;
   std::optional<IterationValues> IV;
-  Value *Cond = nullptr;
-  bool BodyOnTrue = true;
+  /// The outer loop's header branch.
+  ExitBranch Branch;
 };
 
 std::string TilePrefetcher::analyze() {
@@ -119,23 +117,20 @@ std::string TilePrefetcher::analyze() {
   OuterPreheader = Outer.getPreheader();
   if (!InnerPreheader || !OuterPreheader || !Outer.contains(InnerPreheader))
     return "no preheaders";
-  Instruction *T = Inner.getHeader()->getTerminator();
-  if (!T || T->getOpcode() != Opcode::CondBr)
-    return "the inner header does not end with a conditional branch";
-  for (BasicBlock *S : T->successors())
-    if (!Inner.contains(S))
-      Exit = S;
+  std::string Why;
+  std::optional<ExitBranch> InnerBranch = exitBranch(Inner, Why);
+  if (!InnerBranch)
+    return "inner loop: " + Why;
+  Exit = InnerBranch->Exit;
   std::vector<BasicBlock *> Latches = Outer.getLatches();
-  if (!Exit || Latches.size() != 1 || Latches[0] != Exit)
+  if (Latches.size() != 1 || Latches[0] != Exit)
     return "the inner loop does not exit to the outer loop's latch";
   if (Exit->instructions().front()->getOpcode() == Opcode::Phi)
     return "the inner loop's exit block has phis";
-  Instruction *OT = Outer.getHeader()->getTerminator();
-  if (!OT || OT->getOpcode() != Opcode::CondBr ||
-      Outer.contains(OT->successors()[0]) == Outer.contains(OT->successors()[1]))
-    return "the outer header's branch does not exit the loop";
-  BodyOnTrue = Outer.contains(OT->successors()[0]);
-  Cond = OT->getOperand(0);
+  std::optional<ExitBranch> OuterBranch = exitBranch(Outer, Why);
+  if (!OuterBranch)
+    return "outer loop: " + Why;
+  Branch = *OuterBranch;
 
   Loads = prologueLoads(Inner, InnerPreheader);
   if (Loads.empty())
@@ -146,7 +141,7 @@ std::string TilePrefetcher::analyze() {
              /*NextAtBodyPoint=*/false);
   IV->GuardDivisors = true;
   IV->findInductions();
-  if (!IV->isSliceClean(Cond))
+  if (!IV->isSliceClean(Branch.Cond))
     return "the outer exit condition is not a pure function of inductions";
   for (Instruction *Load : Loads)
     for (Value *V : Load->operands())
@@ -155,17 +150,9 @@ std::string TilePrefetcher::analyze() {
   return "";
 }
 
-Value *TilePrefetcher::runsAt(Where W, unsigned T) {
-  Value *C = IV->valueAt(Cond, W, T);
-  if (!BodyOnTrue)
-    C = IV->insert(W, Instruction::create(Opcode::Xor, C->getType(), {C, M().getBool(true)}),
-                   nullptr);
-  return C;
-}
-
 Instruction *TilePrefetcher::loadAt(Instruction *Load, Where W, unsigned T,
                                     const std::string &Suffix) {
-  Value *Guard = runsAt(W, T);
+  Value *Guard = IV->loopRunsAt(Branch, W, T);
   const Type *MaskTy = Load->getOperand(1)->getType();
   if (MaskTy->isTile())
     Guard = IV->insert(W, Instruction::create(Opcode::Splat, MaskTy, {Guard}), nullptr);
