@@ -477,16 +477,31 @@ bool AffineAccessAnalysis::isOverParameters(const Poly &P) const {
   return true;
 }
 
-std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instruction &Load) {
-  if ((Load.getOpcode() != Opcode::Load && Load.getOpcode() != Opcode::MaskedLoad) ||
-      rankOf(&Load) != 2)
+std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instruction &Access) {
+  // A masked load's mask is operand 1, a masked store's operand 2 (after
+  // the value).
+  std::optional<unsigned> MaskOperand;
+  switch (Access.getOpcode()) {
+  case Opcode::MaskedLoad:
+    MaskOperand = 1;
+    break;
+  case Opcode::MaskedStore:
+    MaskOperand = 2;
+    break;
+  case Opcode::Load:
+  case Opcode::Store:
+    break;
+  default:
     return std::nullopt;
-  std::optional<AffineTile> P = affineOf(Load.getOperand(0));
+  }
+  if (rankOf(Access.getOperand(0)) != 2)
+    return std::nullopt;
+  std::optional<AffineTile> P = affineOf(Access.getOperand(0));
   if (!P || !P->Base || P->Steps.size() != 2)
     return std::nullopt;
   std::optional<std::vector<Conjunct>> Conj = std::vector<Conjunct>{};
-  if (Load.getOpcode() == Opcode::MaskedLoad)
-    Conj = conjunctsOf(Load.getOperand(1));
+  if (MaskOperand)
+    Conj = conjunctsOf(Access.getOperand(*MaskOperand));
   if (!Conj)
     return std::nullopt;
   TensorAccess TA;

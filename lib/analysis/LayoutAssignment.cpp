@@ -450,22 +450,10 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
           for (int64_t D : Op->getType()->getShape())
             if (D <= 0 || (D & (D - 1)))
               reportInternalError("layout assignment: tile dimension is not a power of two");
-      switch (I.getOpcode()) {
-      case Opcode::Load:
-      case Opcode::MaskedLoad:
-      case Opcode::Store:
-      case Opcode::MaskedStore:
-      case Opcode::AtomicCAS:
-      case Opcode::AtomicRMW:
-        if (I.getOperand(0)->getType()->isTile())
-          Accesses.emplace(&I, planAccess(I, AI));
-        break;
-      case Opcode::Dot:
+      if (I.accessesMemory() && I.getOperand(0)->getType()->isTile())
+        Accesses.emplace(&I, planAccess(I, AI));
+      else if (I.getOpcode() == Opcode::Dot)
         Dots.emplace(&I, planDot(I, NumWarps, HasMmaV2, AllowTF32, HasWgmma));
-        break;
-      default:
-        break;
-      }
     }
 
   // Rematerializable values, in one sweep in reverse post-order (operands of

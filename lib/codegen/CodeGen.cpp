@@ -15,7 +15,7 @@ namespace tritonc::codegen {
 std::string CodeGenOptions::optionsString() const {
   return std::string("arch=") + ptx::archName(Arch) + " num_warps=" + std::to_string(NumWarps) +
          " tf32=" + (AllowTF32 ? "1" : "0") + " stages=" + std::to_string(NumStages) +
-         " tma=" + (TensorCopies ? "1" : "0");
+         " tma=" + (TensorCopies ? "1" : "0") + " tma_store=" + (TensorStores ? "1" : "0");
 }
 
 namespace {

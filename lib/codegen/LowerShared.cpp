@@ -186,6 +186,10 @@ static bool rowHighBitsAreRegisterBits(const LinearLayout &L, unsigned Shift) {
   return true;
 }
 
+uint64_t FunctionLowering::scratchLimit() const {
+  return (Options.Arch == ptx::Arch::SM90a ? 232448 : 166912) - 2048;
+}
+
 unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemBytes,
                                             const LinearLayout &To) const {
   // Scratch after live rings (a persistent kernel's epilogue, while the
@@ -195,9 +199,7 @@ unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemByt
   // are register bits); the stores are predicated per thread.
   if (Rings.empty() || !RingLiveBlocks.count(CurrentBlock) || S.size() != 2)
     return 1;
-  // The opt-in dynamic shared memory of one block, less room for the static
-  // mbarriers: 227 KB on sm_90, 163 KB on sm_80 (A100).
-  uint64_t Limit = (Options.Arch == ptx::Arch::SM90a ? 232448 : 166912) - 2048;
+  uint64_t Limit = scratchLimit();
   for (unsigned Chunks = 1; Chunks <= 8 && S[0] % Chunks == 0; Chunks *= 2) {
     ir::Shape Part{S[0] / Chunks, S[1]};
     if (Chunks > 1 && !rowHighBitsAreRegisterBits(To, static_cast<unsigned>(__builtin_ctzll(

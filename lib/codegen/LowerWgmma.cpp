@@ -91,9 +91,13 @@ std::optional<std::pair<uint64_t, uint64_t>> loopedKStepStrides(size_t AccRegs, 
 } // namespace
 
 void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayout &L,
-                                            const MmaSharedLayout &SL, const Reg &Base) {
+                                            const MmaSharedLayout &SL, const Reg &Base,
+                                            const std::function<Reg(int32_t)> &RegisterGuard) {
   const Regs &Coords = threadCoords(L);
-  Reg ThreadOff = emitSwizzledOffset(B, SL, Coords[0], Coords[1]);
+  // A row block keeps the low row bits (masking is linear over GF(2) too).
+  int64_t RowMask = (SL.ContigDim == 0 ? SL.ContigExtent : SL.StridedExtent) - 1;
+  Reg Row0 = RegisterGuard ? B.bitAnd(Ty::B32, Coords[0], RowMask).as(Ty::U32) : Coords[0];
+  Reg ThreadOff = emitSwizzledOffset(B, SL, Row0, Coords[1]);
   // Consecutive registers along the contiguous dimension, up to 16 bytes.
   unsigned Width = 1;
   for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("register"); ++Bit) {
@@ -109,6 +113,8 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
     if (Dup[R0])
       continue;
     std::vector<int64_t> C = registerCoords(L, R0);
+    if (RegisterGuard)
+      C[0] &= RowMask;
     // Offsets are linear over GF(2): thread part XOR register part.
     Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(SL.offset(C[0], C[1])));
     Reg Addr = B.add(Ty::U32, Base, Off);
@@ -119,9 +125,14 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
     Ty WordTy = Width == 1 ? Ty::B16 : Ty::B32;
     if (Width == 1)
       Words.push_back(Values[R0].as(Ty::B16));
+    Reg Pred = Owner;
+    if (RegisterGuard) {
+      Reg Own = RegisterGuard(R0);
+      Pred = Pred.valid() ? B.predAnd(Pred, Own) : Own;
+    }
     std::optional<ptx::Guard> G;
-    if (Owner.valid())
-      G = ptx::Guard{Owner, false};
+    if (Pred.valid())
+      G = ptx::Guard{Pred, false};
     B.stShared(WordTy, Addr, 0, Words, G);
   }
 }

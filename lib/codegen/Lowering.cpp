@@ -523,6 +523,8 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
     return lowerLoad(I);
   case Opcode::Store:
   case Opcode::MaskedStore:
+    if (auto It = TensorStores.find(&I); It != TensorStores.end())
+      return lowerTensorStore(I, It->second);
     return lowerStore(I);
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
@@ -601,6 +603,7 @@ void FunctionLowering::run() {
     Labels[BB.get()] = B.newLabel("bb");
   }
   planAsyncCopies();
+  planTensorStores();
   Sync.assign(Index, {});
   SyncLines.assign(Index, {});
   for (const auto &BB : F.blocks())

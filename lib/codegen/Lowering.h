@@ -135,6 +135,22 @@ struct AsyncRing {
   unsigned MbarOffset = 0;
 };
 
+/// A store written by the bulk tensor copy engine (TensorStores.cpp).
+struct TensorStorePlan {
+  analysis::TensorAccess TA;
+  /// The scratch layout of one row block, and how many blocks the tile has.
+  MmaSharedLayout SL;
+  unsigned Chunks = 1;
+  /// Generic-proxy accesses to global memory may precede the store: its
+  /// threads also fence global memory to the async proxy.
+  bool FenceGlobal = false;
+  /// Index of the store's tensor map, its kernel parameter, and the map's
+  /// generic address (set at the first use).
+  int TensorMap = -1;
+  std::string MapParam;
+  Reg MapAddress;
+};
+
 class FunctionLowering {
 public:
   FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
@@ -238,8 +254,10 @@ public:
   void lowerWgmma(const ir::Instruction &I);
   /// Stores Values (layout L, 16-bit elements) into the swizzled tile SL at
   /// shared address Base, each element once, vectorized up to 16 bytes.
+  /// With RegisterGuard (a predicate per register, as a row block of a
+  /// taller tile is written), row coordinates are taken modulo SL's rows.
   void storeTileToMmaShared(const Regs &Values, const LinearLayout &L, const MmaSharedLayout &SL,
-                            const Reg &Base);
+                            const Reg &Base, const std::function<Reg(int32_t)> &RegisterGuard = {});
   /// The 64-bit matrix descriptor of a tile in layout SL at shared address Addr.
   Reg wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr);
   /// Issues the wgmma instructions of dot I over operands in shared memory,
@@ -296,6 +314,27 @@ public:
   void drainTensorCopies();
   /// The s32 value of a polynomial over scalar atoms.
   Reg polyValue(const analysis::Poly &P);
+  /// Creates the affine access analysis on first use.
+  void ensureAffineAccess();
+  /// Whether the engine can address TA: a 16-byte aligned base and a row
+  /// stride known to be a multiple of 16 bytes.
+  bool tensorMapAligned(const analysis::TensorAccess &TA, unsigned ElemBytes);
+  /// The tensor map of TA with boxes of one swizzle row of SL by its rows.
+  TensorMapSpec tensorMapSpecOf(const analysis::TensorAccess &TA, Ty Elem,
+                                const MmaSharedLayout &SL) const;
+
+  // --- Bulk tensor stores (TensorStores.cpp) ----------------------------------
+  /// Finds the stores that become bulk tensor stores.
+  void planTensorStores();
+  void lowerTensorStore(const ir::Instruction &I, TensorStorePlan &P);
+  /// Whether nothing that may run after Store could observe its writes
+  /// late (see TensorStores.cpp).
+  bool tensorStoreIsOrdered(const ir::Instruction &Store, const analysis::TensorAccess &TA) const;
+  /// Whether a memory access other than a bulk copy may run before Store.
+  bool genericAccessBefore(const ir::Instruction &Store) const;
+  /// Bytes of shared memory one block may use, less room for the static
+  /// mbarriers: 227 KB on sm_90, 163 KB on sm_80 (A100).
+  uint64_t scratchLimit() const;
   const std::vector<TensorMapSpec> &tensorMaps() const { return TensorMaps; }
 
   /// Float helpers shared by several files.
@@ -331,6 +370,7 @@ private:
   std::unique_ptr<analysis::AffineAccessAnalysis> Affine;
   /// The tensor-map form of each load of a TMA ring.
   std::map<const ir::Instruction *, analysis::TensorAccess> TensorAccesses;
+  std::map<const ir::Instruction *, TensorStorePlan> TensorStores;
   std::vector<TensorMapSpec> TensorMaps;
   /// Blocks that a path from a block where scratch may overlap the rings
   /// reaches with no ring copy on the way, and those of them where a ring

@@ -72,23 +72,47 @@ static ParamPoly toParamPoly(const Poly &P, const analysis::AffineAccessAnalysis
   return Out;
 }
 
-void FunctionLowering::planTensorCopies() {
-  if (Rings.empty() || Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies)
+void FunctionLowering::ensureAffineAccess() {
+  if (Affine)
     return;
   DomTree = std::make_unique<ir::DominatorTree>(F);
   Affine = std::make_unique<analysis::AffineAccessAnalysis>(F, *DomTree);
-  // The largest power of two known to divide P.
-  auto Divisibility = [&](const Poly &P) {
-    int64_t G = 0;
-    for (const auto &[M, C] : P.terms()) {
-      int64_t D = analysis::largestPow2Divisor(C);
-      for (unsigned A : M)
-        D = std::min<int64_t>(D * AI.get(Affine->atomValue(A)).Divisibility[0],
-                              analysis::MaxDivisibility);
-      G = std::gcd(G, D);
-    }
-    return G;
-  };
+}
+
+bool FunctionLowering::tensorMapAligned(const TensorAccess &TA, unsigned ElemBytes) {
+  // The largest power of two known to divide the row stride.
+  int64_t Divisor = 0;
+  for (const auto &[M, C] : TA.OuterStride.terms()) {
+    int64_t D = analysis::largestPow2Divisor(C);
+    for (unsigned A : M)
+      D = std::min<int64_t>(D * AI.get(Affine->atomValue(A)).Divisibility[0],
+                            analysis::MaxDivisibility);
+    Divisor = std::gcd(Divisor, D);
+  }
+  // The engine wants a 16-byte aligned base and 16-byte multiples as strides.
+  return AI.get(TA.Base).Divisibility[0] >= 16 && Divisor * ElemBytes % 16 == 0;
+}
+
+TensorMapSpec FunctionLowering::tensorMapSpecOf(const TensorAccess &TA, Ty Elem,
+                                                const MmaSharedLayout &SL) const {
+  TensorMapSpec Spec;
+  Spec.BaseParam = TA.Base->getIndex();
+  Spec.DataType = tensorMapDataType(Elem);
+  Spec.ElemBytes = SL.ElemBytes;
+  for (unsigned D : {TA.UnitDim, 1 - TA.UnitDim})
+    Spec.Dims.push_back(TA.Bound[D] ? std::optional<ParamPoly>(toParamPoly(*TA.Bound[D], *Affine))
+                                    : std::nullopt);
+  Spec.Strides.push_back(toParamPoly(TA.OuterStride, *Affine));
+  // One swizzle row of the slot (or scratch) by its strided extent.
+  Spec.Box = {static_cast<unsigned>(SL.elemsPerRow()), static_cast<unsigned>(SL.StridedExtent)};
+  Spec.SwizzleBytes = SL.SwizzleBytes;
+  return Spec;
+}
+
+void FunctionLowering::planTensorCopies() {
+  if (Rings.empty() || Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies)
+    return;
+  ensureAffineAccess();
   bool AnyCpAsync = false;
   unsigned MbarSlots = 0;
   for (AsyncRing &Ring : Rings) {
@@ -103,28 +127,14 @@ void FunctionLowering::planTensorCopies() {
       if (Ok)
         Forms.emplace(L, std::move(*TA));
     }
-    // The engine wants a 16-byte aligned base and 16-byte multiples as strides.
     const TensorAccess *TA = Ok ? &Forms.begin()->second : nullptr;
-    Ok = TA && AI.get(TA->Base).Divisibility[0] >= 16 &&
-         Divisibility(TA->OuterStride) * SL.ElemBytes % 16 == 0;
-    if (!Ok) {
+    if (!TA || !tensorMapAligned(*TA, SL.ElemBytes)) {
       AnyCpAsync = true;
       continue;
     }
-    unsigned Outer = 1 - TA->UnitDim;
-    TensorMapSpec Spec;
-    Spec.BaseParam = TA->Base->getIndex();
-    Spec.DataType = tensorMapDataType(ptxTypeOf(Ring.Loads[0]->getType()->getScalarType()));
-    Spec.ElemBytes = SL.ElemBytes;
-    for (unsigned D : {TA->UnitDim, Outer})
-      Spec.Dims.push_back(TA->Bound[D]
-                              ? std::optional<ParamPoly>(toParamPoly(*TA->Bound[D], *Affine))
-                              : std::nullopt);
-    Spec.Strides.push_back(toParamPoly(TA->OuterStride, *Affine));
-    Spec.Box = {static_cast<unsigned>(SL.elemsPerRow()), static_cast<unsigned>(SL.StridedExtent)};
-    Spec.SwizzleBytes = SL.SwizzleBytes;
     Ring.TensorMap = static_cast<int>(TensorMaps.size());
-    TensorMaps.push_back(std::move(Spec));
+    TensorMaps.push_back(
+        tensorMapSpecOf(*TA, ptxTypeOf(Ring.Loads[0]->getType()->getScalarType()), SL));
     Ring.MapParam = B.addByteArrayParam(128, 64);
     Ring.MbarOffset = 8 * MbarSlots;
     MbarSlots += Ring.NumSlots;

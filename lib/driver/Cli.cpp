@@ -67,6 +67,8 @@ const char *CompileUsage =
     "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
     "  --no-tma              sm_90a: fill the shared rings of wgmma operands with\n"
     "                        cp.async instead of bulk tensor copies (TMA)\n"
+    "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
+    "                        tensor stores (TMA)\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
     "                        multiple of 16, N (or 1, F) for anything else\n"
@@ -107,6 +109,7 @@ const char *RunUsage =
     "  --num-stages=N        software-pipelining depth of --device: 1 to 8 (default: 3)\n"
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
+    "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
@@ -314,6 +317,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   }
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
+  Back.TensorStores = !P.has("--no-tma-store");
   return -1;
 }
 
@@ -358,6 +362,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--num-stages", true},
                       {"--allow-tf32", false},
                       {"--no-tma", false},
+                      {"--no-tma-store", false},
                       {"--specialize", true}},
                      P);
       Rc >= 0)
@@ -491,7 +496,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--num-warps", true},
                       {"--num-stages", true},
                       {"--allow-tf32", false},
-                      {"--no-tma", false}},
+                      {"--no-tma", false},
+                      {"--no-tma-store", false}},
                      P);
       Rc >= 0)
     return Rc;

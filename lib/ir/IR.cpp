@@ -120,6 +120,10 @@ bool Instruction::readsMemory() const {
   }
 }
 
+bool Instruction::accessesMemory() const {
+  return readsMemory() || Op == Opcode::Store || Op == Opcode::MaskedStore;
+}
+
 void Instruction::setOperand(unsigned I, Value *V) {
   if (Operands[I])
     removeOneUser(Operands[I]->Users, this);

@@ -387,7 +387,7 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        const std::vector<std::string> &IncludeDirs, unsigned NumWarps,
                        unsigned NumStages, std::optional<std::string> Arch,
                        std::optional<size_t> Config, bool AllowTF32, bool UseCache,
-                       bool TensorCopies) {
+                       bool TensorCopies, bool TensorStores) {
   driver::DeviceCompileOptions Opts;
   for (const auto &D : Defines)
     Opts.Front.Defines.push_back(D);
@@ -401,6 +401,7 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   Opts.Back.NumStages = NumStages;
   Opts.Back.AllowTF32 = AllowTF32;
   Opts.Back.TensorCopies = TensorCopies;
+  Opts.Back.TensorStores = TensorStores;
   if (Arch) {
     runtime::Expected<ptx::Arch> A = driver::parseArch(*Arch);
     if (!A)
@@ -548,7 +549,7 @@ NB_MODULE(_tritonc, m) {
 
   m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
         "num_warps"_a, "num_stages"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a,
-        "use_cache"_a, "tma"_a = true);
+        "use_cache"_a, "tma"_a = true, "tma_store"_a = true);
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

@@ -200,7 +200,8 @@ def _int_option(what, value):
 
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
-            config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True):
+            config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
+            tma_store=True):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -214,7 +215,9 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     device). name: the file name shown in diagnostics for source text. cache:
     use the on-disk kernel cache. tma: on sm_90a, fill the shared buffers of
     tensor-core operands with bulk tensor copies where the loads allow it (False:
-    cp.async). Needs no GPU; raises CompileError on errors,
+    cp.async). tma_store: on sm_90a, with tma, write 2-D tiles of 16-bit elements
+    with bulk tensor stores where the pointers and the code after the store allow
+    it (False: st.global). Needs no GPU; raises CompileError on errors,
     ValueError on out-of-range options.
     """
     text = None
@@ -230,5 +233,5 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
     impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
                             warps, stages, arch, config, bool(allow_tf32), bool(cache),
-                            bool(tma))
+                            bool(tma), bool(tma_store))
     return Kernel(impl)

@@ -571,6 +571,46 @@ def test_matmul_persistent(defines, programs, rng, launch):
     assert_poison(out["C"][:, n:], ty, "C")
 
 
+# Sizes and strides that are multiples of 16: on sm_90a the operand rings fill through tensor maps and
+# each tile's fp16/bf16 result leaves through shared memory with bulk tensor stores, while the next tile's
+# loads are already in flight.
+MATMUL_PERSISTENT_ALIGNED_CONFIGS = [c for c in MATMUL_PERSISTENT_CONFIGS if c[0]["TM"] >= 64]
+
+
+@pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])
+def test_matmul_persistent_aligned(defines, programs, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m, n = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16)), 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16))
+    k = 16 * int(rng.integers(tk // 16 + 1, 3 * tk // 16))
+    pad = lambda: 16 * int(rng.integers(0, 2))
+    lda, ldb, ldc = k + pad(), n + pad(), n + pad()
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul_persistent.tc", defines, (programs,),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
+                  ("stride_bk", ldb), ("stride_cm", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
+@pytest.mark.parametrize("ty", ["half", "bfloat16"])
+def test_matmul_no_columns(ty, rng, launch):
+    """N = 0 with aligned strides: every store is masked off, so a bulk tensor store must not write its box
+    (the launcher encodes a tensor map of zero extent as a one-element dummy)."""
+    defines = {"TYPE": ty, "TM": 64, "TN": 64, "TK": 32}
+    m, k, n, ldc = 64, 64, 0, 64
+    a, _ = padded_matrix(rng, m, k, k, ty)
+    b, _ = padded_matrix(rng, k, 16, 16, ty)
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul.tc", defines, (1, 1),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", k), ("ldb", 16),
+                  ("ldc", ldc)])
+    assert_poison(out["C"], ty, "C with N = 0")
+
+
 @pytest.mark.parametrize("defines", MATMUL_SPLITK_CONFIGS, ids=config_id)
 def test_matmul_splitk(defines, rng, launch):
     ty = defines["TYPE"]

@@ -74,7 +74,7 @@ struct AffineTile {
   std::vector<Poly> Steps;
 };
 
-/// A load that a 2-D tensor map can serve (see the file comment).
+/// A load or store that a 2-D tensor map can serve (see the file comment).
 struct TensorAccess {
   const ir::Argument *Base = nullptr;
   /// The tile dimension with stride 1, and the other one's stride
@@ -85,7 +85,8 @@ struct TensorAccess {
   std::optional<Poly> Bound[2];
   /// Per tile dimension: the coordinate of the tile's first element.
   Poly Coord[2];
-  /// Scalar i1 values that must all be true, else the tile reads as zeros.
+  /// Scalar i1 values that must all be true, else the tile reads as zeros
+  /// (a load) or nothing is written (a store).
   std::vector<const ir::Value *> Guards;
 };
 
@@ -93,9 +94,11 @@ class AffineAccessAnalysis {
 public:
   AffineAccessAnalysis(const ir::Function &F, const ir::DominatorTree &DT);
 
-  /// The tensor-map form of a load / masked_load of a 2-D tile, if it has
-  /// one. (The caller checks that a masked load's `other` is zero.)
-  std::optional<TensorAccess> tensorAccessOf(const ir::Instruction &Load);
+  /// The tensor-map form of a load, masked_load, store or masked_store of a
+  /// 2-D tile, if it has one. (The caller checks that a masked load's
+  /// `other` is zero.) For a store, Guards and Bounds say which elements
+  /// are written.
+  std::optional<TensorAccess> tensorAccessOf(const ir::Instruction &Access);
 
   /// The affine form of an integer or pointer value, if it has one.
   std::optional<AffineTile> affineOf(const ir::Value *V);

@@ -40,8 +40,12 @@ struct CodeGenOptions {
   /// sm_90a: fill the shared rings of wgmma operands with bulk tensor copies
   /// (TMA) where the loads allow it, else with cp.async.
   bool TensorCopies = true;
+  /// sm_90a, with TensorCopies: write 2-D tiles of 16-bit elements with bulk
+  /// tensor stores (TMA) where the pointer tile and the code after the store
+  /// allow it, else with st.global.
+  bool TensorStores = true;
 
-  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3 tma=1".
+  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3 tma=1 tma_store=1".
   std::string optionsString() const;
 };
 

@@ -201,6 +201,9 @@ public:
   /// True when the result may differ between two executions with the same
   /// operands (loads, atomics, program ids are stable; loads read memory).
   bool readsMemory() const;
+  /// True for loads, stores and atomics: every instruction that reads or
+  /// writes global memory through a pointer operand.
+  bool accessesMemory() const;
 
   unsigned getNumOperands() const { return static_cast<unsigned>(Operands.size()); }
   Value *getOperand(unsigned I) const { return Operands[I]; }

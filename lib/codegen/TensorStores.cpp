@@ -1,0 +1,230 @@
+//===- TensorStores.cpp - Tile stores as bulk tensor stores (TMA, sm_90a) --===//
+//
+// A store of a 2-D tile of 16-bit elements whose pointer tile has the
+// tensor-map form of TensorCopies.cpp (AffineAccess.h: a pointer parameter,
+// unit stride along dimension 1, the row stride and the mask's extents
+// polynomials over the integer parameters) is written by the bulk tensor
+// copy engine instead of per-thread st.global:
+//
+//  * every thread writes its registers straight from the value's own layout
+//    (a wgmma accumulator, typically) into scratch shared memory, in the
+//    swizzled layout of MmaSharedLayout.h (128-byte rows: bank-conflict free
+//    from the accumulator layout, and one of the engine's swizzle modes);
+//  * each thread fences its writes to the async proxy, a barrier follows,
+//    and thread 0 issues one `cp.async.bulk.tensor.2d` store per column
+//    block of the scratch tile, commits them as a bulk group and waits until
+//    the engine has read the scratch (`wait_group.read`, not the writes to
+//    global memory, which go on while the program moves on). The engine
+//    clips at the map's extents, which is what the mask means; a false
+//    scalar guard, or an extent of at most zero (whose map the launcher
+//    points at its zero block), moves the box out of bounds so that nothing
+//    is written.
+//  * where the scratch must fit next to live rings (a persistent kernel's
+//    epilogue, while the next tile's operands arrive), the tile goes out in
+//    row blocks, one after the other through the same scratch, each block's
+//    registers written by their owners only.
+//
+// This skips the layout conversion a vectorized st.global needs (scratch
+// writes, a barrier, scratch reads) and the threads' global stores.
+//
+// The store completes asynchronously, unordered with this program's later
+// loads of the same memory. So a store becomes a tensor store only when
+// nothing touches memory after it (the usual epilogue), or when everything
+// that may run after it is a bulk-copy ring load from another `restrict`
+// pointer than the store's own, itself `restrict` (a persistent kernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "MmaSharedLayout.h"
+
+#include "tritonc/ir/Dominance.h"
+
+#include <set>
+
+namespace tritonc::codegen {
+
+using analysis::TensorAccess;
+using ir::Instruction;
+using ir::Opcode;
+
+namespace {
+
+/// The instructions that may run after Store (Forward) or before it: the
+/// rest of its block on that side and every block reachable from it that
+/// way (its own block whole if it is in a loop).
+std::vector<const Instruction *> instructionsAround(const Instruction &Store, bool Forward) {
+  const ir::BasicBlock *Home = Store.getParent();
+  auto Next = [&](const ir::BasicBlock *BB) {
+    std::vector<const ir::BasicBlock *> Out;
+    if (Forward)
+      for (const ir::BasicBlock *S : BB->successors())
+        Out.push_back(S);
+    else
+      for (const ir::BasicBlock *P : BB->predecessors())
+        Out.push_back(P);
+    return Out;
+  };
+  std::vector<const Instruction *> Out;
+  bool After = false;
+  for (const auto &I : Home->instructions()) {
+    if (I.get() == &Store)
+      After = true;
+    else if (After == Forward)
+      Out.push_back(I.get());
+  }
+  std::set<const ir::BasicBlock *> Visited;
+  std::vector<const ir::BasicBlock *> Work = Next(Home);
+  while (!Work.empty()) {
+    const ir::BasicBlock *BB = Work.back();
+    Work.pop_back();
+    if (!Visited.insert(BB).second)
+      continue;
+    for (const auto &I : BB->instructions())
+      Out.push_back(I.get());
+    for (const ir::BasicBlock *N : Next(BB))
+      Work.push_back(N);
+  }
+  return Out;
+}
+
+} // namespace
+
+bool FunctionLowering::tensorStoreIsOrdered(const Instruction &Store,
+                                            const TensorAccess &TA) const {
+  for (const Instruction *I : instructionsAround(Store, /*Forward=*/true)) {
+    if (I == &Store || !I->accessesMemory())
+      continue;
+    auto It = TensorAccesses.find(I);
+    if (It == TensorAccesses.end() || It->second.Base == TA.Base || !TA.Base->attrs().NoAlias ||
+        !It->second.Base->attrs().NoAlias)
+      return false;
+  }
+  return true;
+}
+
+bool FunctionLowering::genericAccessBefore(const Instruction &Store) const {
+  for (const Instruction *I : instructionsAround(Store, /*Forward=*/false))
+    if (I != &Store && I->accessesMemory() && !TensorAccesses.count(I))
+      return true;
+  return false;
+}
+
+void FunctionLowering::planTensorStores() {
+  if (Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies || !Options.TensorStores)
+    return;
+  for (const auto &BB : F.blocks()) {
+    bool RingsLive = RingLiveBlocks.count(BlockIndex.at(BB.get())) != 0;
+    for (const auto &IP : BB->instructions()) {
+      const Instruction &I = *IP;
+      if ((I.getOpcode() != Opcode::Store && I.getOpcode() != Opcode::MaskedStore) ||
+          !I.getOperand(0)->getType()->isTile())
+        continue;
+      Ty T = ptxTypeOf(I.getOperand(1)->getType()->getScalarType());
+      const ir::Shape &S = I.getOperand(0)->getType()->getShape();
+      if ((T != Ty::F16 && T != Ty::BF16) || S.size() != 2)
+        continue;
+      ensureAffineAccess();
+      std::optional<TensorAccess> TA = Affine->tensorAccessOf(I);
+      if (!TA || TA->UnitDim != 1 || !tensorMapAligned(*TA, 2) || !tensorStoreIsOrdered(I, *TA))
+        continue;
+      // Row blocks: at most 256 rows (a box's limit), and next to live rings
+      // within the shared memory the rings leave.
+      int64_t Rows = S[0];
+      while (Rows > 256 || (RingsLive && RingBytes + uint64_t(Rows * S[1]) * 2 > scratchLimit()))
+        Rows /= 2;
+      MmaSharedLayout SL = MmaSharedLayout::make(Rows, S[1], /*ContigDim=*/1, 2);
+      if (Rows < 8 || S[0] % Rows != 0 || !SL.valid() || S[1] % SL.elemsPerRow() != 0 ||
+          (RingsLive && RingBytes % 1024 != 0))
+        continue;
+      TensorStorePlan Plan;
+      Plan.SL = SL;
+      Plan.Chunks = static_cast<unsigned>(S[0] / Rows);
+      Plan.FenceGlobal = genericAccessBefore(I);
+      Plan.TensorMap = static_cast<int>(TensorMaps.size());
+      TensorMaps.push_back(tensorMapSpecOf(*TA, T, SL));
+      Plan.MapParam = B.addByteArrayParam(128, 64);
+      Plan.TA = std::move(*TA);
+      TensorStores.emplace(&I, std::move(Plan));
+    }
+  }
+}
+
+void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P) {
+  const ir::Value *V = I.getOperand(1);
+  const ir::Shape &S = V->getType()->getShape();
+  const LinearLayout L = LA.isRematerializable(V) ? LA.defaultLayout(S) : LA.layoutOf(V);
+  Regs Vals = getOwn(V);
+  const TensorAccess &TA = P.TA;
+  const MmaSharedLayout &SL = P.SL;
+  B.comment("bulk tensor store through shared memory");
+  if (!P.MapAddress.valid()) {
+    auto Prologue = B.prologue();
+    Reg Param = B.newReg(Ty::B64);
+    B.emit("mov.b64 " + Param.name() + ", " + P.MapParam + ";");
+    P.MapAddress = B.newReg(Ty::B64);
+    B.emit("cvta.param.u64 " + P.MapAddress.name() + ", " + Param.name() + ";");
+  }
+  Reg Unit = polyValue(TA.Coord[1]);
+  Reg Outer = polyValue(TA.Coord[0]);
+  // Nothing is written unless every guard holds and every bounded extent is
+  // positive (the launcher maps an empty tensor onto its zero block).
+  std::optional<Reg> Writes;
+  auto Require = [&](const Reg &C) { Writes = Writes ? B.predAnd(*Writes, C) : C; };
+  for (const ir::Value *G : TA.Guards)
+    Require(scalar(G));
+  for (const auto &Bound : TA.Bound)
+    if (Bound)
+      Require(B.setp(ptx::Cmp::Gt, Ty::S32, polyValue(*Bound), 0));
+  if (Writes)
+    Unit = B.selp(Ty::S32, Unit, static_cast<int64_t>(TensorMapOutOfBounds), *Writes);
+
+  int64_t Rows = SL.StridedExtent;
+  unsigned Shift = static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(Rows)));
+  Reg ThreadBlock;
+  if (P.Chunks > 1)
+    ThreadBlock = B.shr(Ty::U32, threadCoords(L)[0], static_cast<int64_t>(Shift));
+  Reg Thread0 = B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0);
+  for (unsigned C = 0; C < P.Chunks; ++C) {
+    // Registers of other row blocks wait for their turn. Coordinates are
+    // the thread's XOR the register's (linear layouts).
+    std::map<int64_t, Reg> InBlock;
+    std::function<Reg(int32_t)> Guard;
+    if (P.Chunks > 1)
+      Guard = [&](int32_t R) {
+        int64_t Own = registerCoords(L, R)[0] >> Shift;
+        Reg &G = InBlock[Own];
+        if (!G.valid())
+          G = B.setp(ptx::Cmp::Eq, Ty::U32, B.bitXor(Ty::B32, ThreadBlock, Own), C);
+        return G;
+      };
+    sharedAccess(true, SL.bytes());
+    Reg Base = sharedBase();
+    storeTileToMmaShared(Vals, L, SL, Base, Guard);
+    B.emit("fence.proxy.async.shared::cta;");
+    if (P.FenceGlobal)
+      B.emit("fence.proxy.async.global;");
+    forcedBarrier();
+    // Earlier bulk stores (of the previous tile, in a persistent kernel)
+    // must be in global memory before this one may overwrite what they
+    // wrote; row blocks of one store do not overlap.
+    if (C == 0)
+      B.emit("@" + Thread0.name() + " cp.async.bulk.wait_group 0;");
+    Reg Row = C ? B.add(Ty::S32, Outer, static_cast<int64_t>(C) * Rows) : Outer;
+    int64_t E = SL.elemsPerRow();
+    for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
+      Reg Src = B.add(Ty::U32, Base, static_cast<int64_t>(Block * Rows * SL.SwizzleBytes));
+      Reg Col = Block ? B.add(Ty::S32, Unit, Block * E) : Unit;
+      B.emit("@" + Thread0.name() + " cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [" +
+             P.MapAddress.name() + ", {" + Col.name() + ", " + Row.name() + "}], [" + Src.name() +
+             "];");
+    }
+    B.emit("@" + Thread0.name() + " cp.async.bulk.commit_group;");
+    // The scratch may be reused once the engine has read it; every later
+    // user passes a barrier after this wait.
+    B.emit("@" + Thread0.name() + " cp.async.bulk.wait_group.read 0;");
+    sharedAccess(false, SL.bytes());
+  }
+}
+
+} // namespace tritonc::codegen
