@@ -319,6 +319,9 @@ public:
   /// Whether the engine can address TA: a 16-byte aligned base and a row
   /// stride known to be a multiple of 16 bytes.
   bool tensorMapAligned(const analysis::TensorAccess &TA, unsigned ElemBytes);
+  /// The largest power of two known to divide every value of P (axis info of
+  /// its atoms), at most analysis::MaxDivisibility.
+  int64_t knownPow2Divisor(const analysis::Poly &P) const;
   /// The tensor map of TA with boxes of one swizzle row of SL by its rows.
   TensorMapSpec tensorMapSpecOf(const analysis::TensorAccess &TA, Ty Elem,
                                 const MmaSharedLayout &SL) const;

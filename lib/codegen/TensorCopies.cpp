@@ -79,18 +79,22 @@ void FunctionLowering::ensureAffineAccess() {
   Affine = std::make_unique<analysis::AffineAccessAnalysis>(F, *DomTree);
 }
 
-bool FunctionLowering::tensorMapAligned(const TensorAccess &TA, unsigned ElemBytes) {
-  // The largest power of two known to divide the row stride.
+int64_t FunctionLowering::knownPow2Divisor(const analysis::Poly &P) const {
   int64_t Divisor = 0;
-  for (const auto &[M, C] : TA.OuterStride.terms()) {
+  for (const auto &[M, C] : P.terms()) {
     int64_t D = analysis::largestPow2Divisor(C);
     for (unsigned A : M)
       D = std::min<int64_t>(D * AI.get(Affine->atomValue(A)).Divisibility[0],
                             analysis::MaxDivisibility);
     Divisor = std::gcd(Divisor, D);
   }
+  return Divisor;
+}
+
+bool FunctionLowering::tensorMapAligned(const TensorAccess &TA, unsigned ElemBytes) {
   // The engine wants a 16-byte aligned base and 16-byte multiples as strides.
-  return AI.get(TA.Base).Divisibility[0] >= 16 && Divisor * ElemBytes % 16 == 0;
+  return AI.get(TA.Base).Divisibility[0] >= 16 &&
+         knownPow2Divisor(TA.OuterStride) * ElemBytes % 16 == 0;
 }
 
 TensorMapSpec FunctionLowering::tensorMapSpecOf(const TensorAccess &TA, Ty Elem,

@@ -126,7 +126,13 @@ void FunctionLowering::planTensorStores() {
         continue;
       ensureAffineAccess();
       std::optional<TensorAccess> TA = Affine->tensorAccessOf(I);
-      if (!TA || TA->UnitDim != 1 || !tensorMapAligned(*TA, 2) || !tensorStoreIsOrdered(I, *TA))
+      // The engine writes whole 16-byte pieces of a row even where they
+      // cross the row's extent (measured on the H100: N = 45 wrote columns
+      // 45..47), so the row extent must be a known multiple of 8 elements;
+      // a map with an unbounded extent made the store an illegal instruction.
+      if (!TA || TA->UnitDim != 1 || !TA->Bound[0] || !TA->Bound[1] ||
+          knownPow2Divisor(*TA->Bound[1]) * 2 % 16 != 0 || !tensorMapAligned(*TA, 2) ||
+          !tensorStoreIsOrdered(I, *TA))
         continue;
       // Row blocks: at most 256 rows (a box's limit), and next to live rings
       // within the shared memory the rings leave.

@@ -611,6 +611,23 @@ def test_matmul_no_columns(ty, rng, launch):
     assert_poison(out["C"], ty, "C with N = 0")
 
 
+@pytest.mark.parametrize("n", [45, 40])
+def test_matmul_ragged_columns(n, rng, launch):
+    """Strides and pointers 16-byte aligned, N not a multiple of 16: the 3 (or 8) padding columns of each
+    row of C share a 16-byte piece with its last columns and must stay untouched (the tensor engine stores
+    whole 16-byte pieces, so such an N keeps st.global)."""
+    defines = {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}
+    m, k, ldc = 64, 64, 48
+    a, av = padded_matrix(rng, m, k, k, "half")
+    b, bv = padded_matrix(rng, k, 64, 64, "half")
+    c = poisoned((m, ldc), "half")
+    out = launch("matmul.tc", defines, (1, 1),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", k), ("ldb", 64),
+                  ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv[:, :n], "half", scale=math.sqrt(k), what=f"C, N={n}")
+    assert_poison(out["C"][:, n:], "half", "C columns past N")
+
+
 @pytest.mark.parametrize("defines", MATMUL_SPLITK_CONFIGS, ids=config_id)
 def test_matmul_splitk(defines, rng, launch):
     ty = defines["TYPE"]
