@@ -250,6 +250,7 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
   std::optional<std::pair<Reg, MmaSharedLayout>> Ops[2] = {asyncOperand(I, 0), asyncOperand(I, 1)};
   if (Ops[0] || Ops[1])
     waitForAsyncOperands(I);
+  size_t AfterBarrier = B.bodySize();
   const ir::Value *Staged[2] = {Ops[0] ? nullptr : A, Ops[1] ? nullptr : Bv};
   if (Staged[0] || Staged[1]) {
     LinearLayout Ls[2];
@@ -293,6 +294,7 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc,
                   AsyncDots.at(&I));
     Values[&I] = std::move(Acc);
+    noteRefillHoist(I, AfterBarrier);
     return;
   }
   // wgmma accumulates in place: work on copies of the incoming values.

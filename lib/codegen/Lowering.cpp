@@ -572,9 +572,10 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
     TensorDrainedBlocks.insert(CurrentBlock);
   }
   for (const auto &IP : BB.instructions()) {
-    if (IP->isTerminator())
+    if (IP->isTerminator()) {
+      hoistRingRefills(BB);
       lowerTerminator(*IP);
-    else
+    } else
       lowerInstruction(*IP);
   }
 }

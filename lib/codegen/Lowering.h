@@ -302,6 +302,14 @@ public:
   /// Waits for in-flight wgmma before an instruction reads their registers.
   void waitForPendingMma(const ir::Instruction &User);
 
+  // --- Early ring refills (EarlyRefill.cpp) ----------------------------------
+  /// Records an in-flight wgmma dot over TMA rings whose barrier ended at
+  /// line AfterBarrier and whose k-steps end here.
+  void noteRefillHoist(const ir::Instruction &Dot, size_t AfterBarrier);
+  /// Before BB's terminator: moves the refill of the noted dot's rings up
+  /// to right after its barrier, where that is safe.
+  void hoistRingRefills(const ir::BasicBlock &BB);
+
   // --- Bulk tensor copies into rings (TensorCopies.cpp) -----------------------
   /// Turns the rings whose loads all have one tensor-map form into TMA rings.
   void planTensorCopies();
@@ -396,6 +404,14 @@ private:
   /// Values whose registers in-flight MMAs may still write: AsyncDots and
   /// their phis.
   std::set<const ir::Value *> PendingMma;
+  /// The in-flight dot of the block being lowered whose rings' refill may
+  /// move above its k-steps (EarlyRefill.cpp).
+  struct RefillHoist {
+    const ir::Instruction *Dot;
+    unsigned Block;
+    size_t AfterBarrier, DotEnd;
+  };
+  std::optional<RefillHoist> PendingRefillHoist;
   uint64_t RingBytes = 0;
   /// Blocks (by index) where rings hold data: the innermost loops around
   /// dots reading rings, the blocks of ring loads, phis and dots, and the

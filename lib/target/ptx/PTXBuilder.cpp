@@ -4,6 +4,7 @@
 
 #include "tritonc/support/Diagnostics.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 
@@ -641,6 +642,16 @@ void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line
   if (Handle >= Body.size() || !Body[Handle].empty())
     reportInternalError("PTXBuilder::fillReservedLine: not a reserved line");
   Body[Handle] = "\t" + Line;
+}
+
+void PTXFunctionBuilder::hoistBodyLines(size_t Before, size_t From) {
+  if (InPrologue || Before > From || From > Body.size())
+    reportInternalError("PTXBuilder::hoistBodyLines: bad range");
+  for (size_t I = Before; I < Body.size(); ++I)
+    if (Body[I].empty())
+      reportInternalError("PTXBuilder::hoistBodyLines: would move a reserved line");
+  std::rotate(Body.begin() + static_cast<std::ptrdiff_t>(Before),
+              Body.begin() + static_cast<std::ptrdiff_t>(From), Body.end());
 }
 
 void PTXFunctionBuilder::label(const std::string &L) {

@@ -1,0 +1,195 @@
+//===- EarlyRefill.cpp - Issues TMA ring refills before the MMAs they overlap -===//
+//
+// A K loop pipelined over bulk tensor copies, with its MMAs left in flight,
+// lowers to: wait for this iteration's slots, barrier, the wgmma k-steps,
+// wait until only this iteration's MMAs are pending, then the refill that
+// copies the operands of iteration i + D (the loads the loop pipeline put at
+// the end of the body). The refill goes into the slot that iteration i - 2
+// read: a ring with MMAs in flight has D + 2 slots. Every warp waited for the
+// MMAs of iteration i - 2 (at the end of iteration i - 1) before the barrier
+// of iteration i, so the refill may be issued right after that barrier,
+// before the k-steps, instead of after them and their wait: the copies then
+// start about one iteration earlier. On the H100, the 128 x 256 x 64 fp16
+// matmul at 4096^3 spent 7% of its warp samples waiting for ring data
+// (mbarrier try_wait) and ran 0.5-1.7% faster with the refill hoisted (PTX
+// edited by hand, then this pass).
+//
+// The move is done on the emitted lines of the block, after everything of
+// the iteration is lowered: the refill's address and guard arithmetic comes
+// from IR instructions after the dot. It happens only where the IR between
+// the dot and the block's end reads or writes no memory except the refills
+// of the dot's own rings, and where the moved lines are straight-line code
+// that shares no register written on either side with the k-steps.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+#include <set>
+#include <string_view>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+
+namespace {
+
+/// The instruction text of an emitted line: no indentation, no guard.
+std::string_view instructionText(std::string_view Line) {
+  size_t Start = Line.find_first_not_of(" \t");
+  if (Start == std::string_view::npos)
+    return {};
+  Line.remove_prefix(Start);
+  if (Line.starts_with('@')) {
+    size_t Space = Line.find(' ');
+    Line.remove_prefix(Space == std::string_view::npos ? Line.size() : Space + 1);
+  }
+  return Line;
+}
+
+bool isComment(std::string_view Line) { return instructionText(Line).starts_with("//"); }
+
+bool isLabel(std::string_view Line) {
+  return !Line.empty() && Line[0] != '\t' && Line.back() == ':';
+}
+
+/// The virtual registers a line names (%r12, %rd3, %p7, ...; not %tid.x).
+std::set<std::string> registersOf(std::string_view Line) {
+  std::set<std::string> Out;
+  for (size_t I = Line.find('%'); I != std::string_view::npos; I = Line.find('%', I + 1)) {
+    size_t E = I + 1;
+    while (E < Line.size() && std::islower(static_cast<unsigned char>(Line[E])))
+      ++E;
+    size_t Letters = E;
+    while (E < Line.size() && std::isdigit(static_cast<unsigned char>(Line[E])))
+      ++E;
+    if (E > Letters && Letters > I + 1)
+      Out.insert(std::string(Line.substr(I, E - I)));
+  }
+  return Out;
+}
+
+/// The registers an instruction line writes: its first operand, or all of
+/// a {list} in that place (wgmma accumulators, unpacking movs); nothing
+/// when the first operand is an address ([...]).
+std::set<std::string> writtenRegisters(std::string_view Line) {
+  std::string_view Text = instructionText(Line);
+  if (Text.empty() || isComment(Line) || isLabel(Line) || Text.starts_with('.'))
+    return {};
+  size_t Space = Text.find_first_of(" \t");
+  if (Space == std::string_view::npos)
+    return {};
+  std::string_view Ops = Text.substr(Space + 1);
+  Ops.remove_prefix(std::min(Ops.find_first_not_of(" \t"), Ops.size()));
+  if (Ops.starts_with('['))
+    return {};
+  size_t End = Ops.starts_with('{') ? Ops.find('}') : Ops.find_first_of(",;");
+  return registersOf(Ops.substr(0, End));
+}
+
+/// Whether a line may move above the k-steps: arithmetic, comments, and
+/// the refill's own expect_tx and bulk copies into shared memory. No
+/// control flow, barriers, fences, other memory accesses or MMAs.
+bool movableLine(std::string_view Line) {
+  if (isComment(Line))
+    return true;
+  if (Line.empty() || isLabel(Line))
+    return false;
+  std::string_view Text = instructionText(Line);
+  if (Text.starts_with("mbarrier.arrive.expect_tx") ||
+      Text.starts_with("cp.async.bulk.tensor.2d.shared::cluster.global"))
+    return true;
+  for (std::string_view Bad : {"bra", "bar.", "barrier", "membar", "fence", "wgmma", "ret", "exit",
+                               "ld.", "st.", "atom", "red.", "cp.", "mbarrier", "trap"})
+    if (Text.starts_with(Bad))
+      return false;
+  return true;
+}
+
+} // namespace
+
+void FunctionLowering::noteRefillHoist(const Instruction &Dot, size_t AfterBarrier) {
+  PendingRefillHoist.reset();
+  auto It = AsyncDots.find(&Dot);
+  if (It == AsyncDots.end() || It->second != 1)
+    return;
+  for (unsigned Idx = 0; Idx < 2; ++Idx) {
+    auto [Member, Id] = ringOperand(Dot, Idx);
+    if (!Member || Rings[Id].TensorMap < 0)
+      return;
+  }
+  PendingRefillHoist = RefillHoist{&Dot, CurrentBlock, AfterBarrier, B.bodySize()};
+}
+
+void FunctionLowering::hoistRingRefills(const ir::BasicBlock &BB) {
+  std::optional<RefillHoist> H = std::exchange(PendingRefillHoist, std::nullopt);
+  if (!H || H->Block != CurrentBlock)
+    return;
+  // The IR after the dot: memory is only touched by refills of its rings.
+  std::set<unsigned> DotRings;
+  for (unsigned Idx = 0; Idx < 2; ++Idx)
+    DotRings.insert(ringOperand(*H->Dot, Idx).second);
+  bool AfterDot = false, AnyRefill = false;
+  for (const auto &IP : BB.instructions()) {
+    const Instruction &I = *IP;
+    if (&I == H->Dot) {
+      AfterDot = true;
+      continue;
+    }
+    if (!AfterDot || I.isTerminator() || !I.accessesMemory())
+      continue;
+    auto Ring = AsyncOf.find(&I);
+    if (Ring == AsyncOf.end() || !DotRings.count(Ring->second) || !TensorAccesses.count(&I))
+      return;
+    AnyRefill = true;
+  }
+  if (!AnyRefill)
+    return;
+
+  // The emitted lines: [AfterBarrier, DotEnd) the k-steps and their wait,
+  // [DotEnd, end) what moves above them.
+  size_t End = B.bodySize();
+  std::set<std::string> StepRegs, StepWrites, MovedRegs, MovedWrites, StepLabels;
+  for (size_t L = H->AfterBarrier; L < H->DotEnd; ++L) {
+    const std::string &Line = B.bodyLine(L);
+    if (Line.empty())
+      return; // a reserved line: its handle is its position
+    if (isLabel(Line))
+      StepLabels.insert(Line.substr(0, Line.size() - 1));
+    std::set<std::string> R = registersOf(Line), W = writtenRegisters(Line);
+    StepRegs.insert(R.begin(), R.end());
+    StepWrites.insert(W.begin(), W.end());
+  }
+  // The k-steps may branch within themselves (their loop), nowhere else:
+  // the moved lines must run exactly as often as before.
+  for (size_t L = H->AfterBarrier; L < H->DotEnd; ++L) {
+    std::string_view Text = instructionText(B.bodyLine(L));
+    if (Text.starts_with("bra") || Text.starts_with("ret") || Text.starts_with("exit")) {
+      std::string_view Target = Text.substr(Text.find_last_of(" \t") + 1);
+      if (Target.ends_with(';'))
+        Target.remove_suffix(1);
+      if (!StepLabels.count(std::string(Target)))
+        return;
+    }
+  }
+  bool AnyCopy = false;
+  for (size_t L = H->DotEnd; L < End; ++L) {
+    const std::string &Line = B.bodyLine(L);
+    if (!movableLine(Line))
+      return;
+    AnyCopy |= instructionText(Line).starts_with("cp.async.bulk.tensor");
+    std::set<std::string> R = registersOf(Line), W = writtenRegisters(Line);
+    MovedRegs.insert(R.begin(), R.end());
+    MovedWrites.insert(W.begin(), W.end());
+  }
+  if (!AnyCopy)
+    return;
+  for (const std::string &R : StepWrites)
+    if (MovedRegs.count(R))
+      return;
+  for (const std::string &R : MovedWrites)
+    if (StepRegs.count(R))
+      return;
+  B.hoistBodyLines(H->AfterBarrier, H->DotEnd);
+}
+
+} // namespace tritonc::codegen
