@@ -4,12 +4,16 @@
 // lowers to: wait for this iteration's slots, barrier, the wgmma k-steps,
 // wait until only this iteration's MMAs are pending, then the refill that
 // copies the operands of iteration i + D (the loads the loop pipeline put at
-// the end of the body). The refill goes into the slot that iteration i - 2
-// read: a ring with MMAs in flight has D + 2 slots. Every warp waited for the
-// MMAs of iteration i - 2 (at the end of iteration i - 1) before the barrier
-// of iteration i, so the refill may be issued right after that barrier,
-// before the k-steps, instead of after them and their wait: the copies then
-// start about one iteration earlier. On the H100, the 128 x 256 x 64 fp16
+// the end of the body). With several warpgroups the ring has D + 2 slots
+// (AsyncCopies.cpp) and the refill goes into the slot that iteration i - 2
+// read. Every warp waited for the MMAs of iteration i - 2 (at the end of
+// iteration i - 1) before the barrier of iteration i, so the refill may be
+// issued right after that barrier, before the k-steps, instead of after them
+// and their wait: the copies then start about one iteration earlier. One
+// warpgroup has no spare slot: its refill overwrites what iteration i - 1
+// read, whose MMAs only its own wait ends, and stays where it is (moved, it
+// made 64 x 128 x 64 and 128 x 128 x 64 matmuls with 4 warps and 3 stages
+// wrong on the H100). On the H100, the 128 x 256 x 64 fp16
 // matmul at 4096^3 spent 7% of its warp samples waiting for ring data
 // (mbarrier try_wait) and ran 0.5-1.7% faster with the refill hoisted (PTX
 // edited by hand, then this pass).
@@ -110,7 +114,7 @@ bool movableLine(std::string_view Line) {
 void FunctionLowering::noteRefillHoist(const Instruction &Dot, size_t AfterBarrier) {
   PendingRefillHoist.reset();
   auto It = AsyncDots.find(&Dot);
-  if (It == AsyncDots.end() || It->second != 1)
+  if (It == AsyncDots.end() || It->second != 1 || inFlightExtraSlots(Options.NumWarps) == 0)
     return;
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     auto [Member, Id] = ringOperand(Dot, Idx);

@@ -275,6 +275,34 @@ if _GPU:
         assert k.last_specialization == "DDNN"
         torch.testing.assert_close(y, expected)
 
+    @pytest.mark.parametrize("dtype", ["half", "bfloat16"])
+    def test_wgmma_matmuls_at_scale(dtype):
+        """The benchmarked fp16/bf16 configurations on 2048 x 2048 x 2048, all SMs busy and 32 K steps:
+        ring refills racing in-flight MMAs (the slot reuse rules of AsyncCopies.cpp and EarlyRefill.cpp)
+        show up here as wrong sums, which the small kernel tests of tests/kernels rarely provoke."""
+        import torch
+
+        ty = {"half": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+        size = 2048
+        a = torch.randn(size, size, device="cuda", dtype=ty)
+        b = torch.randn(size, size, device="cuda", dtype=ty)
+        ref = (a.float() @ b.float())
+        # (file, TM, TN, TK, warps, stages)
+        configs = [("matmul.tc", 64, 128, 64, 4, 3), ("matmul.tc", 64, 128, 64, 4, 4),
+                   ("matmul.tc", 128, 128, 64, 4, 3), ("matmul.tc", 128, 128, 64, 8, 3),
+                   ("matmul.tc", 128, 256, 64, 8, 3), ("matmul_persistent.tc", 128, 256, 64, 8, 3)]
+        for file, tm, tn, tk, warps, stages in configs:
+            c = torch.full((size, size), float("nan"), device="cuda", dtype=ty)
+            kern = tritonc.compile(KERNELS / file, num_warps=warps, num_stages=stages,
+                                   defines={"TYPE": dtype, "TM": tm, "TN": tn, "TK": tk})
+            tiles = (size // tm, size // tn)
+            grid = (min(132, tiles[0] * tiles[1]),) if file == "matmul_persistent.tc" else tiles
+            for _ in range(3):
+                kern[grid](a, b, c, size, size, size, size, size, size)
+            torch.cuda.synchronize()
+            err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
+            assert err < 2e-2, f"{file} {tm}x{tn}x{tk} w{warps} s{stages}: relative error {err:.3g}"
+
     def test_fma_dot_with_one_operand_in_a_ring():
         """An f32 dot on FMA units whose A comes from a cp.async ring while B, scaled (so no plain load),
         is staged from registers into scratch after the ring: both operand paths in one loop, and K not a
