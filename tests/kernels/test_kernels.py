@@ -553,14 +553,10 @@ def test_matmul_grouped(defines, rng, launch):
     assert_poison(out["C"][:, n:], ty, "C")
 
 
-@pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_CONFIGS,
-                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_CONFIGS])
-def test_matmul_persistent(defines, programs, rng, launch):
+def check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc):
+    """Runs matmul_persistent.tc on random M x K and K x N operands with those leading dimensions and
+    checks C against the reference and its padding against the poison."""
     ty = defines["TYPE"]
-    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
-    m, n = not_multiple(rng, 2 * tm, 3 * tm, tm), not_multiple(rng, tn + 1, 2 * tn, tn)
-    k = not_multiple(rng, tk + 1, 3 * tk, tk)
-    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
     a, av = padded_matrix(rng, m, k, lda, ty)
     b, bv = padded_matrix(rng, k, n, ldb, ty)
     c = poisoned((m, ldc), ty)
@@ -569,6 +565,16 @@ def test_matmul_persistent(defines, programs, rng, launch):
                   ("stride_bk", ldb), ("stride_cm", ldc)])
     assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], ty, "C")
+
+
+@pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_CONFIGS])
+def test_matmul_persistent(defines, programs, rng, launch):
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m, n = not_multiple(rng, 2 * tm, 3 * tm, tm), not_multiple(rng, tn + 1, 2 * tn, tn)
+    k = not_multiple(rng, tk + 1, 3 * tk, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
 
 
 # Sizes and strides that are multiples of 16: on sm_90a the operand rings fill through tensor maps and
@@ -580,20 +586,13 @@ MATMUL_PERSISTENT_ALIGNED_CONFIGS = [c for c in MATMUL_PERSISTENT_CONFIGS if c[0
 @pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])
 def test_matmul_persistent_aligned(defines, programs, rng, launch):
-    ty = defines["TYPE"]
     tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
-    m, n = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16)), 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16))
+    m = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16))
+    n = 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16))
     k = 16 * int(rng.integers(tk // 16 + 1, 3 * tk // 16))
     pad = lambda: 16 * int(rng.integers(0, 2))
     lda, ldb, ldc = k + pad(), n + pad(), n + pad()
-    a, av = padded_matrix(rng, m, k, lda, ty)
-    b, bv = padded_matrix(rng, k, n, ldb, ty)
-    c = poisoned((m, ldc), ty)
-    out = launch("matmul_persistent.tc", defines, (programs,),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
-                  ("stride_bk", ldb), ("stride_cm", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], ty, "C")
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
 
 
 @pytest.mark.parametrize("ty", ["half", "bfloat16"])
