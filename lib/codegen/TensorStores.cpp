@@ -15,7 +15,10 @@
 //    block of the scratch tile, commits them as a bulk group and waits until
 //    the engine has read the scratch (`wait_group.read`, not the writes to
 //    global memory, which go on while the program moves on). The engine
-//    clips at the map's extents, which is what the mask means; a false
+//    clips at the map's extents, which is what the mask means, but in whole
+//    16-byte pieces of a row: the mask must bound both extents, the row
+//    extent being a known multiple of 8 elements (unbounded store maps were
+//    an illegal instruction on the H100); a false
 //    scalar guard, or an extent of at most zero (whose map the launcher
 //    points at its zero block), moves the box out of bounds so that nothing
 //    is written.
