@@ -15,6 +15,8 @@
 #include <sstream>
 #include <vector>
 
+#include "SourceDigest.h" // generated: TRITONC_SOURCE_DIGEST
+
 #ifndef TRITONC_BUILD_ID
 #define TRITONC_BUILD_ID "unknown"
 #endif
@@ -58,7 +60,7 @@ bool writeAll(int Fd, std::string_view Data) {
 } // namespace
 
 std::string CacheKeyInputs::compilerVersion() {
-  return std::string(TRITONC_VERSION) + "+" + TRITONC_BUILD_ID;
+  return std::string(TRITONC_VERSION) + "+" + TRITONC_BUILD_ID + ".src" + TRITONC_SOURCE_DIGEST;
 }
 
 std::string CacheKeyInputs::key() const {

@@ -54,6 +54,17 @@ TEST(KernelCacheTest, KeyIsHexAndDeterministic) {
   EXPECT_NE(CacheKeyInputs::compilerVersion().find(TRITONC_VERSION), std::string::npos);
 }
 
+TEST(KernelCacheTest, CompilerVersionNamesTheSourceDigest) {
+  // The build's git id stays the same while sources change in a dirty tree;
+  // the digest of the sources (cmake/SourceDigest.cmake) does not.
+  std::string V = CacheKeyInputs::compilerVersion();
+  size_t At = V.rfind(".src");
+  ASSERT_NE(At, std::string::npos) << V;
+  std::string Digest = V.substr(At + 4);
+  EXPECT_EQ(Digest.size(), 16u) << V;
+  EXPECT_EQ(Digest.find_first_not_of("0123456789abcdef"), std::string::npos) << V;
+}
+
 TEST(KernelCacheTest, EveryInputChangesTheKey) {
   const std::string Base = baseInputs().key();
   auto Changed = [&](auto Mutate) {
