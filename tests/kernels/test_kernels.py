@@ -353,6 +353,14 @@ MATMUL_PERSISTENT_CONFIGS = [
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, 2),
     ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64, "GROUP_M": 2}, 40),
 ]
+# (defines, programs): runs of K steps that start and end inside tiles, a program count that does not
+# divide the steps, and more programs than steps (some with nothing to do).
+MATMUL_STREAMK_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "GROUP_M": 2}, 3),
+    ({"TYPE": "float", "TM": 32, "TN": 32, "TK": 8}, 7),
+    ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 16}, 5),
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, 64),
+]
 MATMUL_SPLITK_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 1},
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3},
@@ -442,7 +450,7 @@ def test_transpose_checked(defines, rng, launch):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# matmul.tc, matmul_grouped.tc, matmul_persistent.tc, matmul_splitk.tc
+# matmul.tc, matmul_grouped.tc, matmul_persistent.tc, matmul_streamk.tc, matmul_splitk.tc
 # ---------------------------------------------------------------------------------------------------------
 
 
@@ -575,6 +583,25 @@ def test_matmul_persistent(defines, programs, rng, launch):
     k = not_multiple(rng, tk + 1, 3 * tk, tk)
     lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
     check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
+
+
+@pytest.mark.parametrize("defines,programs", MATMUL_STREAMK_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_STREAMK_CONFIGS])
+def test_matmul_streamk(defines, programs, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m, n = not_multiple(rng, 2 * tm, 3 * tm, tm), not_multiple(rng, tn + 1, 2 * tn, tn)
+    k = not_multiple(rng, 2 * tk + 1, 4 * tk, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    c[:, :n] = 0  # split tiles are added into C
+    out = launch("matmul_streamk.tc", defines, (programs,),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
+                  ("stride_bk", ldb), ("stride_cm", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
 
 
 # Sizes and strides that are multiples of 16: on sm_90a the operand rings fill through tensor maps and
@@ -1182,6 +1209,7 @@ ALL_CONFIGS = (
     + [("matmul.tc", c[0]) for c in MATMUL_CONFIGS]
     + [("matmul_grouped.tc", d) for d in MATMUL_GROUPED_CONFIGS]
     + [("matmul_persistent.tc", c[0]) for c in MATMUL_PERSISTENT_CONFIGS]
+    + [("matmul_streamk.tc", c[0]) for c in MATMUL_STREAMK_CONFIGS]
     + [("matmul_splitk.tc", d) for d in MATMUL_SPLITK_CONFIGS]
     + [("conv.tc", c[0]) for c in CONV_CONFIGS]
     + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
