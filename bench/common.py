@@ -95,8 +95,9 @@ def _event():
 @dataclass(frozen=True)
 class MatmulConfig:
     """One candidate of the autotuning step."""
-    # "matmul" (matmul.tc), "grouped" (matmul_grouped.tc, GROUP_M=8) or "persistent"
-    # (matmul_persistent.tc, GROUP_M=8, one program per SM)
+    # "matmul" (matmul.tc), "grouped" (matmul_grouped.tc, GROUP_M=8), "persistent"
+    # (matmul_persistent.tc, GROUP_M=8, one program per SM) or "streamk" (matmul_streamk.tc,
+    # GROUP_M=8, one program per SM; C zeroed first, inside the timed call)
     kernel: str
     tm: int
     tn: int
@@ -107,7 +108,7 @@ class MatmulConfig:
     @property
     def file(self):
         return {"matmul": "matmul.tc", "grouped": "matmul_grouped.tc",
-                "persistent": "matmul_persistent.tc"}[self.kernel]
+                "persistent": "matmul_persistent.tc", "streamk": "matmul_streamk.tc"}[self.kernel]
 
     def __str__(self):
         return f"{self.file} {self.tm}x{self.tn}x{self.tk} w{self.warps} s{self.stages}"
