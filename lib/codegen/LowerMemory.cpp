@@ -233,7 +233,10 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   if (!IsCas && IsFloat && I.Reduction != ir::ReduceKind::FAdd &&
       I.Reduction != ir::ReduceKind::Xchg)
     Supported = false;
-  if (Bits == 16 && T == Ty::BF16 && Options.Arch == ptx::Arch::SM80)
+  // sm_80 has no bf16 atomic add (atom/red .add.noftz.bf16 need sm_90): a
+  // compare-and-swap loop per element instead.
+  bool Bf16AddByCas = Supported && Bits == 16 && T == Ty::BF16 && Options.Arch == ptx::Arch::SM80;
+  if (Bf16AddByCas && I.Reduction != ir::ReduceKind::FAdd)
     Supported = false;
   if (!Supported)
     throw UnsupportedConstruct(
@@ -247,6 +250,17 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
     B.emit(Text + ";");
     return D;
   };
+  // Emit(...) under a guard; the compare-and-swap loop branches, so it takes
+  // the guard itself.
+  auto EmitGuarded = [&](const Reg &Guard, const Reg &Ptr, const std::vector<Reg> &Srcs,
+                         const std::string &Sem) {
+    if (Bf16AddByCas)
+      return bf16AddByCas(Ptr, Srcs[0], Guard);
+    std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
+    if (Guard.valid())
+      G.emplace(B, Guard, false);
+    return Emit(Sem, Ptr, Srcs);
+  };
   unsigned NumVals = IsCas ? 2 : 1;
   if (!I.getOperand(0)->getType()->isTile()) {
     forcedBarrier();
@@ -257,11 +271,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
     Reg Guard = Thread0;
     if (!IsCas && I.getNumOperands() > 2)
       Guard = B.predAnd(Guard, scalar(I.getOperand(2)));
-    Reg Old;
-    {
-      auto G = B.guard(Guard);
-      Old = Emit(".acq_rel.gpu", scalar(I.getOperand(0)), Srcs);
-    }
+    Reg Old = EmitGuarded(Guard, scalar(I.getOperand(0)), Srcs, ".acq_rel.gpu");
     Values[&I] = {broadcastFromThread0(Old, Elem)};
     return;
   }
@@ -279,7 +289,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   int32_t N = numRegisters(L);
   // Nobody reads the old values: reductions (`red`), which return nothing,
   // vectorized where the layout assignment allowed it (f32 add on sm_90).
-  if (!IsCas && I.Reduction != ir::ReduceKind::Xchg && !I.hasUses()) {
+  if (!IsCas && I.Reduction != ir::ReduceKind::Xchg && !I.hasUses() && !Bf16AddByCas) {
     for (int32_t R0 = 0; R0 < N; R0 += static_cast<int32_t>(Plan.Vec)) {
       if (Dup[R0])
         continue;
@@ -301,19 +311,27 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   for (int32_t R = 0; R < N; ++R) {
     if (Dup[R])
       continue;
+    // Pointers and masks are given per vector (a vectorized `red` above);
+    // one element at a time, they are its head's, the pointer offset.
+    int32_t InVec = R % static_cast<int32_t>(Plan.Vec), Head = R - InVec;
     Reg Guard = Owner;
     if (!Mask.empty())
-      Guard = Guard.valid() ? B.predAnd(Guard, Mask[R]) : Mask[R];
+      Guard = Guard.valid() ? B.predAnd(Guard, Mask[Head]) : Mask[Head];
     std::vector<Reg> S;
     for (const Regs &Src : Srcs)
       S.push_back(Src[R]);
     // The result of a masked-off element is unspecified; give it a defined
     // value so that ptxas sees no use of an undefined register.
     Reg D = zeroOf(T);
-    std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
-    if (Guard.valid())
-      G.emplace(B, Guard, false);
-    B.movTo(D, Emit("", Ptrs[R], S));
+    Reg Ptr =
+        InVec ? B.add(Ty::U64, Ptrs[Head], static_cast<int64_t>(InVec * Bits / 8)) : Ptrs[Head];
+    Reg Old = EmitGuarded(Guard, Ptr, S, "");
+    if (Guard.valid() && !Bf16AddByCas) {
+      auto G = B.guard(Guard);
+      B.movTo(D, Old);
+    } else {
+      B.movTo(D, Old);
+    }
     Out[R] = D;
   }
   fillDuplicateRegisters(L, Out);
@@ -321,6 +339,30 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   if (Owner.valid() && I.hasUses())
     Out = convertViaShared(Out, Elem, I.getType()->getShape(), L, L);
   Values[&I] = std::move(Out);
+}
+
+Reg FunctionLowering::bf16AddByCas(const Reg &Ptr, const Reg &Val, const Reg &Guard) {
+  // The sum is taken in f32 and rounded to bf16 (as the interpreter does);
+  // the loop retries until no other thread changed the value in between.
+  // Returns the value before this thread's add (0 where Guard is false).
+  std::string Loop = B.newLabel("bf16_cas"), Done = B.newLabel("bf16_cas_done");
+  Reg Old = B.newReg(Ty::B16);
+  B.emit("mov.b16 " + Old.name() + ", 0;");
+  if (Guard.valid())
+    B.braIf(Guard, Done, /*Negated=*/true);
+  B.emit("ld.global.b16 " + Old.name() + ", " + addr(Ptr) + ";");
+  B.label(Loop);
+  Reg Sum = B.add(Ty::F32, B.cvt(Ty::F32, Ty::BF16, Old.as(Ty::BF16)),
+                  B.cvt(Ty::F32, Ty::BF16, Val.as(Ty::BF16)));
+  Reg New = B.cvt(Ty::BF16, Ty::F32, Sum, ptx::Rounding::Rn);
+  Reg Seen = B.newReg(Ty::B16);
+  B.emit("atom.global.cas.b16 " + Seen.name() + ", " + addr(Ptr) + ", " + Old.name() + ", " +
+         New.as(Ty::B16).name() + ";");
+  Reg Retry = B.setp(Cmp::Ne, Ty::B16, Seen, Old);
+  B.movTo(Old, Seen);
+  B.braIf(Retry, Loop);
+  B.label(Done);
+  return Old.as(Ty::BF16);
 }
 
 } // namespace tritonc::codegen

@@ -221,6 +221,9 @@ public:
 
   void lowerLoad(const ir::Instruction &I);
   void lowerStore(const ir::Instruction &I);
+  /// A bf16 atomic add on sm_80 as a compare-and-swap loop; returns the old
+  /// value (see LowerMemory.cpp).
+  Reg bf16AddByCas(const Reg &Ptr, const Reg &Val, const Reg &Guard);
   void lowerAtomic(const ir::Instruction &I);
 
   Regs convertViaShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,

@@ -303,6 +303,36 @@ if _GPU:
             err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
             assert err < 2e-2, f"{file} {tm}x{tn}x{tk} w{warps} s{stages}: relative error {err:.3g}"
 
+    def test_bf16_atomic_add_by_compare_and_swap():
+        """sm_80 code (run here through the driver's JIT) adds bf16 atomically with a compare-and-swap
+        loop: 64 programs add 1 to the same 128 elements, so the loops race on every element. Small
+        integers are exact in bf16, so the sums must be exact, and the old values each program saw
+        at one element must be 0, 1, ..., 63 in some order."""
+        import torch
+
+        src = """
+        __global__ void count(bfloat16 *C, bfloat16 *OLD, bfloat16 *TOTAL) {
+          int r[128] = 0 ... 128;
+          bfloat16 one[128] = 1;
+          atomic_add(C + r, one);
+          bfloat16 old[128] = atomic_add(C + 128 + r, one);
+          *(OLD + get_program_id(0) * 128 + r) = old;
+          bfloat16 s = 1.0;
+          atomic_add(TOTAL, s);
+        }
+        """
+        kern = tritonc.compile(src, name="count.tc", arch="sm_80")
+        assert "atom.global.cas.b16" in kern.ptx
+        c = torch.zeros(256, device="cuda", dtype=torch.bfloat16)
+        old = torch.full((64, 128), float("nan"), device="cuda", dtype=torch.bfloat16)
+        total = torch.zeros(1, device="cuda", dtype=torch.bfloat16)
+        kern[(64,)](c, old, total)
+        torch.cuda.synchronize()
+        assert torch.equal(c, torch.full_like(c, 64))
+        assert total.item() == 64
+        seen = old.float().sort(dim=0).values
+        assert torch.equal(seen, torch.arange(64, device="cuda").float()[:, None].expand(64, 128))
+
     def test_fma_dot_with_one_operand_in_a_ring():
         """An f32 dot on FMA units whose A comes from a cp.async ring while B, scaled (so no plain load),
         is staged from registers into scratch after the ring: both operand paths in one loop, and K not a
