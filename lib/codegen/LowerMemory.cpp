@@ -326,12 +326,11 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
     Reg Ptr =
         InVec ? B.add(Ty::U64, Ptrs[Head], static_cast<int64_t>(InVec * Bits / 8)) : Ptrs[Head];
     Reg Old = EmitGuarded(Guard, Ptr, S, "");
-    if (Guard.valid() && !Bf16AddByCas) {
-      auto G = B.guard(Guard);
-      B.movTo(D, Old);
-    } else {
-      B.movTo(D, Old);
-    }
+    // The loop's result is defined everywhere; another atom's only where it ran.
+    std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
+    if (Guard.valid() && !Bf16AddByCas)
+      G.emplace(B, Guard, false);
+    B.movTo(D, Old);
     Out[R] = D;
   }
   fillDuplicateRegisters(L, Out);
