@@ -2,8 +2,10 @@
 //
 // A load whose tile only reaches a `dot` operand (directly, through `trans`,
 // or through loop phis: the shape the `pipeline` pass and the seeds' hand
-// prefetch produce) never needs registers. This holds for wgmma dots (sm_90a)
-// and for f32 dots on FMA units that take the vectorized path (sm_80+). Such
+// prefetch produce) never needs registers. This holds for wgmma dots (sm_90a),
+// for mma.sync dots of f16/bf16 operands (sm_80+, and sm_90a dots too small
+// for wgmma), and for f32 dots on FMA units that take the vectorized path
+// (sm_80+). Such
 // loads and phis form a component; each component gets a ring of NumSlots
 // tiles at the start of shared memory. Every value of the component is then
 // one u32 register: the shared address of its slot, and a phi only copies
@@ -14,7 +16,10 @@
 // operand's slot is "plain": A stored [K, M] and B [K, N], rows padded by 16
 // bytes, the form lowerDotFmaVectorized reads with 16-byte vectors. A
 // vector the slot keeps contiguous is one copy; one it transposes (A loaded
-// K-contiguous) is one 4-byte copy per element.
+// K-contiguous) is one 4-byte copy per element. An mma.sync operand's slot
+// is plain too, A stored [M, K] and B [K, N] with padded rows, as lowerDot
+// stages them for ldmatrix; only loads whose vectors land contiguously
+// qualify (no operand through a `trans`: 2-byte copies do not exist).
 //
 // A load becomes `cp.async` of its vectors (4, 8 or 16 bytes) into the slot
 // at the component's write cursor, zero-filled where the mask is off
@@ -143,7 +148,8 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
   // Every load: 16-bit elements for tensor cores, f32 for FMA dots; zero
   // `other`, vectors cp.async can move, and one shape and vector dimension
   // for the whole ring.
-  bool Fma = LA.dotOf(&Dot).Kind == DotKind::FMA;
+  DotKind Kind = LA.dotOf(&Dot).Kind;
+  bool Fma = Kind == DotKind::FMA;
   unsigned ElemBytes = Fma ? 4 : 2;
   const ir::Shape &S = Root->getType()->getShape();
   std::optional<unsigned> VecDim;
@@ -194,6 +200,18 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
     Ring.SlotBytes = alignTo(static_cast<uint64_t>(K * Ring.KStride) * ElemBytes, 128);
     return true;
   }
+  if (Kind == DotKind::MmaV2) {
+    // The slot holds the operand as lowerDot stages it for ldmatrix: A as
+    // [M, K] and B as [K, N], rows padded by 16 bytes (sharedTileStrides);
+    // KStride is then the row stride. A vector must land contiguously
+    // (cp.async moves 4 bytes at least): no operand through a trans.
+    if (ViaTrans || *VecDim != 1)
+      return false;
+    Ring.KStride = sharedTileStrides(S, ElemBytes)[0];
+    Ring.PlainStrides = {Ring.KStride, 1};
+    Ring.SlotBytes = alignTo(sharedTileBytes(S, ElemBytes), 128);
+    return true;
+  }
   Ring.SL = MmaSharedLayout::make(S[0], S[1], *VecDim, 2);
   if (!Ring.SL.valid())
     return false;
@@ -233,7 +251,8 @@ void FunctionLowering::planAsyncCopies() {
   for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions())
       if (I->getOpcode() == Opcode::Dot &&
-          (LA.dotOf(I.get()).Kind == DotKind::Wgmma || isVectorizedFmaDot(*I)))
+          (LA.dotOf(I.get()).Kind == DotKind::Wgmma || LA.dotOf(I.get()).Kind == DotKind::MmaV2 ||
+           isVectorizedFmaDot(*I)))
         Dots.push_back(I.get());
   uint64_t Offset = 0;
   std::map<const Instruction *, std::vector<unsigned>> RingsOfDot;
@@ -544,9 +563,10 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   bool Split = Ring.isPlain() && Ring.PlainStrides[Plan.VecDim] != 1;
   unsigned Bytes = Split ? Ring.ElemBytes : Plan.Vec * Ring.ElemBytes;
   std::string Cache = Bytes == 16 ? "cg" : "ca";
-  // FMA rings: each row of A's tile is a few dozen bytes, so let L2 fetch
-  // the 256-byte block around it (measured: 45.9 vs 45.2 TFLOP/s for f32
-  // 256x128x8 on an H100; 128 bytes gives 45.7).
+  // Plain rings (FMA and mma.sync dots): a row of a tile is a few dozen
+  // bytes, so let L2 fetch the 256-byte block around it (measured on FMA
+  // rings: 45.9 vs 45.2 TFLOP/s for f32 256x128x8 on an H100; 128 bytes
+  // gives 45.7).
   std::string Hint = Ring.isPlain() ? ".L2::256B" : "";
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Plan.Vec)) {
     if (Dup[R0])
@@ -600,8 +620,8 @@ FunctionLowering::asyncOperand(const Instruction &Dot, unsigned Idx) {
   return std::make_pair(Ring.TensorMap >= 0 ? tensorSlotAddress(Value) : Value, SL);
 }
 
-std::optional<std::pair<Reg, int64_t>> FunctionLowering::fmaRingOperand(const Instruction &Dot,
-                                                                        unsigned Idx) {
+std::optional<std::pair<Reg, int64_t>> FunctionLowering::plainRingOperand(const Instruction &Dot,
+                                                                          unsigned Idx) {
   auto [Member, Id] = ringOperand(Dot, Idx);
   if (!Member)
     return std::nullopt;

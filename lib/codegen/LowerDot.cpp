@@ -85,7 +85,8 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   // consecutive rows are one 16-byte vector, like its 4 columns of B. An
   // operand in a ring (AsyncCopies.cpp) is already there in this form;
   // the others are staged from registers.
-  std::optional<std::pair<Reg, int64_t>> ARing = fmaRingOperand(I, 0), BRing = fmaRingOperand(I, 1);
+  std::optional<std::pair<Reg, int64_t>> ARing = plainRingOperand(I, 0),
+                                         BRing = plainRingOperand(I, 1);
   if (ARing || BRing)
     waitForAsyncOperands(I);
   ir::Shape ATShape = {K, M};
@@ -180,21 +181,37 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     return lowerDotFmaVectorized(I);
   int64_t K = A->getType()->getShape()[1];
   const LinearLayout &C = LA.layoutOf(&I);
-  LinearLayout AL = operandLayout(A), BL = operandLayout(Bv);
-  Regs AVals = get(A, AL), BVals = get(Bv, BL);
   Regs AccIn = get(Acc, C);
 
   unsigned ABytes = memBytesOf(AT), BBytes = memBytesOf(BT);
-  // Row strides (elements) of the staged operands, padded (sharedTileStrides).
-  int64_t SA = sharedTileStrides(A->getType()->getShape(), ABytes)[0];
-  int64_t SB = sharedTileStrides(Bv->getType()->getShape(), BBytes)[0];
-  uint64_t OffB = alignTo(sharedTileBytes(A->getType()->getShape(), ABytes), 16);
-  uint64_t Total = OffB + sharedTileBytes(Bv->getType()->getShape(), BBytes);
-  B.comment("dot operands to shared memory");
-  sharedAccess(true, Total);
-  storeTileToShared(AVals, AT, A->getType()->getShape(), AL, 0);
-  storeTileToShared(BVals, BT, Bv->getType()->getShape(), BL, OffB);
-  sharedAccess(false, Total);
+  // Operands of mma.sync dots may already sit in ring slots (AsyncCopies.cpp)
+  // laid out as staged here; the others are staged from registers. Row
+  // strides (elements) are padded (sharedTileStrides); an operand's base is
+  // its slot, or scratch (B at OffB).
+  std::optional<std::pair<Reg, int64_t>> ARing = plainRingOperand(I, 0),
+                                         BRing = plainRingOperand(I, 1);
+  if (ARing || BRing)
+    waitForAsyncOperands(I);
+  int64_t SA = ARing ? ARing->second : sharedTileStrides(A->getType()->getShape(), ABytes)[0];
+  int64_t SB = BRing ? BRing->second : sharedTileStrides(Bv->getType()->getShape(), BBytes)[0];
+  uint64_t SizeA = ARing ? 0 : sharedTileBytes(A->getType()->getShape(), ABytes);
+  uint64_t OffB = alignTo(SizeA, 16);
+  uint64_t Total = BRing ? SizeA : OffB + sharedTileBytes(Bv->getType()->getShape(), BBytes);
+  Reg ABaseAddr = ARing ? ARing->first : sharedBase();
+  Reg BBaseAddr = BRing ? BRing->first : sharedBase();
+  if (Total) {
+    B.comment("dot operands to shared memory");
+    sharedAccess(true, Total);
+    if (!ARing) {
+      LinearLayout AL = operandLayout(A);
+      storeTileToShared(get(A, AL), AT, A->getType()->getShape(), AL, 0);
+    }
+    if (!BRing) {
+      LinearLayout BL = operandLayout(Bv);
+      storeTileToShared(get(Bv, BL), BT, Bv->getType()->getShape(), BL, OffB);
+    }
+    sharedAccess(false, Total);
+  }
 
   int32_t NumRegs = numRegisters(C);
   std::vector<bool> Dup = duplicateRegisters(C);
@@ -216,9 +233,9 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       Reg LaneCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
       Reg ARow = B.add(Ty::U32, Warp[0], LaneRow);
       Reg AIdx = B.madLo(Ty::U32, ARow, SA, LaneCol);
-      Reg ABase = B.madLo(Ty::U32, AIdx, 2, sharedBase());
+      Reg ABase = B.madLo(Ty::U32, AIdx, 2, ABaseAddr);
       Reg BIdx = B.madLo(Ty::U32, LaneRow, SB, Warp[1]);
-      Reg BBase = B.madLo(Ty::U32, BIdx, 2, sharedBase());
+      Reg BBase = B.madLo(Ty::U32, BIdx, 2, BBaseAddr);
       LoadA = [&, ABase](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
         for (Reg &R : F)

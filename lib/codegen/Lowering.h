@@ -110,9 +110,11 @@ struct AsyncRing {
   /// The slots' layout, in the loads' coordinates (tensor-core rings).
   MmaSharedLayout SL;
   /// Rings of FMA dots (LowerDot.cpp) instead hold the operand k-major with
-  /// padded rows, as the FMA loop reads it: element (c0, c1) of a load sits
-  /// at element offset c0 PlainStrides[0] + c1 PlainStrides[1] of the slot;
-  /// KStride is the slot's row stride in elements. Zero for other rings.
+  /// padded rows, as the FMA loop reads it, and rings of mma.sync dots hold
+  /// it as lowerDot stages it for ldmatrix (A [M, K], B [K, N], padded rows):
+  /// element (c0, c1) of a load sits at element offset c0 PlainStrides[0] +
+  /// c1 PlainStrides[1] of the slot; KStride is the slot's row stride in
+  /// elements. Zero for other rings.
   std::array<int64_t, 2> PlainStrides = {0, 0};
   int64_t KStride = 0;
   unsigned ElemBytes = 2;
@@ -294,9 +296,9 @@ public:
   /// Operand Idx of a wgmma dot when it is a ring slot: its address and layout.
   std::optional<std::pair<Reg, MmaSharedLayout>> asyncOperand(const ir::Instruction &Dot,
                                                               unsigned Idx);
-  /// Operand Idx of a vectorized FMA dot when it is a ring slot: its
-  /// address and row stride (elements).
-  std::optional<std::pair<Reg, int64_t>> fmaRingOperand(const ir::Instruction &Dot, unsigned Idx);
+  /// Operand Idx of a vectorized FMA dot or an mma.sync dot when it is a
+  /// plain ring slot: its address and row stride (elements).
+  std::optional<std::pair<Reg, int64_t>> plainRingOperand(const ir::Instruction &Dot, unsigned Idx);
   /// Waits for the copies a dot reads and makes them visible to it.
   void waitForAsyncOperands(const ir::Instruction &Dot);
   /// The loop phi a dot accumulates into and feeds back (c = phi[.., dot],
