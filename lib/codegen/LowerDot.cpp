@@ -195,7 +195,7 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   int64_t SA = ARing ? ARing->second : sharedTileStrides(A->getType()->getShape(), ABytes)[0];
   int64_t SB = BRing ? BRing->second : sharedTileStrides(Bv->getType()->getShape(), BBytes)[0];
   uint64_t SizeA = ARing ? 0 : sharedTileBytes(A->getType()->getShape(), ABytes);
-  uint64_t OffB = alignTo(SizeA, 16);
+  uint64_t OffB = BRing ? 0 : alignTo(SizeA, 16);
   uint64_t Total = BRing ? SizeA : OffB + sharedTileBytes(Bv->getType()->getShape(), BBytes);
   Reg ABaseAddr = ARing ? ARing->first : sharedBase();
   Reg BBaseAddr = BRing ? BRing->first : sharedBase();

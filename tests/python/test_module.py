@@ -307,33 +307,36 @@ if _GPU:
     def test_sm80_matmuls_on_rings(dtype):
         """sm_80 code (mma.sync, operands copied into shared rings with cp.async), run here through the
         driver's JIT: pipelined K loops of 2 to 4 stages, aligned and ragged sizes (masked copies), and
-        an operand under `trans` (TRANS_B, staged from registers) next to one in a ring."""
+        an operand under `trans` (staged from registers) next to one in a ring: A (TRANS_A, B then
+        read from its slot at offset 0, not after the staged A) or B (TRANS_B)."""
         import torch
 
         ty = {"half": torch.float16, "bfloat16": torch.bfloat16}[dtype]
-        # (TM, TN, TK, warps, stages, TRANS_B)
-        configs = [(64, 64, 32, 4, 3, 0), (128, 128, 32, 8, 4, 0), (32, 32, 16, 4, 2, 0),
-                   (64, 64, 32, 4, 3, 1)]
+        # (TM, TN, TK, warps, stages, TRANS_A, TRANS_B)
+        configs = [(64, 64, 32, 4, 3, 0, 0), (128, 128, 32, 8, 4, 0, 0), (32, 32, 16, 4, 2, 0, 0),
+                   (64, 64, 32, 4, 3, 0, 1), (64, 128, 32, 2, 3, 1, 0)]
         # Tile multiples; multiples of 16 (16-byte copies, ragged tiles: masked copies); odd sizes
         # (no 16-byte vectors: staged from registers).
         for m, n, k in ((512, 384, 640), (336, 288, 528), (333, 290, 517)):
             a = torch.randn(m, k, device="cuda", dtype=ty)
             b = torch.randn(k, n, device="cuda", dtype=ty)
             ref = a.float() @ b.float()
-            for tm, tn, tk, warps, stages, trans_b in configs:
+            for tm, tn, tk, warps, stages, trans_a, trans_b in configs:
                 kern = tritonc.compile(KERNELS / "matmul.tc", arch="sm_80", num_warps=warps,
                                        num_stages=stages,
                                        defines={"TYPE": dtype, "TM": tm, "TN": tn, "TK": tk,
-                                                "TRANS_B": trans_b})
+                                                "TRANS_A": trans_a, "TRANS_B": trans_b})
+                aa = a.t().contiguous() if trans_a else a
                 bb = b.t().contiguous() if trans_b else b
                 c = torch.full((m, n), float("nan"), device="cuda", dtype=ty)
-                kern[((m + tm - 1) // tm, (n + tn - 1) // tn)](a, bb, c, m, n, k, k, k if trans_b else n,
-                                                               n)
+                kern[((m + tm - 1) // tm, (n + tn - 1) // tn)](aa, bb, c, m, n, k, m if trans_a else k,
+                                                               k if trans_b else n, n)
                 torch.cuda.synchronize()
                 if m % 16 == 0:
                     assert "cp.async.cg.shared.global" in kern.variant_ptx(kern.last_specialization)
                 err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
-                assert err < 2e-2, f"{m}x{n}x{k} {tm}x{tn}x{tk} w{warps} s{stages} T{trans_b}: {err:.3g}"
+                assert err < 2e-2, (f"{m}x{n}x{k} {tm}x{tn}x{tk} w{warps} s{stages} "
+                                    f"TA{trans_a} TB{trans_b}: {err:.3g}")
 
     def test_bf16_atomic_add_by_compare_and_swap():
         """sm_80 code (run here through the driver's JIT) adds bf16 atomically with a compare-and-swap
