@@ -187,7 +187,7 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   // Operands of mma.sync dots may already sit in ring slots (AsyncCopies.cpp)
   // laid out as staged here; the others are staged from registers. Row
   // strides (elements) are padded (sharedTileStrides); an operand's base is
-  // its slot, or scratch (B at OffB).
+  // its slot, or scratch (B at OffB). Every path below reads from these.
   std::optional<std::pair<Reg, int64_t>> ARing = plainRingOperand(I, 0),
                                          BRing = plainRingOperand(I, 1);
   if (ARing || BRing)
@@ -258,9 +258,9 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       Reg Group = B.shr(Ty::U32, LaneR, 2);
       Reg Tig = B.bitAnd(Ty::U32, LaneR, 3);
       Reg AIdx = B.madLo(Ty::U32, B.add(Ty::U32, Warp[0], Group), SA, Tig);
-      Reg ABase = B.madLo(Ty::U32, AIdx, 4, sharedBase());
+      Reg ABase = B.madLo(Ty::U32, AIdx, 4, ABaseAddr);
       Reg BIdx = B.madLo(Ty::U32, Tig, SB, B.add(Ty::U32, Warp[1], Group));
-      Reg BBase = B.madLo(Ty::U32, BIdx, 4, sharedBase());
+      Reg BBase = B.madLo(Ty::U32, BIdx, 4, BBaseAddr);
       auto LoadTF32 = [&](const Reg &Base, int64_t Offset) {
         Reg X = B.ldShared(Ty::F32, 1, Base, Offset)[0];
         return B.inst("cvt.rna.tf32.f32", Ty::B32, {X});
@@ -344,8 +344,8 @@ void FunctionLowering::lowerDot(const Instruction &I) {
         return B.cvt(Ty::F64, Ty::F32, FT == Ty::F32 ? V : toF32(V, From));
       return FT == Ty::F64 ? B.cvt(Ty::F32, Ty::F64, V) : toF32(V, From);
     };
-    Reg ABase = B.madLo(Ty::U32, Coords[0], static_cast<int64_t>(SA * ABytes), sharedBase());
-    Reg BBase = B.madLo(Ty::U32, Coords[1], static_cast<int64_t>(BBytes), sharedBase());
+    Reg ABase = B.madLo(Ty::U32, Coords[0], static_cast<int64_t>(SA * ABytes), ABaseAddr);
+    Reg BBase = B.madLo(Ty::U32, Coords[1], static_cast<int64_t>(BBytes), BBaseAddr);
     for (int32_t R = 0; R < NumRegs; ++R)
       Out[R] = HalfAcc ? toF32(AccIn[R], CT) : B.mov(CPT, AccIn[R]);
     for (int64_t Kk = 0; Kk < K; ++Kk) {

@@ -233,11 +233,12 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   if (!IsCas && IsFloat && I.Reduction != ir::ReduceKind::FAdd &&
       I.Reduction != ir::ReduceKind::Xchg)
     Supported = false;
-  // sm_80 has no bf16 atomic add (atom/red .add.noftz.bf16 need sm_90): a
-  // compare-and-swap loop per element instead.
-  bool Bf16AddByCas = Supported && Bits == 16 && T == Ty::BF16 && Options.Arch == ptx::Arch::SM80;
-  if (Bf16AddByCas && I.Reduction != ir::ReduceKind::FAdd)
+  // sm_80 has no bf16 atomics (atom/red .add.noftz.bf16 need sm_90): an add
+  // becomes a compare-and-swap loop per element, the others are rejected.
+  bool Bf16OnSm80 = Bits == 16 && T == Ty::BF16 && Options.Arch == ptx::Arch::SM80;
+  if (Bf16OnSm80 && I.Reduction != ir::ReduceKind::FAdd)
     Supported = false;
+  bool Bf16AddByCas = Bf16OnSm80 && Supported;
   if (!Supported)
     throw UnsupportedConstruct(
         I.Loc, std::string("atomic ") + (IsCas ? "cas" : ir::reduceKindName(I.Reduction)) + " on " +

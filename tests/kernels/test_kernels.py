@@ -561,14 +561,19 @@ def test_matmul_grouped(defines, rng, launch):
     assert_poison(out["C"][:, n:], ty, "C")
 
 
-def check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc):
-    """Runs matmul_persistent.tc on random M x K and K x N operands with those leading dimensions and
-    checks C against the reference and its padding against the poison."""
+def check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc,
+                     kernel="matmul_persistent.tc"):
+    """Runs a matmul over a 1-D grid of `programs` (matmul_persistent.tc, or matmul_streamk.tc, which
+    adds split tiles into C: C then starts at zero, its padding poisoned) on random M x K and K x N
+    operands with those leading dimensions and checks C against the reference and its padding against
+    the poison."""
     ty = defines["TYPE"]
     a, av = padded_matrix(rng, m, k, lda, ty)
     b, bv = padded_matrix(rng, k, n, ldb, ty)
     c = poisoned((m, ldc), ty)
-    out = launch("matmul_persistent.tc", defines, (programs,),
+    if kernel == "matmul_streamk.tc":
+        c[:, :n] = 0
+    out = launch(kernel, defines, (programs,),
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
                   ("stride_bk", ldb), ("stride_cm", ldc)])
     assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
@@ -588,20 +593,11 @@ def test_matmul_persistent(defines, programs, rng, launch):
 @pytest.mark.parametrize("defines,programs", MATMUL_STREAMK_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_STREAMK_CONFIGS])
 def test_matmul_streamk(defines, programs, rng, launch):
-    ty = defines["TYPE"]
     tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
     m, n = not_multiple(rng, 2 * tm, 3 * tm, tm), not_multiple(rng, tn + 1, 2 * tn, tn)
     k = not_multiple(rng, 2 * tk + 1, 4 * tk, tk)
     lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
-    a, av = padded_matrix(rng, m, k, lda, ty)
-    b, bv = padded_matrix(rng, k, n, ldb, ty)
-    c = poisoned((m, ldc), ty)
-    c[:, :n] = 0  # split tiles are added into C
-    out = launch("matmul_streamk.tc", defines, (programs,),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("stride_am", lda),
-                  ("stride_bk", ldb), ("stride_cm", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], ty, "C")
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc, kernel="matmul_streamk.tc")
 
 
 # Sizes and strides that are multiples of 16: on sm_90a the operand rings fill through tensor maps and
