@@ -35,6 +35,8 @@ class Timer:
     def __init__(self, warmup=5, runs=30):
         self.warmup, self.runs = warmup, max(runs, 1)
         self.flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
+        self.flush_words = self.flush.view(torch.int64)
+        self.flush_sum = torch.empty((), dtype=torch.int64, device="cuda")
         # GPU clock cycles per millisecond of torch.cuda._sleep, for sizing the wait.
         start, end = _event(), _event()
         start.record()
@@ -47,17 +49,19 @@ class Timer:
         self._warm_up(fn, warmup)
         return statistics.median(self._samples(fn, runs or self.runs)) * 1e-3
 
-    def compare(self, fns, rounds=3):
+    def compare(self, fns, rounds=3, clean=False):
         """{name: median device time in seconds} of the callables in `fns`, timed in `rounds`
         interleaved turns (each a share of the runs), so that clocks drifting as the GPU heats up
-        weigh on every provider alike instead of on whichever is timed last."""
+        weigh on every provider alike instead of on whichever is timed last. The L2 flush before
+        each run writes a 256 MB buffer, which leaves L2 full of dirty lines; clean=True flushes
+        by reading it instead (a clean L2, nothing to write back)."""
         for fn in fns.values():
             self._warm_up(fn, None)
         per_turn = max(1, -(-self.runs // rounds))
         samples = {name: [] for name in fns}
         for _ in range(rounds):
             for name, fn in fns.items():
-                samples[name] += self._samples(fn, per_turn)
+                samples[name] += self._samples(fn, per_turn, clean)
         return {name: statistics.median(times) * 1e-3 for name, times in samples.items()}
 
     def _warm_up(self, fn, warmup):
@@ -65,8 +69,8 @@ class Timer:
             fn()
         torch.cuda.synchronize()
 
-    def _samples(self, fn, runs):
-        """Device milliseconds of `runs` runs of fn, each after an L2 flush."""
+    def _samples(self, fn, runs, clean=False):
+        """Device milliseconds of `runs` runs of fn, each after an L2 flush (see compare)."""
         events = [(_event(), _event()) for _ in range(runs)]
         wait_ms = 2.0
         for _attempt in range(4):
@@ -76,7 +80,10 @@ class Timer:
             wait_end.record()
             queued_at = time.perf_counter()
             for start, end in events:
-                self.flush.zero_()
+                if clean:
+                    torch.sum(self.flush_words, dtype=torch.int64, out=self.flush_sum)
+                else:
+                    self.flush.zero_()
                 start.record()
                 fn()
                 end.record()

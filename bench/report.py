@@ -176,7 +176,7 @@ def markdown(results, meta, plots):
             md.append("| tritonc config | " + " | ".join(c.config if c else "—" for c in cfgs) + " |")
         md.append("")
     if results.scalars:
-        md += ["| compile time and launch overhead | value |", "|---|---:|"]
+        md += ["| compile time, launch overhead, MLP after a clean L2 flush | value |", "|---|---:|"]
         md += [f"| {k} | {v:.2f} |" for k, v in results.scalars.items()]
         md.append("")
     if results.ptxas:

@@ -40,7 +40,8 @@ static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, bool IsBool,
   Reg V = Other ? (IsBool ? L.predToU16(*Other) : B.mov(Ty::S16, *Other)) : B.mov(Ty::S16, 0);
   Reg Dst = B.newReg(Ty::S16);
   B.movTo(Dst, V);
-  std::string Text = "ld.global.s8 " + Dst.name() + ", " + addr(Ptr) + ";";
+  auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
+  std::string Text = "ld.global" + Hint + ".s8 " + Dst.name() + ", " + addr(Ptr) + Policy + ";";
   if (Mask)
     Text = "@" + Mask->name() + " " + Text;
   B.emit(Text);
@@ -48,6 +49,7 @@ static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, bool IsBool,
 }
 
 void FunctionLowering::lowerLoad(const Instruction &I) {
+  ptx::PTXFunctionBuilder::CachePolicyScope Policy(B, cachePolicy(I.getOperand(0)));
   bool Masked = I.getOpcode() == Opcode::MaskedLoad;
   const ir::Type *Elem = I.getType()->getScalarType();
   Ty T = ptxTypeOf(Elem);
@@ -126,12 +128,14 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
 void FunctionLowering::lowerStore(const Instruction &I) {
   bool Masked = I.getOpcode() == Opcode::MaskedStore;
   const ir::Value *Ptr = I.getOperand(0);
+  ptx::PTXFunctionBuilder::CachePolicyScope Policy(B, cachePolicy(Ptr));
   const ir::Type *Elem = I.getOperand(1)->getType()->getScalarType();
   Ty T = ptxTypeOf(Elem);
   unsigned Bytes = memBytesOf(Elem);
   auto StoreByte = [&](const Reg &P, const Reg &V) {
     Reg W = T == Ty::Pred ? predToU16(V) : V;
-    B.emit("st.global.u8 " + addr(P) + ", " + W.name() + ";");
+    auto [Hint, PolicyOperand] = B.cacheHint(ptx::StateSpace::Global);
+    B.emit("st.global" + Hint + ".u8 " + addr(P) + ", " + W.name() + PolicyOperand + ";");
   };
   if (!Ptr->getType()->isTile()) {
     // Every thread stores the same value: later scalar loads of any thread

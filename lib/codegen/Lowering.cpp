@@ -5,6 +5,7 @@
 #include <bit>
 #include <set>
 
+#include "tritonc/analysis/PointerBase.h"
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/support/Diagnostics.h"
 
@@ -156,6 +157,13 @@ Reg FunctionLowering::ringBase() {
     RingBaseReg = B.sharedAddress("tritonc_smem");
   }
   return RingBaseReg;
+}
+
+std::optional<Reg> FunctionLowering::cachePolicy(const ir::Value *Ptr) {
+  const ir::Argument *Base = analysis::pointerBase(Ptr);
+  if (!Base || Base->attrs().Eviction == ir::EvictionPolicy::Normal)
+    return std::nullopt;
+  return B.createPolicy(Base->attrs().Eviction == ir::EvictionPolicy::First);
 }
 
 Reg FunctionLowering::sharedBase() {

@@ -197,6 +197,9 @@ public:
   Reg laneId();
   Reg warpId();
   Reg threadId();
+  /// The L2 cache policy of accesses through Ptr: a `createpolicy` register
+  /// when Ptr comes from a parameter marked __evict_first or __evict_last.
+  std::optional<Reg> cachePolicy(const ir::Value *Ptr);
   /// Base address (u32) of the scratch shared memory (after the rings).
   Reg sharedBase();
   /// Base address (u32) of the dynamic shared memory (where the rings are).

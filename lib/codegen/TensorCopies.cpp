@@ -216,14 +216,16 @@ void FunctionLowering::lowerTensorLoad(const Instruction &I, AsyncRing &Ring) {
   B.emit("@" + Thread0.name() + " mbarrier.arrive.expect_tx.shared::cta.b64 " + State.name() +
          ", [" + Mbar.name() + "], " + std::to_string(SL.bytes()) + ";");
   int64_t E = SL.elemsPerRow();
+  ptx::PTXFunctionBuilder::CachePolicyScope PolicyScope(B, cachePolicy(TA.Base));
+  auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
   for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
     Reg Dst =
         B.add(Ty::U32, Slot, static_cast<int64_t>(Block * SL.StridedExtent * SL.SwizzleBytes));
     Reg C0 = Block ? B.add(Ty::S32, Unit, Block * E) : Unit;
     B.emit("@" + Thread0.name() +
-           " cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [" +
-           Dst.name() + "], [" + Ring.MapAddress.name() + ", {" + C0.name() + ", " + Outer.name() +
-           "}], [" + Mbar.name() + "];");
+           " cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" + Hint +
+           " [" + Dst.name() + "], [" + Ring.MapAddress.name() + ", {" + C0.name() + ", " +
+           Outer.name() + "}], [" + Mbar.name() + "]" + Policy + ";");
   }
   // The fill's phase parity: the slot's phase bit before this fill.
   Reg Bit = B.shl(Ty::B32, B.mov(Ty::B32, 1), Ring.SlotIndex);

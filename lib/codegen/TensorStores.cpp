@@ -221,12 +221,14 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
       B.emit("@" + Thread0.name() + " cp.async.bulk.wait_group 0;");
     Reg Row = C ? B.add(Ty::S32, Outer, static_cast<int64_t>(C) * Rows) : Outer;
     int64_t E = SL.elemsPerRow();
+    ptx::PTXFunctionBuilder::CachePolicyScope PolicyScope(B, cachePolicy(TA.Base));
+    auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
     for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
       Reg Src = B.add(Ty::U32, Base, static_cast<int64_t>(Block * Rows * SL.SwizzleBytes));
       Reg Col = Block ? B.add(Ty::S32, Unit, Block * E) : Unit;
-      B.emit("@" + Thread0.name() + " cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [" +
-             P.MapAddress.name() + ", {" + Col.name() + ", " + Row.name() + "}], [" + Src.name() +
-             "];");
+      B.emit("@" + Thread0.name() + " cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" +
+             Hint + " [" + P.MapAddress.name() + ", {" + Col.name() + ", " + Row.name() + "}], [" +
+             Src.name() + "]" + Policy + ";");
     }
     B.emit("@" + Thread0.name() + " cp.async.bulk.commit_group;");
     // The scratch may be reused once the engine has read it; every later

@@ -521,6 +521,11 @@ private:
         A.ReadOnly = true;
       } else if (T.Text == "writeonly") {
         A.WriteOnly = true;
+      } else if (T.Text == "evict_first" || T.Text == "evict_last") {
+        EvictionPolicy P = T.Text == "evict_first" ? EvictionPolicy::First : EvictionPolicy::Last;
+        if (A.Eviction != EvictionPolicy::Normal && A.Eviction != P)
+          fail("an argument takes evict_first or evict_last, not both");
+        A.Eviction = P;
       } else if (T.Text == "aligned" || T.Text == "multipleof") {
         bool Aligned = T.Text == "aligned";
         advance();

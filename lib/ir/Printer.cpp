@@ -187,6 +187,8 @@ std::string argumentText(const Argument &A, const NameTable &Names) {
     Out += " readonly";
   if (At.WriteOnly)
     Out += " writeonly";
+  if (At.Eviction != EvictionPolicy::Normal)
+    Out += At.Eviction == EvictionPolicy::First ? " evict_first" : " evict_last";
   if (At.Aligned != 1)
     Out += " aligned(" + std::to_string(At.Aligned) + ")";
   if (At.MultipleOf != 1)

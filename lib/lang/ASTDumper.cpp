@@ -59,24 +59,6 @@ const char *itemSpelling(SubscriptItem::Kind K) {
   return "?";
 }
 
-std::string attributeSpelling(const Attribute &A) {
-  switch (A.K) {
-  case Attribute::MultipleOf:
-    return "__multipleof(" + std::to_string(A.Value) + ")";
-  case Attribute::Aligned:
-    return "__aligned(" + std::to_string(A.Value) + ")";
-  case Attribute::NoAlias:
-    return "__noalias";
-  case Attribute::ReadOnly:
-    return "__readonly";
-  case Attribute::WriteOnly:
-    return "__writeonly";
-  case Attribute::Restrict:
-    return "restrict";
-  }
-  return "?";
-}
-
 std::string floatSpelling(double V, bool IsFloat) {
   char Buf[64];
   auto [End, Ec] = std::to_chars(Buf, Buf + sizeof(Buf), V);
@@ -285,6 +267,28 @@ public:
 };
 
 } // namespace
+
+std::string attributeSpelling(const Attribute &A) {
+  switch (A.K) {
+  case Attribute::MultipleOf:
+    return "__multipleof(" + std::to_string(A.Value) + ")";
+  case Attribute::Aligned:
+    return "__aligned(" + std::to_string(A.Value) + ")";
+  case Attribute::NoAlias:
+    return "__noalias";
+  case Attribute::ReadOnly:
+    return "__readonly";
+  case Attribute::WriteOnly:
+    return "__writeonly";
+  case Attribute::Restrict:
+    return "restrict";
+  case Attribute::EvictFirst:
+    return "__evict_first";
+  case Attribute::EvictLast:
+    return "__evict_last";
+  }
+  return "?";
+}
 
 std::string typeSpecToString(const TypeSpec &T) {
   std::string S = T.IsConst ? "const " : "";

@@ -13,6 +13,7 @@
 #include "tritonc/lang/IRGen.h"
 
 #include "IRGenImpl.h"
+#include "tritonc/lang/Parser.h"
 
 #include <algorithm>
 
@@ -94,20 +95,29 @@ void IRGenerator::applyParamAttributes(const ast::ParamDecl &P, const FEType &T,
     case ast::Attribute::NoAlias:
     case ast::Attribute::Restrict:
     case ast::Attribute::ReadOnly:
-    case ast::Attribute::WriteOnly: {
-      static const char *Names[] = {"", "", "__noalias", "__readonly", "__writeonly", "restrict"};
+    case ast::Attribute::WriteOnly:
+    case ast::Attribute::EvictFirst:
+    case ast::Attribute::EvictLast: {
       if (!T.isPointer()) {
-        Diags.error(At.Range, std::string("'") + Names[At.K] +
+        Diags.error(At.Range, "'" + attributeSpelling(At) +
                                   "' applies only to pointer parameters ('" + P.Name +
                                   "' has type '" + T.str() + "')");
         break;
       }
-      if (At.K == ast::Attribute::ReadOnly)
+      if (At.K == ast::Attribute::ReadOnly) {
         AA.ReadOnly = true;
-      else if (At.K == ast::Attribute::WriteOnly)
+      } else if (At.K == ast::Attribute::WriteOnly) {
         AA.WriteOnly = true;
-      else
+      } else if (At.K == ast::Attribute::EvictFirst || At.K == ast::Attribute::EvictLast) {
+        ir::EvictionPolicy Policy = At.K == ast::Attribute::EvictFirst ? ir::EvictionPolicy::First
+                                                                       : ir::EvictionPolicy::Last;
+        if (AA.Eviction != ir::EvictionPolicy::Normal && AA.Eviction != Policy)
+          Diags.error(At.Range,
+                      "parameter '" + P.Name + "' cannot be both __evict_first and __evict_last");
+        AA.Eviction = Policy;
+      } else {
         AA.NoAlias = true;
+      }
       break;
     }
     }

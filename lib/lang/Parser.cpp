@@ -374,6 +374,8 @@ bool Parser::isAttributeStart() const {
   case TokenKind::kw_readonly:
   case TokenKind::kw_writeonly:
   case TokenKind::kw_restrict:
+  case TokenKind::kw_evict_first:
+  case TokenKind::kw_evict_last:
     return true;
   default:
     return false;
@@ -395,6 +397,12 @@ bool Parser::parseAttribute(std::vector<Attribute> &Attrs) {
     break;
   case TokenKind::kw_restrict:
     A.K = Attribute::Restrict;
+    break;
+  case TokenKind::kw_evict_first:
+    A.K = Attribute::EvictFirst;
+    break;
+  case TokenKind::kw_evict_last:
+    A.K = Attribute::EvictLast;
     break;
   case TokenKind::kw_multipleof:
   case TokenKind::kw_aligned: {

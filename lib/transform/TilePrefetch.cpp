@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "IterationValues.h"
 
+#include "tritonc/analysis/PointerBase.h"
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/Utils.h"
@@ -36,28 +37,6 @@ namespace tritonc::transform {
 using namespace ir;
 
 namespace {
-
-/// The argument a pointer (tile) is computed from through gep, splat,
-/// broadcast and reshape; null for anything else.
-const Argument *baseArgument(Value *Ptr) {
-  while (true) {
-    if (Argument *A = asArgument(Ptr))
-      return A;
-    Instruction *I = asInstruction(Ptr);
-    if (!I)
-      return nullptr;
-    switch (I->getOpcode()) {
-    case Opcode::GEP:
-    case Opcode::Splat:
-    case Opcode::Broadcast:
-    case Opcode::Reshape:
-      Ptr = I->getOperand(0);
-      break;
-    default:
-      return nullptr;
-    }
-  }
-}
 
 /// The prologue loads of Inner: masked loads of its preheader used only by
 /// its header's phis.
@@ -79,7 +58,7 @@ std::vector<Instruction *> prologueLoads(const Loop &Inner, BasicBlock *Preheade
 bool loadsMayPassWrites(const Loop &Outer, const std::vector<Instruction *> &Loads) {
   std::set<const Argument *> Read;
   for (Instruction *Load : Loads) {
-    const Argument *A = baseArgument(Load->getOperand(0));
+    const Argument *A = analysis::pointerBase(Load->getOperand(0));
     if (!A || !A->attrs().NoAlias)
       return false;
     Read.insert(A);
@@ -88,7 +67,7 @@ bool loadsMayPassWrites(const Loop &Outer, const std::vector<Instruction *> &Loa
     for (auto &I : BB->instructions()) {
       if (!I->hasSideEffects() || I->isTerminator())
         continue;
-      const Argument *A = baseArgument(I->getOperand(0));
+      const Argument *A = analysis::pointerBase(I->getOperand(0));
       if (!A || !A->attrs().NoAlias || Read.count(A))
         return false;
     }

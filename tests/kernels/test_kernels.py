@@ -340,6 +340,12 @@ MATMUL_CONFIGS = [
     # transposed slot unless it is loaded M-contiguous (TRANS_A), B in vectors unless loaded K-contiguous.
     ({"TYPE": "float", "TM": 64, "TN": 128, "TK": 16, "TRANS_B": 1}, False, True),
     ({"TYPE": "float", "TM": 128, "TN": 128, "TK": 32, **SEED_A[True], **SEED_B[True]}, True, True),
+    # L2 eviction attributes: the batch-16 MLP tile streaming A (bulk tensor copies on sm_90a, cp.async
+    # on sm_80) and writing C with a policy; register loads and stores of an FMA tile with both kinds.
+    ({"TYPE": "half", "TM": 64, "TN": 16, "TK": 64, "TRANS_B": 1, "CACHE_A": "__evict_first",
+      "CACHE_C": "__evict_last"}, False, True),
+    ({"TYPE": "float", "TM": 32, "TN": 32, "TK": 16, "CACHE_A": "__evict_first",
+      "CACHE_B": "__evict_last", "CACHE_C": "__evict_first"}, False, False),
 ]
 MATMUL_GROUPED_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 16, "GROUP_M": 2},

@@ -152,6 +152,12 @@ private:
   bool Undef;
 };
 
+/// Where the L2 cache should rank the lines that accesses through a pointer
+/// argument bring in, among the lines it would replace next: streamed data
+/// read once (EvictFirst) should not push out lines others still need, or
+/// dirty lines whose write-back would then compete for DRAM bandwidth.
+enum class EvictionPolicy : uint8_t { Normal, First, Last };
+
 /// Hints on kernel arguments (Triton-C attributes and launch-time
 /// specialization). MultipleOf applies to integers (the value is a multiple)
 /// and Aligned to pointers (the address is a multiple, in bytes).
@@ -161,6 +167,7 @@ struct ArgAttributes {
   bool NoAlias = false;
   bool ReadOnly = false;
   bool WriteOnly = false;
+  EvictionPolicy Eviction = EvictionPolicy::Normal;
   bool operator==(const ArgAttributes &) const = default;
 };
 

@@ -56,7 +56,16 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 /// Parameter and declaration attributes (`__multipleof(8)`, `__noalias`...).
 struct Attribute {
-  enum Kind { MultipleOf, Aligned, NoAlias, ReadOnly, WriteOnly, Restrict } K;
+  enum Kind {
+    MultipleOf,
+    Aligned,
+    NoAlias,
+    ReadOnly,
+    WriteOnly,
+    Restrict,
+    EvictFirst,
+    EvictLast
+  } K;
   int64_t Value = 0; ///< For MultipleOf / Aligned (argument already evaluated).
   SourceRange Range;
 };

@@ -46,6 +46,9 @@ std::string dumpAST(const ast::TranslationUnit &TU);
 /// Renders one expression the way dumpAST does (for tests and debugging).
 std::string dumpExpr(const ast::Expr &E);
 
+/// The spelling of a parameter attribute: "__aligned(16)", "restrict".
+std::string attributeSpelling(const ast::Attribute &A);
+
 /// The C spelling of a type specifier: "const float*", "unsigned int".
 std::string typeSpecToString(const ast::TypeSpec &T);
 

@@ -330,6 +330,29 @@ PTXFunctionBuilder::GuardScope::GuardScope(PTXFunctionBuilder &B, Reg P, bool Ne
 
 PTXFunctionBuilder::GuardScope::~GuardScope() { B.ActiveGuard.reset(); }
 
+Reg PTXFunctionBuilder::createPolicy(bool EvictFirst) {
+  Reg P = newReg(Ty::B64);
+  emitInst(std::string("createpolicy.fractional.L2::") +
+           (EvictFirst ? "evict_first" : "evict_last") + ".b64 " + P.name() + ", 1.0");
+  return P;
+}
+
+PTXFunctionBuilder::CachePolicyScope::CachePolicyScope(PTXFunctionBuilder &B,
+                                                       std::optional<Reg> Policy)
+    : B(B) {
+  if (B.ActivePolicy)
+    reportInternalError("PTXBuilder: cache policy scopes cannot be nested");
+  B.ActivePolicy = std::move(Policy);
+}
+
+PTXFunctionBuilder::CachePolicyScope::~CachePolicyScope() { B.ActivePolicy.reset(); }
+
+std::pair<std::string, std::string> PTXFunctionBuilder::cacheHint(StateSpace S) const {
+  if (S != StateSpace::Global || !ActivePolicy)
+    return {};
+  return {".L2::cache_hint", ", " + ActivePolicy->name()};
+}
+
 Reg PTXFunctionBuilder::ldParam(Ty T, const std::string &Param) {
   return inst("ld.param." + moveTyName(T), T, {Operand::sym("[" + Param + "]")});
 }
@@ -546,8 +569,9 @@ std::vector<Reg> PTXFunctionBuilder::ld(StateSpace S, Ty T, unsigned Width, cons
   std::vector<Reg> Dst;
   for (unsigned I = 0; I < Width; ++I)
     Dst.push_back(newReg(T));
-  emitInst(std::string("ld") + spaceName(S) + vecSuffix(Width) + "." + moveTyName(T) + " " +
-               vecList(Dst) + ", " + memRef(Addr, Offset),
+  auto [Hint, Policy] = cacheHint(S);
+  emitInst(std::string("ld") + spaceName(S) + Hint + vecSuffix(Width) + "." + moveTyName(T) + " " +
+               vecList(Dst) + ", " + memRef(Addr, Offset) + Policy,
            G);
   return Dst;
 }
@@ -569,8 +593,9 @@ std::vector<Reg> PTXFunctionBuilder::ldMasked(StateSpace S, Ty T, unsigned Width
     emitInst("mov." + moveTyName(T) + " " + R.name() + ", " + O.str(), Guard{});
     Dst.push_back(R);
   }
-  emitInst(std::string("ld") + spaceName(S) + vecSuffix(Width) + "." + moveTyName(T) + " " +
-               vecList(Dst) + ", " + memRef(Addr, Offset),
+  auto [Hint, Policy] = cacheHint(S);
+  emitInst(std::string("ld") + spaceName(S) + Hint + vecSuffix(Width) + "." + moveTyName(T) + " " +
+               vecList(Dst) + ", " + memRef(Addr, Offset) + Policy,
            Guard{Mask, false});
   return Dst;
 }
@@ -580,8 +605,10 @@ void PTXFunctionBuilder::st(StateSpace S, Ty T, const Operand &Addr, int64_t Off
   checkVector("st", T, static_cast<unsigned>(Values.size()));
   for (const Reg &V : Values)
     checkMoveOperand("st", V, T);
-  emitInst(std::string("st") + spaceName(S) + vecSuffix(static_cast<unsigned>(Values.size())) +
-               "." + moveTyName(T) + " " + memRef(Addr, Offset) + ", " + vecList(Values),
+  auto [Hint, Policy] = cacheHint(S);
+  emitInst(std::string("st") + spaceName(S) + Hint +
+               vecSuffix(static_cast<unsigned>(Values.size())) + "." + moveTyName(T) + " " +
+               memRef(Addr, Offset) + ", " + vecList(Values) + Policy,
            G);
 }
 

@@ -328,6 +328,25 @@ public:
 
   // --- Memory -----------------------------------------------------------------
 
+  /// `createpolicy.fractional.L2::evict_first.b64 %rd, 1.0;` (or evict_last):
+  /// a 64-bit L2 cache policy for `.L2::cache_hint` accesses (sm_80+).
+  Reg createPolicy(bool EvictFirst);
+  /// While alive, global loads and stores (ld, ldMasked, st) carry
+  /// `.L2::cache_hint` with Policy, when it is set. Not nestable.
+  class CachePolicyScope {
+  public:
+    CachePolicyScope(PTXFunctionBuilder &B, std::optional<Reg> Policy);
+    ~CachePolicyScope();
+    CachePolicyScope(const CachePolicyScope &) = delete;
+    CachePolicyScope &operator=(const CachePolicyScope &) = delete;
+
+  private:
+    PTXFunctionBuilder &B;
+  };
+  /// The `.L2::cache_hint` qualifier and the trailing policy operand of an
+  /// access to S under a CachePolicyScope; empty otherwise.
+  std::pair<std::string, std::string> cacheHint(StateSpace S) const;
+
   /// `ld.<space>[.vN].<T> {..}, [Addr+Offset];` with N = Width (1, 2 or 4,
   /// at most 128 bits). An explicit G wins over the active guard scope.
   std::vector<Reg> ld(StateSpace S, Ty T, unsigned Width, const Operand &Addr, int64_t Offset = 0,
@@ -407,6 +426,7 @@ private:
   unsigned Counts[6] = {0, 0, 0, 0, 0, 0};
   unsigned NextLabel = 0;
   std::optional<Guard> ActiveGuard;
+  std::optional<Reg> ActivePolicy;
 };
 
 /// A PTX module: header, module-scope declarations, kernels.
