@@ -81,7 +81,7 @@ class Timer:
             queued_at = time.perf_counter()
             for start, end in events:
                 if clean:
-                    torch.sum(self.flush_words, dtype=torch.int64, out=self.flush_sum)
+                    torch.sum(self.flush_words, 0, out=self.flush_sum)
                 else:
                     self.flush.zero_()
                 start.record()
