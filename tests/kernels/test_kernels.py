@@ -689,6 +689,9 @@ def test_matmul_splitk(defines, rng, launch):
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "ATOMIC": 1},
     {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 1},
     {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 16, "TK": 64, "TZ": 3, "ATOMIC": 1, "TRANS_B": 1},
+    # The covariance benchmark's form: A and B streamed past L2.
+    {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 4, "ATOMIC": 1,
+     "CACHE_A": "__evict_first", "CACHE_B": "__evict_first"},
 ], ids=config_id)
 def test_matmul_splitk_atomic(defines, rng, launch):
     """ATOMIC=1: the K slices add their partial products into a zeroed C with atomic_add, in any order.
