@@ -689,17 +689,13 @@ def test_matmul_splitk(defines, rng, launch):
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "ATOMIC": 1},
     {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 1},
     {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 16, "TK": 64, "TZ": 3, "ATOMIC": 1, "TRANS_B": 1},
-    # ZERO_C: C is not zeroed on entry (several tiles, each with its flag and counter).
-    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "ATOMIC": 1, "ZERO_C": 1},
-    # The covariance benchmark's form: C cleared by the kernel, A and B streamed past L2.
-    {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 4, "ATOMIC": 1, "ZERO_C": 1,
+    # The covariance benchmark's form: A and B streamed past L2.
+    {"TYPE": "half", "CTYPE": "float", "TM": 64, "TN": 64, "TK": 32, "TZ": 4, "ATOMIC": 1,
      "CACHE_A": "__evict_first", "CACHE_B": "__evict_first"},
 ], ids=config_id)
 def test_matmul_splitk_atomic(defines, rng, launch):
     """ATOMIC=1: the K slices add their partial products into a zeroed C with atomic_add, in any order.
-    TRANS_B=1 (the batch-16 MLP shape): B is stored N x K. ZERO_C=1: C holds anything on entry (the
-    first program at each tile clears it); launched twice, the second time on the first's C and locks,
-    which must be back at zero."""
+    TRANS_B=1 (the batch-16 MLP shape): B is stored N x K."""
     tm, tn, tk, tz = defines["TM"], defines["TN"], defines["TK"], defines["TZ"]
     m, n = not_multiple(rng, 20, 90, tm), not_multiple(rng, 20, 90, tn)
     k = not_multiple(rng, 2 * tk + 1, 6 * tk + 10, tk)
@@ -713,20 +709,13 @@ def test_matmul_splitk_atomic(defines, rng, launch):
     else:
         b, bv = padded_matrix(rng, k, n, ldb, defines["TYPE"])
     c = poisoned((m, ldc), "float")
-    zero_c = defines.get("ZERO_C", 0)
-    if not zero_c:
-        c[:, :n] = 0
+    c[:, :n] = 0
     grid = (cdiv(m, tm), cdiv(n, tn), tz)
-    locks = np.zeros(2 * grid[0] * grid[1], dtype=np.int32)
-    for launch_index in range(2 if zero_c else 1):
-        out = launch("matmul_splitk.tc", defines, grid,
-                     [("A", a), ("B", b), ("C", c), ("locks", locks), ("alpha", 1.5), ("M", m), ("N", n),
-                      ("K", k), ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
-        what = f"C, M={m} N={n} K={k}, launch {launch_index}"
-        assert_close(out["C"][:, :n], 1.5 * (av @ bv), "float", scale=math.sqrt(k), what=what)
-        assert_poison(out["C"][:, n:], "float", "C")
-        np.testing.assert_array_equal(out["locks"], 0, err_msg="flags and counters must be 0 on exit")
-        c, locks = out["C"], out["locks"]
+    out = launch("matmul_splitk.tc", defines, grid,
+                 [("A", a), ("B", b), ("C", c), ("locks", np.zeros(2, dtype=np.int32)), ("alpha", 1.5),
+                  ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], 1.5 * (av @ bv), "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
 
 
 # ---------------------------------------------------------------------------------------------------------
