@@ -49,15 +49,16 @@ class Timer:
         self._warm_up(fn, warmup)
         return statistics.median(self._samples(fn, runs or self.runs)) * 1e-3
 
-    def compare(self, fns, rounds=3, clean=False):
+    def compare(self, fns, rounds=3, clean=False, runs=None):
         """{name: median device time in seconds} of the callables in `fns`, timed in `rounds`
         interleaved turns (each a share of the runs), so that clocks drifting as the GPU heats up
         weigh on every provider alike instead of on whichever is timed last. The L2 flush before
         each run writes a 256 MB buffer, which leaves L2 full of dirty lines; clean=True flushes
-        by reading it instead (a clean L2, nothing to write back)."""
+        by reading it instead (a clean L2, nothing to write back). runs: in all, per provider
+        (default: the timer's)."""
         for fn in fns.values():
             self._warm_up(fn, None)
-        per_turn = max(1, -(-self.runs // rounds))
+        per_turn = max(1, -(-(runs or self.runs) // rounds))
         samples = {name: [] for name in fns}
         for _ in range(rounds):
             for name, fn in fns.items():
