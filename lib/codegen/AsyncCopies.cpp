@@ -568,8 +568,7 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   // rings: 45.9 vs 45.2 TFLOP/s for f32 256x128x8 on an H100; 128 bytes
   // gives 45.7).
   std::string Prefetch = Ring.isPlain() ? ".L2::256B" : "";
-  ptx::PTXFunctionBuilder::CachePolicyScope PolicyScope(B, cachePolicy(I.getOperand(0)));
-  auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
+  auto [Hint, Policy] = ptx::PTXFunctionBuilder::cacheHintFor(cachePolicy(I.getOperand(0)));
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Plan.Vec)) {
     if (Dup[R0])
       continue;

@@ -216,8 +216,7 @@ void FunctionLowering::lowerTensorLoad(const Instruction &I, AsyncRing &Ring) {
   B.emit("@" + Thread0.name() + " mbarrier.arrive.expect_tx.shared::cta.b64 " + State.name() +
          ", [" + Mbar.name() + "], " + std::to_string(SL.bytes()) + ";");
   int64_t E = SL.elemsPerRow();
-  ptx::PTXFunctionBuilder::CachePolicyScope PolicyScope(B, cachePolicy(TA.Base));
-  auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
+  auto [Hint, Policy] = ptx::PTXFunctionBuilder::cacheHintFor(cachePolicy(TA.Base));
   for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
     Reg Dst =
         B.add(Ty::U32, Slot, static_cast<int64_t>(Block * SL.StridedExtent * SL.SwizzleBytes));

@@ -221,8 +221,7 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
       B.emit("@" + Thread0.name() + " cp.async.bulk.wait_group 0;");
     Reg Row = C ? B.add(Ty::S32, Outer, static_cast<int64_t>(C) * Rows) : Outer;
     int64_t E = SL.elemsPerRow();
-    ptx::PTXFunctionBuilder::CachePolicyScope PolicyScope(B, cachePolicy(TA.Base));
-    auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
+    auto [Hint, Policy] = ptx::PTXFunctionBuilder::cacheHintFor(cachePolicy(TA.Base));
     for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
       Reg Src = B.add(Ty::U32, Base, static_cast<int64_t>(Block * Rows * SL.SwizzleBytes));
       Reg Col = Block ? B.add(Ty::S32, Unit, Block * E) : Unit;

@@ -348,9 +348,14 @@ PTXFunctionBuilder::CachePolicyScope::CachePolicyScope(PTXFunctionBuilder &B,
 PTXFunctionBuilder::CachePolicyScope::~CachePolicyScope() { B.ActivePolicy.reset(); }
 
 std::pair<std::string, std::string> PTXFunctionBuilder::cacheHint(StateSpace S) const {
-  if (S != StateSpace::Global || !ActivePolicy)
+  return cacheHintFor(S == StateSpace::Global ? ActivePolicy : std::nullopt);
+}
+
+std::pair<std::string, std::string>
+PTXFunctionBuilder::cacheHintFor(const std::optional<Reg> &Policy) {
+  if (!Policy)
     return {};
-  return {".L2::cache_hint", ", " + ActivePolicy->name()};
+  return {".L2::cache_hint", ", " + Policy->name()};
 }
 
 Reg PTXFunctionBuilder::ldParam(Ty T, const std::string &Param) {

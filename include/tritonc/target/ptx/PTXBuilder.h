@@ -346,6 +346,9 @@ public:
   /// The `.L2::cache_hint` qualifier and the trailing policy operand of an
   /// access to S under a CachePolicyScope; empty otherwise.
   std::pair<std::string, std::string> cacheHint(StateSpace S) const;
+  /// The same pair for a global access with Policy (empty without one), for
+  /// instructions written as text (cp.async, bulk tensor copies).
+  static std::pair<std::string, std::string> cacheHintFor(const std::optional<Reg> &Policy);
 
   /// `ld.<space>[.vN].<T> {..}, [Addr+Offset];` with N = Width (1, 2 or 4,
   /// at most 128 bits). An explicit G wins over the active guard scope.
