@@ -718,6 +718,34 @@ def test_matmul_splitk_atomic(defines, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+@pytest.mark.parametrize("defines", [
+    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "ATOMIC": 2},
+    # The covariance benchmark's form: half C straight from the float workspace, A and B streamed past L2.
+    {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 2,
+     "CACHE_A": "__evict_first", "CACHE_B": "__evict_first"},
+], ids=config_id)
+def test_matmul_splitk_workspace(defines, rng, launch):
+    """ATOMIC=2: the K slices add their partial products into a float workspace, and the last one to arrive
+    at a tile writes C (poisoned on entry: no zeroing) and leaves the workspace and counters zero again."""
+    ty, tm, tn, tk, tz = defines["TYPE"], defines["TM"], defines["TN"], defines["TK"], defines["TZ"]
+    m, n = not_multiple(rng, 20, 90, tm), not_multiple(rng, 20, 90, tn)
+    k = not_multiple(rng, 2 * tk + 1, 6 * tk + 10, tk)
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    c = poisoned((m, ldc), ty)
+    grid = (cdiv(m, tm), cdiv(n, tn), tz)
+    tiles = grid[0] * grid[1]
+    out = launch("matmul_splitk.tc", defines, grid,
+                 [("A", a), ("B", b), ("C", c), ("locks", np.zeros(tiles, dtype=np.int32)),
+                  ("partials", np.zeros(tiles * tm * tn, dtype=np.float32)), ("alpha", 1.5),
+                  ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], 1.5 * (av @ bv), ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+    np.testing.assert_array_equal(out["locks"], 0, err_msg="counters must be 0 on exit")
+    np.testing.assert_array_equal(out["partials"], 0, err_msg="the workspace must be 0 on exit")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # conv.tc
 # ---------------------------------------------------------------------------------------------------------
