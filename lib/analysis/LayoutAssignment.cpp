@@ -284,8 +284,43 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   AccessPlan Plan;
   Plan.Vec = static_cast<unsigned>(Vec);
   Plan.VecDim = Fast;
+  Plan.Order = Order;
   Plan.Layout = blocked(S, Plan.Vec, Order);
   return Plan;
+}
+
+void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
+  if (Store.getOpcode() != Opcode::Store && Store.getOpcode() != Opcode::MaskedStore)
+    return;
+  auto StoreIt = Accesses.find(&Store);
+  if (StoreIt == Accesses.end())
+    return;
+  // The stored value: a load, through casts that nothing else uses.
+  const ir::Value *V = Store.getOperand(1);
+  const Instruction *Load = ir::asInstruction(const_cast<ir::Value *>(V));
+  while (Load && Load->getCategory() == OpCategory::Cast && Load->users().size() == 1) {
+    V = Load->getOperand(0);
+    Load = ir::asInstruction(const_cast<ir::Value *>(V));
+  }
+  if (!Load || (Load->getOpcode() != Opcode::Load && Load->getOpcode() != Opcode::MaskedLoad) ||
+      Load->users().size() != 1 || Load == Store.getOperand(1))
+    return;
+  auto LoadIt = Accesses.find(Load);
+  if (LoadIt == Accesses.end())
+    return;
+  AccessPlan &LoadPlan = LoadIt->second, &StorePlan = StoreIt->second;
+  const ir::Shape &S = Load->getType()->getShape();
+  if (LoadPlan.Vec == StorePlan.Vec || LoadPlan.Order != StorePlan.Order ||
+      S != Store.getOperand(1)->getType()->getShape())
+    return;
+  // A copy between element types of different widths (`*pc = *pw`, float to
+  // half): each side vectorizes to 16 bytes, so their runs per thread
+  // differ and the value would go through shared memory in between. Both
+  // take the longer run instead; the narrower access then makes several
+  // vectors of each run.
+  LinearLayout Wide = blocked(S, std::max(LoadPlan.Vec, StorePlan.Vec), LoadPlan.Order);
+  LoadPlan.Layout = Wide;
+  StorePlan.Layout = std::move(Wide);
 }
 
 DotPlan planDot(const Instruction &I, unsigned NumWarps, bool HasMmaV2, bool AllowTF32,
@@ -455,6 +490,9 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       else if (I.getOpcode() == Opcode::Dot)
         Dots.emplace(&I, planDot(I, NumWarps, HasMmaV2, AllowTF32, HasWgmma));
     }
+  for (const auto &BB : F.blocks())
+    for (const auto &IP : BB->instructions())
+      widenConversionCopy(*IP);
 
   // Rematerializable values, in one sweep in reverse post-order (operands of
   // non-phi instructions come first; a phi is never rematerializable).

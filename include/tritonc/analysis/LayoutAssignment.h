@@ -52,6 +52,8 @@ struct AccessPlan {
   unsigned Vec = 1;
   /// The tile dimension that is contiguous in memory (the vectors run along it).
   unsigned VecDim = 0;
+  /// The layout's dimensions, fastest first (VecDim first).
+  std::vector<unsigned> Order;
 };
 
 /// How a dot is computed.
@@ -107,6 +109,9 @@ public:
 private:
   void assign(const ir::Function &F, const AxisInfoAnalysis &AI);
   AccessPlan planAccess(const ir::Instruction &I, const AxisInfoAnalysis &AI) const;
+  /// Gives a store of a load's value, cast to a type of another width, and
+  /// that load one layout (the longer of their vector runs).
+  void widenConversionCopy(const ir::Instruction &Store);
   std::optional<LinearLayout> derive(const ir::Instruction &I) const;
   /// Rematerializable, or an integer/pointer phi (see isRematerializable).
   bool isRematSource(const ir::Value *V) const;
