@@ -125,11 +125,13 @@ def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
     return lambda: kern[grid](a, b, c, m, n, k, lda, ldb, ldc)
 
 
-def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS):
+def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS, finalists=1):
     """build(cfg) -> (kernel, run). Returns (cfg, kernel, run) of the fastest correct candidate, each
     timed with `runs` runs. Candidates that do not compile or launch are skipped (and said so); a wrong
-    result is a failure."""
-    best = None
+    result is a failure. With finalists > 1, the fastest few are timed again against each other,
+    interleaved (Timer.compare) with twice the runs, and the fastest of that decides: for short kernels
+    whose candidates lie within the noise of one short timing."""
+    timed = []
     for cfg in candidates:
         try:
             kern, run = build(cfg)
@@ -146,12 +148,15 @@ def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS):
             print("!! " + msg, flush=True)
             results.failures.append(msg)
             continue
-        t = timer(run, runs=runs, warmup=2)
-        if best is None or t < best[0]:
-            best = (t, cfg, kern, run)
-    if best is None:
+        timed.append((timer(run, runs=runs, warmup=2), cfg, kern, run))
+    if not timed:
         raise RuntimeError(f"{what}: no configuration compiled, launched and computed correctly")
-    return best[1], best[2], best[3]
+    timed.sort(key=lambda entry: entry[0])
+    if finalists > 1 and len(timed) > 1:
+        final = timed[:finalists]
+        seconds = timer.compare({str(cfg): run for _, cfg, _, run in final}, runs=2 * runs)
+        timed = sorted(final, key=lambda entry: seconds[str(entry[1])])
+    return timed[0][1], timed[0][2], timed[0][3]
 
 
 def _checker(c, ref, tol):
@@ -331,7 +336,7 @@ def covariance(results, timer, quick):
             return None if err < 3e-2 else f"relative error {err:.3g}"
 
         cfg, kern, run = autotune(results, timer, f"{family} K={k}", splitk_configs(k, quick), build, check,
-                                  runs=SHORT_TUNE_RUNS)
+                                  runs=SHORT_TUNE_RUNS, finalists=4)
         last_run[:] = [run]
         results.add_kernel(f"covariance half K={k}: {cfg}", kern)
         out = torch.empty(64, 64, device="cuda", dtype=torch.float16)
