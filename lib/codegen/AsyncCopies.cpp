@@ -265,7 +265,7 @@ void FunctionLowering::planAsyncCopies() {
         continue;
       AsyncRing Ring;
       if (!collectAsyncComponent(Root, *Dot, Idx, Ring) ||
-          Offset + Ring.SlotBytes * Ring.NumSlots > MaxRingBytes)
+          Offset + Ring.SlotBytes * Ring.NumSlots > ringBudget(Options))
         continue;
       Ring.Offset = Offset;
       Offset += Ring.SlotBytes * Ring.NumSlots;
@@ -356,7 +356,7 @@ void FunctionLowering::planAsyncCopies() {
       uint64_t Extra = 0;
       for (unsigned Id : DotRings)
         Extra += ExtraSlots * Rings[Id].SlotBytes;
-      if (Offset + Extra <= MaxRingBytes) {
+      if (Offset + Extra <= ringBudget(Options)) {
         // Known before any block is lowered: the blocks that read the
         // accumulator may be lowered before the dot's.
         // With the extra slot, the copies of iteration i only overwrite

@@ -13,9 +13,22 @@
 namespace tritonc::codegen {
 
 std::string CodeGenOptions::optionsString() const {
-  return std::string("arch=") + ptx::archName(Arch) + " num_warps=" + std::to_string(NumWarps) +
-         " tf32=" + (AllowTF32 ? "1" : "0") + " stages=" + std::to_string(NumStages) +
-         " tma=" + (TensorCopies ? "1" : "0") + " tma_store=" + (TensorStores ? "1" : "0");
+  std::string S = std::string("arch=") + ptx::archName(Arch) +
+                  " num_warps=" + std::to_string(NumWarps) + " tf32=" + (AllowTF32 ? "1" : "0") +
+                  " stages=" + std::to_string(NumStages) + " tma=" + (TensorCopies ? "1" : "0") +
+                  " tma_store=" + (TensorStores ? "1" : "0");
+  // Only a limit that changes the code enters the text (and cache keys).
+  if (sharedMemoryLimit() != sharedMemoryOfTarget(Arch))
+    S += " smem=" + std::to_string(sharedMemoryLimit());
+  return S;
+}
+
+unsigned CodeGenOptions::sharedMemoryLimit() const {
+  return MaxSharedBytes ? MaxSharedBytes : sharedMemoryOfTarget(Arch);
+}
+
+unsigned sharedMemoryOfTarget(ptx::Arch Arch) {
+  return Arch == ptx::Arch::SM90a ? 227 * 1024 : 163 * 1024;
 }
 
 namespace {
@@ -70,7 +83,7 @@ unsigned stagesThatFit(const ir::Module &M, const CodeGenOptions &Options) {
           const ir::Shape &B = I->getOperand(1)->getType()->getShape();
           PerStage += wgmmaSlotBytes(A[0], A[1]) + wgmmaSlotBytes(B[0], B[1]);
         }
-    while (Stages > 2 && PerStage * (Stages + Extra) > MaxRingBytes)
+    while (Stages > 2 && PerStage * (Stages + Extra) > ringBudget(Options))
       --Stages;
   }
   return Stages;

@@ -186,9 +186,7 @@ static bool rowHighBitsAreRegisterBits(const LinearLayout &L, unsigned Shift) {
   return true;
 }
 
-uint64_t FunctionLowering::scratchLimit() const {
-  return (Options.Arch == ptx::Arch::SM90a ? 232448 : 166912) - 2048;
-}
+uint64_t FunctionLowering::scratchLimit() const { return Options.sharedMemoryLimit() - 2048; }
 
 unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemBytes,
                                             const LinearLayout &To) const {

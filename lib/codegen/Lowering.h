@@ -86,9 +86,14 @@ uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 
-/// Rings above this share of the 227 KB of shared memory leave too little
-/// for the other instructions' scratch: such functions keep register loads.
-constexpr uint64_t MaxRingBytes = 192 * 1024;
+/// Rings above this leave too little of the shared memory a program may use
+/// for the other instructions' scratch (192 KB of the H100's 227 KB; on
+/// smaller devices all but 8 KB, where a conversion next to live rings goes
+/// in smaller row blocks): such functions keep register loads.
+inline uint64_t ringBudget(const CodeGenOptions &Options) {
+  uint64_t Limit = Options.sharedMemoryLimit();
+  return std::min<uint64_t>(192 * 1024, Limit > 8 * 1024 ? Limit - 8 * 1024 : 0);
+}
 
 /// Bytes of one slot of a tensor-core ring holding a Rows x Cols tile of
 /// 2-byte elements: 1024-aligned, as the swizzle atoms must start aligned.

@@ -69,6 +69,9 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
+    "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
+    "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
+    "                        sizes the operand rings and scratch\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
     "                        multiple of 16, N (or 1, F) for anything else\n"
@@ -110,6 +113,8 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
+    "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
+    "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
@@ -318,6 +323,14 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
+  if (const std::string *M = P.last("--max-shared")) {
+    uint64_t Bytes;
+    if (!cli::parseUnsigned(*M, Bytes) || Bytes < 16 * 1024 || Bytes > 1024 * 1024)
+      return usageError(Command, "invalid --max-shared value '" + *M +
+                                     "': expected bytes of shared memory per program, from 16384 "
+                                     "to 1048576");
+    Back.MaxSharedBytes = static_cast<unsigned>(Bytes);
+  }
   return -1;
 }
 
@@ -363,6 +376,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
+                      {"--max-shared", true},
                       {"--specialize", true}},
                      P);
       Rc >= 0)
@@ -497,7 +511,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--num-stages", true},
                       {"--allow-tf32", false},
                       {"--no-tma", false},
-                      {"--no-tma-store", false}},
+                      {"--no-tma-store", false},
+                      {"--max-shared", true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -581,6 +596,7 @@ int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool Arch
       return error(Arch.error());
     Opts.Back.Arch = *Arch;
   }
+  limitSharedMemoryToDevice((*D)->device(), Opts.Back);
   runtime::Expected<std::unique_ptr<JitKernel>> K =
       JitKernel::create(kernelSource(File), std::move(Opts), defaultCacheConfig());
   if (!K) {

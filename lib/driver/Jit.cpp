@@ -109,6 +109,11 @@ Expected<ptx::Arch> archForDevice(const runtime::DeviceInfo &Device) {
                    "; tritonc needs 8.0 (sm_80) or newer");
 }
 
+void limitSharedMemoryToDevice(const runtime::DeviceInfo &Device, codegen::CodeGenOptions &Back) {
+  if (!Back.MaxSharedBytes && Device.MaxSharedPerBlockOptin > 0)
+    Back.MaxSharedBytes = static_cast<unsigned>(Device.MaxSharedPerBlockOptin);
+}
+
 Status checkNumWarps(unsigned N) {
   if (N == 1 || N == 2 || N == 4 || N == 8 || N == 16)
     return Status::ok();

@@ -402,18 +402,21 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   Opts.Back.AllowTF32 = AllowTF32;
   Opts.Back.TensorCopies = TensorCopies;
   Opts.Back.TensorStores = TensorStores;
+  runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get();
   if (Arch) {
     runtime::Expected<ptx::Arch> A = driver::parseArch(*Arch);
     if (!A)
       throw std::invalid_argument(A.error());
     Opts.Back.Arch = *A;
-  } else if (runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get(); D) {
+  } else if (D) {
     // Without a device the back end's default target is used.
     runtime::Expected<ptx::Arch> A = driver::archForDevice((*D)->device());
     if (!A)
       throw LaunchFailure(A.error());
     Opts.Back.Arch = *A;
   }
+  if (D)
+    driver::limitSharedMemoryToDevice((*D)->device(), Opts.Back);
   driver::KernelSource Src =
       Text ? driver::KernelSource::text(Name, std::move(*Text)) : driver::KernelSource::file(Name);
   driver::CacheConfig Cache = UseCache ? driver::defaultCacheConfig() : driver::CacheConfig{};

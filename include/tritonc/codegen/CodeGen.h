@@ -44,10 +44,23 @@ struct CodeGenOptions {
   /// tensor stores (TMA) where the pointer tile and the code after the store
   /// allow it, else with st.global.
   bool TensorStores = true;
+  /// Dynamic shared memory one program may use, in bytes: the opt-in limit
+  /// of the device the kernel will run on. 0 means the target's own
+  /// (sharedMemoryOfTarget). The operand rings get up to 192 KB of it, and
+  /// leave at least 8 KB for scratch.
+  unsigned MaxSharedBytes = 0;
 
-  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3 tma=1 tma_store=1".
+  /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3 tma=1 tma_store=1"
+  /// (and " smem=N" where MaxSharedBytes differs from the target's).
   std::string optionsString() const;
+  /// MaxSharedBytes, or the target's where it is 0.
+  unsigned sharedMemoryLimit() const;
 };
+
+/// The per-program shared memory limit of a target's reference device:
+/// 227 KB for sm_90a (H100), 163 KB for sm_80 (A100; the sm_86 and sm_89
+/// cards have 99 KB, which the JIT reads from the device).
+unsigned sharedMemoryOfTarget(ptx::Arch Arch);
 
 /// What the launcher needs to know about one generated kernel.
 struct KernelInfo {

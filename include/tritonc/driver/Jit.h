@@ -137,6 +137,10 @@ runtime::Expected<ptx::Arch> parseArch(std::string_view Name);
 /// 8.x and for later devices (plain PTX is forward compatible; arch-specific
 /// targets are not). Fails below 8.0.
 runtime::Expected<ptx::Arch> archForDevice(const runtime::DeviceInfo &Device);
+/// Sets Back.MaxSharedBytes to the device's opt-in shared memory per
+/// program, unless it is set already (the back end sizes its operand rings
+/// and scratch to it: 99 KB on sm_86/sm_89 cards against 163 KB on the A100).
+void limitSharedMemoryToDevice(const runtime::DeviceInfo &Device, codegen::CodeGenOptions &Back);
 /// Fails unless N is 1, 2, 4, 8 or 16.
 runtime::Status checkNumWarps(unsigned N);
 /// Fails unless N is in MinNumStages..MaxNumStages.

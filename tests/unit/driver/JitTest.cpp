@@ -317,6 +317,38 @@ TEST(JitOptions, ArchAndNumWarps) {
   EXPECT_NE(R.Diagnostics.find("num_warps must be"), std::string::npos) << R.Diagnostics;
 }
 
+// The device's shared memory limit sizes the rings; only a limit other than
+// the target's enters the options text, and with it the kernel cache key.
+TEST(JitOptions, SharedMemoryLimit) {
+  codegen::CodeGenOptions Back;
+  EXPECT_EQ(Back.sharedMemoryLimit(), 227u * 1024);
+  std::string Default = Back.optionsString();
+  EXPECT_EQ(Default.find("smem"), std::string::npos) << Default;
+
+  runtime::DeviceInfo H100;
+  H100.ComputeMajor = 9;
+  H100.MaxSharedPerBlockOptin = 227 * 1024;
+  limitSharedMemoryToDevice(H100, Back);
+  EXPECT_EQ(Back.MaxSharedBytes, 227u * 1024);
+  EXPECT_EQ(Back.optionsString(), Default);
+
+  codegen::CodeGenOptions Ada;
+  Ada.Arch = ptx::Arch::SM80;
+  EXPECT_EQ(Ada.sharedMemoryLimit(), 163u * 1024);
+  runtime::DeviceInfo Sm89 = H100;
+  Sm89.ComputeMajor = 8;
+  Sm89.ComputeMinor = 9;
+  Sm89.MaxSharedPerBlockOptin = 99 * 1024;
+  limitSharedMemoryToDevice(Sm89, Ada);
+  EXPECT_EQ(Ada.sharedMemoryLimit(), 99u * 1024);
+  EXPECT_NE(Ada.optionsString().find(" smem=101376"), std::string::npos) << Ada.optionsString();
+  // A limit set by the user stays.
+  codegen::CodeGenOptions Given;
+  Given.MaxSharedBytes = 64 * 1024;
+  limitSharedMemoryToDevice(Sm89, Given);
+  EXPECT_EQ(Given.MaxSharedBytes, 64u * 1024);
+}
+
 TEST(JitOptions, NumStages) {
   for (unsigned N = MinNumStages; N <= MaxNumStages; ++N)
     EXPECT_TRUE(checkNumStages(N).isOk()) << N;
