@@ -656,6 +656,15 @@ def test_matmul_ragged_columns(n, rng, launch):
     assert_poison(out["C"][:, n:], "half", "C columns past N")
 
 
+def splitk_operands(rng, ty, m, n, k):
+    """Padded leading dimensions, random M x K and K x N operands of type ty (with their float64 values) and a
+    poisoned M x ldc C: (lda, ldb, ldc, a, av, b, bv, c)."""
+    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    a, av = padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, k, n, ldb, ty)
+    return lda, ldb, ldc, a, av, b, bv, poisoned((m, ldc), ty)
+
+
 @pytest.mark.parametrize("defines", MATMUL_SPLITK_CONFIGS, ids=config_id)
 def test_matmul_splitk(defines, rng, launch):
     ty = defines["TYPE"]
@@ -663,10 +672,7 @@ def test_matmul_splitk(defines, rng, launch):
     m, n = not_multiple(rng, 20, 45, tm), not_multiple(rng, 20, 45, tn)
     # with TZ == 4 and K < 3 * TK some slices are empty
     k = not_multiple(rng, 2 * tk + 1, 4 * tk + 10, tk)
-    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
-    a, av = padded_matrix(rng, m, k, lda, ty)
-    b, bv = padded_matrix(rng, k, n, ldb, ty)
-    c = poisoned((m, ldc), ty)
+    lda, ldb, ldc, a, av, b, bv, c = splitk_operands(rng, ty, m, n, k)
     grid = (cdiv(m, tm), cdiv(n, tn), tz)
     locks = np.zeros(2 * grid[0] * grid[1], dtype=np.int32)
     alpha = 1.5
@@ -730,10 +736,7 @@ def test_matmul_splitk_workspace(defines, rng, launch):
     ty, tm, tn, tk, tz = defines["TYPE"], defines["TM"], defines["TN"], defines["TK"], defines["TZ"]
     m, n = not_multiple(rng, 20, 90, tm), not_multiple(rng, 20, 90, tn)
     k = not_multiple(rng, 2 * tk + 1, 6 * tk + 10, tk)
-    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
-    a, av = padded_matrix(rng, m, k, lda, ty)
-    b, bv = padded_matrix(rng, k, n, ldb, ty)
-    c = poisoned((m, ldc), ty)
+    lda, ldb, ldc, a, av, b, bv, c = splitk_operands(rng, ty, m, n, k)
     grid = (cdiv(m, tm), cdiv(n, tn), tz)
     tiles = grid[0] * grid[1]
     out = launch("matmul_splitk.tc", defines, grid,
