@@ -163,7 +163,15 @@ std::optional<Reg> FunctionLowering::cachePolicy(const ir::Value *Ptr) {
   const ir::Argument *Base = analysis::pointerBase(Ptr);
   if (!Base || Base->attrs().Eviction == ir::EvictionPolicy::Normal)
     return std::nullopt;
-  return B.createPolicy(Base->attrs().Eviction == ir::EvictionPolicy::First);
+  // One policy register per kind, made once in the prologue (not once per
+  // access, in every iteration of a loop).
+  bool First = Base->attrs().Eviction == ir::EvictionPolicy::First;
+  Reg &Policy = First ? EvictFirstPolicy : EvictLastPolicy;
+  if (!Policy.valid()) {
+    auto P = B.prologue();
+    Policy = B.createPolicy(First);
+  }
+  return Policy;
 }
 
 Reg FunctionLowering::sharedBase() {

@@ -388,6 +388,9 @@ private:
   std::map<unsigned, Regs> Coords;
   std::map<unsigned, Reg> Owners;
   Reg Lane, Warp, Tid, SmemBase, RingBaseReg;
+  /// The `createpolicy` registers of __evict_first and __evict_last accesses
+  /// (cachePolicy), made on first use.
+  Reg EvictFirstPolicy, EvictLastPolicy;
 
   std::vector<AsyncRing> Rings;
   std::unique_ptr<ir::DominatorTree> DomTree;
