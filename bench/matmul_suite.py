@@ -126,8 +126,8 @@ def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
 
 
 def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS, finalists=1):
-    """build(cfg) -> (kernel, run). Returns (cfg, kernel, run) of the fastest correct candidate, each
-    timed with `runs` runs. Candidates that do not compile or launch are skipped (and said so); a wrong
+    """build(cfg) -> (kernel, run); check(run) -> None, or what is wrong with the result the run left.
+    Returns (cfg, kernel, run) of the fastest correct candidate, each timed with `runs` runs. Candidates that do not compile or launch are skipped (and said so); a wrong
     result is a failure. With finalists > 1, the fastest few are timed again against each other,
     interleaved (Timer.compare) with twice the runs, and the fastest of that decides: for short kernels
     whose candidates lie within the noise of one short timing."""
@@ -142,7 +142,7 @@ def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS, fin
             print("   " + msg, flush=True)
             results.notes.append(msg)
             continue
-        err = check()
+        err = check(run)
         if err is not None:
             msg = f"{what}: {cfg} gives a wrong result ({err})"
             print("!! " + msg, flush=True)
@@ -160,7 +160,8 @@ def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS, fin
 
 
 def _checker(c, ref, tol):
-    def check():
+    """A check of the C that the run checked just left."""
+    def check(_run):
         err = relative_error(c, ref)
         return None if err < tol else f"relative error {err:.3g} >= {tol}"
     return check
@@ -313,8 +314,6 @@ def covariance(results, timer, quick):
         ref = a @ b
         flops = 2.0 * 64 * 64 * k
 
-        last_run = []
-
         def build(cfg):
             if cfg not in compiled:
                 # One tile of C: every element of A and B is read by one program only.
@@ -325,25 +324,23 @@ def covariance(results, timer, quick):
 
             def run():
                 kern[(1, 1, cfg.tz)](a, b, c, counters, partials, 1.0, 64, 64, k, k, 64, 64)
-            last_run[:] = [run]
             return kern, run
 
-        def check():
+        def check(run):
             # One more run into a poisoned C: a workspace or counter left dirty by the runs before shows.
             c.fill_(float("nan"))
-            last_run[0]()
+            run()
             err = relative_error(c, ref)
             return None if err < 3e-2 else f"relative error {err:.3g}"
 
         cfg, kern, run = autotune(results, timer, f"{family} K={k}", splitk_configs(k, quick), build, check,
                                   runs=SHORT_TUNE_RUNS, finalists=4)
-        last_run[:] = [run]
         results.add_kernel(f"covariance half K={k}: {cfg}", kern)
         out = torch.empty(64, 64, device="cuda", dtype=torch.float16)
         # Short kernels (10-30 us): three times the runs, interleaved with the peer like the GEMMs.
         seconds = timer.compare({"tritonc": run, "cuBLAS": lambda: torch.matmul(a, b, out=out)},
                                 runs=3 * timer.runs)
-        err = check()
+        err = check(run)
         if err is not None:
             results.failures.append(f"{family} K={k}: {cfg} wrong after the timed runs ({err})")
         results.add(family, f"K={k}", "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, str(cfg))
