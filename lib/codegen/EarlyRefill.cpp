@@ -99,8 +99,11 @@ bool movableLine(std::string_view Line) {
   if (Line.empty() || isLabel(Line))
     return false;
   std::string_view Text = instructionText(Line);
+  // The wait for staging reads (TensorStores.cpp) orders only the engine's
+  // reads of a store's staging before the copies that follow it.
   if (Text.starts_with("mbarrier.arrive.expect_tx") ||
-      Text.starts_with("cp.async.bulk.tensor.2d.shared::cluster.global"))
+      Text.starts_with("cp.async.bulk.tensor.2d.shared::cluster.global") ||
+      Text.starts_with("cp.async.bulk.wait_group.read"))
     return true;
   for (std::string_view Bad : {"bra", "bar.", "barrier", "membar", "fence", "wgmma", "ret", "exit",
                                "ld.", "st.", "atom", "red.", "cp.", "mbarrier", "trap"})

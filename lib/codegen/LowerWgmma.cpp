@@ -92,7 +92,8 @@ std::optional<std::pair<uint64_t, uint64_t>> loopedKStepStrides(size_t AccRegs, 
 
 void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayout &L,
                                             const MmaSharedLayout &SL, const Reg &Base,
-                                            const std::function<Reg(int32_t)> &RegisterGuard) {
+                                            const std::function<Reg(int32_t)> &RegisterGuard,
+                                            const Regs &ColumnBlockBases) {
   const Regs &Coords = threadCoords(L);
   // A row block keeps the low row bits (masking is linear over GF(2) too).
   int64_t RowMask = (SL.ContigDim == 0 ? SL.ContigExtent : SL.StridedExtent) - 1;
@@ -115,9 +116,18 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
     std::vector<int64_t> C = registerCoords(L, R0);
     if (RegisterGuard)
       C[0] &= RowMask;
-    // Offsets are linear over GF(2): thread part XOR register part.
-    Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(SL.offset(C[0], C[1])));
-    Reg Addr = B.add(Ty::U32, Base, Off);
+    // Offsets are linear over GF(2): thread part XOR register part. The
+    // thread part stays inside the first column block (a power of two of
+    // bytes), so a register's column block only moves it to another base.
+    uint64_t RegOff = SL.offset(C[0], C[1]);
+    Reg BlockBase = Base;
+    if (!ColumnBlockBases.empty()) {
+      uint64_t BlockBytes = static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes;
+      BlockBase = ColumnBlockBases[RegOff / BlockBytes];
+      RegOff %= BlockBytes;
+    }
+    Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(RegOff));
+    Reg Addr = B.add(Ty::U32, BlockBase, Off);
     Regs Words;
     for (unsigned K = 0; K + 1 < Width; K += 2)
       Words.push_back(

@@ -142,12 +142,23 @@ struct AsyncRing {
   unsigned MbarOffset = 0;
 };
 
+/// Where one column block of a bulk tensor store's staging tile sits when it
+/// borrows a ring slot that no copy fills at the store (TensorStores.cpp):
+/// ring Ring's slot SlotsAhead places after its cursor, Offset bytes in.
+struct RingSlotBox {
+  unsigned Ring = 0, SlotsAhead = 0;
+  uint64_t Offset = 0;
+};
+
 /// A store written by the bulk tensor copy engine (TensorStores.cpp).
 struct TensorStorePlan {
   analysis::TensorAccess TA;
   /// The scratch layout of one row block, and how many blocks the tile has.
   MmaSharedLayout SL;
   unsigned Chunks = 1;
+  /// Column blocks staged in free ring slots instead of scratch (one entry
+  /// per block, Chunks = 1), or none.
+  std::vector<RingSlotBox> RingBoxes;
   /// Generic-proxy accesses to global memory may precede the store: its
   /// threads also fence global memory to the async proxy.
   bool FenceGlobal = false;
@@ -269,8 +280,12 @@ public:
   /// shared address Base, each element once, vectorized up to 16 bytes.
   /// With RegisterGuard (a predicate per register, as a row block of a
   /// taller tile is written), row coordinates are taken modulo SL's rows.
+  /// With ColumnBlockBases (one address per column block of SL), each
+  /// column block is written at its own address instead of after the
+  /// previous one; no thread coordinate may reach past the first block.
   void storeTileToMmaShared(const Regs &Values, const LinearLayout &L, const MmaSharedLayout &SL,
-                            const Reg &Base, const std::function<Reg(int32_t)> &RegisterGuard = {});
+                            const Reg &Base, const std::function<Reg(int32_t)> &RegisterGuard = {},
+                            const Regs &ColumnBlockBases = {});
   /// The 64-bit matrix descriptor of a tile in layout SL at shared address Addr.
   Reg wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr);
   /// Issues the wgmma instructions of dot I over operands in shared memory,
@@ -356,6 +371,14 @@ public:
   bool tensorStoreIsOrdered(const ir::Instruction &Store, const analysis::TensorAccess &TA) const;
   /// Whether a memory access other than a bulk copy may run before Store.
   bool genericAccessBefore(const ir::Instruction &Store) const;
+  /// Places Boxes column blocks of BoxBytes each in the ring slots that no
+  /// copy fills where Store runs, or returns none (see TensorStores.cpp).
+  std::vector<RingSlotBox> freeRingSlotBoxes(const ir::Instruction &Store, unsigned Boxes,
+                                             uint64_t BoxBytes) const;
+  /// Thread 0 waits until the engine has read every bulk store's staging
+  /// tile, where stores stage in ring slots (before a copy may refill one);
+  /// once per block.
+  void waitForStagingReads();
   /// Bytes of shared memory one block may use, less room for the static
   /// mbarriers: 227 KB on sm_90, 163 KB on sm_80 (A100).
   uint64_t scratchLimit() const;
@@ -398,6 +421,12 @@ private:
   /// The tensor-map form of each load of a TMA ring.
   std::map<const ir::Instruction *, analysis::TensorAccess> TensorAccesses;
   std::map<const ir::Instruction *, TensorStorePlan> TensorStores;
+  /// Some bulk store stages in ring slots: ring copies and drains first wait
+  /// for the engine to have read it (waitForStagingReads).
+  bool StagesInRingSlots = false;
+  /// Blocks where thread 0 waited for them already (the first wait of a
+  /// block covers its later copies: no such store precedes a copy there).
+  std::set<unsigned> StagingReadsWaited;
   std::vector<TensorMapSpec> TensorMaps;
   /// Blocks that a path from a block where scratch may overlap the rings
   /// reaches with no ring copy on the way, and those of them where a ring

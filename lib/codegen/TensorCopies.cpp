@@ -196,6 +196,7 @@ Reg FunctionLowering::polyValue(const Poly &P) {
 
 void FunctionLowering::lowerTensorLoad(const Instruction &I, AsyncRing &Ring) {
   separateFromScratchOverRings();
+  waitForStagingReads();
   const TensorAccess &TA = TensorAccesses.at(&I);
   const MmaSharedLayout &SL = Ring.SL;
   B.comment("bulk tensor copy into a shared ring slot");
@@ -264,6 +265,9 @@ void FunctionLowering::waitForTensorSlot(const Reg &Value, const AsyncRing &Ring
 }
 
 void FunctionLowering::drainTensorCopies() {
+  // Drains precede reuses of the rings' space by every thread (after a
+  // barrier), including a store's staging in the slots.
+  waitForStagingReads();
   for (const AsyncRing &Ring : Rings) {
     if (Ring.TensorMap < 0)
       continue;

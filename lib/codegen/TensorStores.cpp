@@ -22,10 +22,20 @@
 //    scalar guard, or an extent of at most zero (whose map the launcher
 //    points at its zero block), moves the box out of bounds so that nothing
 //    is written.
-//  * where the scratch must fit next to live rings (a persistent kernel's
-//    epilogue, while the next tile's operands arrive), the tile goes out in
-//    row blocks, one after the other through the same scratch, each block's
-//    registers written by their owners only.
+//  * where the rings are live (a persistent kernel's epilogue, while the
+//    next tile's operands arrive), the staging tile borrows ring slots if
+//    enough are free: a block that drained the rings before refilling them
+//    (the tile prefetch fills S - 1 of a ring's slots) leaves the others
+//    empty until the next K loop refills them. Each column block (a box of
+//    the engine) then sits in such a slot, found from the ring's cursor at
+//    run time; the whole tile goes out at once, and the read is waited for
+//    not here but by thread 0 before any later ring copy or drain
+//    (waitForStagingReads), so it overlaps the next tile's first MMAs. The
+//    copies are issued by thread 0 too, and everyone else's later writes to
+//    those slots follow a drain and its barrier.
+//  * otherwise, where the scratch must fit next to live rings, the tile
+//    goes out in row blocks, one after the other through the same scratch,
+//    each block's registers written by their owners only.
 //
 // This skips the layout conversion a vectorized st.global needs (scratch
 // writes, a barrier, scratch reads) and the threads' global stores.
@@ -91,7 +101,65 @@ std::vector<const Instruction *> instructionsAround(const Instruction &Store, bo
   return Out;
 }
 
+/// Whether no lane or warp of L reaches a column at or past Columns: a
+/// thread's base offset then stays inside the first column block.
+bool threadsWithinColumns(const LinearLayout &L, int64_t Columns) {
+  for (const LinearLayout::InDim &In : L.getInDims())
+    if (In.Name != "register")
+      for (const LinearLayout::Basis &Bs : In.Bases)
+        if (Bs[1] >= Columns)
+          return false;
+  return true;
+}
+
 } // namespace
+
+std::vector<RingSlotBox> FunctionLowering::freeRingSlotBoxes(const Instruction &Store,
+                                                             unsigned Boxes,
+                                                             uint64_t BoxBytes) const {
+  // The store's block must have drained every ring (its first ring copy
+  // does, after the loop that read them: drainBeforeRefill), and its copies
+  // must all come before the store: they fill the slots from each ring's
+  // cursor on, and the slots after those stay empty.
+  const ir::BasicBlock *BB = Store.getParent();
+  if (!RefillBlocks.count(BlockIndex.at(BB)) || BoxBytes % 1024 != 0)
+    return {};
+  std::vector<unsigned> Fills(Rings.size(), 0);
+  bool BeforeStore = true, AnyFill = false;
+  for (const auto &I : BB->instructions()) {
+    if (I.get() == &Store) {
+      BeforeStore = false;
+      continue;
+    }
+    auto It = AsyncOf.find(I.get());
+    if (It == AsyncOf.end() || I->getOpcode() == Opcode::Phi)
+      continue;
+    if (!BeforeStore)
+      return {};
+    ++Fills[It->second];
+    AnyFill = true;
+  }
+  std::vector<RingSlotBox> Out;
+  for (unsigned R = 0; AnyFill && R < Rings.size(); ++R) {
+    // Only TMA rings: their copies wait for the staging reads.
+    const AsyncRing &Ring = Rings[R];
+    if (Ring.TensorMap < 0 || Ring.Offset % 1024 != 0 || Ring.SlotBytes % 1024 != 0)
+      continue;
+    for (unsigned K = 0; K + Fills[R] < Ring.NumSlots; ++K)
+      for (uint64_t Off = 0; Off + BoxBytes <= Ring.SlotBytes; Off += BoxBytes) {
+        Out.push_back({R, K, Off});
+        if (Out.size() == Boxes)
+          return Out;
+      }
+  }
+  return {};
+}
+
+void FunctionLowering::waitForStagingReads() {
+  if (StagesInRingSlots && StagingReadsWaited.insert(CurrentBlock).second)
+    B.emit("@" + B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0).name() +
+           " cp.async.bulk.wait_group.read 0;");
+}
 
 bool FunctionLowering::tensorStoreIsOrdered(const Instruction &Store,
                                             const TensorAccess &TA) const {
@@ -137,16 +205,29 @@ void FunctionLowering::planTensorStores() {
           knownPow2Divisor(*TA->Bound[1]) * 2 % 16 != 0 || !tensorMapAligned(*TA, 2) ||
           !tensorStoreIsOrdered(I, *TA))
         continue;
+      TensorStorePlan Plan;
+      // The whole tile in free ring slots, one box per column block.
+      if (RingsLive && S[0] <= 256) {
+        MmaSharedLayout Whole = MmaSharedLayout::make(S[0], S[1], /*ContigDim=*/1, 2);
+        const ir::Value *V = I.getOperand(1);
+        if (Whole.valid() && S[1] % Whole.elemsPerRow() == 0 &&
+            threadsWithinColumns(LA.isRematerializable(V) ? LA.defaultLayout(S) : LA.layoutOf(V),
+                                 Whole.elemsPerRow()))
+          Plan.RingBoxes =
+              freeRingSlotBoxes(I, static_cast<unsigned>(S[1] / Whole.elemsPerRow()),
+                                static_cast<uint64_t>(Whole.StridedExtent) * Whole.SwizzleBytes);
+      }
       // Row blocks: at most 256 rows (a box's limit), and next to live rings
       // within the shared memory the rings leave.
       int64_t Rows = S[0];
-      while (Rows > 256 || (RingsLive && RingBytes + uint64_t(Rows * S[1]) * 2 > scratchLimit()))
+      while (Plan.RingBoxes.empty() &&
+             (Rows > 256 || (RingsLive && RingBytes + uint64_t(Rows * S[1]) * 2 > scratchLimit())))
         Rows /= 2;
       MmaSharedLayout SL = MmaSharedLayout::make(Rows, S[1], /*ContigDim=*/1, 2);
       if (Rows < 8 || S[0] % Rows != 0 || !SL.valid() || S[1] % SL.elemsPerRow() != 0 ||
           (RingsLive && RingBytes % 1024 != 0))
         continue;
-      TensorStorePlan Plan;
+      StagesInRingSlots |= !Plan.RingBoxes.empty();
       Plan.SL = SL;
       Plan.Chunks = static_cast<unsigned>(S[0] / Rows);
       Plan.FenceGlobal = genericAccessBefore(I);
@@ -188,6 +269,30 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
   if (Writes)
     Unit = B.selp(Ty::S32, Unit, static_cast<int64_t>(TensorMapOutOfBounds), *Writes);
 
+  // Addresses of the column blocks in borrowed ring slots: the slot
+  // SlotsAhead after the ring's cursor, wrapping around the ring.
+  Regs BoxBases;
+  std::map<std::pair<unsigned, unsigned>, Reg> SlotAddress;
+  for (const RingSlotBox &Box : P.RingBoxes) {
+    const AsyncRing &Ring = Rings[Box.Ring];
+    Reg &Slot = SlotAddress[{Box.Ring, Box.SlotsAhead}];
+    if (!Slot.valid()) {
+      // The cursor is below the ring's size; a slot ahead of it may wrap.
+      uint64_t RingSize = Ring.SlotBytes * Ring.NumSlots;
+      Reg Offset = Ring.Cursor;
+      if (Box.SlotsAhead) {
+        Reg Ahead =
+            B.add(Ty::U32, Ring.Cursor, static_cast<int64_t>(Box.SlotsAhead * Ring.SlotBytes));
+        Reg Wraps = B.setp(ptx::Cmp::Ge, Ty::U32, Ahead, static_cast<int64_t>(RingSize));
+        Offset =
+            B.selp(Ty::U32, B.sub(Ty::U32, Ahead, static_cast<int64_t>(RingSize)), Ahead, Wraps);
+      }
+      Slot = B.add(Ty::U32, B.add(Ty::U32, ringBase(), Offset), static_cast<int64_t>(Ring.Offset));
+    }
+    BoxBases.push_back(Box.Offset ? B.add(Ty::U32, Slot, static_cast<int64_t>(Box.Offset)) : Slot);
+  }
+  bool InRingSlots = !BoxBases.empty();
+
   int64_t Rows = SL.StridedExtent;
   unsigned Shift = static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(Rows)));
   Reg ThreadBlock;
@@ -207,9 +312,14 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
           G = B.setp(ptx::Cmp::Eq, Ty::U32, B.bitXor(Ty::B32, ThreadBlock, Own), C);
         return G;
       };
-    sharedAccess(true, SL.bytes());
-    Reg Base = sharedBase();
-    storeTileToMmaShared(Vals, L, SL, Base, Guard);
+    Reg Base;
+    if (InRingSlots) {
+      Base = BoxBases[0];
+    } else {
+      sharedAccess(true, SL.bytes());
+      Base = sharedBase();
+    }
+    storeTileToMmaShared(Vals, L, SL, Base, Guard, BoxBases);
     B.emit("fence.proxy.async.shared::cta;");
     if (P.FenceGlobal)
       B.emit("fence.proxy.async.global;");
@@ -223,13 +333,17 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
     int64_t E = SL.elemsPerRow();
     auto [Hint, Policy] = ptx::PTXFunctionBuilder::cacheHintFor(cachePolicy(TA.Base));
     for (int64_t Block = 0; Block * E < SL.ContigExtent; ++Block) {
-      Reg Src = B.add(Ty::U32, Base, static_cast<int64_t>(Block * Rows * SL.SwizzleBytes));
+      Reg Src = InRingSlots
+                    ? BoxBases[static_cast<size_t>(Block)]
+                    : B.add(Ty::U32, Base, static_cast<int64_t>(Block * Rows * SL.SwizzleBytes));
       Reg Col = Block ? B.add(Ty::S32, Unit, Block * E) : Unit;
       B.emit("@" + Thread0.name() + " cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" +
              Hint + " [" + P.MapAddress.name() + ", {" + Col.name() + ", " + Row.name() + "}], [" +
              Src.name() + "]" + Policy + ";");
     }
     B.emit("@" + Thread0.name() + " cp.async.bulk.commit_group;");
+    if (InRingSlots)
+      continue; // waited for by waitForStagingReads
     // The scratch may be reused once the engine has read it; every later
     // user passes a barrier after this wait.
     B.emit("@" + Thread0.name() + " cp.async.bulk.wait_group.read 0;");

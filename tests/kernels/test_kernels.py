@@ -358,6 +358,9 @@ MATMUL_PERSISTENT_CONFIGS = [
     ({"TYPE": "half", "TM": 16, "TN": 32, "TK": 16, "GROUP_M": 3}, 1),
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, 2),
     ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64, "GROUP_M": 2}, 40),
+    # Several tiles per program: on sm_90a each tile's staging borrows the ring slots that the next
+    # tile's loads left empty, which the loads after it refill.
+    ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "GROUP_M": 2}, 2),
 ]
 # (defines, programs): runs of K steps that start and end inside tiles, a program count that does not
 # divide the steps, and more programs than steps (some with nothing to do).
