@@ -1,10 +1,21 @@
 //===- LowerShared.cpp - Layout conversions and reductions ----------------===//
 //
 // Shared memory holds a tile row-major (element (i, j) of an [M, N] tile at
-// i * N + j). A conversion stores the tile from its source layout (each
-// element once, by its owner) and loads it back in the destination layout;
-// the barrier placement puts the barrier between the two (RAW) and before the
-// next write of the scratch buffer (WAR) where the control flow needs it.
+// i * N + j), each row padded by 16 bytes. A conversion stores the tile from
+// its source layout (each element once, by its owner) and loads it back in
+// the destination layout; the barrier placement puts the barrier between the
+// two (RAW) and before the next write of the scratch buffer (WAR) where the
+// control flow needs it.
+//
+// The padding moves consecutive rows 4 banks apart, which serves reads down
+// a column 8 rows at a time. A transposing conversion of 16-bit elements
+// reads down columns with rows 8 apart (each thread's 16-byte vector of the
+// destination is 8 consecutive rows): those rows share a bank, 8 ways. Where
+// that costs more, a 2-D power-of-two tile is instead stored unpadded with
+// its 16-byte chunks XORed by the row bits that the reading lanes (or the
+// writing ones) step through (SwizzledScratch, conversionSwizzle): the lanes
+// then reach distinct chunks. The choice counts the bank wavefronts of both
+// sides' accesses in each form (accessWavefronts).
 //
 // A reduction combines, in order: the elements a thread holds in registers,
 // then across lanes with butterfly shuffles (every lane ends with the
@@ -19,7 +30,9 @@
 #include "tritonc/support/Diagnostics.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 
 namespace tritonc::codegen {
 
@@ -52,28 +65,73 @@ uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes) {
   return static_cast<uint64_t>(S[0] * sharedTileStrides(S, ElemBytes)[0]) * ElemBytes;
 }
 
-static std::pair<Reg, std::vector<int64_t>> sharedAddresses(FunctionLowering &FL,
-                                                            const LinearLayout &L,
-                                                            const ir::Shape &S, unsigned ElemBytes,
-                                                            uint64_t ByteOffset) {
+uint64_t SwizzledScratch::offset(int64_t Row, int64_t Col) const {
+  uint64_t Off = (static_cast<uint64_t>(Row) << RowShift) + static_cast<uint64_t>(Col) * ElemBytes;
+  for (auto [RowBit, OffsetBit] : RowToChunk)
+    Off ^= ((static_cast<uint64_t>(Row) >> RowBit) & 1) << OffsetBit;
+  return Off;
+}
+
+/// Where each register of layout L sits in a scratch tile: a base address
+/// register and an immediate offset (both per register).
+struct ScratchAddresses {
+  Regs Bases;
+  std::vector<int64_t> Offsets;
+};
+
+static ScratchAddresses sharedAddresses(FunctionLowering &FL, const LinearLayout &L,
+                                        const ir::Shape &S, unsigned ElemBytes, uint64_t ByteOffset,
+                                        const SwizzledScratch *Swizzle) {
   ptx::PTXFunctionBuilder &B = FL.B;
-  std::vector<int64_t> Strides = sharedTileStrides(S, ElemBytes);
   const Regs &Coords = FL.threadCoords(L);
+  ScratchAddresses Out;
+  if (Swizzle) {
+    // The offset is linear over GF(2) in the coordinates, so an element's
+    // is the thread's XOR the register's. Register bits that the thread's
+    // offset never has (ThreadBits) add as immediates; the others select
+    // one of a few bases, each the thread's offset XOR those bits.
+    Reg Off = B.bitOr(Ty::B32, B.shl(Ty::B32, Coords[0], static_cast<int64_t>(Swizzle->RowShift)),
+                      B.mul(Ty::U32, Coords[1], static_cast<int64_t>(ElemBytes)));
+    for (auto [RowBit, OffsetBit] : Swizzle->RowToChunk) {
+      Reg Bit = B.bitAnd(Ty::B32, B.shr(Ty::U32, Coords[0], static_cast<int64_t>(RowBit)), 1);
+      Off = B.bitXor(Ty::B32, Off, B.shl(Ty::B32, Bit, static_cast<int64_t>(OffsetBit)));
+    }
+    uint64_t ThreadBits = 0;
+    for (const char *Dim : {"lane", "warp"})
+      for (int32_t Bit = 0; Bit < L.getInDimSizeLog2(Dim); ++Bit) {
+        const LinearLayout::Basis &Bs = L.getBasis(Dim, Bit);
+        ThreadBits |= Swizzle->offset(Bs[0], Bs[1]);
+      }
+    Reg Base = B.add(Ty::U32, FL.sharedBase(), static_cast<int64_t>(ByteOffset));
+    std::map<uint64_t, Reg> BaseFor;
+    for (int32_t R = 0; R < numRegisters(L); ++R) {
+      std::vector<int64_t> C = FL.registerCoords(L, R);
+      uint64_t RegOff = Swizzle->offset(C[0], C[1]);
+      Reg &RB = BaseFor[RegOff & ThreadBits];
+      if (!RB.valid())
+        RB = B.add(Ty::U32, Base,
+                   B.bitXor(Ty::B32, Off, static_cast<int64_t>(RegOff & ThreadBits)).as(Ty::U32));
+      Out.Bases.push_back(RB);
+      Out.Offsets.push_back(static_cast<int64_t>(RegOff & ~ThreadBits));
+    }
+    return Out;
+  }
+  std::vector<int64_t> Strides = sharedTileStrides(S, ElemBytes);
   Reg Index = B.mov(Ty::U32, 0);
   for (size_t D = 0; D < S.size(); ++D)
     Index = B.madLo(Ty::U32, Coords[D], static_cast<int64_t>(Strides[D]), Index);
   Reg Addr = B.madLo(Ty::U32, Index, static_cast<int64_t>(ElemBytes), FL.sharedBase());
   if (ByteOffset)
     Addr = B.add(Ty::U32, Addr, static_cast<int64_t>(ByteOffset));
-  std::vector<int64_t> Offsets;
   for (int32_t R = 0; R < numRegisters(L); ++R) {
     std::vector<int64_t> C = FL.registerCoords(L, R);
     int64_t Off = 0;
     for (size_t D = 0; D < C.size(); ++D)
       Off += C[D] * Strides[D];
-    Offsets.push_back(Off * ElemBytes);
+    Out.Bases.push_back(Addr);
+    Out.Offsets.push_back(Off * ElemBytes);
   }
-  return {Addr, Offsets};
+  return Out;
 }
 
 /// How many consecutive registers of L hold consecutive elements of the last
@@ -107,11 +165,12 @@ static std::pair<Ty, unsigned> sharedWords(Ty MT, unsigned Bytes, unsigned Width
 void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Elem,
                                          const ir::Shape &S, const LinearLayout &L,
                                          uint64_t ByteOffset,
-                                         const std::function<Reg(int32_t)> &RegisterGuard) {
+                                         const std::function<Reg(int32_t)> &RegisterGuard,
+                                         const SwizzledScratch *Swizzle) {
   Ty T = ptxTypeOf(Elem);
   Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
-  auto [Addr, Offsets] = sharedAddresses(*this, L, S, Bytes, ByteOffset);
+  auto [Bases, Offsets] = sharedAddresses(*this, L, S, Bytes, ByteOffset, Swizzle);
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
   unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
@@ -132,7 +191,7 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
     std::optional<ptx::Guard> G;
     if (P.valid())
       G = ptx::Guard{P, false};
-    B.stShared(WordTy, Addr, Offsets[R0], Packed, G);
+    B.stShared(WordTy, Bases[R0], Offsets[R0], Packed, G);
   }
 }
 
@@ -140,18 +199,19 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
 /// from a row-major tile at ByteOffset into their places in Out.
 static void loadTileRegisters(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
                               const LinearLayout &L, uint64_t ByteOffset,
-                              const std::function<bool(int32_t)> &Wanted, Regs &Out) {
+                              const std::function<bool(int32_t)> &Wanted, Regs &Out,
+                              const SwizzledScratch *Swizzle = nullptr) {
   Ty T = ptxTypeOf(Elem);
   Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
-  auto [Addr, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset);
+  auto [Bases, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset, Swizzle);
   unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
   auto [WordTy, Words] = sharedWords(MT, Bytes, Width);
   Out.resize(static_cast<size_t>(numRegisters(L)));
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Width) {
     if (Wanted && !Wanted(R0))
       continue;
-    Regs Loaded = FL.B.ldShared(WordTy, Words, Addr, Offsets[R0]);
+    Regs Loaded = FL.B.ldShared(WordTy, Words, Bases[R0], Offsets[R0]);
     Regs Elems;
     for (const Reg &W : Loaded) {
       if (WordTy == MT) {
@@ -169,10 +229,120 @@ static void loadTileRegisters(FunctionLowering &FL, const ir::Type *Elem, const 
 }
 
 static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
-                               const LinearLayout &L, uint64_t ByteOffset) {
+                               const LinearLayout &L, uint64_t ByteOffset,
+                               const SwizzledScratch *Swizzle = nullptr) {
   Regs Out;
-  loadTileRegisters(FL, Elem, S, L, ByteOffset, {}, Out);
+  loadTileRegisters(FL, Elem, S, L, ByteOffset, {}, Out, Swizzle);
   return Out;
+}
+
+/// Shared-memory wavefronts of the accesses of layout L (Width elements each,
+/// one per register group, by the lanes of warp 0) to a tile with element
+/// (Row, Col) at byte Offset(Row, Col): per access, the most distinct 4-byte
+/// words that one bank serves. Also the least it could be: each access's
+/// distinct words over the 32 banks (LowerBound).
+static uint64_t accessWavefronts(const LinearLayout &L, unsigned Width, unsigned ElemBytes,
+                                 const std::function<uint64_t(int64_t, int64_t)> &Offset,
+                                 uint64_t *LowerBound = nullptr) {
+  auto CoordsOf = [&](const char *Dim, int32_t Index) {
+    std::array<int64_t, 2> C{0, 0};
+    for (int32_t Bit = 0; Bit < L.getInDimSizeLog2(Dim); ++Bit)
+      if (Index >> Bit & 1) {
+        const LinearLayout::Basis &Bs = L.getBasis(Dim, Bit);
+        C[0] ^= Bs[0];
+        C[1] ^= Bs[1];
+      }
+    return C;
+  };
+  std::vector<std::array<int64_t, 2>> LaneCoords;
+  for (int32_t Lane = 0; Lane < L.getInDimSize("lane"); ++Lane)
+    LaneCoords.push_back(CoordsOf("lane", Lane));
+  uint64_t Total = 0;
+  std::vector<uint64_t> Words;
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Width)) {
+    std::array<int64_t, 2> RC = CoordsOf("register", R0);
+    Words.clear();
+    for (const std::array<int64_t, 2> &LC : LaneCoords) {
+      uint64_t Addr = Offset(RC[0] ^ LC[0], RC[1] ^ LC[1]);
+      for (uint64_t W = Addr / 4; W <= (Addr + Width * ElemBytes - 1) / 4; ++W)
+        Words.push_back(W);
+    }
+    std::sort(Words.begin(), Words.end());
+    Words.erase(std::unique(Words.begin(), Words.end()), Words.end());
+    std::array<uint64_t, 32> PerBank{};
+    for (uint64_t W : Words)
+      ++PerBank[W % 32];
+    Total += *std::max_element(PerBank.begin(), PerBank.end());
+    if (LowerBound)
+      *LowerBound += (Words.size() + 31) / 32;
+  }
+  return Total;
+}
+
+/// The swizzled scratch for a conversion of a 2-D tile from From to To, if it
+/// needs fewer wavefronts than the padded row-major tile (see the file
+/// comment). Candidates XOR the 16-byte chunk bits (offset bits 4 and up,
+/// within 128 bytes) with the row bits that the lanes of To, of From, or of
+/// both (To's first) step through alone.
+static std::optional<SwizzledScratch> conversionSwizzle(const ir::Shape &S, unsigned ElemBytes,
+                                                        const LinearLayout &From,
+                                                        const LinearLayout &To) {
+  auto Pow2 = [](int64_t V) { return V > 0 && (V & (V - 1)) == 0; };
+  int64_t RowBytes = S.size() == 2 ? S[1] * ElemBytes : 0;
+  if (S.size() != 2 || !Pow2(S[0]) || !Pow2(RowBytes) || RowBytes < 32)
+    return std::nullopt;
+  unsigned RowShift = static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(RowBytes)));
+  unsigned FromWidth = sharedVectorWidth(From, ElemBytes);
+  unsigned ToWidth = sharedVectorWidth(To, ElemBytes);
+  auto Cost = [&](const std::function<uint64_t(int64_t, int64_t)> &Offset,
+                  uint64_t *LowerBound = nullptr) {
+    return accessWavefronts(From, FromWidth, ElemBytes, Offset, LowerBound) +
+           accessWavefronts(To, ToWidth, ElemBytes, Offset, LowerBound);
+  };
+  int64_t Stride = sharedTileStrides(S, ElemBytes)[0];
+  uint64_t Least = 0;
+  uint64_t Best =
+      Cost([&](int64_t Row,
+               int64_t Col) { return static_cast<uint64_t>((Row * Stride + Col) * ElemBytes); },
+           &Least);
+  if (Best == Least)
+    return std::nullopt; // the padded tile is conflict-free already
+  // Row bits that a lane basis moves alone (no column).
+  auto LaneRowBits = [&](const LinearLayout &L) {
+    std::vector<unsigned> Bits;
+    for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("lane"); ++Bit) {
+      const LinearLayout::Basis &Bs = L.getBasis("lane", Bit);
+      if (Bs[1] == 0 && Pow2(Bs[0]))
+        Bits.push_back(static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(Bs[0]))));
+    }
+    return Bits;
+  };
+  std::vector<unsigned> ToBits = LaneRowBits(To), FromBits = LaneRowBits(From);
+  std::vector<unsigned> Both = ToBits;
+  Both.insert(Both.end(), FromBits.begin(), FromBits.end());
+  std::optional<SwizzledScratch> Pick;
+  for (const std::vector<unsigned> &RowBits : {ToBits, FromBits, Both}) {
+    SwizzledScratch Sw;
+    Sw.RowShift = RowShift;
+    Sw.ElemBytes = ElemBytes;
+    unsigned OffsetBit = 4;
+    for (unsigned RowBit : RowBits) {
+      bool Seen = false;
+      for (auto [Used, _] : Sw.RowToChunk)
+        Seen = Seen || Used == RowBit;
+      if (Seen || OffsetBit >= std::min(RowShift, 7u))
+        continue;
+      Sw.RowToChunk.push_back({RowBit, OffsetBit++});
+    }
+    if (Sw.RowToChunk.empty())
+      continue;
+    uint64_t C = Cost([&](int64_t Row, int64_t Col) { return Sw.offset(Row, Col); });
+    if (C < Best) {
+      Best = C;
+      Pick = Sw;
+    }
+  }
+  return Pick;
 }
 
 /// Whether L maps no lane or warp bit to row bits at or above Shift: a
@@ -216,11 +386,15 @@ Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, 
   B.comment("layout conversion through shared memory");
   if (unsigned Chunks = conversionChunks(S, ElemBytes, To); Chunks > 1)
     return convertInRowBlocks(Vals, Elem, S, From, To, Chunks);
-  uint64_t Bytes = sharedTileBytes(S, ElemBytes);
+  std::optional<SwizzledScratch> Swizzle;
+  if (T != Ty::Pred)
+    Swizzle = conversionSwizzle(S, ElemBytes, From, To);
+  const SwizzledScratch *Sw = Swizzle ? &*Swizzle : nullptr;
+  uint64_t Bytes = Sw ? Sw->bytes(S[0]) : sharedTileBytes(S, ElemBytes);
   sharedAccess(true, Bytes);
-  storeTileToShared(Vals, Elem, S, From, 0);
+  storeTileToShared(Vals, Elem, S, From, 0, {}, Sw);
   sharedAccess(false, Bytes);
-  return loadTileFromShared(*this, Elem, S, To, 0);
+  return loadTileFromShared(*this, Elem, S, To, 0, Sw);
 }
 
 Regs FunctionLowering::convertInRowBlocks(const Regs &Vals, const ir::Type *Elem,

@@ -106,6 +106,17 @@ inline uint64_t wgmmaSlotBytes(int64_t Rows, int64_t Cols) {
 /// oldest slot (AsyncCopies.cpp).
 inline unsigned inFlightExtraSlots(unsigned NumWarps) { return NumWarps > 4 ? 1 : 0; }
 
+/// A conversion's scratch tile without row padding whose 16-byte chunks are
+/// permuted per row (LowerShared.cpp): element (Row, Col) of a 2-D tile at
+/// byte (Row << RowShift) + Col * ElemBytes, with offset bit OffsetBit
+/// flipped wherever row bit RowBit is set, for each pair of RowToChunk.
+struct SwizzledScratch {
+  unsigned RowShift = 0, ElemBytes = 1;
+  std::vector<std::pair<unsigned, unsigned>> RowToChunk; // (RowBit, OffsetBit)
+  uint64_t offset(int64_t Row, int64_t Col) const;
+  uint64_t bytes(int64_t Rows) const { return static_cast<uint64_t>(Rows) << RowShift; }
+};
+
 /// A ring of shared-memory slots that loads feeding a dot operand copy into
 /// asynchronously (AsyncCopies.cpp).
 struct AsyncRing {
@@ -260,9 +271,11 @@ public:
   /// Stores Values (layout L) row-major at shared byte offset 0 (one write per
   /// element, by its owner). Used by conversions and dot operands.
   /// RegisterGuard, if given, adds a predicate per register (vector head).
+  /// With Swizzle, the tile is stored in that layout instead of row-major.
   void storeTileToShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
                          const LinearLayout &L, uint64_t ByteOffset,
-                         const std::function<Reg(int32_t)> &RegisterGuard = {});
+                         const std::function<Reg(int32_t)> &RegisterGuard = {},
+                         const SwizzledScratch *Swizzle = nullptr);
 
   void lowerDot(const ir::Instruction &I);
   /// f32 dot on FMA units with the 4 x 4 blocks of fmaAccumulatorLayout:

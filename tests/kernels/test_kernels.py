@@ -425,16 +425,37 @@ def config_id(defines):
 
 @pytest.mark.parametrize("defines", TRANSPOSE_CONFIGS, ids=config_id)
 def test_transpose(defines, rng, launch):
+    check_transpose(defines, rng, launch, lambda: int(rng.integers(1, 6)))
+
+
+def check_transpose(defines, rng, launch, padding):
+    """Transposes a random M x N matrix (whole tiles) whose rows, and those of Y, are `padding()`
+    elements longer, and checks Y and its poisoned padding."""
     ty = defines.get("TYPE", "float")
     tm, tn = defines.get("TM", 32), defines.get("TN", 32)
     m, n = tm * int(rng.integers(1, 4)), tn * int(rng.integers(1, 4))
-    ldx, ldy = n + int(rng.integers(1, 6)), m + int(rng.integers(1, 6))
+    ldx, ldy = n + padding(), m + padding()
     x, xv = padded_matrix(rng, m, n, ldx, ty)
     y = poisoned((n, ldy), ty)
     out = launch("transpose.tc", defines, (m // tm, n // tn),
                  [("X", x), ("Y", y), ("M", m), ("N", n), ("ldx", ldx), ("ldy", ldy)])
     assert_close(out["Y"][:, :m], xv.T, ty, what="Y")
     assert_poison(out["Y"][:, m:], ty, "Y")
+
+
+# Leading dimensions that are multiples of 16: the 16-byte vectors of both sides meet in shared memory
+# with rows whose 16-byte chunks are swizzled (instead of padded) on the GPU.
+TRANSPOSE_ALIGNED_CONFIGS = [
+    {"TYPE": "half", "TM": 64, "TN": 64},
+    {"TYPE": "float", "TM": 64, "TN": 64},
+    {"TYPE": "bfloat16", "TM": 64, "TN": 32},
+    {"TYPE": "double", "TM": 32, "TN": 32},
+]
+
+
+@pytest.mark.parametrize("defines", TRANSPOSE_ALIGNED_CONFIGS, ids=config_id)
+def test_transpose_aligned(defines, rng, launch):
+    check_transpose(defines, rng, launch, lambda: 16 * int(rng.integers(0, 2)))
 
 
 @pytest.mark.parametrize("defines", TRANSPOSE_CHECKED_CONFIGS, ids=config_id)
