@@ -13,6 +13,10 @@ from common import (DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error)
 SQUARE_SIZES = (1024, 2048, 4096, 8192)
 QUICK_SQUARE_SIZES = (1024, 2048)
 TUNE_RUNS = 10
+# The square GEMMs' three fastest candidates are timed again against each other, interleaved: the
+# clocks drift as the GPU heats up (most at 8192³), and with one 10-run timing per candidate, one after
+# the other, the drift can decide between candidates that lie within a few percent.
+SQUARE_FINALISTS = 3
 # The MLP and covariance kernels take 10-60 us and their candidates lie within a few percent of each
 # other: more runs per candidate, for the cost of a few milliseconds.
 SHORT_TUNE_RUNS = 40
@@ -189,7 +193,7 @@ def square(results, timer, triton_peers, quick):
 
             tol = 2e-2 if dtype == torch.float16 else 3e-2
             cfg, kern, run = autotune(results, timer, f"{family} {size}", candidates, build,
-                                      _checker(c, ref, tol))
+                                      _checker(c, ref, tol), finalists=SQUARE_FINALISTS)
             results.add_kernel(f"{family} {size}^3: {cfg}", kern)
             out = torch.empty_like(c)
             providers = {"tritonc": run, "cuBLAS": lambda: torch.matmul(a, b, out=out)}
@@ -227,7 +231,7 @@ def fp32(results, timer, quick):
 
         cfg, kern, run = autotune(results, timer, f"{family} {size}",
                                   QUICK_FLOAT_CONFIGS if quick else FLOAT_CONFIGS, build,
-                                  _checker(c, ref, 1e-3))
+                                  _checker(c, ref, 1e-3), finalists=SQUARE_FINALISTS)
         results.add_kernel(f"{family} {size}^3: {cfg}", kern)
         out = torch.empty_like(c)
         seconds = timer.compare({"tritonc": run, "cuBLAS": lambda: torch.matmul(a, b, out=out)})
