@@ -1,6 +1,7 @@
 //===- LayoutAssignment.cpp - Distributed layouts of tile values ---------===//
 
 #include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/analysis/PointerBase.h"
 
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/Printer.h"
@@ -289,6 +290,24 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   return Plan;
 }
 
+/// Whether an instruction of the function other than Store may write memory
+/// that Load reads: a store or atomic through Load's base, or through a base
+/// that is not known to be another `restrict` parameter.
+static bool mayBeWrittenElsewhere(const Instruction &Load, const Instruction &Store) {
+  const ir::Argument *Base = pointerBase(Load.getOperand(0));
+  if (!Base)
+    return true;
+  for (const auto &BB : Load.getParent()->getParent()->blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I.get() == &Store || !I->hasSideEffects() || I->isTerminator())
+        continue;
+      const ir::Argument *Written = pointerBase(I->getOperand(0));
+      if (!Written || Written == Base || !Written->attrs().NoAlias || !Base->attrs().NoAlias)
+        return true;
+    }
+  return false;
+}
+
 void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
   if (Store.getOpcode() != Opcode::Store && Store.getOpcode() != Opcode::MaskedStore)
     return;
@@ -317,7 +336,13 @@ void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
   // half): each side vectorizes to 16 bytes, so their runs per thread
   // differ and the value would go through shared memory in between. Both
   // take the longer run instead; the narrower access then makes several
-  // vectors of each run.
+  // vectors of each run. Not where something else may write what the load
+  // reads: the load's elements would then belong to other threads than
+  // that write's, and nothing orders threads' global accesses (the
+  // covariance's last slice read its workspace while other threads of the
+  // program already cleared it: `*pc = *pp; *pp = 0;`).
+  if (mayBeWrittenElsewhere(*Load, Store))
+    return;
   LinearLayout Wide = blocked(S, std::max(LoadPlan.Vec, StorePlan.Vec), LoadPlan.Order);
   LoadPlan.Layout = Wide;
   StorePlan.Layout = std::move(Wide);

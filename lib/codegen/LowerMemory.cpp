@@ -9,11 +9,18 @@
 // stored and updated by one owner only.
 //
 // Atomics are relaxed at GPU scope, except scalar ones: those are executed
-// by thread 0 of the program with acquire-release semantics, after a barrier
-// (so the program's earlier memory operations are ordered before a release)
-// and their result is broadcast to every thread (so later operations are
-// ordered after an acquire). This is what the spin-lock idiom
-// `while (atomic_cas(lock, 0, 1) == 1);` needs.
+// by thread 0 of the program with acquire-release semantics, after every
+// thread's `fence.acq_rel.gpu` and a barrier (so the program's earlier memory
+// operations are ordered before the release), and their result is broadcast
+// to every thread, each of which fences again (so its later operations are
+// ordered after the acquire). This is what the spin-lock idiom
+// `while (atomic_cas(lock, 0, 1) == 1);` and the last-arriver idiom of
+// matmul_splitk.tc's workspace need. The barrier orders the threads'
+// accesses at CTA scope only; with each thread's own GPU-scope fence before
+// it, thread 0's release stands for every thread's earlier writes (the
+// `red`s of a tile atomic included, which return before they land), and
+// with the fence after the broadcast every thread's later reads come after
+// the acquire.
 //
 //===----------------------------------------------------------------------===//
 
@@ -268,6 +275,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   };
   unsigned NumVals = IsCas ? 2 : 1;
   if (!I.getOperand(0)->getType()->isTile()) {
+    B.emit("fence.acq_rel.gpu;");
     forcedBarrier();
     Reg Thread0 = B.setp(Cmp::Eq, Ty::U32, threadId(), 0);
     std::vector<Reg> Srcs;
@@ -278,6 +286,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
       Guard = B.predAnd(Guard, scalar(I.getOperand(2)));
     Reg Old = EmitGuarded(Guard, scalar(I.getOperand(0)), Srcs, ".acq_rel.gpu");
     Values[&I] = {broadcastFromThread0(Old, Elem)};
+    B.emit("fence.acq_rel.gpu;");
     return;
   }
   const AccessPlan &Plan = LA.accessOf(&I);
