@@ -568,7 +568,6 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
   // rings: 45.9 vs 45.2 TFLOP/s for f32 256x128x8 on an H100; 128 bytes
   // gives 45.7).
   std::string Prefetch = Ring.isPlain() ? ".L2::256B" : "";
-  auto [Hint, Policy] = ptx::PTXFunctionBuilder::cacheHintFor(cachePolicy(I.getOperand(0)));
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Plan.Vec)) {
     if (Dup[R0])
       continue;
@@ -580,8 +579,9 @@ void FunctionLowering::lowerAsyncLoad(const Instruction &I, AsyncRing &Ring) {
     for (unsigned J = 0; J < (Split ? Plan.Vec : 1); ++J) {
       std::string Dst = RegisterDst(R0 + static_cast<int32_t>(J));
       std::string Src = Ptrs[R0].name() + (J ? "+" + std::to_string(J * Ring.ElemBytes) : "");
-      std::string Text = "cp.async." + Cache + ".shared.global" + Hint + Prefetch + " " + Dst +
-                         ", [" + Src + "], " + std::to_string(Bytes) + ", " + Size + Policy + ";";
+      // No `.L2::cache_hint` (see FunctionLowering::cachePolicy).
+      std::string Text = "cp.async." + Cache + ".shared.global" + Prefetch + " " + Dst + ", [" +
+                         Src + "], " + std::to_string(Bytes) + ", " + Size + ";";
       if (Owner.valid())
         Text = "@" + Owner.name() + " " + Text;
       B.emit(Text);

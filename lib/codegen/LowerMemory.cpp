@@ -56,7 +56,6 @@ static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, bool IsBool,
 }
 
 void FunctionLowering::lowerLoad(const Instruction &I) {
-  ptx::PTXFunctionBuilder::CachePolicyScope Policy(B, cachePolicy(I.getOperand(0)));
   bool Masked = I.getOpcode() == Opcode::MaskedLoad;
   const ir::Type *Elem = I.getType()->getScalarType();
   Ty T = ptxTypeOf(Elem);
@@ -135,7 +134,6 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
 void FunctionLowering::lowerStore(const Instruction &I) {
   bool Masked = I.getOpcode() == Opcode::MaskedStore;
   const ir::Value *Ptr = I.getOperand(0);
-  ptx::PTXFunctionBuilder::CachePolicyScope Policy(B, cachePolicy(Ptr));
   const ir::Type *Elem = I.getOperand(1)->getType()->getScalarType();
   Ty T = ptxTypeOf(Elem);
   unsigned Bytes = memBytesOf(Elem);

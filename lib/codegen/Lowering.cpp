@@ -160,6 +160,14 @@ Reg FunctionLowering::ringBase() {
 }
 
 std::optional<Reg> FunctionLowering::cachePolicy(const ir::Value *Ptr) {
+  // Only the bulk tensor copies and stores (TMA) ask: with `.L2::cache_hint`
+  // on cp.async and ld.global, matmul_splitk.tc with CACHE_A = CACHE_B =
+  // __evict_first and aligned strides compiled without TMA (--no-tma, or
+  // one stage) raised an illegal instruction on the H100 and H200 (the
+  // first hinted LDGSTS, whose cache descriptor register nothing writes in
+  // the SASS), while it ran without the hints. A plain kernel with one
+  // hinted 16-byte load ran; the cause is not found. Other accesses go
+  // without the hint until it is.
   const ir::Argument *Base = analysis::pointerBase(Ptr);
   if (!Base || Base->attrs().Eviction == ir::EvictionPolicy::Normal)
     return std::nullopt;
