@@ -47,8 +47,7 @@ static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, bool IsBool,
   Reg V = Other ? (IsBool ? L.predToU16(*Other) : B.mov(Ty::S16, *Other)) : B.mov(Ty::S16, 0);
   Reg Dst = B.newReg(Ty::S16);
   B.movTo(Dst, V);
-  auto [Hint, Policy] = B.cacheHint(ptx::StateSpace::Global);
-  std::string Text = "ld.global" + Hint + ".s8 " + Dst.name() + ", " + addr(Ptr) + Policy + ";";
+  std::string Text = "ld.global.s8 " + Dst.name() + ", " + addr(Ptr) + ";";
   if (Mask)
     Text = "@" + Mask->name() + " " + Text;
   B.emit(Text);
@@ -139,8 +138,7 @@ void FunctionLowering::lowerStore(const Instruction &I) {
   unsigned Bytes = memBytesOf(Elem);
   auto StoreByte = [&](const Reg &P, const Reg &V) {
     Reg W = T == Ty::Pred ? predToU16(V) : V;
-    auto [Hint, PolicyOperand] = B.cacheHint(ptx::StateSpace::Global);
-    B.emit("st.global" + Hint + ".u8 " + addr(P) + ", " + W.name() + PolicyOperand + ";");
+    B.emit("st.global.u8 " + addr(P) + ", " + W.name() + ";");
   };
   if (!Ptr->getType()->isTile()) {
     // Every thread stores the same value: later scalar loads of any thread

@@ -337,20 +337,6 @@ Reg PTXFunctionBuilder::createPolicy(bool EvictFirst) {
   return P;
 }
 
-PTXFunctionBuilder::CachePolicyScope::CachePolicyScope(PTXFunctionBuilder &B,
-                                                       std::optional<Reg> Policy)
-    : B(B) {
-  if (B.ActivePolicy)
-    reportInternalError("PTXBuilder: cache policy scopes cannot be nested");
-  B.ActivePolicy = std::move(Policy);
-}
-
-PTXFunctionBuilder::CachePolicyScope::~CachePolicyScope() { B.ActivePolicy.reset(); }
-
-std::pair<std::string, std::string> PTXFunctionBuilder::cacheHint(StateSpace S) const {
-  return cacheHintFor(S == StateSpace::Global ? ActivePolicy : std::nullopt);
-}
-
 std::pair<std::string, std::string>
 PTXFunctionBuilder::cacheHintFor(const std::optional<Reg> &Policy) {
   if (!Policy)
@@ -574,9 +560,8 @@ std::vector<Reg> PTXFunctionBuilder::ld(StateSpace S, Ty T, unsigned Width, cons
   std::vector<Reg> Dst;
   for (unsigned I = 0; I < Width; ++I)
     Dst.push_back(newReg(T));
-  auto [Hint, Policy] = cacheHint(S);
-  emitInst(std::string("ld") + spaceName(S) + Hint + vecSuffix(Width) + "." + moveTyName(T) + " " +
-               vecList(Dst) + ", " + memRef(Addr, Offset) + Policy,
+  emitInst(std::string("ld") + spaceName(S) + vecSuffix(Width) + "." + moveTyName(T) + " " +
+               vecList(Dst) + ", " + memRef(Addr, Offset),
            G);
   return Dst;
 }
@@ -598,9 +583,8 @@ std::vector<Reg> PTXFunctionBuilder::ldMasked(StateSpace S, Ty T, unsigned Width
     emitInst("mov." + moveTyName(T) + " " + R.name() + ", " + O.str(), Guard{});
     Dst.push_back(R);
   }
-  auto [Hint, Policy] = cacheHint(S);
-  emitInst(std::string("ld") + spaceName(S) + Hint + vecSuffix(Width) + "." + moveTyName(T) + " " +
-               vecList(Dst) + ", " + memRef(Addr, Offset) + Policy,
+  emitInst(std::string("ld") + spaceName(S) + vecSuffix(Width) + "." + moveTyName(T) + " " +
+               vecList(Dst) + ", " + memRef(Addr, Offset),
            Guard{Mask, false});
   return Dst;
 }
@@ -610,10 +594,8 @@ void PTXFunctionBuilder::st(StateSpace S, Ty T, const Operand &Addr, int64_t Off
   checkVector("st", T, static_cast<unsigned>(Values.size()));
   for (const Reg &V : Values)
     checkMoveOperand("st", V, T);
-  auto [Hint, Policy] = cacheHint(S);
-  emitInst(std::string("st") + spaceName(S) + Hint +
-               vecSuffix(static_cast<unsigned>(Values.size())) + "." + moveTyName(T) + " " +
-               memRef(Addr, Offset) + ", " + vecList(Values) + Policy,
+  emitInst(std::string("st") + spaceName(S) + vecSuffix(static_cast<unsigned>(Values.size())) +
+               "." + moveTyName(T) + " " + memRef(Addr, Offset) + ", " + vecList(Values),
            G);
 }
 

@@ -331,23 +331,9 @@ public:
   /// `createpolicy.fractional.L2::evict_first.b64 %rd, 1.0;` (or evict_last):
   /// a 64-bit L2 cache policy for `.L2::cache_hint` accesses (sm_80+).
   Reg createPolicy(bool EvictFirst);
-  /// While alive, global loads and stores (ld, ldMasked, st) carry
-  /// `.L2::cache_hint` with Policy, when it is set. Not nestable.
-  class CachePolicyScope {
-  public:
-    CachePolicyScope(PTXFunctionBuilder &B, std::optional<Reg> Policy);
-    ~CachePolicyScope();
-    CachePolicyScope(const CachePolicyScope &) = delete;
-    CachePolicyScope &operator=(const CachePolicyScope &) = delete;
-
-  private:
-    PTXFunctionBuilder &B;
-  };
-  /// The `.L2::cache_hint` qualifier and the trailing policy operand of an
-  /// access to S under a CachePolicyScope; empty otherwise.
-  std::pair<std::string, std::string> cacheHint(StateSpace S) const;
-  /// The same pair for a global access with Policy (empty without one), for
-  /// instructions written as text (cp.async, bulk tensor copies).
+  /// The `.L2::cache_hint` qualifier and the trailing policy operand of a
+  /// global access with Policy (empty without one), for instructions
+  /// written as text (bulk tensor copies and stores).
   static std::pair<std::string, std::string> cacheHintFor(const std::optional<Reg> &Policy);
 
   /// `ld.<space>[.vN].<T> {..}, [Addr+Offset];` with N = Width (1, 2 or 4,
@@ -429,7 +415,6 @@ private:
   unsigned Counts[6] = {0, 0, 0, 0, 0, 0};
   unsigned NextLabel = 0;
   std::optional<Guard> ActiveGuard;
-  std::optional<Reg> ActivePolicy;
 };
 
 /// A PTX module: header, module-scope declarations, kernels.
