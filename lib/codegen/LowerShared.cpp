@@ -345,13 +345,11 @@ static std::optional<SwizzledScratch> conversionSwizzle(const ir::Shape &S, unsi
   return Pick;
 }
 
-/// Whether L maps no lane or warp bit to row bits at or above Shift: a
-/// register's row block is then the same in every thread.
-static bool rowHighBitsAreRegisterBits(const LinearLayout &L, unsigned Shift) {
+bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound) {
   for (const LinearLayout::InDim &In : L.getInDims())
     if (In.Name != "register")
       for (const LinearLayout::Basis &Bs : In.Bases)
-        if (Bs[0] >> Shift)
+        if (Bs[Dim] >= Bound)
           return false;
   return true;
 }
@@ -370,8 +368,8 @@ unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemByt
   uint64_t Limit = scratchLimit();
   for (unsigned Chunks = 1; Chunks <= 8 && S[0] % Chunks == 0; Chunks *= 2) {
     ir::Shape Part{S[0] / Chunks, S[1]};
-    if (Chunks > 1 && !rowHighBitsAreRegisterBits(To, static_cast<unsigned>(__builtin_ctzll(
-                                                          static_cast<uint64_t>(Part[0])))))
+    // A register's row block must be the same in every thread.
+    if (Chunks > 1 && !threadCoordinateBelow(To, 0, Part[0]))
       return 1;
     if (RingBytes + sharedTileBytes(Part, ElemBytes) <= Limit)
       return Chunks;
@@ -527,8 +525,7 @@ void FunctionLowering::lowerReduce(const Instruction &I) {
   const ir::Value *X = I.getOperand(0);
   const ir::Type *Elem = X->getType()->getScalarType();
   unsigned Axis = static_cast<unsigned>(I.Axis);
-  LinearLayout L =
-      LA.isRematerializable(X) ? LA.defaultLayout(X->getType()->getShape()) : LA.layoutOf(X);
+  LinearLayout L = operandLayout(X);
   Regs Vals = get(X, L);
   LinearLayout S = analysis::sliceLayout(L, Axis);
   if (I.getType()->isTile() && !(S == LA.layoutOf(&I)))

@@ -83,6 +83,11 @@ Ty moveTypeOf(Ty T);
 std::vector<int64_t> sharedTileStrides(const ir::Shape &S, unsigned ElemBytes);
 /// Bytes of a tile staged with sharedTileStrides.
 uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
+/// Whether no lane or warp basis of L reaches coordinate Dim at or past
+/// Bound (a power of two): every thread's own coordinate along Dim, an XOR
+/// of those bases, then stays below Bound, and higher bits of it come from
+/// the register alone.
+bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 

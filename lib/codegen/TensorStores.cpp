@@ -101,17 +101,6 @@ std::vector<const Instruction *> instructionsAround(const Instruction &Store, bo
   return Out;
 }
 
-/// Whether no lane or warp of L reaches a column at or past Columns: a
-/// thread's base offset then stays inside the first column block.
-bool threadsWithinColumns(const LinearLayout &L, int64_t Columns) {
-  for (const LinearLayout::InDim &In : L.getInDims())
-    if (In.Name != "register")
-      for (const LinearLayout::Basis &Bs : In.Bases)
-        if (Bs[1] >= Columns)
-          return false;
-  return true;
-}
-
 } // namespace
 
 std::vector<RingSlotBox> FunctionLowering::freeRingSlotBoxes(const Instruction &Store,
@@ -209,10 +198,9 @@ void FunctionLowering::planTensorStores() {
       // The whole tile in free ring slots, one box per column block.
       if (RingsLive && S[0] <= 256) {
         MmaSharedLayout Whole = MmaSharedLayout::make(S[0], S[1], /*ContigDim=*/1, 2);
-        const ir::Value *V = I.getOperand(1);
+        // Each thread's offset stays inside the first column block.
         if (Whole.valid() && S[1] % Whole.elemsPerRow() == 0 &&
-            threadsWithinColumns(LA.isRematerializable(V) ? LA.defaultLayout(S) : LA.layoutOf(V),
-                                 Whole.elemsPerRow()))
+            threadCoordinateBelow(operandLayout(I.getOperand(1)), 1, Whole.elemsPerRow()))
           Plan.RingBoxes =
               freeRingSlotBoxes(I, static_cast<unsigned>(S[1] / Whole.elemsPerRow()),
                                 static_cast<uint64_t>(Whole.StridedExtent) * Whole.SwizzleBytes);
@@ -242,8 +230,7 @@ void FunctionLowering::planTensorStores() {
 
 void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P) {
   const ir::Value *V = I.getOperand(1);
-  const ir::Shape &S = V->getType()->getShape();
-  const LinearLayout L = LA.isRematerializable(V) ? LA.defaultLayout(S) : LA.layoutOf(V);
+  const LinearLayout L = operandLayout(V);
   Regs Vals = getOwn(V);
   const TensorAccess &TA = P.TA;
   const MmaSharedLayout &SL = P.SL;
