@@ -131,10 +131,11 @@ def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
 
 def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS, finalists=1):
     """build(cfg) -> (kernel, run); check(run) -> None, or what is wrong with the result the run left.
-    Returns (cfg, kernel, run) of the fastest correct candidate, each timed with `runs` runs. Candidates that do not compile or launch are skipped (and said so); a wrong
-    result is a failure. With finalists > 1, the fastest few are timed again against each other,
-    interleaved (Timer.compare) with twice the runs, and the fastest of that decides: for short kernels
-    whose candidates lie within the noise of one short timing."""
+    Returns (cfg, kernel, run) of the fastest correct candidate, each timed with `runs` runs.
+    Candidates that do not compile or launch are skipped (and said so); a wrong result is a failure.
+    With finalists > 1, the fastest few are timed again against each other, interleaved
+    (Timer.compare) with twice the runs, and the fastest of that decides: for candidates that lie
+    within the noise or the clock drift of one short timing each."""
     timed = []
     for cfg in candidates:
         try:
