@@ -8,6 +8,7 @@
 #include "tritonc/support/Diagnostics.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tritonc::analysis {
 
@@ -290,22 +291,71 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   return Plan;
 }
 
-/// Whether an instruction of the function other than Store may write memory
-/// that Load reads: a store or atomic through Load's base, or through a base
-/// that is not known to be another `restrict` parameter.
-static bool mayBeWrittenElsewhere(const Instruction &Load, const Instruction &Store) {
+/// Whether Before runs before At wherever both run, with a scalar atomic in
+/// between: the back end makes every thread fence and meet around one, so
+/// accesses on either side are ordered across threads. Before and the atomic
+/// are in one block, Before first; the atomic's block dominates At's (or At
+/// follows it in the block); and At's block never leads back to Before's.
+static bool orderedByScalarAtomic(const Instruction &Before, const Instruction &At,
+                                  const ir::DominatorTree &DT) {
+  const ir::BasicBlock *Home = Before.getParent();
+  const Instruction *Atomic = nullptr;
+  bool After = false;
+  for (const auto &I : Home->instructions()) {
+    if (I.get() == &Before)
+      After = true;
+    else if (After && I->getCategory() == OpCategory::Atomic &&
+             !I->getOperand(0)->getType()->isTile())
+      Atomic = Atomic ? Atomic : I.get();
+  }
+  if (!Atomic || !DT.dominates(Atomic, &At))
+    return false;
+  std::vector<const ir::BasicBlock *> Work{At.getParent()};
+  std::set<const ir::BasicBlock *> Seen;
+  while (!Work.empty()) {
+    const ir::BasicBlock *BB = Work.back();
+    Work.pop_back();
+    for (const ir::BasicBlock *Next : BB->successors()) {
+      if (Next == Home)
+        return false;
+      if (Seen.insert(Next).second)
+        Work.push_back(Next);
+    }
+  }
+  return true;
+}
+
+/// Whether Load may take another layout than the program's other accesses
+/// of its memory (see widenConversionCopy): each is ordered before it by a
+/// scalar atomic, or is a plain store through the same pointer tile after it
+/// (added to Followers, to take the load's layout: each thread then writes
+/// the elements it read). Writes through other bases must not alias it.
+static bool loadMayChangeLayout(const Instruction &Load, const Instruction &Store,
+                                const ir::DominatorTree &DT,
+                                std::vector<const Instruction *> &Followers) {
   const ir::Argument *Base = pointerBase(Load.getOperand(0));
   if (!Base)
-    return true;
+    return false;
   for (const auto &BB : Load.getParent()->getParent()->blocks())
-    for (const auto &I : BB->instructions()) {
-      if (I.get() == &Store || !I->hasSideEffects() || I->isTerminator())
+    for (const auto &IP : BB->instructions()) {
+      const Instruction &I = *IP;
+      if (&I == &Load || &I == &Store || I.isTerminator() || !I.accessesMemory())
         continue;
-      const ir::Argument *Written = pointerBase(I->getOperand(0));
-      if (!Written || Written == Base || !Written->attrs().NoAlias || !Base->attrs().NoAlias)
-        return true;
+      const ir::Argument *Other = pointerBase(I.getOperand(0));
+      bool Writes = I.hasSideEffects();
+      if (Other && Other != Base && (!Writes || (Other->attrs().NoAlias && Base->attrs().NoAlias)))
+        continue;
+      if (!Other)
+        return false;
+      bool SameTile = I.getOperand(0) == Load.getOperand(0) &&
+                      (I.getOpcode() == Opcode::Store || I.getOpcode() == Opcode::MaskedStore) &&
+                      DT.dominates(&Load, &I);
+      if (SameTile)
+        Followers.push_back(&I);
+      else if (Other != Base || !orderedByScalarAtomic(I, Load, DT))
+        return false;
     }
-  return false;
+  return true;
 }
 
 void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
@@ -341,9 +391,12 @@ void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
   // that write's, and nothing orders threads' global accesses (the
   // covariance's last slice read its workspace while other threads of the
   // program already cleared it: `*pc = *pp; *pp = 0;`).
-  if (mayBeWrittenElsewhere(*Load, Store))
+  std::vector<const Instruction *> Followers;
+  if (!DT || !loadMayChangeLayout(*Load, Store, *DT, Followers))
     return;
   LinearLayout Wide = blocked(S, std::max(LoadPlan.Vec, StorePlan.Vec), LoadPlan.Order);
+  for (const Instruction *F : Followers)
+    Accesses.at(F).Layout = Wide;
   LoadPlan.Layout = Wide;
   StorePlan.Layout = std::move(Wide);
 }
@@ -515,14 +568,14 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       else if (I.getOpcode() == Opcode::Dot)
         Dots.emplace(&I, planDot(I, NumWarps, HasMmaV2, AllowTF32, HasWgmma));
     }
+  ir::DominatorTree Dom(F);
+  DT = &Dom;
   for (const auto &BB : F.blocks())
     for (const auto &IP : BB->instructions())
       widenConversionCopy(*IP);
 
   // Rematerializable values, in one sweep in reverse post-order (operands of
   // non-phi instructions come first; a phi is never rematerializable).
-  ir::DominatorTree Dom(F);
-  DT = &Dom;
   for (const ir::BasicBlock *BB : Dom.reversePostOrder())
     for (const auto &IP : BB->instructions()) {
       const Instruction &I = *IP;
