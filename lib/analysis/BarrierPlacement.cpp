@@ -99,6 +99,8 @@ void checkCFG(const std::vector<SyncBlock> &Blocks) {
     for (size_t I = 0; I < Blocks[B].Statements.size(); ++I) {
       checkIntervals(Blocks[B].Statements[I].Reads, B, I);
       checkIntervals(Blocks[B].Statements[I].Writes, B, I);
+      checkIntervals(Blocks[B].Statements[I].Marks, B, I);
+      checkIntervals(Blocks[B].Statements[I].Probes, B, I);
     }
   }
 }
@@ -141,6 +143,8 @@ std::optional<HazardKind> findHazard(const SyncState &In, const SyncStatement &S
     return HazardKind::WriteAfterRead;
   if (Options.DetectWriteAfterWrite && In.Raw.intersects(S.Writes))
     return HazardKind::WriteAfterWrite;
+  if (In.Raw.intersects(S.Probes))
+    return HazardKind::ProbeAfterMark;
   return std::nullopt;
 }
 
@@ -178,6 +182,7 @@ std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
         State.clear();
       }
       State.Raw.add(S.Writes);
+      State.Raw.add(S.Marks);
       State.War.add(S.Reads);
     }
     return Added;

@@ -264,8 +264,12 @@ void FunctionLowering::planAsyncCopies() {
       if (RI && (AsyncOf.count(RI) || AsyncTrans.count(RI)))
         continue;
       AsyncRing Ring;
+      // Ring loads are copied ahead of their place, past any barrier that
+      // would order them after the program's own writes (GlobalOrdering.cpp).
       if (!collectAsyncComponent(Root, *Dot, Idx, Ring) ||
-          Offset + Ring.SlotBytes * Ring.NumSlots > ringBudget(Options))
+          Offset + Ring.SlotBytes * Ring.NumSlots > ringBudget(Options) ||
+          std::any_of(Ring.Loads.begin(), Ring.Loads.end(),
+                      [&](const Instruction *L) { return mayReadProgramWrites(*L); }))
         continue;
       Ring.Offset = Offset;
       Offset += Ring.SlotBytes * Ring.NumSlots;

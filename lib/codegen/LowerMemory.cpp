@@ -6,7 +6,8 @@
 // words). Masked loads first move the `other` values into the destination
 // registers, then load under the mask. Replicated elements (lanes or
 // registers the layout maps to an element already held elsewhere) are
-// stored and updated by one owner only.
+// stored and updated by one owner only. Every access is recorded for the
+// barriers between threads' global accesses (GlobalOrdering.cpp).
 //
 // Atomics are relaxed at GPU scope, except scalar ones: those are executed
 // by thread 0 of the program with acquire-release semantics, after every
@@ -61,6 +62,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
   unsigned Bytes = memBytesOf(Elem);
   if (!I.getType()->isTile()) {
     Reg Ptr = scalar(I.getOperand(0));
+    globalAccess(I.getOperand(0), /*Reads=*/true, /*Writes=*/false, nullptr);
     std::optional<Reg> Mask, Other;
     if (Masked) {
       Mask = scalar(I.getOperand(1));
@@ -89,6 +91,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
   int32_t N = numRegisters(L);
   Regs Out(N);
   unsigned Vec = Bytes == 1 ? 1 : Plan.Vec;
+  globalAccess(I.getOperand(0), /*Reads=*/true, /*Writes=*/false, &L);
   for (int32_t R0 = 0; R0 < N; R0 += Vec) {
     if (Dup[R0])
       continue;
@@ -144,6 +147,7 @@ void FunctionLowering::lowerStore(const Instruction &I) {
     // Every thread stores the same value: later scalar loads of any thread
     // then see it without a barrier.
     Reg P = scalar(Ptr), V = scalar(I.getOperand(1));
+    globalAccess(Ptr, /*Reads=*/false, /*Writes=*/true, nullptr);
     std::optional<ptx::PTXFunctionBuilder::GuardScope> G;
     if (Masked)
       G.emplace(B, scalar(I.getOperand(2)), false);
@@ -162,6 +166,7 @@ void FunctionLowering::lowerStore(const Instruction &I) {
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
   unsigned Vec = Bytes == 1 ? 1 : Plan.Vec;
+  globalAccess(Ptr, /*Reads=*/false, /*Writes=*/true, &L);
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Vec) {
     if (Dup[R0])
       continue;
@@ -273,6 +278,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   if (!I.getOperand(0)->getType()->isTile()) {
     B.emit("fence.acq_rel.gpu;");
     forcedBarrier();
+    globalAccess(I.getOperand(0), /*Reads=*/true, /*Writes=*/true, nullptr, /*Thread0=*/true);
     Reg Thread0 = B.setp(Cmp::Eq, Ty::U32, threadId(), 0);
     std::vector<Reg> Srcs;
     for (unsigned K = 0; K < NumVals; ++K)
@@ -297,6 +303,7 @@ void FunctionLowering::lowerAtomic(const Instruction &I) {
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
   int32_t N = numRegisters(L);
+  globalAccess(I.getOperand(0), /*Reads=*/true, /*Writes=*/true, &L);
   // Nobody reads the old values: reductions (`red`), which return nothing,
   // vectorized where the layout assignment allowed it (f32 add on sm_90).
   if (!IsCas && I.Reduction != ir::ReduceKind::Xchg && !I.hasUses() && !Bf16AddByCas) {

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "MmaSharedLayout.h"
@@ -243,6 +244,18 @@ public:
   void sharedAccess(bool Write, uint64_t Bytes);
   /// A barrier that is always needed (around scalar atomics).
   void forcedBarrier();
+
+  // --- Global memory ordering (GlobalOrdering.cpp) ------------------------
+  /// Records that the following code reads and/or writes global memory
+  /// through Ptr: each thread the elements of layout L (a tile), else every
+  /// thread (a scalar), or thread 0 alone (Thread0: a scalar atomic). A
+  /// barrier is placed here where another mapping touched that memory before.
+  void globalAccess(const ir::Value *Ptr, bool Reads, bool Writes, const LinearLayout *L,
+                    bool Thread0 = false);
+  /// The alias class of the memory Ptr points into (see GlobalOrdering.cpp).
+  uint64_t globalClassOf(const ir::Value *Ptr);
+  /// Whether a write that may alias Load's memory can run before Load.
+  bool mayReadProgramWrites(const ir::Instruction &Load);
 
   ptx::PTXFunctionBuilder &B;
   const LayoutAssignment &LA;
@@ -487,6 +500,13 @@ private:
   // line of each statement.
   std::vector<analysis::SyncBlock> Sync;
   std::vector<std::vector<size_t>> SyncLines;
+  // Global memory ordering: alias classes (null: the parameters that are not
+  // restrict), element mappings (pointer tile, layout id, written by owners
+  // of elements several threads hold) and whether every
+  // access is in one class (some base unknown); unset until first needed.
+  std::map<const ir::Argument *, uint64_t> GlobalClasses;
+  std::map<std::tuple<const ir::Value *, unsigned, bool>, uint64_t> GlobalKeys;
+  std::optional<bool> OneGlobalClass;
   unsigned CurrentBlock = 0;
   uint64_t ScratchBytes = 0;
   unsigned NumBarriers = 0;

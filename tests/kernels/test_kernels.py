@@ -1088,6 +1088,23 @@ def test_elementwise(defines, rng, launch):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# readback.tc (tests/kernels): global memory written and read back by other threads of a program
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines", [{"TN": 1024}, {"TN": 4096}], ids=["1024", "4096"])
+def test_readback_other_threads(defines, rng, launch):
+    """Fails on the GPU without the barriers of lib/codegen/GlobalOrdering.cpp: the reversed read then
+    sees other threads' elements of Y before their stores (poison), or after the last store (4x)."""
+    tn, programs = defines["TN"], 64
+    x = rng.uniform(1.0, 2.0, size=tn * programs).astype(np.float32)
+    y = poisoned(tn * programs, "float")
+    out = launch(str(Path(__file__).parent / "readback.tc"), defines, (programs,), [("X", x), ("Y", y)])
+    expected = 2 * x.reshape(programs, tn)[:, ::-1].reshape(-1)
+    np.testing.assert_array_equal(out["Y"], expected)
+
+
+# ---------------------------------------------------------------------------------------------------------
 # control.tc
 # ---------------------------------------------------------------------------------------------------------
 

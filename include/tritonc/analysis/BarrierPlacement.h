@@ -18,6 +18,11 @@
 // the empty set), the accesses of s itself happen after the barrier and so
 // are kept in OUT. An existing barrier statement clears both sets too.
 //
+// A statement may also carry marks, added to RAW but never checked, and
+// probes, checked against RAW but never added (SyncStatement): conflicts
+// that are not "the same bytes", such as the back end's global-memory
+// ordering between accesses of different thread-to-element mappings.
+//
 // The component is generic: the caller gives a CFG of blocks of abstract
 // statements, each with the byte intervals it reads and writes.
 //
@@ -44,6 +49,14 @@ struct SyncStatement {
   /// True if the statement already is a barrier (it synchronizes before its
   /// own accesses, if any).
   bool IsBarrier = false;
+  /// Intervals added to the written set without a check of their own, and
+  /// intervals checked against the written set without being added: a
+  /// statement whose conflicts are not "touches the same bytes". The global
+  /// memory ordering of the back end encodes "another thread's element
+  /// mapping" this way (a write marks every mapping but its own; a later
+  /// access probes its own).
+  std::vector<ByteInterval> Marks;
+  std::vector<ByteInterval> Probes;
 };
 
 /// A basic block: statements in order and successor block indices.
@@ -53,7 +66,7 @@ struct SyncBlock {
 };
 
 /// Which hazard made a barrier necessary (the first one checked that fired).
-enum class HazardKind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
+enum class HazardKind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite, ProbeAfterMark };
 
 /// A barrier to insert immediately before Blocks[Block].Statements[Statement].
 struct BarrierPoint {

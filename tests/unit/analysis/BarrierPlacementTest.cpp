@@ -17,10 +17,13 @@ namespace {
 
 using Points = std::vector<BarrierPoint>;
 
-SyncStatement rd(uint64_t B, uint64_t E) { return {{{B, E}}, {}, false}; }
-SyncStatement wr(uint64_t B, uint64_t E) { return {{}, {{B, E}}, false}; }
+SyncStatement rd(uint64_t B, uint64_t E) { return {{{B, E}}, {}, false, {}, {}}; }
+SyncStatement wr(uint64_t B, uint64_t E) { return {{}, {{B, E}}, false, {}, {}}; }
 SyncStatement none() { return {}; }
-SyncStatement barrier() { return {{}, {}, true}; }
+SyncStatement barrier() { return {{}, {}, true, {}, {}}; }
+/// Marks [B, E) without a check; probes [PB, PE) without a mark.
+SyncStatement mark(uint64_t B, uint64_t E) { return {{}, {}, false, {{B, E}}, {}}; }
+SyncStatement probe(uint64_t B, uint64_t E) { return {{}, {}, false, {}, {{B, E}}}; }
 
 SyncBlock block(std::vector<SyncStatement> Stmts, std::vector<unsigned> Succs = {}) {
   return {std::move(Stmts), std::move(Succs)};
@@ -29,6 +32,7 @@ SyncBlock block(std::vector<SyncStatement> Stmts, std::vector<unsigned> Succs = 
 constexpr HazardKind RAW = HazardKind::ReadAfterWrite;
 constexpr HazardKind WAR = HazardKind::WriteAfterRead;
 constexpr HazardKind WAW = HazardKind::WriteAfterWrite;
+constexpr HazardKind PAM = HazardKind::ProbeAfterMark;
 
 TEST(BarrierPlacementTest, EmptyInputs) {
   EXPECT_EQ(placeBarriers({}), Points{});
@@ -68,9 +72,23 @@ TEST(BarrierPlacementTest, StatementsOwnAccessesSurviveItsBarrier) {
   // The barrier before statement 1 orders the read of [0,8); the write of
   // [8,16) by that same statement happens after it, so the read in statement
   // 2 still needs a barrier (the thesis's OUT = {} would miss this).
-  SyncStatement ReadAWriteB = {{{0, 8}}, {{8, 16}}, false};
+  SyncStatement ReadAWriteB = {{{0, 8}}, {{8, 16}}, false, {}, {}};
   EXPECT_EQ(placeBarriers({block({wr(0, 8), ReadAWriteB, rd(8, 16)})}),
             (Points{{0, 1, RAW}, {0, 2, RAW}}));
+}
+
+TEST(BarrierPlacementTest, ProbesMeetOnlyMarks) {
+  // A probe meets what was marked before, not what it probes itself; marks
+  // and probes do not meet reads and writes of the same intervals.
+  EXPECT_EQ(placeBarriers({block({mark(0, 8), probe(8, 16), probe(4, 5)})}), (Points{{0, 2, PAM}}));
+  EXPECT_EQ(placeBarriers({block({probe(0, 8), probe(0, 8), mark(0, 8)})}), Points{});
+  EXPECT_EQ(placeBarriers({block({rd(0, 8), probe(0, 8), wr(16, 24)})}), Points{});
+  // Marks flow along the CFG like writes, and a barrier clears them.
+  EXPECT_EQ(placeBarriers({block({probe(0, 8), mark(0, 8)}, {0})}), (Points{{0, 0, PAM}}));
+  EXPECT_EQ(placeBarriers({block({mark(0, 8), barrier(), probe(0, 8)})}), Points{});
+  // A statement's own marks come after its barrier.
+  SyncStatement MarkAndProbe = {{}, {}, false, {{0, 8}}, {{0, 8}}};
+  EXPECT_EQ(placeBarriers({block({MarkAndProbe, MarkAndProbe})}), (Points{{0, 1, PAM}}));
 }
 
 TEST(BarrierPlacementTest, ExistingBarrierClearsSets) {
@@ -215,7 +233,8 @@ TEST(BarrierPlacementTest, RandomCFGsAreSoundOnAllBoundedPaths) {
     for (SyncBlock &B : CFG) {
       unsigned K = NumStmts(Rng);
       for (unsigned I = 0; I < K; ++I)
-        B.Statements.push_back({randomIntervals(Rng), randomIntervals(Rng), Coin(Rng) == 0});
+        B.Statements.push_back(
+            {randomIntervals(Rng), randomIntervals(Rng), Coin(Rng) == 0, {}, {}});
       unsigned S = NumSuccs(Rng);
       for (unsigned I = 0; I < S; ++I)
         B.Successors.push_back(std::uniform_int_distribution<unsigned>(0, N - 1)(Rng));
