@@ -122,8 +122,9 @@ class MatmulConfig:
         return f"{self.file} {self.tm}x{self.tn}x{self.tk} w{self.warps} s{self.stages}"
 
 
-def compile_kernel(file, defines, warps, stages=3):
-    return tritonc.compile(str(KERNELS / file), defines=defines, num_warps=warps, num_stages=stages)
+def compile_kernel(file, defines, warps, stages=3, tma=True):
+    return tritonc.compile(str(KERNELS / file), defines=defines, num_warps=warps, num_stages=stages,
+                           tma=tma)
 
 
 def relative_error(got, ref):
