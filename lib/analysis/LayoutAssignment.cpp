@@ -8,7 +8,6 @@
 #include "tritonc/support/Diagnostics.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tritonc::analysis {
 
@@ -292,8 +291,8 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
 }
 
 /// Whether Before runs before At wherever both run, with a scalar atomic in
-/// between: the back end makes every thread fence and meet around one, so
-/// accesses on either side are ordered across threads. Before and the atomic
+/// between: every thread meets at the barriers around one (the back end's
+/// lowering), so accesses on either side are ordered across threads. Before and the atomic
 /// are in one block, Before first; the atomic's block dominates At's (or At
 /// follows it in the block); and At's block never leads back to Before's.
 static bool orderedByScalarAtomic(const Instruction &Before, const Instruction &At,
@@ -308,21 +307,7 @@ static bool orderedByScalarAtomic(const Instruction &Before, const Instruction &
              !I->getOperand(0)->getType()->isTile())
       Atomic = Atomic ? Atomic : I.get();
   }
-  if (!Atomic || !DT.dominates(Atomic, &At))
-    return false;
-  std::vector<const ir::BasicBlock *> Work{At.getParent()};
-  std::set<const ir::BasicBlock *> Seen;
-  while (!Work.empty()) {
-    const ir::BasicBlock *BB = Work.back();
-    Work.pop_back();
-    for (const ir::BasicBlock *Next : BB->successors()) {
-      if (Next == Home)
-        return false;
-      if (Seen.insert(Next).second)
-        Work.push_back(Next);
-    }
-  }
-  return true;
+  return Atomic && DT.dominates(Atomic, &At) && !At.getParent()->leadsTo(Home);
 }
 
 /// Whether Load may take another layout than the program's other accesses
@@ -387,10 +372,11 @@ void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
   // differ and the value would go through shared memory in between. Both
   // take the longer run instead; the narrower access then makes several
   // vectors of each run. Not where something else may write what the load
-  // reads: the load's elements would then belong to other threads than
-  // that write's, and nothing orders threads' global accesses (the
+  // reads (loadMayChangeLayout): the load's elements would then belong to
+  // other threads than that write's, and the back end would order the two
+  // with a barrier (GlobalOrdering.cpp). Before that ordering existed, the
   // covariance's last slice read its workspace while other threads of the
-  // program already cleared it: `*pc = *pp; *pp = 0;`).
+  // program already cleared it: `*pc = *pp; *pp = 0;`.
   std::vector<const Instruction *> Followers;
   if (!DT || !loadMayChangeLayout(*Load, Store, *DT, Followers))
     return;

@@ -41,7 +41,6 @@
 
 #include "tritonc/analysis/PointerBase.h"
 
-#include <set>
 #include <tuple>
 
 namespace tritonc::codegen {
@@ -121,8 +120,8 @@ bool FunctionLowering::mayReadProgramWrites(const Instruction &Load) {
       if (!W.hasSideEffects() || W.isTerminator() || !W.accessesMemory() ||
           globalClassOf(W.getOperand(0)) != Class)
         continue;
-      // W runs before Load if it comes first in Load's block, or if Load's
-      // block is reachable from W's block's successors.
+      // W runs before Load if it comes first in Load's block, or if a path
+      // leads from W's block to Load's.
       if (BB.get() == Home) {
         for (const auto &J : Home->instructions()) {
           if (J.get() == &Load)
@@ -131,18 +130,8 @@ bool FunctionLowering::mayReadProgramWrites(const Instruction &Load) {
             return true;
         }
       }
-      std::vector<ir::BasicBlock *> Succs = BB->successors();
-      std::vector<const ir::BasicBlock *> Work(Succs.begin(), Succs.end());
-      std::set<const ir::BasicBlock *> Seen(Work.begin(), Work.end());
-      while (!Work.empty()) {
-        const ir::BasicBlock *Next = Work.back();
-        Work.pop_back();
-        if (Next == Home)
-          return true;
-        for (const ir::BasicBlock *S : Next->successors())
-          if (Seen.insert(S).second)
-            Work.push_back(S);
-      }
+      if (BB->leadsTo(Home))
+        return true;
     }
   }
   return false;

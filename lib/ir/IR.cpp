@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 
 namespace tritonc::ir {
 
@@ -224,6 +225,22 @@ std::vector<BasicBlock *> BasicBlock::predecessors() const {
       if (S == this && std::find(Preds.begin(), Preds.end(), BB.get()) == Preds.end())
         Preds.push_back(BB.get());
   return Preds;
+}
+
+bool BasicBlock::leadsTo(const BasicBlock *To) const {
+  std::vector<const BasicBlock *> Work{this};
+  std::set<const BasicBlock *> Seen;
+  while (!Work.empty()) {
+    const BasicBlock *BB = Work.back();
+    Work.pop_back();
+    for (const BasicBlock *Next : BB->successors()) {
+      if (Next == To)
+        return true;
+      if (Seen.insert(Next).second)
+        Work.push_back(Next);
+    }
+  }
+  return false;
 }
 
 Function::Function(std::string Name, const Type *ReturnType,

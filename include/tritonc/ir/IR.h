@@ -301,6 +301,9 @@ public:
   std::vector<BasicBlock *> successors() const;
   /// Predecessors, in the order of the function's blocks (deterministic).
   std::vector<BasicBlock *> predecessors() const;
+  /// Whether a path of one or more edges leads from this block to To (to
+  /// this block itself only through a cycle).
+  bool leadsTo(const BasicBlock *To) const;
 
 private:
   friend class Instruction;

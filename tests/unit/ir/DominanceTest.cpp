@@ -30,6 +30,23 @@ const char *CFG = "define void @f(i1 %c) {\n"
                   "exit:\n  ret\n"
                   "}\n";
 
+TEST(Dominance, LeadsToFollowsPathsOfOneOrMoreEdges) {
+  ParseResult R = parseString(CFG);
+  ASSERT_TRUE(R.M) << R.Diags;
+  Function &F = *R.M->functions()[0];
+  BasicBlock *Entry = blockNamed(F, "entry"), *A = blockNamed(F, "a"), *B = blockNamed(F, "b"),
+             *Loop = blockNamed(F, "loop"), *Exit = blockNamed(F, "exit"),
+             *Dead = blockNamed(F, "dead");
+  EXPECT_TRUE(Entry->leadsTo(Exit));
+  EXPECT_TRUE(B->leadsTo(Loop));
+  EXPECT_TRUE(Loop->leadsTo(Loop)); // its own back edge
+  EXPECT_FALSE(A->leadsTo(A));      // no cycle through a
+  EXPECT_FALSE(A->leadsTo(Loop));
+  EXPECT_FALSE(Exit->leadsTo(Entry));
+  EXPECT_TRUE(Dead->leadsTo(Exit));
+  EXPECT_FALSE(Entry->leadsTo(Dead));
+}
+
 TEST(Dominance, TreeOfBranchesAndLoop) {
   ParseResult R = parseString(CFG);
   ASSERT_TRUE(R.M) << R.Diags;
