@@ -328,7 +328,7 @@ static bool loadMayChangeLayout(const Instruction &Load, const Instruction &Stor
         continue;
       const ir::Argument *Other = pointerBase(I.getOperand(0));
       bool Writes = I.hasSideEffects();
-      if (Other && Other != Base && (!Writes || (Other->attrs().NoAlias && Base->attrs().NoAlias)))
+      if (Other && Other != Base && (!Writes || !parametersMayOverlap(Other, Base)))
         continue;
       if (!Other)
         return false;

@@ -9,6 +9,10 @@ namespace tritonc::analysis {
 
 using ir::Opcode;
 
+bool parametersMayOverlap(const ir::Argument *A, const ir::Argument *B) {
+  return !A || !B || A == B || !A->attrs().NoAlias || !B->attrs().NoAlias;
+}
+
 const ir::Argument *pointerBase(const ir::Value *Ptr) {
   // Walks every value Ptr may come from; a phi's back edges lead to values
   // already seen (the phi itself, advanced by gep).

@@ -49,7 +49,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+
 #include "MmaSharedLayout.h"
+#include "tritonc/analysis/PointerBase.h"
 
 #include "tritonc/ir/Dominance.h"
 
@@ -156,8 +158,7 @@ bool FunctionLowering::tensorStoreIsOrdered(const Instruction &Store,
     if (I == &Store || !I->accessesMemory())
       continue;
     auto It = TensorAccesses.find(I);
-    if (It == TensorAccesses.end() || It->second.Base == TA.Base || !TA.Base->attrs().NoAlias ||
-        !It->second.Base->attrs().NoAlias)
+    if (It == TensorAccesses.end() || analysis::parametersMayOverlap(It->second.Base, TA.Base))
       return false;
   }
   return true;

@@ -17,4 +17,10 @@ namespace tritonc::analysis {
 /// memory, made from an integer, or selected between two parameters).
 const ir::Argument *pointerBase(const ir::Value *Ptr);
 
+/// Whether memory reached through parameters A and B (pointerBase results;
+/// null: unknown) may overlap: unless they are two different parameters,
+/// both `restrict`. (The back end's barrier classes, GlobalOrdering.cpp,
+/// take one `restrict` as enough, as LANGUAGE.md defines it.)
+bool parametersMayOverlap(const ir::Argument *A, const ir::Argument *B);
+
 } // namespace tritonc::analysis
