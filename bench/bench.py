@@ -85,6 +85,7 @@ def main():
               file=sys.stderr)
         return 1
     import compile_suite
+    import gpu_state
     import matmul_suite
     import memory_suite
     import report
@@ -119,7 +120,8 @@ def main():
             "torch": torch.__version__, "triton": triton_version, "tritonc": tritonc.version(),
             "commit": git_commit(REPO), "elapsed": 0.0, "runs": timer.runs,
             "args": os.environ.get("BENCH_ARGS", " ".join(sys.argv[1:])),
-            "results_dir": f"{date}-{device_tag}"}
+            "results_dir": f"{date}-{device_tag}", "host": host_description(),
+            "gpu_start": gpu_state.describe(gpu_state.GpuState().read())}
 
     def save(plots=()):
         """Writes what is measured so far, so that a run cut short still leaves its results."""
@@ -159,6 +161,17 @@ def main():
             print("  " + f, file=sys.stderr)
         return 1
     return 0
+
+
+def host_description():
+    """'Intel(R) Xeon(R) Processor, 16 CPUs': the cold compile's PTX -> SASS step runs on the host, and
+    its time follows the host's CPU."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        model = ""
+    return f"{model or 'unknown CPU'}, {os.cpu_count()} CPUs"
 
 
 def run_launch_overhead(results, args, triton_peers, repo):

@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 import tritonc
+from gpu_state import GpuState
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "kernels"
@@ -44,6 +45,13 @@ class Timer:
         end.record()
         torch.cuda.synchronize()
         self.sleep_cycles_per_ms = 10_000_000 / max(start.elapsed_time(end), 1e-3)
+        # The GPU's temperature, clock and power during the last compare() (gpu_state.py): a ratio
+        # measured under the power cap on a hot chip is recorded with the state that explains it.
+        self.gpu = GpuState()
+        self.last_gpu_state = {}
+        # {name: device milliseconds of each run} of the last compare(), in the order they ran (turn
+        # after turn), kept so that a surprising ratio can be looked into after the run.
+        self.last_samples = {}
 
     def __call__(self, fn, runs=None, warmup=None):
         self._warm_up(fn, warmup)
@@ -60,9 +68,11 @@ class Timer:
             self._warm_up(fn, None)
         per_turn = max(1, -(-(runs or self.runs) // rounds))
         samples = {name: [] for name in fns}
-        for _ in range(rounds):
-            for name, fn in fns.items():
-                samples[name] += self._samples(fn, per_turn, clean)
+        with self.gpu.sample(period_s=0.05) as state:
+            for _ in range(rounds):
+                for name, fn in fns.items():
+                    samples[name] += self._samples(fn, per_turn, clean)
+        self.last_gpu_state, self.last_samples = state.summary(), samples
         return {name: statistics.median(times) * 1e-3 for name, times in samples.items()}
 
     def _warm_up(self, fn, warmup):

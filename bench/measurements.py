@@ -28,6 +28,11 @@ class Results:
     kernels: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    # What the GPU's clocks were doing while the peers were compared: {label: NVML summary} (see
+    # bench/gpu_state.py; empty without NVML), and every timed run of those comparisons:
+    # {label: {provider: [ms, ...]}} (comparisons.json).
+    gpu_states: dict = field(default_factory=dict)
+    samples: dict = field(default_factory=dict)
 
     def add(self, family, shape, provider, unit, value, config=""):
         self.points.append(Point(family, str(shape), provider, unit, value, config))
@@ -38,6 +43,15 @@ class Results:
     def add_kernel(self, label, kern):
         """Records a benchmarked kernel with the specialization it was just launched with."""
         self.kernels.append((label, kern, kern.last_specialization))
+
+    def note_comparison(self, label, timer):
+        """Keeps the GPU state and the samples of the timer's last compare() under `label`."""
+        self.note_gpu_state(label, timer.last_gpu_state)
+        self.samples[label] = timer.last_samples
+
+    def note_gpu_state(self, label, summary):
+        if summary:
+            self.gpu_states[label] = summary
 
     def get(self, family, shape, provider):
         for p in self.points:

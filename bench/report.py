@@ -1,7 +1,9 @@
 """Output of a benchmark run: the table on stdout, sweep.csv, one PNG plot per family, and a markdown
 fragment (results.md) for bench/RESULTS.md with ratios and pass/fail against issue 4's thresholds."""
 import csv
+import json
 
+from gpu_state import describe
 from measurements import geomean
 
 # The reference provider of each kind of family (ratios are ours / reference).
@@ -55,6 +57,9 @@ def write_csv(results, out_dir):
         w.writerow(["kernel", "registers", "spill_stores", "spill_loads", "shared_bytes", "hgmma"])
         for row in results.ptxas:
             w.writerow(row)
+    (out_dir / "comparisons.json").write_text(json.dumps(
+        {label: {"gpu": results.gpu_states.get(label, {}), "samples_ms": samples}
+         for label, samples in results.samples.items()}, indent=1))
 
 
 def plot(results, out_dir):
@@ -149,10 +154,12 @@ def markdown(results, meta, plots):
     md = [f"## {meta['date']} — {meta['device']} (`bash bench/run.sh {meta['args']}`)", "",
           f"- Device: **{meta['device']}**, CUDA driver {meta['driver']}, torch {meta['torch']}, "
           f"triton {meta['triton']}, tritonc {meta['tritonc']}. Commit `{meta['commit']}`. "
-          f"Run time {meta['elapsed']:.0f} s.",
+          f"Run time {meta['elapsed']:.0f} s." + (f" Host: {meta['host']}." if meta.get("host") else "")
+          + (f" GPU at the start: {meta['gpu_start']}." if meta.get("gpu_start") else ""),
           "- Method: every provider in the same process on the same fresh `torch.randn` inputs; CUDA "
           "events, median of "
-          f"{meta['runs']} timed runs after warm-up, L2 flushed (256 MB write) before each run. "
+          f"{meta['runs']} timed runs after warm-up (the square and fp32 GEMMs against their peers: 5× the "
+          "runs in 10 interleaved turns), L2 flushed (256 MB write) before each run. "
           "tritonc matmuls autotuned per shape (configuration in the tables); cold cache "
           "(fresh `TRITONC_CACHE_DIR`, `CUDA_CACHE_DISABLE=1`).", ""]
     for fam in families(results):
@@ -174,6 +181,11 @@ def markdown(results, meta, plots):
         cfgs = [results.get(fam, s, "tritonc") for s in shapes]
         if any(c and c.config for c in cfgs):
             md.append("| tritonc config | " + " | ".join(c.config if c else "—" for c in cfgs) + " |")
+        md.append("")
+    if results.gpu_states:
+        md += ["GPU during each recorded comparison with the peers (NVML, medians over the timed turns, "
+               "idle gaps included; every clock-limit reason seen):", ""]
+        md += [f"- {label}: {describe(summary)}" for label, summary in results.gpu_states.items()]
         md.append("")
     if results.scalars:
         md += ["| compile time, launch overhead, MLP after a clean L2 flush | value |", "|---|---:|"]

@@ -80,6 +80,21 @@ def test_markdown_fragment():
     assert "| MLP C = A·Bᵀ N=4096 vs cuBLAS | not measured | ≥ 1.00× | — |" in md
     assert "- covariance: RuntimeError: boom" in md
     assert "![matmul_half](results/2026-11-22-h100/matmul_half.png)" in md
+    assert "GPU during each recorded comparison" not in md  # no NVML readings, no section
+
+
+def test_markdown_records_the_host_and_the_gpu_state():
+    r = _results()
+    r.note_gpu_state("matmul half 8192", {"temp_c": 61.0, "sm_mhz": 1575.0, "power_w": 690.4,
+                                          "limits": ["power cap"]})
+    r.note_gpu_state("matmul half 4096", {})  # a compare without readings records nothing
+    meta = {"date": "2026-11-26", "device": "H100", "driver": "13.0", "torch": "2.11", "triton": "3.6.0",
+            "tritonc": "0.1.0", "commit": "abc1234", "elapsed": 80.0, "runs": 30, "args": "--sweep",
+            "results_dir": "x", "host": "Intel(R) Xeon(R) Processor, 16 CPUs", "gpu_start": "38 C, 345 MHz, 75 W"}
+    md = report.markdown(r, meta, [])
+    assert "Host: Intel(R) Xeon(R) Processor, 16 CPUs. GPU at the start: 38 C, 345 MHz, 75 W." in md
+    assert "- matmul half 8192: 61 C, 1575 MHz, 690 W (power cap)" in md
+    assert "matmul half 4096:" not in md
 
 
 def test_failing_step_is_recorded_and_the_run_goes_on(capsys):
