@@ -5,9 +5,9 @@ Timing method (every provider the same way): the work is warmed up, then each ti
 second event. All runs are queued behind a GPU-side wait (torch.cuda._sleep) that lasts longer than
 the host takes to queue them, so the device runs them back to back and no host time (launch
 overhead, a stall of a busy host) leaks into the events; if queueing took longer than the wait, the
-runs are repeated behind a longer one. The result is the median. The providers of one GEMM table are
-timed in interleaved turns (Timer.compare), so that clocks drifting as the GPU heats up weigh on all
-of them alike.
+runs are repeated behind a longer one. The result is the median. The providers of one comparison
+take their runs in rotation, in several turns (Timer.compare), so that clocks drifting as the GPU heats
+up, or swinging at the power cap, weigh on all of them alike.
 """
 import os
 import shutil
@@ -55,23 +55,27 @@ class Timer:
 
     def __call__(self, fn, runs=None, warmup=None):
         self._warm_up(fn, warmup)
-        return statistics.median(self._samples(fn, runs or self.runs)) * 1e-3
+        return statistics.median(self._samples({"": fn}, runs or self.runs)[""]) * 1e-3
 
     def compare(self, fns, rounds=3, clean=False, runs=None):
         """{name: median device time in seconds} of the callables in `fns`, timed in `rounds`
-        interleaved turns (each a share of the runs), so that clocks drifting as the GPU heats up
-        weigh on every provider alike instead of on whichever is timed last. The L2 flush before
-        each run writes a 256 MB buffer, which leaves L2 full of dirty lines; clean=True flushes
-        by reading it instead (a clean L2, nothing to write back). runs: in all, per provider
-        (default: the timer's)."""
+        turns (each a share of the runs) in which the providers take runs in rotation (A B C A B C
+        ..., the order rotated from turn to turn), so that clocks drifting as the GPU heats up, or
+        swinging at the power cap, weigh on every provider alike instead of on whichever is timed
+        last. The L2 flush before each run writes a 256 MB buffer, which leaves L2 full of dirty
+        lines; clean=True flushes by reading it instead (a clean L2, nothing to write back). runs:
+        in all, per provider (default: the timer's)."""
         for fn in fns.values():
             self._warm_up(fn, None)
         per_turn = max(1, -(-(runs or self.runs) // rounds))
-        samples = {name: [] for name in fns}
+        names = list(fns)
+        samples = {name: [] for name in names}
         with self.gpu.sample(period_s=0.05) as state:
-            for _ in range(rounds):
-                for name, fn in fns.items():
-                    samples[name] += self._samples(fn, per_turn, clean)
+            for turn in range(rounds):
+                order = names[turn % len(names):] + names[:turn % len(names)]
+                for name, times in self._samples({name: fns[name] for name in order}, per_turn,
+                                                 clean).items():
+                    samples[name] += times
         self.last_gpu_state, self.last_samples = state.summary(), samples
         return {name: statistics.median(times) * 1e-3 for name, times in samples.items()}
 
@@ -80,9 +84,10 @@ class Timer:
             fn()
         torch.cuda.synchronize()
 
-    def _samples(self, fn, runs, clean=False):
-        """Device milliseconds of `runs` runs of fn, each after an L2 flush (see compare)."""
-        events = [(_event(), _event()) for _ in range(runs)]
+    def _samples(self, fns, runs, clean=False):
+        """{name: device milliseconds of each run}: `runs` runs of every callable in `fns`, in
+        rotation, each after an L2 flush (see compare)."""
+        events = [(name, fn, _event(), _event()) for _ in range(runs) for name, fn in fns.items()]
         wait_ms = 2.0
         for _attempt in range(4):
             wait_start, wait_end = _event(), _event()
@@ -90,7 +95,7 @@ class Timer:
             torch.cuda._sleep(int(wait_ms * self.sleep_cycles_per_ms))
             wait_end.record()
             queued_at = time.perf_counter()
-            for start, end in events:
+            for _name, fn, start, end in events:
                 if clean:
                     torch.sum(self.flush_words, 0, out=self.flush_sum)
                 else:
@@ -103,7 +108,10 @@ class Timer:
             if queue_ms < wait_start.elapsed_time(wait_end):
                 break
             wait_ms = 2 * queue_ms  # the host fell behind the device: queue again behind a longer wait
-        return [s.elapsed_time(e) for s, e in events]
+        out = {name: [] for name in fns}
+        for name, _fn, start, end in events:
+            out[name].append(start.elapsed_time(end))
+        return out
 
 
 def _event():

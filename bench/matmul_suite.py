@@ -20,11 +20,11 @@ SQUARE_FINALISTS = 3
 # The MLP and covariance kernels take 10-60 us and their candidates lie within a few percent of each
 # other: more runs per candidate, for the cost of a few milliseconds.
 SHORT_TUNE_RUNS = 40
-# The recorded comparison with the peers: five times the runs, in ten interleaved turns. At 8192³ the
-# chip sits at its power cap and the clocks swing from turn to turn (per-turn medians of one kernel
-# spread 650-770 TFLOP/s in an H100 probe); with 30 runs in three turns, back-to-back measurements of
-# the same kernels gave ratios to Triton of 1.14-1.27×, and more turns average over more swings. At
-# 4096³ (below the cap) the turns agree within 1%. Costs about 1 s per size at 8192³.
+# The recorded comparison with the peers: five times the runs, the providers in rotation run by run,
+# in ten turns. At 8192³ the chip sits at its power cap and the clocks swing (per-turn medians of one
+# kernel spread 650-770 TFLOP/s in an H100 probe); with 30 runs in three turns of one provider each,
+# back-to-back measurements of the same kernels gave ratios to Triton of 1.14-1.27×. At 4096³ (below
+# the cap) the turns agree within 1%. Costs about 1 s per size at 8192³.
 PEER_ROUNDS = 10
 PEER_RUNS_FACTOR = 5
 

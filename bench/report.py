@@ -158,8 +158,8 @@ def markdown(results, meta, plots):
           + (f" GPU at the start: {meta['gpu_start']}." if meta.get("gpu_start") else ""),
           "- Method: every provider in the same process on the same fresh `torch.randn` inputs; CUDA "
           "events, median of "
-          f"{meta['runs']} timed runs after warm-up (the square and fp32 GEMMs against their peers: 5× the "
-          "runs in 10 interleaved turns), L2 flushed (256 MB write) before each run. "
+          f"{meta['runs']} timed runs after warm-up, the providers of one comparison in rotation run by run "
+          "(the square and fp32 GEMMs: 5× the runs in 10 turns), L2 flushed (256 MB write) before each run. "
           "tritonc matmuls autotuned per shape (configuration in the tables); cold cache "
           "(fresh `TRITONC_CACHE_DIR`, `CUDA_CACHE_DISABLE=1`).", ""]
     for fam in families(results):

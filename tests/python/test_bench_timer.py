@@ -25,3 +25,22 @@ def test_a_stalled_host_does_not_reach_the_measurement():
         x.zero_()
 
     assert timer(stalling_host) < 0.0005
+
+
+def test_compare_rotates_the_providers_run_by_run():
+    timer = common.Timer(warmup=1, runs=4)
+    x = torch.empty(1024, device="cuda")
+    calls = []
+
+    def provider(name):
+        def run():
+            calls.append(name)
+            x.zero_()
+        return run
+
+    seconds = timer.compare({"a": provider("a"), "b": provider("b")}, rounds=2, runs=4)
+    assert set(seconds) == {"a", "b"}
+    assert calls[:2] == ["a", "b"]  # the warm-up, one call each
+    # Two turns of two runs each; the second turn starts with the other provider.
+    assert calls[2:] == ["a", "b", "a", "b", "b", "a", "b", "a"]
+    assert {name: len(times) for name, times in timer.last_samples.items()} == {"a": 4, "b": 4}
