@@ -639,15 +639,26 @@ void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
   // async proxy and need the fence as well.
   bool Fence = LA.dotOf(&Dot).Kind == DotKind::Wgmma;
   bool CpAsync = false;
+  std::pair<const Instruction *, unsigned> Waited = {nullptr, 0};
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     auto [Member, Id] = ringOperand(Dot, Idx);
     if (!Member)
       continue;
     const AsyncRing &Ring = Rings[Id];
-    if (Ring.TensorMap >= 0)
-      waitForTensorSlot(Values.at(Member)[0], Ring);
-    else
+    if (Ring.TensorMap < 0) {
       CpAsync = true;
+      continue;
+    }
+    // Rings sharing mbarriers: the other operand's wait covers this one when
+    // both hold the same fill (the same slot and phase).
+    std::set<std::pair<const Instruction *, const Instruction *>> Assumed;
+    auto [Other, OtherId] = Waited;
+    auto Owner = [&](unsigned R) { return Rings[R].MbarShare < 0 ? int(R) : Rings[R].MbarShare; };
+    if (Other && Owner(OtherId) == Owner(Id) &&
+        sameFill(Other, Rings[OtherId], Member, Ring, Assumed))
+      continue;
+    waitForTensorSlot(Values.at(Member)[0], Ring);
+    Waited = {Member, Id};
   }
   if (CpAsync) {
     B.emit("cp.async.wait_group " + std::to_string(DotWaits.at(&Dot)) + ";");

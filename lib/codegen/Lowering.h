@@ -157,6 +157,11 @@ struct AsyncRing {
   Reg SlotIndex, PhaseBits;
   /// Offset of the ring's mbarriers (one per slot) in tritonc_mbar.
   unsigned MbarOffset = 0;
+  /// A ring filled in lockstep with an earlier one shares that ring's
+  /// mbarriers (TensorCopies.cpp): its index, or -1. On a ring whose
+  /// mbarriers others share: the copies that arrive on each phase.
+  int MbarShare = -1;
+  unsigned MbarArrivals = 1;
 };
 
 /// Where one column block of a bulk tensor store's staging tile sits when it
@@ -375,6 +380,18 @@ public:
   void lowerTensorLoad(const ir::Instruction &I, AsyncRing &Ring);
   /// The slot address a TMA ring value carries (see TensorCopies.cpp).
   Reg tensorSlotAddress(const Reg &Value);
+  /// Whether ring B's copies may arrive on ring A's mbarriers: the same
+  /// number of slots, and every block fills both equally often, never one
+  /// a whole ring ahead of the other.
+  bool fillInLockstep(const AsyncRing &A, const AsyncRing &B) const;
+  /// Whether ring members X (of ring A) and Y (of ring B, in lockstep with
+  /// A) always hold the same fill of their rings: loads of one block at the
+  /// same place among their ring's loads there, or phis of one block whose
+  /// incoming values do.
+  bool
+  sameFill(const ir::Instruction *X, const AsyncRing &A, const ir::Instruction *Y,
+           const AsyncRing &B,
+           std::set<std::pair<const ir::Instruction *, const ir::Instruction *>> &Assumed) const;
   /// Waits until the copy that filled the slot of Value is complete.
   void waitForTensorSlot(const Reg &Value, const AsyncRing &Ring);
   /// Waits until every copy into every TMA ring is complete.
