@@ -23,11 +23,13 @@
 // from IR instructions after the dot. It happens only where the IR between
 // the dot and the block's end reads or writes no memory except the refills
 // of the dot's own rings, and where the moved lines are straight-line code
-// that shares no register written on either side with the k-steps.
+// (but for forward branches within them: the branch around thread 0's
+// copies) that shares no register written on either side with the k-steps.
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -112,6 +114,17 @@ bool movableLine(std::string_view Line) {
   return true;
 }
 
+/// The label a `bra` line jumps to, or nothing for other lines.
+std::optional<std::string_view> branchTarget(std::string_view Line) {
+  std::string_view Text = instructionText(Line);
+  if (!Text.starts_with("bra"))
+    return std::nullopt;
+  std::string_view Target = Text.substr(Text.find_last_of(" \t") + 1);
+  if (Target.ends_with(';'))
+    Target.remove_suffix(1);
+  return Target;
+}
+
 } // namespace
 
 void FunctionLowering::noteRefillHoist(const Instruction &Dot, size_t AfterBarrier) {
@@ -170,18 +183,28 @@ void FunctionLowering::hoistRingRefills(const ir::BasicBlock &BB) {
   // the moved lines must run exactly as often as before.
   for (size_t L = H->AfterBarrier; L < H->DotEnd; ++L) {
     std::string_view Text = instructionText(B.bodyLine(L));
-    if (Text.starts_with("bra") || Text.starts_with("ret") || Text.starts_with("exit")) {
-      std::string_view Target = Text.substr(Text.find_last_of(" \t") + 1);
-      if (Target.ends_with(';'))
-        Target.remove_suffix(1);
-      if (!StepLabels.count(std::string(Target)))
-        return;
-    }
+    if (Text.starts_with("ret") || Text.starts_with("exit"))
+      return;
+    if (std::optional<std::string_view> Target = branchTarget(B.bodyLine(L));
+        Target && !StepLabels.count(std::string(*Target)))
+      return;
+  }
+  // The refills may branch forward within themselves (around thread 0's
+  // copies: TensorCopies.cpp), nowhere else.
+  std::set<std::string> MovedLabels;
+  for (size_t L = H->DotEnd; L < End; ++L) {
+    const std::string &Line = B.bodyLine(L);
+    if (isLabel(Line))
+      MovedLabels.insert(Line.substr(0, Line.size() - 1));
+    else if (branchTarget(Line) && MovedLabels.count(std::string(*branchTarget(Line))))
+      return; // backward
   }
   bool AnyCopy = false;
   for (size_t L = H->DotEnd; L < End; ++L) {
     const std::string &Line = B.bodyLine(L);
-    if (!movableLine(Line))
+    std::optional<std::string_view> Target = branchTarget(Line);
+    bool Internal = isLabel(Line) || (Target && MovedLabels.count(std::string(*Target)));
+    if (!Internal && !movableLine(Line))
       return;
     AnyCopy |= instructionText(Line).starts_with("cp.async.bulk.tensor");
     std::set<std::string> R = registersOf(Line), W = writtenRegisters(Line);

