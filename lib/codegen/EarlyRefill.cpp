@@ -29,9 +29,11 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string_view>
+#include <vector>
 
 namespace tritonc::codegen {
 
@@ -58,9 +60,9 @@ bool isLabel(std::string_view Line) {
   return !Line.empty() && Line[0] != '\t' && Line.back() == ':';
 }
 
-/// The virtual registers a line names (%r12, %rd3, %p7, ...; not %tid.x).
-std::set<std::string> registersOf(std::string_view Line) {
-  std::set<std::string> Out;
+/// Appends the virtual registers a line names (%r12, %rd3, %p7, ...; not
+/// %tid.x) to Out, as views into the line.
+void appendRegisters(std::string_view Line, std::vector<std::string_view> &Out) {
   for (size_t I = Line.find('%'); I != std::string_view::npos; I = Line.find('%', I + 1)) {
     size_t E = I + 1;
     while (E < Line.size() && std::islower(static_cast<unsigned char>(Line[E])))
@@ -69,27 +71,41 @@ std::set<std::string> registersOf(std::string_view Line) {
     while (E < Line.size() && std::isdigit(static_cast<unsigned char>(Line[E])))
       ++E;
     if (E > Letters && Letters > I + 1)
-      Out.insert(std::string(Line.substr(I, E - I)));
+      Out.push_back(Line.substr(I, E - I));
   }
-  return Out;
 }
 
-/// The registers an instruction line writes: its first operand, or all of
-/// a {list} in that place (wgmma accumulators, unpacking movs); nothing
-/// when the first operand is an address ([...]).
-std::set<std::string> writtenRegisters(std::string_view Line) {
+/// Appends the registers an instruction line writes: its first operand, or
+/// all of a {list} in that place (wgmma accumulators, unpacking movs);
+/// nothing when the first operand is an address ([...]).
+void appendWrittenRegisters(std::string_view Line, std::vector<std::string_view> &Out) {
   std::string_view Text = instructionText(Line);
   if (Text.empty() || isComment(Line) || isLabel(Line) || Text.starts_with('.'))
-    return {};
+    return;
   size_t Space = Text.find_first_of(" \t");
   if (Space == std::string_view::npos)
-    return {};
+    return;
   std::string_view Ops = Text.substr(Space + 1);
   Ops.remove_prefix(std::min(Ops.find_first_not_of(" \t"), Ops.size()));
   if (Ops.starts_with('['))
-    return {};
+    return;
   size_t End = Ops.starts_with('{') ? Ops.find('}') : Ops.find_first_of(",;");
-  return registersOf(Ops.substr(0, End));
+  appendRegisters(Ops.substr(0, End), Out);
+}
+
+/// Whether the sorted register lists share a register.
+bool intersect(const std::vector<std::string_view> &A, const std::vector<std::string_view> &B) {
+  for (size_t I = 0, J = 0; I < A.size() && J < B.size();) {
+    if (A[I] == B[J])
+      return true;
+    A[I] < B[J] ? ++I : ++J;
+  }
+  return false;
+}
+
+void sortUnique(std::vector<std::string_view> &V) {
+  std::sort(V.begin(), V.end());
+  V.erase(std::unique(V.begin(), V.end()), V.end());
 }
 
 /// Whether a line may move above the k-steps: arithmetic, comments, and
@@ -168,16 +184,17 @@ void FunctionLowering::hoistRingRefills(const ir::BasicBlock &BB) {
   // The emitted lines: [AfterBarrier, DotEnd) the k-steps and their wait,
   // [DotEnd, end) what moves above them.
   size_t End = B.bodySize();
-  std::set<std::string> StepRegs, StepWrites, MovedRegs, MovedWrites, StepLabels;
+  // Register names are views into the lines, which stay put until the move.
+  std::vector<std::string_view> StepRegs, StepWrites, MovedRegs, MovedWrites;
+  std::set<std::string_view> StepLabels;
   for (size_t L = H->AfterBarrier; L < H->DotEnd; ++L) {
     const std::string &Line = B.bodyLine(L);
     if (Line.empty())
       return; // a reserved line: its handle is its position
     if (isLabel(Line))
-      StepLabels.insert(Line.substr(0, Line.size() - 1));
-    std::set<std::string> R = registersOf(Line), W = writtenRegisters(Line);
-    StepRegs.insert(R.begin(), R.end());
-    StepWrites.insert(W.begin(), W.end());
+      StepLabels.insert(std::string_view(Line).substr(0, Line.size() - 1));
+    appendRegisters(Line, StepRegs);
+    appendWrittenRegisters(Line, StepWrites);
   }
   // The k-steps may branch within themselves (their loop), nowhere else:
   // the moved lines must run exactly as often as before.
@@ -186,39 +203,36 @@ void FunctionLowering::hoistRingRefills(const ir::BasicBlock &BB) {
     if (Text.starts_with("ret") || Text.starts_with("exit"))
       return;
     if (std::optional<std::string_view> Target = branchTarget(B.bodyLine(L));
-        Target && !StepLabels.count(std::string(*Target)))
+        Target && !StepLabels.count(*Target))
       return;
   }
   // The refills may branch forward within themselves (around thread 0's
   // copies: TensorCopies.cpp), nowhere else.
-  std::set<std::string> MovedLabels;
+  std::set<std::string_view> MovedLabels;
   for (size_t L = H->DotEnd; L < End; ++L) {
     const std::string &Line = B.bodyLine(L);
     if (isLabel(Line))
-      MovedLabels.insert(Line.substr(0, Line.size() - 1));
-    else if (branchTarget(Line) && MovedLabels.count(std::string(*branchTarget(Line))))
+      MovedLabels.insert(std::string_view(Line).substr(0, Line.size() - 1));
+    else if (branchTarget(Line) && MovedLabels.count(*branchTarget(Line)))
       return; // backward
   }
   bool AnyCopy = false;
   for (size_t L = H->DotEnd; L < End; ++L) {
     const std::string &Line = B.bodyLine(L);
     std::optional<std::string_view> Target = branchTarget(Line);
-    bool Internal = isLabel(Line) || (Target && MovedLabels.count(std::string(*Target)));
+    bool Internal = isLabel(Line) || (Target && MovedLabels.count(*Target));
     if (!Internal && !movableLine(Line))
       return;
     AnyCopy |= instructionText(Line).starts_with("cp.async.bulk.tensor");
-    std::set<std::string> R = registersOf(Line), W = writtenRegisters(Line);
-    MovedRegs.insert(R.begin(), R.end());
-    MovedWrites.insert(W.begin(), W.end());
+    appendRegisters(Line, MovedRegs);
+    appendWrittenRegisters(Line, MovedWrites);
   }
   if (!AnyCopy)
     return;
-  for (const std::string &R : StepWrites)
-    if (MovedRegs.count(R))
-      return;
-  for (const std::string &R : MovedWrites)
-    if (StepRegs.count(R))
-      return;
+  for (auto *V : {&StepRegs, &StepWrites, &MovedRegs, &MovedWrites})
+    sortUnique(*V);
+  if (intersect(StepWrites, MovedRegs) || intersect(MovedWrites, StepRegs))
+    return;
   B.hoistBodyLines(H->AfterBarrier, H->DotEnd);
 }
 

@@ -54,6 +54,17 @@ const std::vector<PunctSpelling> &punctuators() {
   return Table;
 }
 
+/// The punctuators by first character, longest first within each.
+const std::vector<PunctSpelling> &punctuatorsStartingWith(char C) {
+  static const std::array<std::vector<PunctSpelling>, 256> Table = [] {
+    std::array<std::vector<PunctSpelling>, 256> T;
+    for (const PunctSpelling &P : punctuators())
+      T[static_cast<unsigned char>(P.Spelling[0])].push_back(P);
+    return T;
+  }();
+  return Table[static_cast<unsigned char>(C)];
+}
+
 /// Decodes the characters between the quotes of a character literal.
 /// Returns false on an unknown escape (its spelling goes to BadEscape).
 bool decodeCharBody(std::string_view Body, std::vector<uint32_t> &Chars, std::string &BadEscape) {
@@ -540,7 +551,7 @@ bool Lexer::lexHeaderName(Token &T) {
 }
 
 bool Lexer::lexPunctuator(Token &T) {
-  for (const PunctSpelling &P : punctuators()) {
+  for (const PunctSpelling &P : punctuatorsStartingWith(peek())) {
     bool Match = true;
     for (unsigned I = 0; I < P.Spelling.size() && Match; ++I)
       Match = peek(I) == P.Spelling[I];
