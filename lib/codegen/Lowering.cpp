@@ -1,7 +1,6 @@
 //===- Lowering.cpp - Values, layouts, control flow and barriers ---------===//
 
 #include "Lowering.h"
-#include "PackedConversions.h"
 
 #include <bit>
 #include <set>
@@ -648,7 +647,6 @@ void FunctionLowering::run() {
     B.fillReservedLine(Line, "bar.sync 0;");
     ++NumBarriers;
   }
-  packConvertedPairs(B);
 }
 
 } // namespace tritonc::codegen
