@@ -121,7 +121,7 @@ def main():
             "commit": git_commit(REPO), "elapsed": 0.0, "runs": timer.runs,
             "args": os.environ.get("BENCH_ARGS", " ".join(sys.argv[1:])),
             "results_dir": f"{date}-{device_tag}", "host": host_description(),
-            "gpu_start": gpu_state.describe(gpu_state.GpuState().read())}
+            "gpu_start": gpu_state.describe(timer.gpu.read())}
 
     def save(plots=()):
         """Writes what is measured so far, so that a run cut short still leaves its results."""

@@ -640,6 +640,8 @@ void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
   bool Fence = LA.dotOf(&Dot).Kind == DotKind::Wgmma;
   bool CpAsync = false;
   std::pair<const Instruction *, unsigned> Waited = {nullptr, 0};
+  // The ring whose mbarriers ring R's copies arrive on (TensorCopies.cpp).
+  auto MbarOwner = [&](unsigned R) { return Rings[R].MbarShare < 0 ? int(R) : Rings[R].MbarShare; };
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     auto [Member, Id] = ringOperand(Dot, Idx);
     if (!Member)
@@ -653,8 +655,7 @@ void FunctionLowering::waitForAsyncOperands(const Instruction &Dot) {
     // both hold the same fill (the same slot and phase).
     std::set<std::pair<const Instruction *, const Instruction *>> Assumed;
     auto [Other, OtherId] = Waited;
-    auto Owner = [&](unsigned R) { return Rings[R].MbarShare < 0 ? int(R) : Rings[R].MbarShare; };
-    if (Other && Owner(OtherId) == Owner(Id) &&
+    if (Other && MbarOwner(OtherId) == MbarOwner(Id) &&
         sameFill(Other, Rings[OtherId], Member, Ring, Assumed))
       continue;
     waitForTensorSlot(Values.at(Member)[0], Ring);

@@ -213,7 +213,8 @@ void FunctionLowering::hoistRingRefills(const ir::BasicBlock &BB) {
     const std::string &Line = B.bodyLine(L);
     if (isLabel(Line))
       MovedLabels.insert(std::string_view(Line).substr(0, Line.size() - 1));
-    else if (branchTarget(Line) && MovedLabels.count(*branchTarget(Line)))
+    else if (std::optional<std::string_view> Target = branchTarget(Line);
+             Target && MovedLabels.count(*Target))
       return; // backward
   }
   bool AnyCopy = false;
