@@ -1,6 +1,7 @@
 //===- Lowering.cpp - Values, layouts, control flow and barriers ---------===//
 
 #include "Lowering.h"
+#include "PackedConversions.h"
 
 #include <bit>
 #include <set>
@@ -647,6 +648,7 @@ void FunctionLowering::run() {
     B.fillReservedLine(Line, "bar.sync 0;");
     ++NumBarriers;
   }
+  packConvertedPairs(B);
 }
 
 } // namespace tritonc::codegen

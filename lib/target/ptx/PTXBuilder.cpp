@@ -658,6 +658,12 @@ void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line
   Body[Handle] = "\t" + Line;
 }
 
+void PTXFunctionBuilder::setBodyLine(size_t I, std::string Line) {
+  if (I >= Body.size())
+    reportInternalError("PTXBuilder::setBodyLine: no such line");
+  Body[I] = std::move(Line);
+}
+
 void PTXFunctionBuilder::hoistBodyLines(size_t Before, size_t From) {
   if (InPrologue || Before > From || From > Body.size())
     reportInternalError("PTXBuilder::hoistBodyLines: bad range");

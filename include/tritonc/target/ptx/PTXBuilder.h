@@ -217,6 +217,9 @@ public:
   /// Sets the text of a reserved line (verbatim, no guard); empty lines are
   /// not printed.
   void fillReservedLine(size_t Handle, const std::string &Line);
+  /// Replaces body line I, for rewrites of the finished body (an empty line
+  /// is left out of the output). No position held elsewhere survives it.
+  void setBodyLine(size_t I, std::string Line);
   /// The number of body lines so far (a position for hoistBodyLines).
   size_t bodySize() const { return Body.size(); }
   /// Body line I as emitted (tab-indented instruction, label or comment;
