@@ -115,11 +115,71 @@ static uint64_t threadOffsetBits(const LinearLayout &L, const MmaSharedLayout &S
   return Bits;
 }
 
+/// The layout of the addresses `stmatrix.m8n8.x4` takes for the registers
+/// of L, or nullopt when L's registers do not form its 8 x 8 matrices. Each
+/// group of 8 registers (bits 0-2) is one instruction: registers 2i and
+/// 2i + 1 hold a thread's two halves of matrix i. The matrices' fragments
+/// are mma's: lane bits 0-1 and register bit 0 run along a row of 8
+/// contiguous halves (16 bytes in SL), lane bits 2-4 along the 8 rows. In
+/// return, lane l gives the address of row l % 8 of matrix l / 8: lane bits
+/// 0-2 take L's lane bits 2-4, bits 3-4 register bits 1-2.
+static std::optional<LinearLayout> stmatrixAddressLayout(const LinearLayout &L,
+                                                         const MmaSharedLayout &SL) {
+  if (SL.ElemBytes != 2 || L.getOutDims().size() != 2 || L.getInDimSizeLog2("register") < 3 ||
+      L.getInDimSizeLog2("lane") != 5)
+    return std::nullopt;
+  for (const auto &[Dim, Mask] : L.getFreeVariableMasks())
+    if (Mask)
+      return std::nullopt;
+  unsigned Contig = SL.ContigDim, Strided = 1 - Contig;
+  auto along = [](const LinearLayout::Basis &Bs, unsigned D, int32_t Step) {
+    return Bs[D] == Step && Bs[1 - D] == 0;
+  };
+  if (!along(L.getBasis("register", 0), Contig, 1) || !along(L.getBasis("lane", 0), Contig, 2) ||
+      !along(L.getBasis("lane", 1), Contig, 4))
+    return std::nullopt;
+  for (int32_t Bit = 2; Bit < 5; ++Bit)
+    if (!along(L.getBasis("lane", Bit), Strided, 1 << (Bit - 2)))
+      return std::nullopt;
+  // Each matrix row must be 16 contiguous bytes at a 16-byte boundary: the
+  // offsets are GF(2)-linear, so every other basis must leave bits 0-3.
+  auto offsetOf = [&](const LinearLayout::Basis &Bs) { return SL.offset(Bs[0], Bs[1]); };
+  for (const char *Dim : {"register", "warp"})
+    for (int32_t Bit = Dim[0] == 'r' ? 1 : 0; Bit < L.getInDimSizeLog2(Dim); ++Bit)
+      if (offsetOf(L.getBasis(Dim, Bit)) & 15)
+        return std::nullopt;
+  for (int32_t Bit = 0; Bit < 5; ++Bit)
+    if ((offsetOf(L.getBasis("lane", Bit)) & 15) != (Bit < 2 ? 4u << Bit : 0u))
+      return std::nullopt;
+  if (offsetOf(L.getBasis("register", 0)) != 2)
+    return std::nullopt;
+  std::vector<LinearLayout::Basis> Lanes = {L.getBasis("lane", 2), L.getBasis("lane", 3),
+                                            L.getBasis("lane", 4), L.getBasis("register", 1),
+                                            L.getBasis("register", 2)};
+  std::vector<LinearLayout::Basis> Warps;
+  for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("warp"); ++Bit)
+    Warps.push_back(L.getBasis("warp", Bit));
+  return LinearLayout({{"lane", Lanes}, {"warp", Warps}}, L.getOutDims());
+}
+
 void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayout &L,
                                             const MmaSharedLayout &SL, const Reg &Base,
                                             const std::function<Reg(int32_t)> &RegisterGuard,
                                             const Regs &ColumnBlockBases) {
-  const Regs &Coords = threadCoords(L);
+  // A warp stores four 8 x 8 matrices of halves per `stmatrix` where every
+  // thread holds its part (no per-thread guards): a quarter of the
+  // instructions of the word-by-word stores below.
+  std::optional<LinearLayout> Stmatrix;
+  if (!RegisterGuard)
+    Stmatrix = stmatrixAddressLayout(L, SL);
+  // The thread part of an address must stay inside the first column block
+  // (see below); register bits 1-2 moved into it.
+  if (Stmatrix && !ColumnBlockBases.empty() &&
+      threadOffsetBits(*Stmatrix, SL, ~int64_t(0)) >=
+          static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes)
+    Stmatrix.reset();
+  const LinearLayout &AddressLayout = Stmatrix ? *Stmatrix : L;
+  const Regs &Coords = threadCoords(AddressLayout);
   // A row block keeps the low row bits (masking is linear over GF(2) too).
   int64_t RowMask = (SL.ContigDim == 0 ? SL.ContigExtent : SL.StridedExtent) - 1;
   Reg Row0 = RegisterGuard ? B.bitAnd(Ty::B32, Coords[0], RowMask).as(Ty::U32) : Coords[0];
@@ -139,9 +199,10 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
   // they go into the store's immediate, and only the remaining part needs
   // its own address register (8 instead of 64 in the 128 x 256 epilogue,
   // and 3% less ptxas time on that matmul).
-  uint64_t ThreadBits = threadOffsetBits(L, SL, RegisterGuard ? RowMask : ~int64_t(0));
+  uint64_t ThreadBits = threadOffsetBits(AddressLayout, SL, RegisterGuard ? RowMask : ~int64_t(0));
   std::map<std::pair<unsigned, uint64_t>, Reg> Addresses; // (column block, xor part)
-  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(Width)) {
+  int32_t RegsPerStore = Stmatrix ? 8 : static_cast<int32_t>(Width);
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += RegsPerStore) {
     if (Dup[R0])
       continue;
     std::vector<int64_t> C = registerCoords(L, R0);
@@ -164,6 +225,17 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
       It->second = B.add(Ty::U32, ColumnBlockBases.empty() ? Base : ColumnBlockBases[Block], Off);
     }
     Reg Addr = It->second;
+    int64_t Immediate = static_cast<int64_t>(RegOff & ~ThreadBits);
+    if (Stmatrix) {
+      std::string Words;
+      for (int32_t K = 0; K < 8; K += 2)
+        Words +=
+            (K ? ", " : "") +
+            B.pack2x16(Values[R0 + K].as(Ty::B16), Values[R0 + K + 1].as(Ty::B16), Ty::B32).name();
+      B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + Addr.name() +
+             (Immediate ? "+" + std::to_string(Immediate) : "") + "], {" + Words + "};");
+      continue;
+    }
     Regs Words;
     for (unsigned K = 0; K + 1 < Width; K += 2)
       Words.push_back(
@@ -179,7 +251,7 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
     std::optional<ptx::Guard> G;
     if (Pred.valid())
       G = ptx::Guard{Pred, false};
-    B.stShared(WordTy, Addr, static_cast<int64_t>(RegOff & ~ThreadBits), Words, G);
+    B.stShared(WordTy, Addr, Immediate, Words, G);
   }
 }
 

@@ -313,7 +313,9 @@ public:
   // --- wgmma (LowerWgmma.cpp) -----------------------------------------------
   void lowerWgmma(const ir::Instruction &I);
   /// Stores Values (layout L, 16-bit elements) into the swizzled tile SL at
-  /// shared address Base, each element once, vectorized up to 16 bytes.
+  /// shared address Base, each element once, vectorized up to 16 bytes, or
+  /// four 8 x 8 matrices per `stmatrix` where L's registers are mma
+  /// fragments and no guard applies.
   /// With RegisterGuard (a predicate per register, as a row block of a
   /// taller tile is written), row coordinates are taken modulo SL's rows.
   /// With ColumnBlockBases (one address per column block of SL), each
