@@ -294,6 +294,16 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   Reg DescB = wgmmaDescriptor(SB, B.add(Ty::U32, BBase, BOrigin));
   Reg One = B.mov(Ty::U32, 1);
   Reg ScaleD = B.setp(ptx::Cmp::Ne, Ty::U32, One, 0);
+  // An accumulator left undefined before its loop (ZeroTripGuard.cpp): the
+  // first k-step writes A * B, and the flag turns true after it.
+  auto FirstStep = FirstStepScale.find(&I);
+  std::optional<Reg> FirstScale;
+  if (FirstStep != FirstStepScale.end())
+    FirstScale = FirstStep->second;
+  auto firstStepDone = [&] {
+    if (FirstScale)
+      B.emit("setp.eq.u32 " + FirstScale->name() + ", 0, 0;");
+  };
 
   const char *InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
   int TransA = SA.ContigDim == 0 ? 1 : 0; // M-major A
@@ -308,7 +318,7 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   };
   // The MMAs of one k-step, reading from descriptors DescA / DescB moved to
   // k-step K0.
-  auto issueStep = [&](const Reg &DescA, const Reg &DescB, int64_t K0) {
+  auto issueStep = [&](const Reg &DescA, const Reg &DescB, int64_t K0, const Reg &Scale) {
     for (int64_t MR = 0; MR < MReps; ++MR)
       for (int64_t NR = 0; NR < NReps; ++NR) {
         uint64_t AOff = offsetA(K0, MR), BOff = offsetB(K0, NR);
@@ -320,7 +330,7 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
           List += (J ? ", " : "") + Acc[First + J].name();
         B.emit("wgmma.mma_async.sync.aligned.m64n" + std::to_string(InstrN) + "k16.f32." + InTy +
                "." + InTy + " {" + List + "}, " + DA.name() + ", " + DB.name() + ", " +
-               ScaleD.name() + ", 1, 1, " + std::to_string(TransA) + ", " + std::to_string(TransB) +
+               Scale.name() + ", 1, 1, " + std::to_string(TransA) + ", " + std::to_string(TransB) +
                ";");
       }
   };
@@ -331,8 +341,10 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   if (!Strides) {
     B.emit("wgmma.fence.sync.aligned;");
     for (int64_t K0 = 0; K0 < K; K0 += 16)
-      issueStep(DescA.as(Ty::S64), DescB.as(Ty::S64), K0);
+      issueStep(DescA.as(Ty::S64), DescB.as(Ty::S64), K0,
+                K0 == 0 && FirstScale ? *FirstScale : ScaleD);
     B.emit("wgmma.commit_group.sync.aligned;");
+    firstStepDone();
     B.emit("wgmma.wait_group.sync.aligned " + std::to_string(InFlight) + ";");
     return;
   }
@@ -351,8 +363,9 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   B.label(Loop);
   B.emit(".pragma \"nounroll\";");
   B.emit("wgmma.fence.sync.aligned;");
-  issueStep(CurA, CurB, 0);
+  issueStep(CurA, CurB, 0, FirstScale ? *FirstScale : ScaleD);
   B.emit("wgmma.commit_group.sync.aligned;");
+  firstStepDone();
   B.movTo(CurA, B.add(Ty::S64, CurA, static_cast<int64_t>(StepA >> 4)));
   B.movTo(CurB, B.add(Ty::S64, CurB, static_cast<int64_t>(StepB >> 4)));
   B.movTo(Step, B.add(Ty::U32, Step, 1));

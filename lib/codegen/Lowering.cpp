@@ -461,6 +461,9 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
     Regs Dst, Src;
   };
   std::vector<std::vector<Copy>> EdgeCopies;
+  std::optional<ZeroTripPlan> ZeroTrip;
+  if (I.getOpcode() == Opcode::Br)
+    ZeroTrip = zeroTripAccumulator(BB, *I.successors()[0]);
   for (const ir::BasicBlock *Succ : I.successors()) {
     std::vector<Copy> Copies;
     std::set<std::string> SuccPhiRegs;
@@ -479,6 +482,8 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
       // An in-flight dot accumulates in its phi's registers already.
       if (AsyncDots.count(ir::asInstruction(const_cast<ir::Value *>(In))) &&
           PendingMma.count(IP.get()))
+        continue;
+      if (ZeroTrip && IP.get() == ZeroTrip->Phi) // its first MMA writes it
         continue;
       if (PendingMma.count(In))
         B.emit("wgmma.wait_group.sync.aligned 0;");
@@ -507,20 +512,28 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
   };
   if (I.getOpcode() == Opcode::Br) {
     EmitCopies(EdgeCopies[0]);
-    B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
+    if (ZeroTrip)
+      emitZeroTripGuard(*ZeroTrip, *I.successors()[0]);
+    else
+      B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
     return;
   }
   Reg Cond = scalar(I.getOperand(0));
+  // The loop's exit joins the path that skipped it once the MMAs are done.
+  auto ExitEdge = [&] {
+    EmitCopies(EdgeCopies[1]);
+    if (ZeroTripHeaders.count(&BB))
+      B.emit("wgmma.wait_group.sync.aligned 0;");
+    B.bra(Labels.at(I.successors()[1]), true);
+  };
   if (EdgeCopies[0].empty()) {
     B.braIf(Cond, Labels.at(I.successors()[0]));
-    EmitCopies(EdgeCopies[1]);
-    B.bra(Labels.at(I.successors()[1]), true);
+    ExitEdge();
     return;
   }
   std::string TrueEdge = B.newLabel("edge");
   B.braIf(Cond, TrueEdge);
-  EmitCopies(EdgeCopies[1]);
-  B.bra(Labels.at(I.successors()[1]), true);
+  ExitEdge();
   B.label(TrueEdge);
   EmitCopies(EdgeCopies[0]);
   B.bra(Labels.at(I.successors()[0]), true);

@@ -368,6 +368,20 @@ public:
   /// Waits for in-flight wgmma before an instruction reads their registers.
   void waitForPendingMma(const ir::Instruction &User);
 
+  // --- Accumulators zeroed by their first MMA (ZeroTripGuard.cpp) -----------
+  struct ZeroTripPlan {
+    const ir::Instruction *Phi, *Dot, *Cond;
+    const ir::BasicBlock *Exit;
+  };
+  /// The accumulator phi of loop header Header (entered from Pre) whose
+  /// zeros its in-flight wgmma dot may write itself, or nullopt.
+  std::optional<ZeroTripPlan> zeroTripAccumulator(const ir::BasicBlock &Pre,
+                                                  const ir::BasicBlock &Header);
+  /// Ends Pre (after its edge copies, the accumulator's left out): enters
+  /// Header if the loop runs, else zeroes the accumulator and goes to the
+  /// exit.
+  void emitZeroTripGuard(const ZeroTripPlan &P, const ir::BasicBlock &Header);
+
   // --- Early ring refills (EarlyRefill.cpp) ----------------------------------
   /// Records an in-flight wgmma dot over TMA rings whose barrier ended at
   /// line AfterBarrier and whose k-steps end here.
@@ -499,6 +513,11 @@ private:
   /// Values whose registers in-flight MMAs may still write: AsyncDots and
   /// their phis.
   std::set<const ir::Value *> PendingMma;
+  /// Dots whose accumulator starts undefined (ZeroTripGuard.cpp): the
+  /// predicate that is their scale-d until the first k-step has run.
+  std::map<const ir::Instruction *, Reg> FirstStepScale;
+  /// Loop headers whose exit edge waits for the MMAs (ZeroTripGuard.cpp).
+  std::set<const ir::BasicBlock *> ZeroTripHeaders;
   /// The in-flight dot of the block being lowered whose rings' refill may
   /// move above its k-steps (EarlyRefill.cpp).
   struct RefillHoist {

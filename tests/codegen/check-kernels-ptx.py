@@ -55,9 +55,10 @@ ALIGNED_TILES = [
     ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64}, 4),
 ]
 TIMEOUT_S = 300
-# ptxas "info" lines that are failures all the same: C7514 means it serializes the wgmma pipeline (the
-# code still works, several times slower).
-PERFORMANCE_LOSS = "C7514"
+# ptxas "info" lines that are failures all the same: C7510-C7515 say it serializes the wgmma pipeline
+# (the code still works, several times slower), e.g. C7514 for an accumulator read and C7515 for one
+# written by another instruction while MMAs may be in flight.
+PERFORMANCE_LOSS = "wgmma.mma_async instructions are serialized"
 
 # A module ptxas must reject (an undeclared register): shows that this ptxas really checks what it is given.
 BAD_PTX = """.version 8.0

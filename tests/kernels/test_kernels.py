@@ -663,6 +663,32 @@ def test_matmul_no_columns(ty, rng, launch):
     assert_poison(out["C"], ty, "C with N = 0")
 
 
+EMPTY_K_CONFIGS = [("matmul.tc", {"TYPE": "half", "TM": 128, "TN": 256, "TK": 64}),
+                   ("matmul.tc", {"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 64}),
+                   ("matmul_persistent.tc", {"TYPE": "half", "TM": 128, "TN": 128, "TK": 64})]
+
+
+@pytest.mark.parametrize("kernel,defines", EMPTY_K_CONFIGS,
+                         ids=[k[:-3] + "-" + config_id(d) for k, d in EMPTY_K_CONFIGS])
+def test_matmul_empty_k(kernel, defines, rng, launch):
+    """K = 0 with aligned sizes: C is all zeros. On sm_90a the loop of in-flight MMAs never runs; its
+    accumulator, which the first k-step would have zeroed itself (scale-d false), is zeroed on the path that
+    skips the loop (ZeroTripGuard.cpp)."""
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    m, n = 2 * tm, 2 * tn
+    a, _ = padded_matrix(rng, m, 16, 16, ty)
+    b, _ = padded_matrix(rng, 16, n, n, ty)
+    c = poisoned((m, n), ty)
+    if kernel == "matmul.tc":
+        grid, strides = (2, 2), [("lda", 16), ("ldb", n), ("ldc", n)]
+    else:
+        grid, strides = (3,), [("stride_am", 16), ("stride_bk", n), ("stride_cm", n)]
+    out = launch(kernel, defines, grid,
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", 0)] + strides)
+    np.testing.assert_array_equal(decode(out["C"], ty), np.zeros((m, n)), err_msg="C with K = 0")
+
+
 @pytest.mark.parametrize("n", [45, 40])
 def test_matmul_ragged_columns(n, rng, launch):
     """Strides and pointers 16-byte aligned, N not a multiple of 16: the 3 (or 8) padding columns of each

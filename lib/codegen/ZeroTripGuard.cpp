@@ -1,0 +1,137 @@
+//===- ZeroTripGuard.cpp - Accumulators zeroed by their first MMA ------------===//
+//
+// The K loop of a matmul starts its accumulator at zero:
+//
+//   entry:  c0 = splat 0 ... br header
+//   header: c = phi [c0, entry], [d, latch]; k = phi ...; cond = icmp k ...
+//           cond_br cond, body, exit
+//   body:   d = dot(a, b, c)     (an in-flight wgmma accumulating in c's registers)
+//
+// Lowered as written, 128 `mov.f32 %f, 0` per thread fill the accumulator
+// before the loop, and ptxas spends about a tenth of its time on the
+// 128 x 256 x 64 matmul because of them (their definitions reach the wgmma
+// pipeline through the loop header). wgmma can zero the accumulator itself:
+// with scale-d false it writes A * B without reading D. So the registers
+// are left undefined on entry, a predicate that starts false and turns true
+// after the first k-step gives the MMAs their scale-d, and the zeros are
+// written only on the path that skips the loop:
+//
+//   entry:  ...; cond0 = icmp (entry values); flag = false
+//           @cond0 bra header; c = 0 (128 movs); bra exit
+//   header: ... @!cond bra exit' where exit' waits for the MMAs, then exit
+//
+// The zero path leaves from the preheader and joins after the loop's exit
+// edge has waited for the MMAs: ptxas then sees no accumulator defined by
+// another instruction while MMAs may be in flight (it would serialize them,
+// C7515), and keeps most of the saving (3.7% of its time on that matmul;
+// the zeros on the exit edge instead cost more than the movs they replace).
+//
+// It applies where the header holds only phis, one integer compare of phis
+// and values from outside the loop, and the branch; the exit block has no
+// phis; the accumulator is a zero splat on entry, accumulated in place by
+// an in-flight wgmma dot in the header's true successor, and read nowhere
+// else inside the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include <set>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+using ir::Opcode;
+
+namespace {
+
+const Instruction *asInst(const ir::Value *V) {
+  return ir::asInstruction(const_cast<ir::Value *>(V));
+}
+
+bool isZeroSplat(const ir::Value *V) {
+  const Instruction *S = asInst(V);
+  if (!S || S->getOpcode() != Opcode::Splat)
+    return false;
+  const ir::Constant *C = ir::asConstant(const_cast<ir::Value *>(S->getOperand(0)));
+  return C && C->isZero() && S->getType()->isFloatOrFloatTile();
+}
+
+/// The blocks of the loop whose body starts at Body: those reachable from
+/// Body without passing through Header.
+std::set<const ir::BasicBlock *> loopBlocks(const ir::BasicBlock &Header,
+                                            const ir::BasicBlock &Body) {
+  std::set<const ir::BasicBlock *> Seen = {&Header};
+  std::vector<const ir::BasicBlock *> Work = {&Body};
+  while (!Work.empty()) {
+    const ir::BasicBlock *BB = Work.back();
+    Work.pop_back();
+    if (!Seen.insert(BB).second)
+      continue;
+    for (const ir::BasicBlock *S : BB->successors())
+      Work.push_back(S);
+  }
+  return Seen;
+}
+
+} // namespace
+
+std::optional<FunctionLowering::ZeroTripPlan>
+FunctionLowering::zeroTripAccumulator(const ir::BasicBlock &Pre, const ir::BasicBlock &Header) {
+  const Instruction *Br = Header.getTerminator();
+  if (!Br || Br->getOpcode() != Opcode::CondBr || Header.predecessors().size() != 2)
+    return std::nullopt;
+  const Instruction *Cond = asInst(Br->getOperand(0));
+  if (!Cond || Cond->getOpcode() != Opcode::ICmp || Cond->getParent() != &Header)
+    return std::nullopt;
+  const ir::BasicBlock &Body = *Br->successors()[0], &Exit = *Br->successors()[1];
+  if (&Body == &Header || &Exit == &Header || &Pre == &Header)
+    return std::nullopt;
+  // Header: phis, the compare, the branch.
+  for (const auto &I : Header.instructions())
+    if (I->getOpcode() != Opcode::Phi && I.get() != Cond && I.get() != Br)
+      return std::nullopt;
+  for (const ir::Value *Op : Cond->operands()) {
+    const Instruction *OpI = asInst(Op);
+    if (Op->getType()->isTile() ||
+        (OpI && OpI->getParent() == &Header && OpI->getOpcode() != Opcode::Phi))
+      return std::nullopt;
+  }
+  for (const auto &I : Exit.instructions())
+    if (I->getOpcode() == Opcode::Phi)
+      return std::nullopt;
+  std::set<const ir::BasicBlock *> Loop = loopBlocks(Header, Body);
+  if (Loop.count(&Exit) || Loop.count(&Pre))
+    return std::nullopt;
+  for (const auto &[Dot, Groups] : AsyncDots) {
+    const Instruction *Phi = inPlaceAccumulator(*Dot);
+    if (!Phi || Phi->getParent() != &Header || Dot->getParent() != &Body ||
+        !isZeroSplat(Phi->getIncomingValueFor(&Pre)))
+      continue;
+    bool ReadInLoop = false;
+    for (const Instruction *U : Phi->users())
+      ReadInLoop = ReadInLoop || (U != Dot && Loop.count(U->getParent()));
+    if (!ReadInLoop)
+      return ZeroTripPlan{Phi, Dot, Cond, &Exit};
+  }
+  return std::nullopt;
+}
+
+void FunctionLowering::emitZeroTripGuard(const ZeroTripPlan &P, const ir::BasicBlock &Header) {
+  // The header's phis hold their entry values here: its compare on them is
+  // the first iteration's.
+  std::vector<Reg> Ops;
+  for (const ir::Value *Op : P.Cond->operands())
+    Ops.push_back(scalar(Op));
+  Reg Enters = lowerScalarOp(*P.Cond, Ops);
+  Reg Flag = B.newReg(Ty::Pred);
+  B.emit("setp.ne.u32 " + Flag.name() + ", 0, 0;");
+  FirstStepScale[P.Dot] = Flag;
+  ZeroTripHeaders.insert(&Header);
+  B.braIf(Enters, Labels.at(&Header));
+  for (const Reg &R : phiRegs(*P.Phi))
+    B.movTo(R, ptx::Operand::f32(0.0f));
+  B.bra(Labels.at(P.Exit), /*Uniform=*/true);
+}
+
+} // namespace tritonc::codegen
