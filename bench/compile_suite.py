@@ -15,6 +15,10 @@ from common import KERNELS, find_tool
 
 MATMUL_DEFINES = {"TYPE": "half", "TM": 128, "TN": 256, "TK": 64}
 HOST_PHASES = ("preprocess", "parse", "irgen", "passes", "codegen", "cache")
+# The PTX of this matmul as commit 9dc2b63 emitted it, and its ptxas command-line time on the host of the
+# 38th run (bench/RESULTS.md): a yardstick for the host's speed.
+REFERENCE_PTX = Path(__file__).resolve().parent / "reference" / "matmul_128x256x64_9dc2b63.ptx"
+REFERENCE_HOST_MS = 106.3
 
 
 def cold_compile(results, repeats):
@@ -58,14 +62,19 @@ def cold_compile(results, repeats):
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "matmul.ptx"
             src.write_text(k.variant_ptx(spec))
-            times = []
+            # The same ptxas on a fixed PTX, interleaved: the host's speed, which moves the cold compile
+            # by a third from one lent machine to the next.
+            times = {src: [], REFERENCE_PTX: []}
             for _ in range(3):
-                start = time.perf_counter()
-                subprocess.run([ptxas, f"-arch={k.arch}", str(src), "-o", str(Path(tmp) / "m.cubin")],
-                               check=True, capture_output=True)
-                times.append(time.perf_counter() - start)
+                for ptx in times:
+                    start = time.perf_counter()
+                    subprocess.run([ptxas, f"-arch={k.arch}", str(ptx), "-o", str(Path(tmp) / "m.cubin")],
+                                   check=True, capture_output=True)
+                    times[ptx].append(time.perf_counter() - start)
             s["compile: ptxas command line on the same PTX (median of 3, for reference) [ms]"] = \
-                statistics.median(times) * 1e3
+                statistics.median(times[src]) * 1e3
+            s[f"compile: ptxas command line on {REFERENCE_PTX.name} (median of 3; "
+              f"{REFERENCE_HOST_MS} ms on run 38's host) [ms]"] = statistics.median(times[REFERENCE_PTX]) * 1e3
     print("   " + "\n   ".join(f"{k_}: {v:.2f}" for k_, v in s.items() if k_.startswith("compile")))
 
 
