@@ -27,7 +27,8 @@
 // the zeros on the exit edge instead cost more than the movs they replace).
 //
 // It applies where the header holds only phis, one integer compare of phis
-// and values from outside the loop, and the branch; the exit block has no
+// and values from outside the loop (read by the branch alone: the zero path
+// never defines it), and the branch; the exit block has no
 // phis; the accumulator is a zero splat on entry, accumulated in place by
 // an in-flight wgmma dot in the header's true successor, and read nowhere
 // else inside the loop.
@@ -82,7 +83,9 @@ FunctionLowering::zeroTripAccumulator(const ir::BasicBlock &Pre, const ir::Basic
   if (!Br || Br->getOpcode() != Opcode::CondBr || Header.predecessors().size() != 2)
     return std::nullopt;
   const Instruction *Cond = asInst(Br->getOperand(0));
-  if (!Cond || Cond->getOpcode() != Opcode::ICmp || Cond->getParent() != &Header)
+  // The path that skips the header never defines the compare: nothing else may read it.
+  if (!Cond || Cond->getOpcode() != Opcode::ICmp || Cond->getParent() != &Header ||
+      Cond->users().size() != 1)
     return std::nullopt;
   const ir::BasicBlock &Body = *Br->successors()[0], &Exit = *Br->successors()[1];
   if (&Body == &Header || &Exit == &Header || &Pre == &Header)
