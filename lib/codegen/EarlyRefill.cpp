@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "PtxLines.h"
 
 #include <algorithm>
 #include <optional>
@@ -38,41 +39,16 @@
 namespace tritonc::codegen {
 
 using ir::Instruction;
+using namespace ptxlines;
 
 namespace {
-
-/// The instruction text of an emitted line: no indentation, no guard.
-std::string_view instructionText(std::string_view Line) {
-  size_t Start = Line.find_first_not_of(" \t");
-  if (Start == std::string_view::npos)
-    return {};
-  Line.remove_prefix(Start);
-  if (Line.starts_with('@')) {
-    size_t Space = Line.find(' ');
-    Line.remove_prefix(Space == std::string_view::npos ? Line.size() : Space + 1);
-  }
-  return Line;
-}
-
-bool isComment(std::string_view Line) { return instructionText(Line).starts_with("//"); }
-
-bool isLabel(std::string_view Line) {
-  return !Line.empty() && Line[0] != '\t' && Line.back() == ':';
-}
 
 /// Appends the virtual registers a line names (%r12, %rd3, %p7, ...; not
 /// %tid.x) to Out, as views into the line.
 void appendRegisters(std::string_view Line, std::vector<std::string_view> &Out) {
-  for (size_t I = Line.find('%'); I != std::string_view::npos; I = Line.find('%', I + 1)) {
-    size_t E = I + 1;
-    while (E < Line.size() && std::islower(static_cast<unsigned char>(Line[E])))
-      ++E;
-    size_t Letters = E;
-    while (E < Line.size() && std::isdigit(static_cast<unsigned char>(Line[E])))
-      ++E;
-    if (E > Letters && Letters > I + 1)
-      Out.push_back(Line.substr(I, E - I));
-  }
+  for (size_t I = Line.find('%'); I != std::string_view::npos; I = Line.find('%', I + 1))
+    if (std::string_view Reg = leadingRegister(Line.substr(I)); !Reg.empty())
+      Out.push_back(Reg);
 }
 
 /// Appends the registers an instruction line writes: its first operand, or

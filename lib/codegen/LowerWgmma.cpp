@@ -169,19 +169,25 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
   // A warp stores four 8 x 8 matrices of halves per `stmatrix` where every
   // thread holds its part (no per-thread guards): a quarter of the
   // instructions of the word-by-word stores below.
-  std::optional<LinearLayout> Stmatrix;
-  if (!RegisterGuard)
-    Stmatrix = stmatrixAddressLayout(L, SL);
-  // The thread part of an address must stay inside the first column block
-  // (see below); register bits 1-2 moved into it.
-  if (Stmatrix && !ColumnBlockBases.empty() &&
-      threadOffsetBits(*Stmatrix, SL, ~int64_t(0)) >=
-          static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes)
-    Stmatrix.reset();
-  const LinearLayout &AddressLayout = Stmatrix ? *Stmatrix : L;
-  const Regs &Coords = threadCoords(AddressLayout);
   // A row block keeps the low row bits (masking is linear over GF(2) too).
   int64_t RowMask = (SL.ContigDim == 0 ? SL.ContigExtent : SL.StridedExtent) - 1;
+  // A register's offset bits that no thread's part sets add instead of xor:
+  // they go into the store's immediate, and only the remaining part needs
+  // its own address register (8 instead of 64 in the 128 x 256 epilogue,
+  // and 3% less ptxas time on that matmul).
+  std::optional<LinearLayout> Stmatrix;
+  uint64_t ThreadBits = 0;
+  if (!RegisterGuard && (Stmatrix = stmatrixAddressLayout(L, SL))) {
+    ThreadBits = threadOffsetBits(*Stmatrix, SL, ~int64_t(0));
+    // The thread part of an address must stay inside the first column
+    // block (see below); register bits 1-2 moved into it.
+    if (!ColumnBlockBases.empty() &&
+        ThreadBits >= static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes)
+      Stmatrix.reset();
+  }
+  if (!Stmatrix)
+    ThreadBits = threadOffsetBits(L, SL, RegisterGuard ? RowMask : ~int64_t(0));
+  const Regs &Coords = threadCoords(Stmatrix ? *Stmatrix : L);
   Reg Row0 = RegisterGuard ? B.bitAnd(Ty::B32, Coords[0], RowMask).as(Ty::U32) : Coords[0];
   Reg ThreadOff = emitSwizzledOffset(B, SL, Row0, Coords[1]);
   // Consecutive registers along the contiguous dimension, up to 16 bytes.
@@ -195,11 +201,6 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
   }
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
-  // A register's offset bits that no thread's part sets add instead of xor:
-  // they go into the store's immediate, and only the remaining part needs
-  // its own address register (8 instead of 64 in the 128 x 256 epilogue,
-  // and 3% less ptxas time on that matmul).
-  uint64_t ThreadBits = threadOffsetBits(AddressLayout, SL, RegisterGuard ? RowMask : ~int64_t(0));
   std::map<std::pair<unsigned, uint64_t>, Reg> Addresses; // (column block, xor part)
   int32_t RegsPerStore = Stmatrix ? 8 : static_cast<int32_t>(Width);
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += RegsPerStore) {
@@ -297,9 +298,7 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   // An accumulator left undefined before its loop (ZeroTripGuard.cpp): the
   // first k-step writes A * B, and the flag turns true after it.
   auto FirstStep = FirstStepScale.find(&I);
-  std::optional<Reg> FirstScale;
-  if (FirstStep != FirstStepScale.end())
-    FirstScale = FirstStep->second;
+  const Reg *FirstScale = FirstStep == FirstStepScale.end() ? nullptr : &FirstStep->second;
   auto firstStepDone = [&] {
     if (FirstScale)
       B.emit("setp.eq.u32 " + FirstScale->name() + ", 0, 0;");

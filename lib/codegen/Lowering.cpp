@@ -461,9 +461,8 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
     Regs Dst, Src;
   };
   std::vector<std::vector<Copy>> EdgeCopies;
-  std::optional<ZeroTripPlan> ZeroTrip;
-  if (I.getOpcode() == Opcode::Br)
-    ZeroTrip = zeroTripAccumulator(BB, *I.successors()[0]);
+  auto ZeroTripIt = ZeroTrips.find(&BB);
+  const ZeroTripPlan *ZeroTrip = ZeroTripIt == ZeroTrips.end() ? nullptr : &ZeroTripIt->second;
   for (const ir::BasicBlock *Succ : I.successors()) {
     std::vector<Copy> Copies;
     std::set<std::string> SuccPhiRegs;
@@ -513,7 +512,7 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
   if (I.getOpcode() == Opcode::Br) {
     EmitCopies(EdgeCopies[0]);
     if (ZeroTrip)
-      emitZeroTripGuard(*ZeroTrip, *I.successors()[0]);
+      emitZeroTripGuard(*ZeroTrip);
     else
       B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
     return;
@@ -643,6 +642,8 @@ void FunctionLowering::run() {
   }
   planAsyncCopies();
   planTensorStores();
+  ir::DominatorTree DT(F);
+  planZeroTripGuards(DT);
   Sync.assign(Index, {});
   SyncLines.assign(Index, {});
   for (const auto &BB : F.blocks())
@@ -650,7 +651,6 @@ void FunctionLowering::run() {
       Sync[BlockIndex.at(BB.get())].Successors.push_back(BlockIndex.at(S));
   // Dominators first, so that every operand is lowered before its uses
   // (the PTX blocks are connected by explicit branches, in any order).
-  ir::DominatorTree DT(F);
   for (const ir::BasicBlock *BB : DT.reversePostOrder())
     lowerBlock(*BB);
 

@@ -42,6 +42,10 @@
 
 #include "MmaSharedLayout.h"
 
+namespace tritonc::transform {
+class Loop;
+} // namespace tritonc::transform
+
 namespace tritonc::codegen {
 
 using analysis::AccessPlan;
@@ -371,16 +375,17 @@ public:
   // --- Accumulators zeroed by their first MMA (ZeroTripGuard.cpp) -----------
   struct ZeroTripPlan {
     const ir::Instruction *Phi, *Dot, *Cond;
-    const ir::BasicBlock *Exit;
+    const ir::BasicBlock *Header, *Exit;
   };
-  /// The accumulator phi of loop header Header (entered from Pre) whose
-  /// zeros its in-flight wgmma dot may write itself, or nullopt.
-  std::optional<ZeroTripPlan> zeroTripAccumulator(const ir::BasicBlock &Pre,
-                                                  const ir::BasicBlock &Header);
-  /// Ends Pre (after its edge copies, the accumulator's left out): enters
-  /// Header if the loop runs, else zeroes the accumulator and goes to the
-  /// exit.
-  void emitZeroTripGuard(const ZeroTripPlan &P, const ir::BasicBlock &Header);
+  /// The accumulator phi of loop L whose zeros its in-flight wgmma dot may
+  /// write itself, or nullopt.
+  std::optional<ZeroTripPlan> zeroTripAccumulator(const transform::Loop &L);
+  /// Fills ZeroTrips and ZeroTripHeaders (after planAsyncCopies).
+  void planZeroTripGuards(const ir::DominatorTree &DT);
+  /// Ends the plan's preheader (after its edge copies, the accumulator's
+  /// left out): enters the header if the loop runs, else zeroes the
+  /// accumulator and goes to the exit.
+  void emitZeroTripGuard(const ZeroTripPlan &P);
 
   // --- Early ring refills (EarlyRefill.cpp) ----------------------------------
   /// Records an in-flight wgmma dot over TMA rings whose barrier ended at
@@ -516,7 +521,9 @@ private:
   /// Dots whose accumulator starts undefined (ZeroTripGuard.cpp): the
   /// predicate that is their scale-d until the first k-step has run.
   std::map<const ir::Instruction *, Reg> FirstStepScale;
-  /// Loop headers whose exit edge waits for the MMAs (ZeroTripGuard.cpp).
+  /// The planned guards by preheader, and the loop headers whose exit edge
+  /// waits for the MMAs (ZeroTripGuard.cpp).
+  std::map<const ir::BasicBlock *, ZeroTripPlan> ZeroTrips;
   std::set<const ir::BasicBlock *> ZeroTripHeaders;
   /// The in-flight dot of the block being lowered whose rings' refill may
   /// move above its k-steps (EarlyRefill.cpp).

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PackedConversions.h"
+#include "PtxLines.h"
 
 #include "tritonc/target/ptx/PTXBuilder.h"
 
@@ -29,30 +30,18 @@ namespace tritonc::codegen {
 
 namespace {
 
-bool isRegChar(char C) { return (C >= 'a' && C <= 'z') || (C >= '0' && C <= '9'); }
-
 /// Whether Line names register Reg (a whole token: %f1 is not %f12).
 bool mentions(std::string_view Line, std::string_view Reg) {
   for (size_t I = Line.find(Reg); I != std::string_view::npos; I = Line.find(Reg, I + 1))
-    if (I + Reg.size() == Line.size() || !isRegChar(Line[I + Reg.size()]))
+    if (ptxlines::leadingRegister(Line.substr(I)) == Reg)
       return true;
   return false;
-}
-
-/// The register token at the start of S ("%h12"), or empty.
-std::string_view leadingRegister(std::string_view S) {
-  if (S.empty() || S[0] != '%')
-    return {};
-  size_t E = 1;
-  while (E < S.size() && isRegChar(S[E]))
-    ++E;
-  return S.substr(0, E);
 }
 
 /// Takes a register and then the text Sep off the front of S; empty (S
 /// unchanged) when S does not start that way.
 std::string_view takeRegister(std::string_view &S, std::string_view Sep) {
-  std::string_view Reg = leadingRegister(S);
+  std::string_view Reg = ptxlines::leadingRegister(S);
   if (Reg.empty() || !S.substr(Reg.size()).starts_with(Sep))
     return {};
   S.remove_prefix(Reg.size() + Sep.size());
@@ -121,7 +110,7 @@ void packConvertedPairs(ptx::PTXFunctionBuilder &B) {
     if (auto C = parseConversion(Line, I))
       Conversions.emplace(C->first, C->second);
     for (size_t P = Line.find("%h"); P != std::string_view::npos; P = Line.find("%h", P + 1))
-      ++HalfMentions[leadingRegister(Line.substr(P))];
+      ++HalfMentions[ptxlines::leadingRegister(Line.substr(P))];
   }
   if (Conversions.empty())
     return;

@@ -37,7 +37,7 @@
 
 #include "Lowering.h"
 
-#include <set>
+#include "tritonc/transform/LoopInfo.h"
 
 namespace tritonc::codegen {
 
@@ -58,29 +58,14 @@ bool isZeroSplat(const ir::Value *V) {
   return C && C->isZero() && S->getType()->isFloatOrFloatTile();
 }
 
-/// The blocks of the loop whose body starts at Body: those reachable from
-/// Body without passing through Header.
-std::set<const ir::BasicBlock *> loopBlocks(const ir::BasicBlock &Header,
-                                            const ir::BasicBlock &Body) {
-  std::set<const ir::BasicBlock *> Seen = {&Header};
-  std::vector<const ir::BasicBlock *> Work = {&Body};
-  while (!Work.empty()) {
-    const ir::BasicBlock *BB = Work.back();
-    Work.pop_back();
-    if (!Seen.insert(BB).second)
-      continue;
-    for (const ir::BasicBlock *S : BB->successors())
-      Work.push_back(S);
-  }
-  return Seen;
-}
-
 } // namespace
 
 std::optional<FunctionLowering::ZeroTripPlan>
-FunctionLowering::zeroTripAccumulator(const ir::BasicBlock &Pre, const ir::BasicBlock &Header) {
+FunctionLowering::zeroTripAccumulator(const transform::Loop &L) {
+  const ir::BasicBlock &Header = *L.getHeader();
+  const ir::BasicBlock *Pre = L.getPreheader();
   const Instruction *Br = Header.getTerminator();
-  if (!Br || Br->getOpcode() != Opcode::CondBr || Header.predecessors().size() != 2)
+  if (!Pre || L.getLatches().size() != 1 || !Br || Br->getOpcode() != Opcode::CondBr)
     return std::nullopt;
   const Instruction *Cond = asInst(Br->getOperand(0));
   // The path that skips the header never defines the compare: nothing else may read it.
@@ -88,7 +73,7 @@ FunctionLowering::zeroTripAccumulator(const ir::BasicBlock &Pre, const ir::Basic
       Cond->users().size() != 1)
     return std::nullopt;
   const ir::BasicBlock &Body = *Br->successors()[0], &Exit = *Br->successors()[1];
-  if (&Body == &Header || &Exit == &Header || &Pre == &Header)
+  if (!L.contains(&Body) || &Body == &Header || L.contains(&Exit))
     return std::nullopt;
   // Header: phis, the compare, the branch.
   for (const auto &I : Header.instructions())
@@ -103,24 +88,30 @@ FunctionLowering::zeroTripAccumulator(const ir::BasicBlock &Pre, const ir::Basic
   for (const auto &I : Exit.instructions())
     if (I->getOpcode() == Opcode::Phi)
       return std::nullopt;
-  std::set<const ir::BasicBlock *> Loop = loopBlocks(Header, Body);
-  if (Loop.count(&Exit) || Loop.count(&Pre))
-    return std::nullopt;
   for (const auto &[Dot, Groups] : AsyncDots) {
     const Instruction *Phi = inPlaceAccumulator(*Dot);
     if (!Phi || Phi->getParent() != &Header || Dot->getParent() != &Body ||
-        !isZeroSplat(Phi->getIncomingValueFor(&Pre)))
+        !isZeroSplat(Phi->getIncomingValueFor(Pre)))
       continue;
     bool ReadInLoop = false;
     for (const Instruction *U : Phi->users())
-      ReadInLoop = ReadInLoop || (U != Dot && Loop.count(U->getParent()));
+      ReadInLoop = ReadInLoop || (U != Dot && L.contains(U));
     if (!ReadInLoop)
-      return ZeroTripPlan{Phi, Dot, Cond, &Exit};
+      return ZeroTripPlan{Phi, Dot, Cond, &Header, &Exit};
   }
   return std::nullopt;
 }
 
-void FunctionLowering::emitZeroTripGuard(const ZeroTripPlan &P, const ir::BasicBlock &Header) {
+void FunctionLowering::planZeroTripGuards(const ir::DominatorTree &DT) {
+  transform::LoopInfo LI(F, DT);
+  for (const transform::Loop *L : LI.loopsInnermostFirst())
+    if (std::optional<ZeroTripPlan> P = zeroTripAccumulator(*L)) {
+      ZeroTrips.emplace(L->getPreheader(), *P);
+      ZeroTripHeaders.insert(P->Header);
+    }
+}
+
+void FunctionLowering::emitZeroTripGuard(const ZeroTripPlan &P) {
   // The header's phis hold their entry values here: its compare on them is
   // the first iteration's.
   std::vector<Reg> Ops;
@@ -130,8 +121,7 @@ void FunctionLowering::emitZeroTripGuard(const ZeroTripPlan &P, const ir::BasicB
   Reg Flag = B.newReg(Ty::Pred);
   B.emit("setp.ne.u32 " + Flag.name() + ", 0, 0;");
   FirstStepScale[P.Dot] = Flag;
-  ZeroTripHeaders.insert(&Header);
-  B.braIf(Enters, Labels.at(&Header));
+  B.braIf(Enters, Labels.at(P.Header));
   for (const Reg &R : phiRegs(*P.Phi))
     B.movTo(R, ptx::Operand::f32(0.0f));
   B.bra(Labels.at(P.Exit), /*Uniform=*/true);
