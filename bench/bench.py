@@ -35,7 +35,9 @@ def parse_args():
                    help="the full sweep (the default; kept for `bench/run.sh --sweep`)")
     p.add_argument("--only", default="", help="comma-separated steps: " + ",".join(STEPS))
     p.add_argument("--runs", type=int, default=30, help="timed runs per point (at least 20)")
-    p.add_argument("--compile-repeats", type=int, default=5, help="cold compiles for the medians")
+    # Single driver JITs of one PTX on a lent host spread 68-210 ms (an H100 host, 2026-11-27): more
+    # than five samples for a stable median.
+    p.add_argument("--compile-repeats", type=int, default=11, help="cold compiles for the medians")
     p.add_argument("--launch-bin", default=os.environ.get("BENCH_LAUNCH_BIN", ""),
                    help="bench_launch_overhead program (default: build-py/bench/bench_launch_overhead)")
     p.add_argument("--no-triton", action="store_true",

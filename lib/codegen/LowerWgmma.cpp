@@ -162,10 +162,11 @@ static std::optional<LinearLayout> stmatrixAddressLayout(const LinearLayout &L,
   return LinearLayout({{"lane", Lanes}, {"warp", Warps}}, L.getOutDims());
 }
 
-void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayout &L,
-                                            const MmaSharedLayout &SL, const Reg &Base,
+void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
+                                            const LinearLayout &L, const MmaSharedLayout &SL,
+                                            const Reg &Base,
                                             const std::function<Reg(int32_t)> &RegisterGuard,
-                                            const Regs &ColumnBlockBases) {
+                                            const Regs &ColumnBlockBases, const Reg &ZerosIf) {
   // A warp stores four 8 x 8 matrices of halves per `stmatrix` where every
   // thread holds its part (no per-thread guards): a quarter of the
   // instructions of the word-by-word stores below.
@@ -201,6 +202,16 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
   }
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
+
+  // First every store's address and guard, so that both paths below (the
+  // values and the zeros) find them computed.
+  struct Store {
+    int32_t FirstRegister;
+    Reg Addr;
+    int64_t Immediate;
+    std::optional<ptx::Guard> G;
+  };
+  std::vector<Store> Stores;
   std::map<std::pair<unsigned, uint64_t>, Reg> Addresses; // (column block, xor part)
   int32_t RegsPerStore = Stmatrix ? 8 : static_cast<int32_t>(Width);
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += RegsPerStore) {
@@ -225,35 +236,56 @@ void FunctionLowering::storeTileToMmaShared(const Regs &Values, const LinearLayo
       Reg Off = XorPart ? B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(XorPart)) : ThreadOff;
       It->second = B.add(Ty::U32, ColumnBlockBases.empty() ? Base : ColumnBlockBases[Block], Off);
     }
-    Reg Addr = It->second;
-    int64_t Immediate = static_cast<int64_t>(RegOff & ~ThreadBits);
-    if (Stmatrix) {
-      std::string Words;
-      for (int32_t K = 0; K < 8; K += 2)
-        Words +=
-            (K ? ", " : "") +
-            B.pack2x16(Values[R0 + K].as(Ty::B16), Values[R0 + K + 1].as(Ty::B16), Ty::B32).name();
-      B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + Addr.name() +
-             (Immediate ? "+" + std::to_string(Immediate) : "") + "], {" + Words + "};");
-      continue;
-    }
-    Regs Words;
-    for (unsigned K = 0; K + 1 < Width; K += 2)
-      Words.push_back(
-          B.pack2x16(Values[R0 + K].as(Ty::B16), Values[R0 + K + 1].as(Ty::B16), Ty::B32));
-    Ty WordTy = Width == 1 ? Ty::B16 : Ty::B32;
-    if (Width == 1)
-      Words.push_back(Values[R0].as(Ty::B16));
+    Store S{R0, It->second, static_cast<int64_t>(RegOff & ~ThreadBits), std::nullopt};
     Reg Pred = Owner;
-    if (RegisterGuard) {
+    if (!Stmatrix && RegisterGuard) {
       Reg Own = RegisterGuard(R0);
       Pred = Pred.valid() ? B.predAnd(Pred, Own) : Own;
     }
-    std::optional<ptx::Guard> G;
-    if (Pred.valid())
-      G = ptx::Guard{Pred, false};
-    B.stShared(WordTy, Addr, Immediate, Words, G);
+    if (!Stmatrix && Pred.valid())
+      S.G = ptx::Guard{Pred, false};
+    Stores.push_back(std::move(S));
   }
+
+  // Vals null: every word is zero.
+  auto emitStores = [&](const Regs *Vals) {
+    bool Halves = !Stmatrix && Width == 1;
+    Reg Zero = Vals ? Reg() : B.mov(Halves ? Ty::B16 : Ty::B32, 0);
+    auto word = [&](int32_t R) {
+      return Vals ? B.pack2x16((*Vals)[R].as(Ty::B16), (*Vals)[R + 1].as(Ty::B16), Ty::B32) : Zero;
+    };
+    for (const Store &S : Stores) {
+      if (Stmatrix) {
+        std::string Words;
+        for (int32_t K = 0; K < 8; K += 2)
+          Words += (K ? ", " : "") + word(S.FirstRegister + K).name();
+        B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + S.Addr.name() +
+               (S.Immediate ? "+" + std::to_string(S.Immediate) : "") + "], {" + Words + "};");
+        continue;
+      }
+      Regs Words;
+      for (unsigned K = 0; K + 1 < Width; K += 2)
+        Words.push_back(word(S.FirstRegister + static_cast<int32_t>(K)));
+      if (Width == 1)
+        Words.push_back(Vals ? (*Vals)[S.FirstRegister].as(Ty::B16) : Zero);
+      B.stShared(Halves ? Ty::B16 : Ty::B32, S.Addr, S.Immediate, Words, S.G);
+    }
+  };
+  if (!ZerosIf.valid()) {
+    Regs Vals = Values();
+    emitStores(&Vals);
+    return;
+  }
+  // The values are lowered on their own path only: the zero path never
+  // reads the registers they come from.
+  std::string ZeroPath = B.newLabel("zero_staging"), Done = B.newLabel("staged");
+  B.braIf(ZerosIf, ZeroPath);
+  Regs Vals = Values();
+  emitStores(&Vals);
+  B.bra(Done, /*Uniform=*/true);
+  B.label(ZeroPath);
+  emitStores(nullptr);
+  B.label(Done);
 }
 
 Reg FunctionLowering::wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr) {
@@ -405,7 +437,7 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
         continue;
       Reg Base = Offsets[Idx] ? B.add(Ty::U32, sharedBase(), static_cast<int64_t>(Offsets[Idx]))
                               : sharedBase();
-      storeTileToMmaShared(Vals[Idx], Ls[Idx], SLs[Idx], Base);
+      storeTileToMmaShared([&] { return Vals[Idx]; }, Ls[Idx], SLs[Idx], Base);
       Ops[Idx] = std::make_pair(Base, SLs[Idx]);
     }
     // The tensor cores read through the async proxy: make the generic-proxy

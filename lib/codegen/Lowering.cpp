@@ -543,6 +543,8 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
     return; // Computed where used.
   if (AsyncTrans.count(&I))
     return; // Folded into the dot's operand layout.
+  if (DeferredConversions.count(&I))
+    return; // Lowered by the bulk store that reads it (ZeroTripGuard.cpp).
   waitForPendingMma(I);
   if (auto It = AsyncOf.find(&I); It != AsyncOf.end()) {
     if (I.getOpcode() == Opcode::Phi)

@@ -325,9 +325,13 @@ public:
   /// With ColumnBlockBases (one address per column block of SL), each
   /// column block is written at its own address instead of after the
   /// previous one; no thread coordinate may reach past the first block.
-  void storeTileToMmaShared(const Regs &Values, const LinearLayout &L, const MmaSharedLayout &SL,
-                            const Reg &Base, const std::function<Reg(int32_t)> &RegisterGuard = {},
-                            const Regs &ColumnBlockBases = {});
+  /// With ZerosIf, the stores write zeros where that predicate holds (the
+  /// accumulator of a skipped loop, ZeroTripGuard.cpp); Values lowers the
+  /// registers to store, on the other path only.
+  void storeTileToMmaShared(const std::function<Regs()> &Values, const LinearLayout &L,
+                            const MmaSharedLayout &SL, const Reg &Base,
+                            const std::function<Reg(int32_t)> &RegisterGuard = {},
+                            const Regs &ColumnBlockBases = {}, const Reg &ZerosIf = {});
   /// The 64-bit matrix descriptor of a tile in layout SL at shared address Addr.
   Reg wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr);
   /// Issues the wgmma instructions of dot I over operands in shared memory,
@@ -376,10 +380,22 @@ public:
   struct ZeroTripPlan {
     const ir::Instruction *Phi, *Dot, *Cond;
     const ir::BasicBlock *Header, *Exit;
+    /// The bulk tensor store that is the accumulator's only reader after
+    /// the loop, and the conversions in between, in order; Store null when
+    /// there is none. With one, the skipping path leaves the registers
+    /// undefined and the store stages zeros instead.
+    struct StagedStore {
+      const ir::Instruction *Store = nullptr;
+      std::vector<const ir::Instruction *> Conversions;
+    } ZeroStore;
   };
   /// The accumulator phi of loop L whose zeros its in-flight wgmma dot may
   /// write itself, or nullopt.
   std::optional<ZeroTripPlan> zeroTripAccumulator(const transform::Loop &L);
+  /// The planned bulk tensor store that is the only reader of accumulator
+  /// Phi after loop L, through conversions (Store null if none).
+  ZeroTripPlan::StagedStore zeroStagedStore(const ir::Instruction &Phi,
+                                            const transform::Loop &L) const;
   /// Fills ZeroTrips and ZeroTripHeaders (after planAsyncCopies).
   void planZeroTripGuards(const ir::DominatorTree &DT);
   /// Ends the plan's preheader (after its edge copies, the accumulator's
@@ -525,6 +541,15 @@ private:
   /// waits for the MMAs (ZeroTripGuard.cpp).
   std::map<const ir::BasicBlock *, ZeroTripPlan> ZeroTrips;
   std::set<const ir::BasicBlock *> ZeroTripHeaders;
+  /// Bulk tensor stores of such accumulators: the predicate that holds
+  /// where their loop was skipped (they stage zeros then), and the
+  /// conversions they lower themselves, on the other path only.
+  struct ZeroStaging {
+    Reg Skipped;
+    std::vector<const ir::Instruction *> Conversions;
+  };
+  std::map<const ir::Instruction *, ZeroStaging> ZeroStagedStores;
+  std::set<const ir::Instruction *> DeferredConversions;
   /// The in-flight dot of the block being lowered whose rings' refill may
   /// move above its k-steps (EarlyRefill.cpp).
   struct RefillHoist {

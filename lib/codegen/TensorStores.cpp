@@ -232,7 +232,21 @@ void FunctionLowering::planTensorStores() {
 void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P) {
   const ir::Value *V = I.getOperand(1);
   const LinearLayout L = operandLayout(V);
-  Regs Vals = getOwn(V);
+  // The accumulator of a loop that may be skipped (ZeroTripGuard.cpp) is
+  // converted on the path where the loop ran only.
+  auto Zeros = ZeroStagedStores.find(&I);
+  Reg ZerosIf = Zeros != ZeroStagedStores.end() ? Zeros->second.Skipped : Reg();
+  Regs Vals;
+  if (!ZerosIf.valid())
+    Vals = getOwn(V);
+  auto convertedValues = [&] {
+    for (const Instruction *C : Zeros->second.Conversions)
+      if (!Values.count(C)) {
+        waitForPendingMma(*C);
+        Values[C] = lowerElementwise(*C, &LA.layoutOf(C));
+      }
+    return getOwn(V);
+  };
   const TensorAccess &TA = P.TA;
   const MmaSharedLayout &SL = P.SL;
   B.comment("bulk tensor store through shared memory");
@@ -307,7 +321,8 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
       sharedAccess(true, SL.bytes());
       Base = sharedBase();
     }
-    storeTileToMmaShared(Vals, L, SL, Base, Guard, BoxBases);
+    storeTileToMmaShared([&] { return ZerosIf.valid() ? convertedValues() : Vals; }, L, SL, Base,
+                         Guard, BoxBases, ZerosIf);
     B.emit("fence.proxy.async.shared::cta;");
     if (P.FenceGlobal)
       B.emit("fence.proxy.async.global;");

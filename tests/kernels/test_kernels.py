@@ -673,7 +673,8 @@ EMPTY_K_CONFIGS = [("matmul.tc", {"TYPE": "half", "TM": 128, "TN": 256, "TK": 64
 def test_matmul_empty_k(kernel, defines, rng, launch):
     """K = 0 with aligned sizes: C is all zeros. On sm_90a the loop of in-flight MMAs never runs; its
     accumulator, which the first k-step would have zeroed itself (scale-d false), is zeroed on the path that
-    skips the loop (ZeroTripGuard.cpp)."""
+    skips the loop, or, where a bulk tensor store is its only reader, that store stages zeros instead of
+    converting it (ZeroTripGuard.cpp)."""
     ty = defines["TYPE"]
     tm, tn = defines["TM"], defines["TN"]
     m, n = 2 * tm, 2 * tn
