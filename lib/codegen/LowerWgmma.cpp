@@ -203,14 +203,51 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
 
-  // First every store's address and guard, so that both paths below (the
-  // values and the zeros) find them computed.
   struct Store {
     int32_t FirstRegister;
     Reg Addr;
     int64_t Immediate;
     std::optional<ptx::Guard> G;
   };
+  auto guardFor = [&](int32_t R0) -> std::optional<ptx::Guard> {
+    Reg Pred = Owner;
+    if (RegisterGuard) {
+      Reg Own = RegisterGuard(R0);
+      Pred = Pred.valid() ? B.predAnd(Pred, Own) : Own;
+    }
+    if (!Pred.valid())
+      return std::nullopt;
+    return ptx::Guard{Pred, false};
+  };
+  // The words are Vals's registers, or Zero's where Vals is null.
+  Reg Zero;
+  auto emitStore = [&](const Store &S, const Regs *Vals) {
+    auto word = [&](int32_t R) {
+      return Vals ? B.pack2x16((*Vals)[R].as(Ty::B16), (*Vals)[R + 1].as(Ty::B16), Ty::B32) : Zero;
+    };
+    if (Stmatrix) {
+      std::string Words;
+      for (int32_t K = 0; K < 8; K += 2)
+        Words += (K ? ", " : "") + word(S.FirstRegister + K).name();
+      B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + S.Addr.name() +
+             (S.Immediate ? "+" + std::to_string(S.Immediate) : "") + "], {" + Words + "};");
+      return;
+    }
+    Regs Words;
+    for (unsigned K = 0; K + 1 < Width; K += 2)
+      Words.push_back(word(S.FirstRegister + static_cast<int32_t>(K)));
+    if (Width == 1)
+      Words.push_back(Vals ? (*Vals)[S.FirstRegister].as(Ty::B16) : Zero);
+    B.stShared(Width == 1 ? Ty::B16 : Ty::B32, S.Addr, S.Immediate, Words,
+               ZerosIf.valid() ? S.G : guardFor(S.FirstRegister));
+  };
+
+  // Without ZerosIf each store follows its address (and its guard its
+  // words); with it, every address and guard comes first, so that both
+  // paths (the values, the zeros) find them computed.
+  Regs Vals;
+  if (!ZerosIf.valid())
+    Vals = Values();
   std::vector<Store> Stores;
   std::map<std::pair<unsigned, uint64_t>, Reg> Addresses; // (column block, xor part)
   int32_t RegsPerStore = Stmatrix ? 8 : static_cast<int32_t>(Width);
@@ -237,54 +274,28 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
       It->second = B.add(Ty::U32, ColumnBlockBases.empty() ? Base : ColumnBlockBases[Block], Off);
     }
     Store S{R0, It->second, static_cast<int64_t>(RegOff & ~ThreadBits), std::nullopt};
-    Reg Pred = Owner;
-    if (!Stmatrix && RegisterGuard) {
-      Reg Own = RegisterGuard(R0);
-      Pred = Pred.valid() ? B.predAnd(Pred, Own) : Own;
+    if (!ZerosIf.valid()) {
+      emitStore(S, &Vals);
+      continue;
     }
-    if (!Stmatrix && Pred.valid())
-      S.G = ptx::Guard{Pred, false};
+    if (!Stmatrix)
+      S.G = guardFor(R0);
     Stores.push_back(std::move(S));
   }
-
-  // Vals null: every word is zero.
-  auto emitStores = [&](const Regs *Vals) {
-    bool Halves = !Stmatrix && Width == 1;
-    Reg Zero = Vals ? Reg() : B.mov(Halves ? Ty::B16 : Ty::B32, 0);
-    auto word = [&](int32_t R) {
-      return Vals ? B.pack2x16((*Vals)[R].as(Ty::B16), (*Vals)[R + 1].as(Ty::B16), Ty::B32) : Zero;
-    };
-    for (const Store &S : Stores) {
-      if (Stmatrix) {
-        std::string Words;
-        for (int32_t K = 0; K < 8; K += 2)
-          Words += (K ? ", " : "") + word(S.FirstRegister + K).name();
-        B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + S.Addr.name() +
-               (S.Immediate ? "+" + std::to_string(S.Immediate) : "") + "], {" + Words + "};");
-        continue;
-      }
-      Regs Words;
-      for (unsigned K = 0; K + 1 < Width; K += 2)
-        Words.push_back(word(S.FirstRegister + static_cast<int32_t>(K)));
-      if (Width == 1)
-        Words.push_back(Vals ? (*Vals)[S.FirstRegister].as(Ty::B16) : Zero);
-      B.stShared(Halves ? Ty::B16 : Ty::B32, S.Addr, S.Immediate, Words, S.G);
-    }
-  };
-  if (!ZerosIf.valid()) {
-    Regs Vals = Values();
-    emitStores(&Vals);
+  if (!ZerosIf.valid())
     return;
-  }
   // The values are lowered on their own path only: the zero path never
   // reads the registers they come from.
   std::string ZeroPath = B.newLabel("zero_staging"), Done = B.newLabel("staged");
   B.braIf(ZerosIf, ZeroPath);
-  Regs Vals = Values();
-  emitStores(&Vals);
+  Vals = Values();
+  for (const Store &S : Stores)
+    emitStore(S, &Vals);
   B.bra(Done, /*Uniform=*/true);
   B.label(ZeroPath);
-  emitStores(nullptr);
+  Zero = B.mov(!Stmatrix && Width == 1 ? Ty::B16 : Ty::B32, 0);
+  for (const Store &S : Stores)
+    emitStore(S, nullptr);
   B.label(Done);
 }
 

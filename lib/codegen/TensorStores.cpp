@@ -241,7 +241,7 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
     Vals = getOwn(V);
   auto convertedValues = [&] {
     for (const Instruction *C : Zeros->second.Conversions)
-      if (!Values.count(C)) {
+      if (!Values.count(C) && !LA.isRematerializable(C)) {
         waitForPendingMma(*C);
         Values[C] = lowerElementwise(*C, &LA.layoutOf(C));
       }
