@@ -5,6 +5,10 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
+# ptxas command-line time of the cold-compile yardstick PTX (bench/reference/) on the host of run 38
+# (bench/RESULTS.md), the reference for judging a lent host's speed.
+REFERENCE_HOST_MS = 106.3
+
 
 @dataclass
 class Point:

@@ -65,6 +65,22 @@ def test_ratios_and_thresholds():
     assert _check(checks, "host launch overhead, Python (k[grid](x))")[3] is None
 
 
+def test_host_speed_context():
+    """The host-side checks show the run's yardstick PTX time and cuLaunchKernel's own cost, when
+    measured; the pass/fail stays on the figure itself."""
+    r = _results()
+    name = "cold compile 128×256×64 fp16 matmul, source -> loaded module"
+    assert _check(report.checks(r), name)[1] == "120.0 ms"
+    r.scalars["compile: ptxas command line on matmul_128x256x64_9dc2b63.ptx (median of 3) [ms]"] = 82.04
+    r.scalars["launch: C++ cuLaunchKernel [us]"] = 2.5
+    checks = report.checks(r)
+    compile_check = _check(checks, name)
+    assert compile_check[1] == "120.0 ms (yardstick PTX 82.0 ms on this host, 106.3 on run 38's)"
+    assert compile_check[3] is False
+    launch = _check(checks, "host launch overhead, C++ (JitKernel)")
+    assert launch[1] == "3.00 µs (cuLaunchKernel alone 2.50 µs)" and launch[3] is True
+
+
 def test_markdown_fragment():
     r = _results()
     r.failures.append("covariance: RuntimeError: boom")
