@@ -21,6 +21,7 @@
 
 #include "tritonc/target/ptx/PTXBuilder.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
@@ -29,14 +30,6 @@
 namespace tritonc::codegen {
 
 namespace {
-
-/// Whether Line names register Reg (a whole token: %f1 is not %f12).
-bool mentions(std::string_view Line, std::string_view Reg) {
-  for (size_t I = Line.find(Reg); I != std::string_view::npos; I = Line.find(Reg, I + 1))
-    if (ptxlines::leadingRegister(Line.substr(I)) == Reg)
-      return true;
-  return false;
-}
 
 /// Takes a register and then the text Sep off the front of S; empty (S
 /// unchanged) when S does not start that way.
@@ -85,20 +78,46 @@ std::optional<std::array<std::string_view, 3>> parsePack(std::string_view Line) 
   return std::array<std::string_view, 3>{Dst, Lo, Hi};
 }
 
-/// Whether the lines strictly between From and To are straight-line code
-/// that never names Reg.
-bool untouchedBetween(const ptx::PTXFunctionBuilder &B, size_t From, size_t To,
-                      std::string_view Reg) {
-  for (size_t I = From + 1; I < To; ++I) {
-    std::string_view Line = B.bodyLine(I);
-    if (Line.empty())
-      continue;
-    if (Line[0] != '\t' || Line.find("bra ") != std::string_view::npos ||
-        Line.find("ret;") != std::string_view::npos || mentions(Line, Reg))
-      return false;
+/// Answers "are the lines strictly between From and To straight-line code
+/// that never names register Reg?" from one pass over the body: the last
+/// line that breaks straight-line code before each line, and the lines that
+/// name each register asked about.
+class StraightLineIndex {
+public:
+  StraightLineIndex(const ptx::PTXFunctionBuilder &B,
+                    const std::unordered_map<std::string_view, Conversion> &Conversions) {
+    for (const auto &[Dst, C] : Conversions)
+      Namings.try_emplace(C.Source);
+    LastBreak.resize(B.bodySize());
+    size_t Last = NoBreak;
+    for (size_t I = 0; I < B.bodySize(); ++I) {
+      std::string_view Line = B.bodyLine(I);
+      if (!Line.empty() && (Line[0] != '\t' || Line.find("bra ") != std::string_view::npos ||
+                            Line.find("ret;") != std::string_view::npos))
+        Last = I;
+      LastBreak[I] = Last;
+      for (size_t P = Line.find('%'); P != std::string_view::npos; P = Line.find('%', P + 1))
+        if (auto It = Namings.find(ptxlines::leadingRegister(Line.substr(P)));
+            It != Namings.end() && (It->second.empty() || It->second.back() != I))
+          It->second.push_back(I);
+    }
   }
-  return true;
-}
+
+  bool untouchedBetween(size_t From, size_t To, std::string_view Reg) const {
+    if (To <= From + 1)
+      return true;
+    if (LastBreak[To - 1] != NoBreak && LastBreak[To - 1] > From)
+      return false;
+    const std::vector<size_t> &Lines = Namings.at(Reg);
+    auto Next = std::upper_bound(Lines.begin(), Lines.end(), From);
+    return Next == Lines.end() || *Next >= To;
+  }
+
+private:
+  static constexpr size_t NoBreak = ~size_t(0);
+  std::vector<size_t> LastBreak;
+  std::unordered_map<std::string_view, std::vector<size_t>> Namings;
+};
 
 } // namespace
 
@@ -114,6 +133,7 @@ void packConvertedPairs(ptx::PTXFunctionBuilder &B) {
   }
   if (Conversions.empty())
     return;
+  StraightLineIndex Index(B, Conversions);
   // The rewrites: line -> new text ("" drops it). Views into the body stay
   // valid until they are applied.
   std::vector<std::pair<size_t, std::string>> Rewrites;
@@ -126,8 +146,8 @@ void packConvertedPairs(ptx::PTXFunctionBuilder &B) {
     if (Lo == Hi || L == Conversions.end() || H == Conversions.end() ||
         L->second.BF16 != H->second.BF16 || HalfMentions[Lo] != 2 || HalfMentions[Hi] != 2 ||
         L->second.Line > I || H->second.Line > I ||
-        !untouchedBetween(B, L->second.Line, I, L->second.Source) ||
-        !untouchedBetween(B, H->second.Line, I, H->second.Source))
+        !Index.untouchedBetween(L->second.Line, I, L->second.Source) ||
+        !Index.untouchedBetween(H->second.Line, I, H->second.Source))
       continue;
     std::string Op = L->second.BF16 ? "cvt.rn.bf16x2.f32 " : "cvt.rn.f16x2.f32 ";
     Rewrites.emplace_back(I, "\t" + Op + std::string(Dst) + ", " + std::string(H->second.Source) +

@@ -41,6 +41,16 @@ TEST(PackedConversions, PairFeedingOnlyThePackBecomesOnePackedConversion) {
             (std::vector<std::string>{"cvt.rn.bf16x2.f32 %r1, %f12, %f1;"}));
 }
 
+TEST(PackedConversions, OnlyWholeRegistersBetweenTheConversionAndThePackCount) {
+  // %f10 and %f12 are not %f1; %f1 written after the pack is no longer read by it.
+  EXPECT_EQ(
+      rewritten({"cvt.rn.f16.f32 %h0, %f1;", "cvt.rn.f16.f32 %h1, %f2;",
+                 "add.f32 %f10, %f10, %f12;", "mov.b32 %r0, {%h0, %h1};",
+                 "add.f32 %f1, %f1, %f1;"}),
+      (std::vector<std::string>{"add.f32 %f10, %f10, %f12;", "cvt.rn.f16x2.f32 %r0, %f2, %f1;",
+                                "add.f32 %f1, %f1, %f1;"}));
+}
+
 TEST(PackedConversions, LeavesEverythingElseAlone) {
   std::vector<std::vector<std::string>> Cases = {
       // A half used again.
@@ -48,6 +58,9 @@ TEST(PackedConversions, LeavesEverythingElseAlone) {
        "st.shared.b16 [%r5], %h0;"},
       // A source written between the conversion and the pack.
       {"cvt.rn.f16.f32 %h0, %f0;", "cvt.rn.f16.f32 %h1, %f1;", "add.f32 %f0, %f0, %f2;",
+       "mov.b32 %r0, {%h0, %h1};"},
+      // A source written between them by a guarded instruction.
+      {"cvt.rn.f16.f32 %h0, %f0;", "cvt.rn.f16.f32 %h1, %f1;", "@%p2 mov.f32 %f1, 0f00000000;",
        "mov.b32 %r0, {%h0, %h1};"},
       // Control flow between them.
       {"cvt.rn.f16.f32 %h0, %f0;", "$L__x:", "cvt.rn.f16.f32 %h1, %f1;",
