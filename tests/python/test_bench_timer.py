@@ -29,16 +29,8 @@ def test_a_stalled_host_does_not_reach_the_measurement():
 
 def test_compare_rotates_the_providers_run_by_run():
     timer = common.Timer(warmup=1, runs=4)
-    x = torch.empty(1024, device="cuda")
-    calls = []
-
-    def provider(name):
-        def run():
-            calls.append(name)
-            x.zero_()
-        return run
-
-    seconds = timer.compare({"a": provider("a"), "b": provider("b")}, rounds=2, runs=4)
+    calls, providers = _recording_providers("a", "b")
+    seconds = timer.compare(providers, rounds=2, runs=4)
     assert set(seconds) == {"a", "b"}
     assert calls[:2] == ["a", "b"]  # the warm-up, one call each
     # Two turns of two runs each; the second turn starts with the other provider. A turn is queued
@@ -51,6 +43,14 @@ def test_compare_rotates_the_providers_run_by_run():
 def test_a_turn_the_host_fell_behind_in_is_queued_again_whole():
     timer = common.Timer(warmup=1, runs=4)
     timer.sleep_cycles_per_ms = 0  # no GPU-side wait: the host always falls behind, four attempts
+    calls, providers = _recording_providers("a", "b")
+    timer.compare(providers, rounds=2, runs=4)
+    assert calls[2:] == ["a", "b", "a", "b"] * 4 + ["b", "a", "b", "a"] * 4
+    assert {name: len(times) for name, times in timer.last_samples.items()} == {"a": 4, "b": 4}
+
+
+def _recording_providers(*names):
+    """Providers that each launch a small kernel and append their name to the returned list."""
     x = torch.empty(1024, device="cuda")
     calls = []
 
@@ -60,9 +60,7 @@ def test_a_turn_the_host_fell_behind_in_is_queued_again_whole():
             x.zero_()
         return run
 
-    timer.compare({"a": provider("a"), "b": provider("b")}, rounds=2, runs=4)
-    assert calls[2:] == ["a", "b", "a", "b"] * 4 + ["b", "a", "b", "a"] * 4
-    assert {name: len(times) for name, times in timer.last_samples.items()} == {"a": 4, "b": 4}
+    return calls, {name: provider(name) for name in names}
 
 
 def _turns(calls, per_turn=4):
