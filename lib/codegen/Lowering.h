@@ -380,22 +380,18 @@ public:
   struct ZeroTripPlan {
     const ir::Instruction *Phi, *Dot, *Cond;
     const ir::BasicBlock *Header, *Exit;
-    /// The bulk tensor store that is the accumulator's only reader after
-    /// the loop, and the conversions in between, in order; Store null when
-    /// there is none. With one, the skipping path leaves the registers
-    /// undefined and the store stages zeros instead.
-    struct StagedStore {
-      const ir::Instruction *Store = nullptr;
-      std::vector<const ir::Instruction *> Conversions;
-    } ZeroStore;
+    /// Valid where a bulk tensor store is the accumulator's only reader
+    /// after the loop (ZeroStagedStores): the skipping path sets it instead
+    /// of zeroing the registers, and the store stages zeros.
+    Reg Skipped;
   };
   /// The accumulator phi of loop L whose zeros its in-flight wgmma dot may
   /// write itself, or nullopt.
   std::optional<ZeroTripPlan> zeroTripAccumulator(const transform::Loop &L);
   /// The planned bulk tensor store that is the only reader of accumulator
-  /// Phi after loop L, through conversions (Store null if none).
-  ZeroTripPlan::StagedStore zeroStagedStore(const ir::Instruction &Phi,
-                                            const transform::Loop &L) const;
+  /// Phi after loop L, through Conversions (filled in order), or null.
+  const ir::Instruction *zeroStagedStore(const ir::Instruction &Phi, const transform::Loop &L,
+                                         std::vector<const ir::Instruction *> &Conversions) const;
   /// Fills ZeroTrips and ZeroTripHeaders (after planAsyncCopies).
   void planZeroTripGuards(const ir::DominatorTree &DT);
   /// Ends the plan's preheader (after its edge copies, the accumulator's

@@ -104,14 +104,14 @@ FunctionLowering::zeroTripAccumulator(const transform::Loop &L) {
     for (const Instruction *U : Phi->users())
       ReadInLoop = ReadInLoop || (U != Dot && L.contains(U));
     if (!ReadInLoop)
-      return ZeroTripPlan{Phi, Dot, Cond, &Header, &Exit, zeroStagedStore(*Phi, L)};
+      return ZeroTripPlan{Phi, Dot, Cond, &Header, &Exit, Reg()};
   }
   return std::nullopt;
 }
 
-FunctionLowering::ZeroTripPlan::StagedStore
-FunctionLowering::zeroStagedStore(const Instruction &Phi, const transform::Loop &L) const {
-  ZeroTripPlan::StagedStore Staged;
+const Instruction *
+FunctionLowering::zeroStagedStore(const Instruction &Phi, const transform::Loop &L,
+                                  std::vector<const Instruction *> &Conversions) const {
   const ir::Value *V = &Phi;
   for (;;) {
     // Inside the loop only the dot reads the accumulator (checked by the
@@ -121,22 +121,20 @@ FunctionLowering::zeroStagedStore(const Instruction &Phi, const transform::Loop 
       if (L.contains(U))
         continue;
       if (Reader)
-        return {};
+        return nullptr;
       Reader = U;
     }
     if (!Reader)
-      return {};
+      return nullptr;
     Opcode Op = Reader->getOpcode();
     if (Op == Opcode::FPTrunc || Op == Opcode::FPExt) {
-      Staged.Conversions.push_back(Reader);
+      Conversions.push_back(Reader);
       V = Reader;
       continue;
     }
-    if ((Op != Opcode::Store && Op != Opcode::MaskedStore) || Reader->getOperand(1) != V ||
-        !TensorStores.count(Reader))
-      return {};
-    Staged.Store = Reader;
-    return Staged;
+    bool Stores = (Op == Opcode::Store || Op == Opcode::MaskedStore) &&
+                  Reader->getOperand(1) == V && TensorStores.count(Reader);
+    return Stores ? Reader : nullptr;
   }
 }
 
@@ -144,13 +142,14 @@ void FunctionLowering::planZeroTripGuards(const ir::DominatorTree &DT) {
   transform::LoopInfo LI(F, DT);
   for (const transform::Loop *L : LI.loopsInnermostFirst())
     if (std::optional<ZeroTripPlan> P = zeroTripAccumulator(*L)) {
+      std::vector<const Instruction *> Conversions;
+      if (const Instruction *Store = zeroStagedStore(*P->Phi, *L, Conversions)) {
+        P->Skipped = B.newReg(Ty::Pred);
+        DeferredConversions.insert(Conversions.begin(), Conversions.end());
+        ZeroStagedStores[Store] = {P->Skipped, std::move(Conversions)};
+      }
       ZeroTrips.emplace(L->getPreheader(), *P);
       ZeroTripHeaders.insert(P->Header);
-      if (const Instruction *Store = P->ZeroStore.Store) {
-        ZeroStagedStores[Store] = {B.newReg(Ty::Pred), P->ZeroStore.Conversions};
-        DeferredConversions.insert(P->ZeroStore.Conversions.begin(),
-                                   P->ZeroStore.Conversions.end());
-      }
     }
 }
 
@@ -164,14 +163,11 @@ void FunctionLowering::emitZeroTripGuard(const ZeroTripPlan &P) {
   Reg Flag = B.newReg(Ty::Pred);
   B.emit("setp.ne.u32 " + Flag.name() + ", 0, 0;");
   FirstStepScale[P.Dot] = Flag;
-  Reg Skipped;
-  if (P.ZeroStore.Store) {
-    Skipped = ZeroStagedStores.at(P.ZeroStore.Store).Skipped;
-    B.emit("setp.ne.u32 " + Skipped.name() + ", 0, 0;");
-  }
+  if (P.Skipped.valid())
+    B.emit("setp.ne.u32 " + P.Skipped.name() + ", 0, 0;");
   B.braIf(Enters, Labels.at(P.Header));
-  if (Skipped.valid())
-    B.emit("setp.eq.u32 " + Skipped.name() + ", 0, 0;");
+  if (P.Skipped.valid())
+    B.emit("setp.eq.u32 " + P.Skipped.name() + ", 0, 0;");
   else
     for (const Reg &R : phiRegs(*P.Phi))
       B.movTo(R, ptx::Operand::f32(0.0f));
