@@ -9,7 +9,8 @@ cuBLAS and upstream Triton's tutorial matmul; fp32 matmul without TF32 against c
 (batch-16 MLP C = A·Bᵀ, 64x64xK covariance with split-K); transposition and fused softmax against
 copy bandwidth, torch and Triton; `ptxas -v` and HGMMA counts of every benchmarked kernel.
 Writes to DIR (default $OUT, else bench-out): sweep.csv, ptxas.csv, ptxas.txt, one PNG per family and
-results.md (a fragment for bench/RESULTS.md with pass/fail against the issue's thresholds). A family
+results.md (an entry for bench/results/LOG.md, with pass/fail against the issue's thresholds; its
+tables replace the current ones in bench/RESULTS.md). A family
 that fails is reported loudly and the run goes on; the exit status is then 1.
 Timing method: see bench/common.py.
 """

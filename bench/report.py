@@ -1,5 +1,6 @@
 """Output of a benchmark run: the table on stdout, sweep.csv, one PNG plot per family, and a markdown
-fragment (results.md) for bench/RESULTS.md with ratios and pass/fail against issue 4's thresholds."""
+entry (results.md) for bench/results/LOG.md, whose tables also replace the current ones in bench/RESULTS.md,
+with ratios and pass/fail against issue 4's thresholds."""
 import csv
 import json
 
