@@ -24,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-STEPS = ("compile", "launch", "matmul", "fp32", "mlp", "covariance", "transpose", "softmax", "ptxas")
+STEPS = ("compile", "launch", "matmul", "fp32", "mlp", "covariance", "transpose", "softmax", "conv", "unaligned",
+         "ptxas")
 
 
 def parse_args():
@@ -88,6 +89,7 @@ def main():
               file=sys.stderr)
         return 1
     import compile_suite
+    import conv_suite
     import gpu_state
     import matmul_suite
     import memory_suite
@@ -142,6 +144,9 @@ def main():
         ("covariance", "covariance", matmul_suite.covariance, (results, timer, args.quick)),
         ("transpose", "transpose", memory_suite.transpose, (results, timer, args.quick)),
         ("softmax", "softmax", memory_suite.softmax, (results, timer, triton_peers, args.quick)),
+        ("conv", "convolution", conv_suite.conv, (results, timer, args.quick)),
+        ("unaligned", "matmul with unaligned rows", conv_suite.unaligned,
+         (results, timer, triton_peers, args.quick)),
         ("ptxas", "ptxas/SASS report", compile_suite.ptxas_report, (results, out_dir)),
     ]
     for key, name, fn, fn_args in steps:

@@ -9,6 +9,8 @@ from measurements import REFERENCE_HOST_MS, geomean
 
 # The reference provider of each kind of family (ratios are ours / reference).
 REFERENCES = ("cuBLAS", "copy")
+# The families of bench/conv_suite.py, outside issue 4's checks.
+ISSUE28_FAMILIES = ("conv half", "matmul half, unaligned")
 
 
 def families(results):
@@ -133,10 +135,12 @@ def checks(results):
     out.append(("HGMMA in the SASS of the fp16 matmuls",
                 ", ".join(str(r[5]) for r in half) or "not measured", "> 0 in each",
                 None if not half else all(r[5] > 0 for r in half)))
-    spills = [r for r in results.ptxas if (r[2] or 0) + (r[3] or 0) > 0]
+    # Issue 4's kernels; the convolution and unaligned-GEMM steps (issue 28) are reported in the tables.
+    issue4 = [r for r in results.ptxas if not r[0].startswith(ISSUE28_FAMILIES)]
+    spills = [r for r in issue4 if (r[2] or 0) + (r[3] or 0) > 0]
     out.append(("no spills (ptxas -v) in the benchmarked kernels",
-                f"{len(spills)} of {len(results.ptxas)} spill" if results.ptxas else "not measured",
-                "0", None if not results.ptxas else not spills))
+                f"{len(spills)} of {len(issue4)} spill" if issue4 else "not measured",
+                "0", None if not issue4 else not spills))
     s = results.scalars
     total = next((v for k, v in s.items() if k.startswith("compile: cold total")), None)
     # Both host-side checks move with the lent host's speed: the text carries the yardstick PTX's

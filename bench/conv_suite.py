@@ -1,0 +1,144 @@
+"""Convolution and unaligned-GEMM benchmarks (issue 28's shapes), recording where the loads whose
+addresses are not affine in the loop (the convolution's increments table) or not 16-byte aligned (odd
+row strides) stand against the peers.
+
+conv: fp16 2-D convolutions as implicit GEMMs with `kernels/conv.tc` (NCHW input, the filter as a
+(CI*R*S) x CO matrix, the thesis' table of address increments ADELTA), autotuned per shape over a few
+tiles and checked against torch first, against `torch.nn.functional.conv2d` with
+`cudnn.benchmark = True` in NCHW and in channels_last (NHWC) layout; the faster of the two is the
+"cuDNN" peer. Shapes: 3x3, pad 1, stride 1 at Z = 1 and Z = 32, and stride-2 and 1x1 layers of ResNet-50.
+
+unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
+possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS."""
+import torch
+import torch.nn.functional as F
+
+from common import DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error
+from matmul_suite import _checker, _matmul_defines, _matmul_launcher, autotune
+
+# (Z, CI, CO, H, W, R, S, stride, pad)
+CONV_SHAPES = [
+    (1, 64, 64, 56, 56, 3, 3, 1, 1), (1, 256, 256, 56, 56, 3, 3, 1, 1),
+    (1, 1024, 1024, 56, 56, 3, 3, 1, 1), (1, 256, 256, 8, 8, 3, 3, 1, 1),
+    (1, 256, 256, 32, 32, 3, 3, 1, 1), (1, 256, 256, 128, 128, 3, 3, 1, 1),
+    (32, 64, 64, 56, 56, 3, 3, 1, 1), (32, 256, 256, 56, 56, 3, 3, 1, 1),
+    (32, 256, 256, 8, 8, 3, 3, 1, 1), (32, 256, 256, 32, 32, 3, 3, 1, 1),
+    # ResNet-50: conv3_1's 3x3 stride 2, a 1x1 reduction and a 1x1 expansion.
+    (32, 128, 128, 56, 56, 3, 3, 2, 1), (32, 256, 64, 56, 56, 1, 1, 1, 0),
+    (32, 256, 1024, 14, 14, 1, 1, 1, 0),
+]
+QUICK_CONV_SHAPES = [(1, 64, 64, 56, 56, 3, 3, 1, 1), (1, 256, 256, 8, 8, 3, 3, 1, 1)]
+# (TM, TN, TK, warps, stages)
+CONV_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (64, 128, 32, 4, 3), (128, 128, 32, 8, 3),
+                (128, 128, 64, 8, 3), (64, 64, 64, 4, 3), (128, 256, 64, 8, 3)]
+QUICK_CONV_CONFIGS = [(64, 64, 32, 4, 3)]
+
+# (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
+UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
+UNALIGNED_CONFIGS = [
+    MatmulConfig("matmul", 128, 128, 64, 4, 3), MatmulConfig("matmul", 128, 128, 64, 8, 3),
+    MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
+    MatmulConfig("grouped", 128, 128, 64, 8, 4), MatmulConfig("grouped", 128, 256, 64, 8, 3),
+]
+
+
+def shape_label(z, ci, co, h, w, r, s, stride, pad):
+    label = f"Z{z} {ci}->{co} {h}x{w} {r}x{s}"
+    return label + (f" s{stride}" if stride != 1 else "")
+
+
+def adelta_table(k_total, tk, r, s, lda_ci, lda_h, lda_w, device):
+    """The thesis' listing 5.9: the increment of A's offset from reduction index i to i + TK."""
+    i = torch.arange(k_total, device=device, dtype=torch.int64)
+
+    def offset(j):
+        return (j // (r * s)) * lda_ci + ((j // s) % r) * lda_h + (j % s) * lda_w
+
+    return (offset(i + tk) - offset(i)).to(torch.int32)
+
+
+def conv(results, timer, quick):
+    torch.backends.cudnn.benchmark = True
+    dtype = torch.float16
+    family = "conv half (implicit GEMM, conv.tc)"
+    for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
+        z, ci, co, h, w, r, s, stride, pad = shape
+        p = (h + 2 * pad - r) // stride + 1
+        q = (w + 2 * pad - s) // stride + 1
+        m, n, k = z * p * q, co, ci * r * s
+        x = torch.randn(z, ci, h, w, device="cuda", dtype=dtype)
+        weight = torch.randn(co, ci, r, s, device="cuda", dtype=dtype) / (k ** 0.5)
+        ref = F.conv2d(x, weight, stride=stride, padding=pad)
+        bmat = weight.reshape(co, k).t().contiguous()  # (CI*R*S) x CO
+        out = torch.empty(z, co, p, q, device="cuda", dtype=dtype)
+        flops = 2.0 * m * n * k
+        label = shape_label(*shape)
+        tables = {}
+
+        def build(cfg):
+            tm, tn, tk, warps, stages = cfg
+            kern = compile_kernel("conv.tc", {"TYPE": "half", "ACC": "float", "TM": tm, "TN": tn, "TK": tk},
+                                  warps, stages)
+            if tk not in tables:
+                tables[tk] = adelta_table(k, tk, r, s, h * w, w, 1, x.device)
+            grid = ((m + tm - 1) // tm, (n + tn - 1) // tn)
+            args = (x, bmat, out, tables[tk], m, n, k, h, w, r, s, p, q, pad, pad, stride, stride,
+                    ci * h * w, h * w, w, 1, n, co * p * q, p * q, q)
+            return kern, lambda: kern[grid](*args)
+
+        cfg, kern, run = autotune(results, timer, f"{family} {label}",
+                                  QUICK_CONV_CONFIGS if quick else CONV_CONFIGS, build,
+                                  _checker(out, ref, 2e-2))
+        cfg_text = "conv.tc {}x{}x{} w{} s{}".format(*cfg)
+        results.add_kernel(f"{family} {label}: {cfg_text}", kern)
+        x_nhwc = x.to(memory_format=torch.channels_last)
+        w_nhwc = weight.to(memory_format=torch.channels_last)
+        providers = {"tritonc": run,
+                     "cuDNN NCHW": lambda: F.conv2d(x, weight, stride=stride, padding=pad),
+                     "cuDNN NHWC": lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad)}
+        err = relative_error(F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad), ref)
+        assert err < 1e-2, f"cuDNN NHWC differs from NCHW by {err} at {label}"
+        seconds = timer.compare(providers, rounds=3)
+        results.note_comparison(f"{family} {label}", timer)
+        results.add(family, label, "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, cfg_text)
+        best = min(("cuDNN NCHW", "cuDNN NHWC"), key=lambda name: seconds[name])
+        results.add(family, label, "cuDNN", "TFLOP/s", flops / seconds[best] / 1e12, best[6:])
+
+
+def unaligned(results, timer, triton_peers, quick):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dtype = torch.float16
+    family = f"matmul {DTYPE_NAMES[dtype]}, unaligned rows"
+    for m, n, k in UNALIGNED_SHAPES[:1] if quick else UNALIGNED_SHAPES:
+        a = torch.randn(m, k, device="cuda", dtype=dtype)
+        b = torch.randn(k, n, device="cuda", dtype=dtype)
+        c = torch.empty(m, n, device="cuda", dtype=dtype)
+        ref = torch.matmul(a, b)
+        flops = 2.0 * m * n * k
+        label = f"{m}x{n}x{k}"
+        compiled = {}
+
+        def build(cfg):
+            if cfg not in compiled:
+                compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
+            kern = compiled[cfg]
+            return kern, _matmul_launcher(kern, cfg, a, b, c, m, n, k, k, n, n)
+
+        cfg, kern, run = autotune(results, timer, f"{family} {label}",
+                                  UNALIGNED_CONFIGS[:2] if quick else UNALIGNED_CONFIGS, build,
+                                  _checker(c, ref, 2e-2))
+        results.add_kernel(f"{family} {label}: {cfg}", kern)
+        out = torch.empty_like(c)
+        providers = {"tritonc": run, "cuBLAS": lambda: torch.matmul(a, b, out=out)}
+        if triton_peers:
+            triton_peers.matmul(a, b, out)
+            err = relative_error(out, ref)
+            assert err < 2e-2, f"Triton matmul {label}: relative error {err}"
+            providers["triton"] = lambda: triton_peers.matmul(a, b, out)
+        seconds = timer.compare(providers, rounds=3)
+        results.note_comparison(f"{family} {label}", timer)
+        results.add(family, label, "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, str(cfg))
+        results.add(family, label, "cuBLAS", "TFLOP/s", flops / seconds["cuBLAS"] / 1e12)
+        if triton_peers:
+            results.add(family, label, "triton", "TFLOP/s", flops / seconds["triton"] / 1e12,
+                        triton_peers.matmul_config(a, b))
