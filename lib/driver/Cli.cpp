@@ -2,6 +2,7 @@
 
 #include "tritonc/driver/Cli.h"
 
+#include "tritonc/driver/AotC.h"
 #include "tritonc/driver/CliArgs.h"
 #include "tritonc/driver/Compiler.h"
 #include "tritonc/driver/Jit.h"
@@ -29,6 +30,7 @@ std::string generalUsage() {
          "  compile   compile Triton-C to Triton-IR, PTX or a cubin\n"
          "  run       compile a kernel and run it on the CPU interpreter or the GPU\n"
          "  opt       run passes on Triton-IR text\n"
+         "  cache     show (--info) or empty (--clear) the kernel cache\n"
          "\n"
          "Options:\n"
          "  --help, -h   show this help (tritonc <command> --help: the command's options)\n"
@@ -54,9 +56,12 @@ const char *CompileUsage =
     "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro (-DNAME means NAME=1);\n"
     "                        a value [v1,v2,...] is a tuning list\n"
     "  -I DIR, -IDIR         add an #include search directory\n"
-    "  --emit=ir|ast|pp|ptx|cubin   what to print (default: ir); cubin runs ptxas\n"
+    "  --emit=ir|ast|pp|ptx|cubin|c   what to print (default: ir); cubin runs ptxas\n"
     "                        ($TRITONC_PTXAS, else ptxas on PATH or in\n"
-    "                        /usr/local/cuda/bin) on the PTX\n"
+    "                        /usr/local/cuda/bin) on the PTX; c (with -o NAME.c)\n"
+    "                        writes NAME.c and NAME.h: the cubin and a typed\n"
+    "                        launcher NAME(stream, grid, args...) that needs only\n"
+    "                        libcuda\n"
     "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
     "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4); a list\n"
     "                        [4,8] is tuned like a -D list (TRITONC_NUM_WARPS)\n"
@@ -415,12 +420,14 @@ int Tool::compile(const std::vector<std::string> &Args) {
     Opts.Stop = StopAfter::Preprocess;
   else if (EmitKind == "ast")
     Opts.Stop = StopAfter::Parse;
-  else if (EmitKind == "ptx" || EmitKind == "cubin") {
+  else if (EmitKind == "ptx" || EmitKind == "cubin" || EmitKind == "c") {
+    if (EmitKind == "c" && !P.last("-o"))
+      return usageError("compile", "--emit=c needs -o NAME.c (NAME.h is written beside it)");
     DOpts.Front = Opts;
-    return compileForGPU(P, DOpts, EmitKind == "cubin");
+    return compileForGPU(P, DOpts, EmitKind != "ptx");
   } else if (EmitKind != "ir")
     return usageError("compile", "invalid --emit value '" + EmitKind +
-                                     "': expected ir, ast, pp, ptx or cubin");
+                                     "': expected ir, ast, pp, ptx, cubin or c");
 
   CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
   if (!report(R))
@@ -444,7 +451,7 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
   if (Cubin) {
     runtime::Expected<std::string> Found = findPtxas();
     if (!Found)
-      return error("--emit=cubin needs ptxas: " + Found.error());
+      return error("--emit=" + *P.last("--emit") + " needs ptxas: " + Found.error());
     Ptxas = *Found;
   }
   const std::string *Spec = P.last("--specialize");
@@ -468,6 +475,10 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
     return error(Image.error());
   if (P.has("--time-phases"))
     Err << phaseReport(Timings);
+  if (*P.last("--emit") == "c") {
+    runtime::Status S = writeAotFiles(*P.last("-o"), P.Positionals[0], R, *Image, Opts.Back.Arch);
+    return S ? ExitSuccess : error(S.error());
+  }
   return emit(P, *Image);
 }
 
@@ -667,6 +678,8 @@ int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostr
       return T.run(Rest);
     if (Command == "opt")
       return T.opt(Rest);
+    if (Command == "cache")
+      return runCacheCommand(Rest, Out, Err);
     Err << "tritonc: error: "
         << (Command.size() > 1 && Command[0] == '-' ? "unknown option '" : "unknown command '")
         << Command << "'\n"

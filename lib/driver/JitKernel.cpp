@@ -83,13 +83,47 @@ runtime::JitOptions jitOptionsFromEnv() {
   return O;
 }
 
+/// The cache artifact kind of a variant's SASS: it depends on the device's
+/// target, the driver (its JIT is the compiler) and the JIT's level.
+std::string cubinKind(const runtime::CudaDriver &D, const runtime::JitOptions &J) {
+  std::string Kind = "cubin-" + D.device().target() + "-" + std::to_string(D.driverVersion());
+  if (J.OptimizationLevel >= 0)
+    Kind += "-O" + std::to_string(J.OptimizationLevel);
+  return Kind;
+}
+
+/// The variant's module: its cubin from the kernel cache when there is one
+/// (no PTX -> SASS step: a warm process starts launching at once), else the
+/// PTX compiled by the driver's JIT, whose cubin is then stored beside the
+/// PTX. Without a cache or a JIT linker, the PTX is loaded directly.
+Expected<runtime::Module> loadVariantModule(runtime::CudaDriver &D, const DeviceCompileResult &C,
+                                            const CacheConfig &Cache) {
+  runtime::JitOptions J = jitOptionsFromEnv();
+  if (Cache.Cache && !C.CacheKey.empty()) {
+    std::string Kind = cubinKind(D, J);
+    if (std::optional<std::string> Cubin = Cache.Cache->lookup(C.CacheKey, Kind)) {
+      // A damaged image falls through to the JIT below.
+      if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin))
+        return M;
+    }
+    if (Expected<std::string> Cubin = runtime::Module::compilePTX(D, C.PTX, J)) {
+      if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin)) {
+        Cache.Cache->store(C.CacheKey, Kind, *Cubin);
+        return M;
+      }
+    }
+  }
+  // Also where the linker failed: loadPTX reports the JIT's error log.
+  return runtime::Module::loadPTX(D, C.PTX, J);
+}
+
 } // namespace
 
 Status JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
   if (V.Entry)
     return Status::ok();
   auto Start = std::chrono::steady_clock::now();
-  Expected<runtime::Module> M = runtime::Module::loadPTX(D, V.Compiled.PTX, jitOptionsFromEnv());
+  Expected<runtime::Module> M = loadVariantModule(D, V.Compiled, Cache);
   if (!M)
     return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
   V.Loaded.emplace(M.take());
