@@ -119,25 +119,26 @@ Expected<runtime::Module> loadVariantModule(runtime::CudaDriver &D, const Device
 
 } // namespace
 
-Status JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
-  if (V.Entry)
-    return Status::ok();
+Expected<runtime::Kernel *> JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
+  LoadedVariant &L = V.Loaded[D.device().Ordinal];
+  if (L.Entry)
+    return &*L.Entry;
   auto Start = std::chrono::steady_clock::now();
   Expected<runtime::Module> M = loadVariantModule(D, V.Compiled, Cache);
   if (!M)
     return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
-  V.Loaded.emplace(M.take());
-  Expected<runtime::Kernel> K = V.Loaded->getKernel(V.Compiled.Signature);
+  L.Module.emplace(M.take());
+  Expected<runtime::Kernel> K = L.Module->getKernel(V.Compiled.Signature);
   if (!K)
     return makeError(K.error());
-  V.Entry.emplace(K.take());
+  L.Entry.emplace(K.take());
   V.Compiled.Timings.Load =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  return Status::ok();
+  return &*L.Entry;
 }
 
-Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec) {
-  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec, int Device) {
+  Expected<runtime::CudaDriver *> D = requireCudaDriver(Device);
   if (!D)
     return makeError(D.error());
   if (Status S = checkTarget(Opts.Back.Arch, (*D)->device()); !S)
@@ -146,15 +147,16 @@ Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec) {
   Expected<Variant *> V = variantLocked(canonicalSpecialization(Spec));
   if (!V)
     return makeError(V.error());
-  if (Status S = loadLocked(**D, **V); !S)
-    return makeError(S.error());
+  if (Expected<runtime::Kernel *> K = loadLocked(**D, **V); !K)
+    return makeError(K.error());
   return &(*V)->Compiled;
 }
 
-Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream) {
+Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream,
+                         int Device) {
   if (Status S = runtime::checkArguments(signature(), Args); !S)
     return S;
-  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+  Expected<runtime::CudaDriver *> D = requireCudaDriver(Device);
   if (!D)
     return makeError(D.error());
   if (Status S = checkTarget(Opts.Back.Arch, (*D)->device()); !S)
@@ -166,14 +168,15 @@ Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::
   if (!VOr)
     return makeError(VOr.error());
   Variant &V = **VOr;
-  if (Status S = loadLocked(**D, V); !S)
-    return S;
+  Expected<runtime::Kernel *> Entry = loadLocked(**D, V);
+  if (!Entry)
+    return makeError(Entry.error());
   runtime::LaunchConfig Config;
   Config.Grid = Grid;
   Config.NumWarps = V.Compiled.Info.NumWarps;
   Config.SharedMemBytes = V.Compiled.Info.SharedMemBytes;
   Config.Stream = Stream;
-  if (Status S = V.Entry->launch(Config, Args); !S)
+  if (Status S = (*Entry)->launch(Config, Args); !S)
     return S;
   if (LastSpecialization != Spec)
     LastSpecialization = std::move(Spec);

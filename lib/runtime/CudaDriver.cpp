@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <map>
 #include <mutex>
 
 namespace tritonc::runtime {
@@ -205,6 +206,30 @@ Expected<CudaDriver *> CudaDriver::get() {
   if (!Instance)
     return makeError(InitError);
   return Instance;
+}
+
+Expected<CudaDriver *> CudaDriver::get(int Ordinal) {
+  if (Ordinal == 0)
+    return get();
+  if (Expected<CudaDriver *> First = get(); !First)
+    return First; // no driver at all: the same error
+  struct Entry {
+    CudaDriver *Driver = nullptr;
+    std::string Error;
+  };
+  // Never destroyed, as get()'s instance.
+  static std::mutex Mutex;
+  static auto &Instances = *new std::map<int, Entry>();
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Instances.find(Ordinal);
+  if (It == Instances.end()) {
+    auto D = load({"libcuda.so.1", "libcuda.so"}, Ordinal);
+    It = Instances.emplace(Ordinal, D ? Entry{D.take().release(), ""} : Entry{nullptr, D.error()})
+             .first;
+  }
+  if (!It->second.Driver)
+    return makeError(It->second.Error);
+  return It->second.Driver;
 }
 
 std::string CudaDriver::driverVersionString() const {

@@ -149,14 +149,15 @@ void checkElementType(const runtime::KernelSignature &Sig, size_t I, nb::handle 
                            .c_str());
 }
 
-runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, nb::handle O) {
+/// The address of a pointer argument; Device is set to the CUDA device the
+/// memory is on where the object tells (a tensor, DLPack), else left alone.
+runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, nb::handle O,
+                                int &Device) {
   if (O.is_none())
     return 0;
   checkElementType(Sig, I, O);
   if (nb::object DataPtr = attrOrNull(O, "data_ptr"); DataPtr.is_valid()) {
-    if (tensorDevice(Sig, I, O) > 0)
-      throw std::invalid_argument(describeArg(Sig, I) +
-                                  " lives on another GPU; tritonc launches on device 0");
+    Device = int(tensorDevice(Sig, I, O));
     std::optional<__int128> P = pyInt(DataPtr());
     if (!P || *P < 0)
       throw std::invalid_argument(describeArg(Sig, I) + ": data_ptr() did not return an address");
@@ -182,9 +183,7 @@ runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, n
         throw std::invalid_argument(describeArg(Sig, I) +
                                     " is an array on a device of DLPack type " +
                                     std::to_string(Type) + ", not a CUDA device");
-      if (A.device_id() != 0)
-        throw std::invalid_argument(describeArg(Sig, I) +
-                                    " lives on another GPU; tritonc launches on device 0");
+      Device = int(A.device_id());
       return reinterpret_cast<uintptr_t>(A.data());
     }
   }
@@ -248,20 +247,33 @@ runtime::KernelArg floatArg(const runtime::KernelSignature &Sig, size_t I, runti
   }
 }
 
-runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::tuple &Args) {
+/// Args converted by the signature's kinds. LaunchDevice, when given, gets
+/// the device of the tensors (0 when none tells); tensors on different
+/// devices are an error.
+runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::tuple &Args,
+                                int *LaunchDevice = nullptr) {
   size_t N = nb::len(Args);
   if (N != Sig.Params.size())
     throw nb::type_error(("kernel " + Sig.Name + " takes " + std::to_string(Sig.Params.size()) +
                           " arguments, " + std::to_string(N) + " given; signature: " + Sig.str())
                              .c_str());
   runtime::KernelArgs Out;
+  int Chosen = -1;
   for (size_t I = 0; I < N; ++I) {
     nb::handle O = Args[I];
     runtime::ArgKind Kind = Sig.Params[I].Kind;
     switch (Kind) {
-    case runtime::ArgKind::Pointer:
-      Out.pointer(pointerArg(Sig, I, O));
+    case runtime::ArgKind::Pointer: {
+      int Device = -1;
+      Out.pointer(pointerArg(Sig, I, O, Device));
+      if (Device >= 0 && Chosen >= 0 && Device != Chosen)
+        throw std::invalid_argument(describeArg(Sig, I) + " is on cuda:" + std::to_string(Device) +
+                                    ", an earlier argument on cuda:" + std::to_string(Chosen) +
+                                    "; a launch runs on one device");
+      if (Device >= 0)
+        Chosen = Device;
       break;
+    }
     case runtime::ArgKind::F16:
     case runtime::ArgKind::BF16:
     case runtime::ArgKind::F32:
@@ -275,12 +287,12 @@ runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::t
   return Out;
 }
 
-/// PyTorch's current stream on device 0 when torch is loaded and has
+/// PyTorch's current stream on Device when torch is loaded and has
 /// initialized CUDA, else null (the legacy default stream, which is also
 /// torch's default). torch is never imported here: a process that does not
 /// use it does not pay for it. Under torch.cuda.stream(s) or a CUDA graph
 /// capture, launches thus join the work torch queues around them.
-runtime::CuStream currentTorchStream() {
+runtime::CuStream currentTorchStream(int Device) {
   // Never destroyed: the references must not be dropped after Python has shut down.
   static nb::object &GetRawStream = *new nb::object(), &IsInitialized = *new nb::object();
   if (!GetRawStream.is_valid()) {
@@ -301,16 +313,16 @@ runtime::CuStream currentTorchStream() {
   }
   if (!nb::cast<bool>(IsInitialized()))
     return nullptr;
-  std::optional<__int128> V = pyInt(GetRawStream(0));
+  std::optional<__int128> V = pyInt(GetRawStream(Device));
   return V ? reinterpret_cast<runtime::CuStream>(static_cast<uintptr_t>(*V)) : nullptr;
 }
 
 /// None (PyTorch's current stream, see currentTorchStream), an int (a
 /// cudaStream_t / CUstream as int), or an object with a cuda_stream
 /// attribute (torch.cuda.Stream).
-runtime::CuStream toStream(nb::handle S) {
+runtime::CuStream toStream(nb::handle S, int Device) {
   if (S.is_none())
-    return currentTorchStream();
+    return currentTorchStream(Device);
   nb::handle Value = S;
   nb::object Attr;
   if (nb::hasattr(S, "cuda_stream")) {
@@ -368,12 +380,13 @@ public:
   explicit PyKernel(std::unique_ptr<JitKernel> K) : K(std::move(K)) {}
 
   void launch(const driver::Grid3 &Grid, const nb::tuple &Args, nb::handle Stream) {
-    runtime::KernelArgs KArgs = convertArgs(K->signature(), Args);
-    runtime::CuStream S = toStream(Stream);
+    int Device = 0;
+    runtime::KernelArgs KArgs = convertArgs(K->signature(), Args, &Device);
+    runtime::CuStream S = toStream(Stream, std::max(Device, 0));
     runtime::Status Result;
     {
       nb::gil_scoped_release Release;
-      Result = K->launch(Grid, KArgs, S);
+      Result = K->launch(Grid, KArgs, S, std::max(Device, 0));
     }
     if (!Result)
       throw LaunchFailure(Result.error());

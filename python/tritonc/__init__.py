@@ -14,7 +14,8 @@ parameter's type. The grid is a tuple of 1 to 3 ints, or a callable
 configuration's defines (``meta["TM"]``). Launches go to PyTorch's current
 stream when torch is loaded (``torch.cuda.stream(s)`` and CUDA-graph capture
 work), else to the default stream; ``stream=`` overrides it.
-Kernels run on CUDA device 0 in its primary context (the one PyTorch uses).
+Kernels run on the device of their tensors (cuda:N; device 0 when no
+argument tells), in that device's primary context (the one PyTorch uses).
 ``compile(..., interpret=True)`` or ``TRITONC_INTERPRET=1`` runs kernels on
 the CPU interpreter instead, on NumPy arrays and CPU tensors.
 ``tritonc.autotune`` picks the fastest of several configurations;

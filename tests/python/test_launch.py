@@ -175,11 +175,17 @@ def test_a_wrong_dtype_tensor_is_refused_before_the_launch():
         k[(1,)](x, y.half(), 1.0, n)
 
 
-def test_tensors_on_another_device_are_refused_with_a_clear_message():
+def test_a_kernel_runs_on_the_device_of_its_tensors():
     torch = _torch()
     if torch.cuda.device_count() < 2:
         pytest.skip("needs a second GPU")
-    k, _, _, _ = _axpy(torch, 1024)
-    x = torch.randn(1024, device="cuda:1")
-    with pytest.raises(ValueError, match="lives on another GPU"):
-        k[(1,)](x, x, 1.0, 1024)
+    k, x0, _, n = _axpy(torch)
+    x = x0.to("cuda:1")
+    y = torch.ones(n, device="cuda:1")
+    side = torch.cuda.Stream(device="cuda:1")
+    with torch.cuda.stream(side):  # cuda:1's current stream
+        k[(n // 1024,)](x, y, 2.0, n)
+    side.synchronize()
+    torch.testing.assert_close(y, 2 * x + 1)
+    with pytest.raises(ValueError, match="is on cuda:0, an earlier argument on cuda:1"):
+        k[(1,)](x, x0, 1.0, n)

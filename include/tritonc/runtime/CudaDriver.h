@@ -5,7 +5,7 @@
 // asking for the GPU there gives a clear error instead of a loader failure.
 //
 // CudaDriver::get() is the process-wide instance bound to device 0 and its
-// primary context. Every wrapper makes that context current on the calling
+// primary context (get(N): device N's). Every wrapper makes that context current on the calling
 // thread and turns a CUresult into a Status whose message names the call
 // ("cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)").
 //
@@ -163,6 +163,10 @@ public:
   /// (thread-safe). The result, success or error, is computed once. Errors
   /// start with "no NVIDIA driver found" or "no CUDA device".
   static Expected<CudaDriver *> get();
+  /// The process-wide driver for device Ordinal and its primary context
+  /// (get() for 0), created on first use; thread-safe. Errors as for get(),
+  /// or "no CUDA device N (the driver found M)".
+  static Expected<CudaDriver *> get(int Ordinal);
 
   /// Loads the first library of LibraryNames that dlopen accepts, resolves
   /// the entry points, calls cuInit and binds device Ordinal. For tests and
