@@ -1,24 +1,25 @@
 """Shared pieces of the benchmark harness: timing, results, configurations and tool lookup.
 
-Timing method (every provider the same way): the work is warmed up, then each timed run writes a
-256 MB buffer first (flushing the L2 cache), then records a CUDA event, runs the work and records a
-second event. All runs are queued behind a GPU-side wait (torch.cuda._sleep) that lasts longer than
-the host takes to queue them, so the device runs them back to back and no host time (launch
-overhead, a stall of a busy host) leaks into the events; if queueing took longer than the wait, the
-runs are repeated behind a longer one. The result is the median. The providers of one comparison
+Timing method (every provider the same way, tritonc.testing.DeviceTimer): the work is warmed up,
+then each timed run writes a 256 MB buffer first (flushing the L2 cache), then records a CUDA event,
+runs the work and records a second event. All runs are queued behind a GPU-side wait
+(torch.cuda._sleep) that lasts longer than the host takes to queue them, so the device runs them
+back to back and no host time (launch overhead, a stall of a busy host) leaks into the events; if
+queueing took longer than the wait, the runs are repeated behind a longer one. The result is the
+median. The providers of one comparison
 take their runs in rotation, in several turns (Timer.compare), so that clocks drifting as the GPU heats
 up, or swinging at the power cap, weigh on all of them alike.
 """
 import os
 import shutil
 import statistics
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 import tritonc
+from tritonc.testing import DeviceTimer
 from gpu_state import GpuState
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,21 +31,14 @@ MIN_RUNS = 20
 DTYPE_NAMES = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32: "float"}
 
 
-class Timer:
-    """Median device time of a callable, in seconds."""
+class Timer(DeviceTimer):
+    """Median device time of a callable, in seconds. The per-run timing (L2 flush, GPU-side wait,
+    events) is the package's (tritonc.testing.DeviceTimer, behind tritonc.testing.do_bench); this
+    adds the rotation of several providers and the GPU state of a comparison."""
 
     def __init__(self, warmup=5, runs=30):
+        super().__init__()
         self.warmup, self.runs = warmup, max(runs, 1)
-        self.flush = torch.empty(256 * 1024 * 1024, dtype=torch.uint8, device="cuda")
-        self.flush_words = self.flush.view(torch.int64)
-        self.flush_sum = torch.empty((), dtype=torch.int64, device="cuda")
-        # GPU clock cycles per millisecond of torch.cuda._sleep, for sizing the wait.
-        start, end = _event(), _event()
-        start.record()
-        torch.cuda._sleep(10_000_000)
-        end.record()
-        torch.cuda.synchronize()
-        self.sleep_cycles_per_ms = 10_000_000 / max(start.elapsed_time(end), 1e-3)
         # The GPU's temperature, clock and power during the last compare() (gpu_state.py): a ratio
         # measured under the power cap on a hot chip is recorded with the state that explains it.
         self.gpu = GpuState()
@@ -54,8 +48,8 @@ class Timer:
         self.last_samples = {}
 
     def __call__(self, fn, runs=None, warmup=None):
-        self._warm_up(fn, warmup)
-        return statistics.median(self._samples({"": fn}, runs or self.runs)[""]) * 1e-3
+        self.warm_up(fn, self.warmup if warmup is None else warmup)
+        return statistics.median(self.samples({"": fn}, runs or self.runs)[""]) * 1e-3
 
     def compare(self, fns, rounds=3, clean=False, runs=None):
         """{name: median device time in seconds} of the callables in `fns`, timed in `rounds`
@@ -66,56 +60,18 @@ class Timer:
         lines; clean=True flushes by reading it instead (a clean L2, nothing to write back). runs:
         in all, per provider (default: the timer's)."""
         for fn in fns.values():
-            self._warm_up(fn, None)
+            self.warm_up(fn, self.warmup)
         per_turn = max(1, -(-(runs or self.runs) // rounds))
         names = list(fns)
         samples = {name: [] for name in names}
         with self.gpu.sample(period_s=0.05) as state:
             for turn in range(rounds):
                 order = names[turn % len(names):] + names[:turn % len(names)]
-                for name, times in self._samples({name: fns[name] for name in order}, per_turn,
-                                                 clean).items():
+                for name, times in self.samples({name: fns[name] for name in order}, per_turn,
+                                                clean).items():
                     samples[name] += times
         self.last_gpu_state, self.last_samples = state.summary(), samples
         return {name: statistics.median(times) * 1e-3 for name, times in samples.items()}
-
-    def _warm_up(self, fn, warmup):
-        for _ in range(self.warmup if warmup is None else warmup):
-            fn()
-        torch.cuda.synchronize()
-
-    def _samples(self, fns, runs, clean=False):
-        """{name: device milliseconds of each run}: `runs` runs of every callable in `fns`, in
-        rotation, each after an L2 flush (see compare)."""
-        events = [(name, fn, _event(), _event()) for _ in range(runs) for name, fn in fns.items()]
-        wait_ms = 2.0
-        for _attempt in range(4):
-            wait_start, wait_end = _event(), _event()
-            wait_start.record()
-            torch.cuda._sleep(int(wait_ms * self.sleep_cycles_per_ms))
-            wait_end.record()
-            queued_at = time.perf_counter()
-            for _name, fn, start, end in events:
-                if clean:
-                    torch.sum(self.flush_words, 0, out=self.flush_sum)
-                else:
-                    self.flush.zero_()
-                start.record()
-                fn()
-                end.record()
-            queue_ms = (time.perf_counter() - queued_at) * 1e3
-            torch.cuda.synchronize()
-            if queue_ms < wait_start.elapsed_time(wait_end):
-                break
-            wait_ms = 2 * queue_ms  # the host fell behind the device: queue again behind a longer wait
-        out = {name: [] for name in fns}
-        for name, _fn, start, end in events:
-            out[name].append(start.elapsed_time(end))
-        return out
-
-
-def _event():
-    return torch.cuda.Event(enable_timing=True)
 
 
 @dataclass(frozen=True)

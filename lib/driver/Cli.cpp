@@ -2,11 +2,13 @@
 
 #include "tritonc/driver/Cli.h"
 
+#include "tritonc/driver/AotC.h"
 #include "tritonc/driver/CliArgs.h"
 #include "tritonc/driver/Compiler.h"
 #include "tritonc/driver/Jit.h"
 #include "tritonc/driver/Launch.h"
 #include "tritonc/driver/Ptxas.h"
+#include "tritonc/driver/Tune.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/lang/Parser.h"
 
@@ -29,6 +31,8 @@ std::string generalUsage() {
          "  compile   compile Triton-C to Triton-IR, PTX or a cubin\n"
          "  run       compile a kernel and run it on the CPU interpreter or the GPU\n"
          "  opt       run passes on Triton-IR text\n"
+         "  tune      time every configuration of the tuning lists on the GPU, print the best\n"
+         "  cache     show (--info) or empty (--clear) the kernel cache\n"
          "\n"
          "Options:\n"
          "  --help, -h   show this help (tritonc <command> --help: the command's options)\n"
@@ -54,9 +58,12 @@ const char *CompileUsage =
     "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro (-DNAME means NAME=1);\n"
     "                        a value [v1,v2,...] is a tuning list\n"
     "  -I DIR, -IDIR         add an #include search directory\n"
-    "  --emit=ir|ast|pp|ptx|cubin   what to print (default: ir); cubin runs ptxas\n"
+    "  --emit=ir|ast|pp|ptx|cubin|c   what to print (default: ir); cubin runs ptxas\n"
     "                        ($TRITONC_PTXAS, else ptxas on PATH or in\n"
-    "                        /usr/local/cuda/bin) on the PTX\n"
+    "                        /usr/local/cuda/bin) on the PTX; c (with -o NAME.c)\n"
+    "                        writes NAME.c and NAME.h: the cubin and a typed\n"
+    "                        launcher NAME(stream, grid, args...) that needs only\n"
+    "                        libcuda\n"
     "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
     "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4); a list\n"
     "                        [4,8] is tuned like a -D list (TRITONC_NUM_WARPS)\n"
@@ -86,6 +93,24 @@ const char *CompileUsage =
     "                        --emit=cubin) and their total (stderr)\n"
     "  --list-configs        print the configurations of the tuning lists, one per line\n"
     "  --config=N            compile configuration N of the tuning lists\n";
+
+const char *TuneUsage =
+    "usage: tritonc tune FILE --grid X[,Y[,Z]] [options] ARG...\n"
+    "\n"
+    "Compiles every configuration of the tuning lists (-D NAME=[a,b], --num-warps=[4,8],\n"
+    "--num-stages=[3,4]) for the GPU, in parallel on every core, launches each once\n"
+    "on the arguments (as for `tritonc run`: a .npy file per pointer parameter, a\n"
+    "literal per scalar), times it with CUDA events (median of --runs launches, each\n"
+    "after an L2 flush) and prints every configuration's time and the best one.\n"
+    "The grid is given per configuration: each dimension is an integer expression\n"
+    "over the configuration's defines, with + - * / %, parentheses and cdiv(a, b),\n"
+    "e.g. --grid 'cdiv(4096,TM),cdiv(4096,TN)'.\n"
+    "\n"
+    "Options:\n"
+    "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --allow-tf32,\n"
+    "  --no-tma, --no-tma-store, --max-shared   as for `tritonc run --device`\n"
+    "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
+    "  --runs N              timed launches per configuration (default 20)\n";
 
 const char *RunUsage =
     "usage: tritonc run FILE --grid X[,Y[,Z]] [options] ARG...\n"
@@ -187,6 +212,7 @@ public:
   int compile(const std::vector<std::string> &Args);
   int run(const std::vector<std::string> &Args);
   int opt(const std::vector<std::string> &Args);
+  int tune(const std::vector<std::string> &Args);
 
 private:
   int error(const std::string &Msg) {
@@ -224,6 +250,9 @@ private:
   }
   /// `compile --emit=ptx|cubin`.
   int compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, bool Cubin);
+  /// Targets Back at device 0 (its architecture unless --arch was given, its
+  /// shared memory); -1 when there is a usable device, else the exit status.
+  int fitToDevice(codegen::CodeGenOptions &Back, bool ArchGiven);
   /// `run --device` once the arguments are prepared.
   int runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool ArchGiven,
                PreparedLaunch &Launch, const interp::LaunchGrid &Grid);
@@ -415,12 +444,14 @@ int Tool::compile(const std::vector<std::string> &Args) {
     Opts.Stop = StopAfter::Preprocess;
   else if (EmitKind == "ast")
     Opts.Stop = StopAfter::Parse;
-  else if (EmitKind == "ptx" || EmitKind == "cubin") {
+  else if (EmitKind == "ptx" || EmitKind == "cubin" || EmitKind == "c") {
+    if (EmitKind == "c" && !P.last("-o"))
+      return usageError("compile", "--emit=c needs -o NAME.c (NAME.h is written beside it)");
     DOpts.Front = Opts;
-    return compileForGPU(P, DOpts, EmitKind == "cubin");
+    return compileForGPU(P, DOpts, EmitKind != "ptx");
   } else if (EmitKind != "ir")
     return usageError("compile", "invalid --emit value '" + EmitKind +
-                                     "': expected ir, ast, pp, ptx or cubin");
+                                     "': expected ir, ast, pp, ptx, cubin or c");
 
   CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
   if (!report(R))
@@ -444,7 +475,7 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
   if (Cubin) {
     runtime::Expected<std::string> Found = findPtxas();
     if (!Found)
-      return error("--emit=cubin needs ptxas: " + Found.error());
+      return error("--emit=" + *P.last("--emit") + " needs ptxas: " + Found.error());
     Ptxas = *Found;
   }
   const std::string *Spec = P.last("--specialize");
@@ -468,6 +499,10 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
     return error(Image.error());
   if (P.has("--time-phases"))
     Err << phaseReport(Timings);
+  if (*P.last("--emit") == "c") {
+    runtime::Status S = writeAotFiles(*P.last("-o"), P.Positionals[0], R, *Image, Opts.Back.Arch);
+    return S ? ExitSuccess : error(S.error());
+  }
   return emit(P, *Image);
 }
 
@@ -585,8 +620,7 @@ int Tool::run(const std::vector<std::string> &Args) {
   return ExitSuccess;
 }
 
-int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool ArchGiven,
-                   PreparedLaunch &Launch, const interp::LaunchGrid &Grid) {
+int Tool::fitToDevice(codegen::CodeGenOptions &Back, bool ArchGiven) {
   runtime::Expected<runtime::CudaDriver *> D = requireCudaDriver();
   if (!D)
     return error(D.error());
@@ -594,9 +628,16 @@ int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool Arch
     runtime::Expected<ptx::Arch> Arch = archForDevice((*D)->device());
     if (!Arch)
       return error(Arch.error());
-    Opts.Back.Arch = *Arch;
+    Back.Arch = *Arch;
   }
-  limitSharedMemoryToDevice((*D)->device(), Opts.Back);
+  limitSharedMemoryToDevice((*D)->device(), Back);
+  return -1;
+}
+
+int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool ArchGiven,
+                   PreparedLaunch &Launch, const interp::LaunchGrid &Grid) {
+  if (int Rc = fitToDevice(Opts.Back, ArchGiven); Rc >= 0)
+    return Rc;
   runtime::Expected<std::unique_ptr<JitKernel>> K =
       JitKernel::create(kernelSource(File), std::move(Opts), defaultCacheConfig());
   if (!K) {
@@ -606,6 +647,70 @@ int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool Arch
   runtime::Status S = runPreparedOnDevice(**K, Launch, {Grid.X, Grid.Y, Grid.Z});
   if (!S)
     return error(S.error());
+  return ExitSuccess;
+}
+
+int Tool::tune(const std::vector<std::string> &Args) {
+  ParsedArgs P;
+  std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
+  // The back end's options, as `run --device` takes them.
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store"})
+    Specs.push_back({Flag, false});
+  for (const char *Option : {"--arch", "--num-warps", "--num-stages", "--max-shared"})
+    Specs.push_back({Option, true});
+  if (int Rc = parse("tune", TuneUsage, Args, std::move(Specs), P); Rc >= 0)
+    return Rc;
+  DeviceCompileOptions DOpts;
+  if (int Rc = frontEndOptions("tune", P, DOpts.Front); Rc >= 0)
+    return Rc;
+  bool ArchGiven = false;
+  if (int Rc = backEndOptions("tune", P, DOpts.Back, ArchGiven); Rc >= 0)
+    return Rc;
+  const std::string *GridText = P.last("--grid");
+  if (P.Positionals.empty())
+    return usageError("tune", "no input file");
+  if (!GridText)
+    return usageError("tune", "missing --grid X[,Y[,Z]]");
+  TuneOptions TOpts;
+  if (const std::string *Runs = P.last("--runs")) {
+    uint64_t N = 0;
+    if (!cli::parseUnsigned(*Runs, N) || N == 0 || N > 100000)
+      return usageError("tune", "invalid --runs value '" + *Runs + "': expected 1 to 100000");
+    TOpts.Runs = unsigned(N);
+  }
+  // The parameters from the first configuration's front end, to read the arguments.
+  CompileOptions First = DOpts.Front;
+  First.Config = 0;
+  CompileResult R = compileInput(P.Positionals[0], First, /*IsIR=*/false);
+  if (!report(R))
+    return ExitFailure;
+  std::string Error;
+  const ir::Function *F = selectKernel(*R.module(), Error);
+  if (!F)
+    return error(Error);
+  PreparedLaunch Launch;
+  std::vector<std::string> ArgTexts(P.Positionals.begin() + 1, P.Positionals.end());
+  if (!prepareLaunch(getSignature(*F, R.ast()), ArgTexts, Launch, Error))
+    return error(Error);
+  if (int Rc = fitToDevice(DOpts.Back, ArchGiven); Rc >= 0)
+    return Rc;
+  runtime::Expected<std::vector<TuneResult>> Results =
+      tuneOnDevice(kernelSource(P.Positionals[0]), DOpts, Launch, *GridText, TOpts, Err);
+  if (!Results)
+    return error(Results.error());
+  const TuneResult *Best = nullptr;
+  for (const TuneResult &T : *Results) {
+    Out << "configuration " << T.Config << (T.Description.empty() ? "" : ": " + T.Description);
+    if (T.Error.empty())
+      Out << ": " << T.Milliseconds << " ms\n";
+    else
+      Out << ": skipped: " << T.Error.substr(0, T.Error.find('\n')) << "\n";
+    if (T.Error.empty() && (!Best || T.Milliseconds < Best->Milliseconds))
+      Best = &T;
+  }
+  Out << "best: configuration " << Best->Config
+      << (Best->Description.empty() ? "" : ": " + Best->Description) << " (" << Best->Milliseconds
+      << " ms)\n";
   return ExitSuccess;
 }
 
@@ -667,6 +772,10 @@ int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostr
       return T.run(Rest);
     if (Command == "opt")
       return T.opt(Rest);
+    if (Command == "tune")
+      return T.tune(Rest);
+    if (Command == "cache")
+      return runCacheCommand(Rest, Out, Err);
     Err << "tritonc: error: "
         << (Command.size() > 1 && Command[0] == '-' ? "unknown option '" : "unknown command '")
         << Command << "'\n"

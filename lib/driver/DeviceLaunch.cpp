@@ -48,20 +48,18 @@ KernelArg scalarArg(ArgKind Kind, const interp::ArgValue &V) {
 
 } // namespace
 
-Status runPreparedOnDevice(JitKernel &K, PreparedLaunch &L, const std::array<unsigned, 3> &Grid) {
-  Expected<runtime::CudaDriver *> D = requireCudaDriver();
-  if (!D)
-    return makeError(D.error());
-  const runtime::KernelSignature &Sig = K.signature();
+Expected<runtime::KernelArgs> uploadPreparedArguments(runtime::CudaDriver &D,
+                                                      const runtime::KernelSignature &Sig,
+                                                      const PreparedLaunch &L,
+                                                      std::vector<runtime::DeviceBuffer> &Buffers) {
   if (Sig.Params.size() != L.Args.size())
     return makeError("kernel " + Sig.str() + " takes " + std::to_string(Sig.Params.size()) +
                      " arguments, " + std::to_string(L.Args.size()) + " were prepared");
-
-  std::vector<runtime::DeviceBuffer> Buffers;
+  Buffers.clear();
   for (size_t A = 0; A < L.Arrays.size(); ++A) {
     const NpyArray &Array = L.Arrays[A];
     std::string Name = Sig.Params[L.ArrayParams[A]].Name;
-    Expected<runtime::DeviceBuffer> B = runtime::DeviceBuffer::allocate(**D, Array.Data.size());
+    Expected<runtime::DeviceBuffer> B = runtime::DeviceBuffer::allocate(D, Array.Data.size());
     if (!B)
       return makeError("buffer for parameter '" + Name + "': " + B.error());
     if (Status S = B->upload(Array.Data.data(), Array.Data.size()); !S)
@@ -83,7 +81,19 @@ Status runPreparedOnDevice(JitKernel &K, PreparedLaunch &L, const std::array<uns
       Args.add(scalarArg(Kind, V));
     }
   }
+  return Args;
+}
 
+Status runPreparedOnDevice(JitKernel &K, PreparedLaunch &L, const std::array<unsigned, 3> &Grid) {
+  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+  if (!D)
+    return makeError(D.error());
+  const runtime::KernelSignature &Sig = K.signature();
+  std::vector<runtime::DeviceBuffer> Buffers;
+  Expected<runtime::KernelArgs> Uploaded = uploadPreparedArguments(**D, Sig, L, Buffers);
+  if (!Uploaded)
+    return makeError(Uploaded.error());
+  runtime::KernelArgs &Args = *Uploaded;
   if (Status S = K.launch(Grid, Args); !S)
     return S;
   if (Status S = (*D)->synchronize(); !S)

@@ -127,8 +127,8 @@ Status checkNumStages(unsigned N) {
                    std::to_string(MaxNumStages) + ", not " + std::to_string(N));
 }
 
-Expected<runtime::CudaDriver *> requireCudaDriver() {
-  Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get();
+Expected<runtime::CudaDriver *> requireCudaDriver(int Device) {
+  Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get(Device);
   if (!D)
     return makeError("no CUDA driver: " + D.error());
   return D;

@@ -83,27 +83,62 @@ runtime::JitOptions jitOptionsFromEnv() {
   return O;
 }
 
-} // namespace
-
-Status JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
-  if (V.Entry)
-    return Status::ok();
-  auto Start = std::chrono::steady_clock::now();
-  Expected<runtime::Module> M = runtime::Module::loadPTX(D, V.Compiled.PTX, jitOptionsFromEnv());
-  if (!M)
-    return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
-  V.Loaded.emplace(M.take());
-  Expected<runtime::Kernel> K = V.Loaded->getKernel(V.Compiled.Signature);
-  if (!K)
-    return makeError(K.error());
-  V.Entry.emplace(K.take());
-  V.Compiled.Timings.Load =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  return Status::ok();
+/// The cache artifact kind of a variant's SASS: it depends on the device's
+/// target, the driver (its JIT is the compiler) and the JIT's level.
+std::string cubinKind(const runtime::CudaDriver &D, const runtime::JitOptions &J) {
+  std::string Kind = "cubin-" + D.device().target() + "-" + std::to_string(D.driverVersion());
+  if (J.OptimizationLevel >= 0)
+    Kind += "-O" + std::to_string(J.OptimizationLevel);
+  return Kind;
 }
 
-Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec) {
-  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+/// The variant's module: its cubin from the kernel cache when there is one
+/// (no PTX -> SASS step: a warm process starts launching at once), else the
+/// PTX compiled by the driver's JIT, whose cubin is then stored beside the
+/// PTX. Without a cache or a JIT linker, the PTX is loaded directly.
+Expected<runtime::Module> loadVariantModule(runtime::CudaDriver &D, const DeviceCompileResult &C,
+                                            const CacheConfig &Cache) {
+  runtime::JitOptions J = jitOptionsFromEnv();
+  if (Cache.Cache && !C.CacheKey.empty()) {
+    std::string Kind = cubinKind(D, J);
+    if (std::optional<std::string> Cubin = Cache.Cache->lookup(C.CacheKey, Kind)) {
+      // A damaged image falls through to the JIT below.
+      if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin))
+        return M;
+    }
+    if (Expected<std::string> Cubin = runtime::Module::compilePTX(D, C.PTX, J)) {
+      if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin)) {
+        Cache.Cache->store(C.CacheKey, Kind, *Cubin);
+        return M;
+      }
+    }
+  }
+  // Also where the linker failed: loadPTX reports the JIT's error log.
+  return runtime::Module::loadPTX(D, C.PTX, J);
+}
+
+} // namespace
+
+Expected<runtime::Kernel *> JitKernel::loadLocked(runtime::CudaDriver &D, Variant &V) {
+  LoadedVariant &L = V.Loaded[D.device().Ordinal];
+  if (L.Entry)
+    return &*L.Entry;
+  auto Start = std::chrono::steady_clock::now();
+  Expected<runtime::Module> M = loadVariantModule(D, V.Compiled, Cache);
+  if (!M)
+    return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
+  L.Module.emplace(M.take());
+  Expected<runtime::Kernel> K = L.Module->getKernel(V.Compiled.Signature);
+  if (!K)
+    return makeError(K.error());
+  L.Entry.emplace(K.take());
+  V.Compiled.Timings.Load =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  return &*L.Entry;
+}
+
+Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec, int Device) {
+  Expected<runtime::CudaDriver *> D = requireCudaDriver(Device);
   if (!D)
     return makeError(D.error());
   if (Status S = checkTarget(Opts.Back.Arch, (*D)->device()); !S)
@@ -112,15 +147,16 @@ Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec) {
   Expected<Variant *> V = variantLocked(canonicalSpecialization(Spec));
   if (!V)
     return makeError(V.error());
-  if (Status S = loadLocked(**D, **V); !S)
-    return makeError(S.error());
+  if (Expected<runtime::Kernel *> K = loadLocked(**D, **V); !K)
+    return makeError(K.error());
   return &(*V)->Compiled;
 }
 
-Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream) {
+Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream,
+                         int Device) {
   if (Status S = runtime::checkArguments(signature(), Args); !S)
     return S;
-  Expected<runtime::CudaDriver *> D = requireCudaDriver();
+  Expected<runtime::CudaDriver *> D = requireCudaDriver(Device);
   if (!D)
     return makeError(D.error());
   if (Status S = checkTarget(Opts.Back.Arch, (*D)->device()); !S)
@@ -132,14 +168,15 @@ Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::
   if (!VOr)
     return makeError(VOr.error());
   Variant &V = **VOr;
-  if (Status S = loadLocked(**D, V); !S)
-    return S;
+  Expected<runtime::Kernel *> Entry = loadLocked(**D, V);
+  if (!Entry)
+    return makeError(Entry.error());
   runtime::LaunchConfig Config;
   Config.Grid = Grid;
   Config.NumWarps = V.Compiled.Info.NumWarps;
   Config.SharedMemBytes = V.Compiled.Info.SharedMemBytes;
   Config.Stream = Stream;
-  if (Status S = V.Entry->launch(Config, Args); !S)
+  if (Status S = (*Entry)->launch(Config, Args); !S)
     return S;
   if (LastSpecialization != Spec)
     LastSpecialization = std::move(Spec);

@@ -694,9 +694,13 @@ uint8_t *Machine::access(const CInst &I, uint64_t Addr, unsigned Size, const cha
     if (Best < Buffers.size()) {
       const HostBuffer &Buf = Buffers[Best];
       std::string Name = Buf.Name.empty() ? "#" + std::to_string(Best) : Buf.Name;
+      // The element index relative to the buffer, as the kernel's author
+      // indexes it (negative below the start).
+      int64_t Offset = int64_t(Addr - reinterpret_cast<uint64_t>(Buf.Data));
       Msg += " (buffer '" + Name + "' is [" + hex(reinterpret_cast<uint64_t>(Buf.Data)) + ", " +
              hex(reinterpret_cast<uint64_t>(Buf.Data)) + "+" + std::to_string(Buf.SizeInBytes) +
-             "))";
+             "), index " + std::to_string(Offset / int64_t(Size)) + " of " +
+             std::to_string(Buf.SizeInBytes / Size) + ")";
     } else {
       Msg += " (no buffers were passed)";
     }

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <map>
 #include <mutex>
 
 namespace tritonc::runtime {
@@ -120,6 +121,12 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::vector<std::st
   // absence (the pointer stays null) at launch.
   std::string NoTensorMaps;
   (void)resolve(D->Library, D->Api.TensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, NoTensorMaps);
+  // Optional: without the linker, PTX is loaded directly and no cubin is cached.
+  std::string NoLinker;
+  (void)(resolve(D->Library, D->Api.LinkCreate, {"cuLinkCreate_v2"}, NoLinker) &&
+         resolve(D->Library, D->Api.LinkAddData, {"cuLinkAddData_v2"}, NoLinker) &&
+         resolve(D->Library, D->Api.LinkComplete, {"cuLinkComplete"}, NoLinker) &&
+         resolve(D->Library, D->Api.LinkDestroy, {"cuLinkDestroy"}, NoLinker));
 
   CuResult R = D->Api.Init(0);
   if (R == cu::ErrorNoDevice)
@@ -199,6 +206,30 @@ Expected<CudaDriver *> CudaDriver::get() {
   if (!Instance)
     return makeError(InitError);
   return Instance;
+}
+
+Expected<CudaDriver *> CudaDriver::get(int Ordinal) {
+  if (Ordinal == 0)
+    return get();
+  if (Expected<CudaDriver *> First = get(); !First)
+    return First; // no driver at all: the same error
+  struct Entry {
+    CudaDriver *Driver = nullptr;
+    std::string Error;
+  };
+  // Never destroyed, as get()'s instance.
+  static std::mutex Mutex;
+  static auto &Instances = *new std::map<int, Entry>();
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Instances.find(Ordinal);
+  if (It == Instances.end()) {
+    auto D = load({"libcuda.so.1", "libcuda.so"}, Ordinal);
+    It = Instances.emplace(Ordinal, D ? Entry{D.take().release(), ""} : Entry{nullptr, D.error()})
+             .first;
+  }
+  if (!It->second.Driver)
+    return makeError(It->second.Error);
+  return It->second.Driver;
 }
 
 std::string CudaDriver::driverVersionString() const {

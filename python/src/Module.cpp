@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bindings.h"
+
 #include "tritonc/driver/Jit.h"
 #include "tritonc/support/FloatFormats.h"
 
@@ -25,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace nb = nanobind;
@@ -34,14 +37,8 @@ using driver::JitKernel;
 
 namespace {
 
-/// A compilation failed; the message is the formatted diagnostics.
-struct CompileFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-/// No driver or device, a failed load, launch or copy.
-struct LaunchFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using python::CompileFailure;
+using python::LaunchFailure;
 
 runtime::CudaDriver &driverOrThrow() {
   runtime::Expected<runtime::CudaDriver *> D = driver::requireCudaDriver();
@@ -110,13 +107,57 @@ int64_t tensorDevice(const runtime::KernelSignature &Sig, size_t I, nb::handle O
   return 0;
 }
 
-runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, nb::handle O) {
+/// The IR name of the element type of an array's dtype ("torch.float16",
+/// numpy's float16 -> "f16"), or "" when the dtype is not one tritonc knows.
+/// Memoized per dtype object: torch and NumPy keep one object per dtype, so a
+/// launch pays one hash lookup per pointer argument.
+const std::string &elementTypeOf(nb::handle DType) {
+  // Never destroyed: the references must not be dropped after Python has shut down.
+  static auto &Known = *new std::unordered_map<PyObject *, std::pair<nb::object, std::string>>();
+  if (auto It = Known.find(DType.ptr()); It != Known.end())
+    return It->second.second;
+  static const std::unordered_map<std::string, std::string> Names = {
+      {"float16", "f16"}, {"half", "f16"},    {"bfloat16", "bf16"}, {"float32", "f32"},
+      {"float", "f32"},   {"float64", "f64"}, {"double", "f64"},    {"int8", "i8"},
+      {"uint8", "i8"},    {"int16", "i16"},   {"uint16", "i16"},    {"int32", "i32"},
+      {"uint32", "i32"},  {"int64", "i64"},   {"uint64", "i64"},    {"bool", "i1"}};
+  std::string Text = nb::str(DType).c_str();
+  if (Text.rfind("torch.", 0) == 0)
+    Text.erase(0, 6);
+  auto Name = Names.find(Text);
+  auto &Entry = Known[DType.ptr()];
+  Entry = {nb::borrow(DType), Name == Names.end() ? std::string() : Name->second};
+  return Entry.second;
+}
+
+/// A tensor of the wrong element type (an fp32 tensor for a half* parameter)
+/// would run and read garbage: a TypeError naming the parameter instead.
+/// bool arrays are bytes, so they also fit an i8* parameter.
+void checkElementType(const runtime::KernelSignature &Sig, size_t I, nb::handle O) {
+  const std::string &Want = Sig.Params[I].Pointee;
+  if (Want.empty() || Want.back() == '*')
+    return;
+  nb::object DType = attrOrNull(O, "dtype");
+  if (!DType.is_valid())
+    return;
+  const std::string &Got = elementTypeOf(DType);
+  if (Got.empty() || Got == Want || (Got == "i1" && Want == "i8"))
+    return;
+  throw nb::type_error((describeArg(Sig, I) + " has element type " +
+                        std::string(nb::str(DType).c_str()) + ", the parameter is " + Want +
+                        "*; convert the tensor (e.g. .to(...)) or change the kernel's type")
+                           .c_str());
+}
+
+/// The address of a pointer argument; Device is set to the CUDA device the
+/// memory is on where the object tells (a tensor, DLPack), else left alone.
+runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, nb::handle O,
+                                int &Device) {
   if (O.is_none())
     return 0;
+  checkElementType(Sig, I, O);
   if (nb::object DataPtr = attrOrNull(O, "data_ptr"); DataPtr.is_valid()) {
-    if (tensorDevice(Sig, I, O) > 0)
-      throw std::invalid_argument(describeArg(Sig, I) +
-                                  " lives on another GPU; tritonc launches on device 0");
+    Device = int(tensorDevice(Sig, I, O));
     std::optional<__int128> P = pyInt(DataPtr());
     if (!P || *P < 0)
       throw std::invalid_argument(describeArg(Sig, I) + ": data_ptr() did not return an address");
@@ -142,9 +183,7 @@ runtime::CuDevicePtr pointerArg(const runtime::KernelSignature &Sig, size_t I, n
         throw std::invalid_argument(describeArg(Sig, I) +
                                     " is an array on a device of DLPack type " +
                                     std::to_string(Type) + ", not a CUDA device");
-      if (A.device_id() != 0)
-        throw std::invalid_argument(describeArg(Sig, I) +
-                                    " lives on another GPU; tritonc launches on device 0");
+      Device = int(A.device_id());
       return reinterpret_cast<uintptr_t>(A.data());
     }
   }
@@ -208,20 +247,33 @@ runtime::KernelArg floatArg(const runtime::KernelSignature &Sig, size_t I, runti
   }
 }
 
-runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::tuple &Args) {
+/// Args converted by the signature's kinds. LaunchDevice, when given, gets
+/// the device of the tensors (0 when none tells); tensors on different
+/// devices are an error.
+runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::tuple &Args,
+                                int *LaunchDevice = nullptr) {
   size_t N = nb::len(Args);
   if (N != Sig.Params.size())
     throw nb::type_error(("kernel " + Sig.Name + " takes " + std::to_string(Sig.Params.size()) +
                           " arguments, " + std::to_string(N) + " given; signature: " + Sig.str())
                              .c_str());
   runtime::KernelArgs Out;
+  int Chosen = -1;
   for (size_t I = 0; I < N; ++I) {
     nb::handle O = Args[I];
     runtime::ArgKind Kind = Sig.Params[I].Kind;
     switch (Kind) {
-    case runtime::ArgKind::Pointer:
-      Out.pointer(pointerArg(Sig, I, O));
+    case runtime::ArgKind::Pointer: {
+      int Device = -1;
+      Out.pointer(pointerArg(Sig, I, O, Device));
+      if (Device >= 0 && Chosen >= 0 && Device != Chosen)
+        throw std::invalid_argument(describeArg(Sig, I) + " is on cuda:" + std::to_string(Device) +
+                                    ", an earlier argument on cuda:" + std::to_string(Chosen) +
+                                    "; a launch runs on one device");
+      if (Device >= 0)
+        Chosen = Device;
       break;
+    }
     case runtime::ArgKind::F16:
     case runtime::ArgKind::BF16:
     case runtime::ArgKind::F32:
@@ -235,11 +287,42 @@ runtime::KernelArgs convertArgs(const runtime::KernelSignature &Sig, const nb::t
   return Out;
 }
 
-/// None, an int (a cudaStream_t / CUstream as int), or an object with a
-/// cuda_stream attribute (torch.cuda.Stream).
-runtime::CuStream toStream(nb::handle S) {
-  if (S.is_none())
+/// PyTorch's current stream on Device when torch is loaded and has
+/// initialized CUDA, else null (the legacy default stream, which is also
+/// torch's default). torch is never imported here: a process that does not
+/// use it does not pay for it. Under torch.cuda.stream(s) or a CUDA graph
+/// capture, launches thus join the work torch queues around them.
+runtime::CuStream currentTorchStream(int Device) {
+  // Never destroyed: the references must not be dropped after Python has shut down.
+  static nb::object &GetRawStream = *new nb::object(), &IsInitialized = *new nb::object();
+  if (!GetRawStream.is_valid()) {
+    PyObject *Modules = PyImport_GetModuleDict();
+    PyObject *Torch = PyDict_GetItemString(Modules, "torch"); // borrowed
+    if (!Torch)
+      return nullptr;
+    nb::object C = attrOrNull(Torch, "_C");
+    nb::object Cuda = attrOrNull(Torch, "cuda");
+    if (!C.is_valid() || !Cuda.is_valid())
+      return nullptr;
+    nb::object Get = attrOrNull(C, "_cuda_getCurrentRawStream");
+    nb::object Init = attrOrNull(Cuda, "is_initialized");
+    if (!Get.is_valid() || !Init.is_valid())
+      return nullptr; // torch without CUDA
+    GetRawStream = Get;
+    IsInitialized = Init;
+  }
+  if (!nb::cast<bool>(IsInitialized()))
     return nullptr;
+  std::optional<__int128> V = pyInt(GetRawStream(Device));
+  return V ? reinterpret_cast<runtime::CuStream>(static_cast<uintptr_t>(*V)) : nullptr;
+}
+
+/// None (PyTorch's current stream, see currentTorchStream), an int (a
+/// cudaStream_t / CUstream as int), or an object with a cuda_stream
+/// attribute (torch.cuda.Stream).
+runtime::CuStream toStream(nb::handle S, int Device) {
+  if (S.is_none())
+    return currentTorchStream(Device);
   nb::handle Value = S;
   nb::object Attr;
   if (nb::hasattr(S, "cuda_stream")) {
@@ -259,8 +342,9 @@ runtime::CuStream toStream(nb::handle S) {
 // Kernel
 //===----------------------------------------------------------------------===//
 
-/// A launch grid: an int or a sequence of 1 to 3 positive ints, as (x, y, z).
-driver::Grid3 toGrid(nb::handle G) {
+} // namespace
+
+driver::Grid3 tritonc::python::toGrid(nb::handle G) {
   auto Bad = [&] {
     return nb::value_error(
         ("grid dimensions must be positive ints, got " + std::string(nb::repr(G).c_str())).c_str());
@@ -288,17 +372,21 @@ driver::Grid3 toGrid(nb::handle G) {
   return {D[0], D[1], D[2]};
 }
 
+namespace {
+using python::toGrid;
+
 class PyKernel {
 public:
   explicit PyKernel(std::unique_ptr<JitKernel> K) : K(std::move(K)) {}
 
   void launch(const driver::Grid3 &Grid, const nb::tuple &Args, nb::handle Stream) {
-    runtime::KernelArgs KArgs = convertArgs(K->signature(), Args);
-    runtime::CuStream S = toStream(Stream);
+    int Device = 0;
+    runtime::KernelArgs KArgs = convertArgs(K->signature(), Args, &Device);
+    runtime::CuStream S = toStream(Stream, std::max(Device, 0));
     runtime::Status Result;
     {
       nb::gil_scoped_release Release;
-      Result = K->launch(Grid, KArgs, S);
+      Result = K->launch(Grid, KArgs, S, std::max(Device, 0));
     }
     if (!Result)
       throw LaunchFailure(Result.error());
@@ -472,6 +560,9 @@ private:
 
 NB_MODULE(_tritonc, m) {
   m.doc() = "Native part of the tritonc Python package (use the tritonc module).";
+  m.attr("__version__") = TRITONC_VERSION;
+  python::bindInterpreter(m);
+  python::bindConfigurations(m);
   nb::exception<CompileFailure>(m, "CompileError", PyExc_RuntimeError);
   nb::exception<LaunchFailure>(m, "LaunchError", PyExc_RuntimeError);
 
@@ -499,6 +590,19 @@ NB_MODULE(_tritonc, m) {
       throw LaunchFailure(S.error());
   });
   m.def("cache_dir", [] { return driver::defaultKernelCache().directory(); });
+  m.def(
+      "cache_stats",
+      [] {
+        runtime::CacheStats S = driver::defaultKernelCache().stats();
+        nb::dict D;
+        D["memory_hits"] = S.MemoryHits;
+        D["disk_hits"] = S.DiskHits;
+        D["misses"] = S.Misses;
+        D["stores"] = S.Stores;
+        D["corrupt_entries"] = S.CorruptEntries;
+        return D;
+      },
+      "Counters of the process-wide kernel cache (a miss is a compilation).");
 
   nb::class_<PyLauncher>(m, "Launcher").def("__call__", &PyLauncher::call, "args"_a, "kwargs"_a);
 
@@ -516,6 +620,13 @@ NB_MODULE(_tritonc, m) {
           },
           "grid"_a)
       .def("variant_ptx", &PyKernel::variantPTX, "specialization"_a)
+      .def(
+          "specialization",
+          [](PyKernel &K, const nb::tuple &Args) {
+            runtime::KernelArgs KArgs = convertArgs(K.kernel().signature(), Args);
+            return driver::canonicalSpecialization(runtime::specializationString(KArgs));
+          },
+          "args"_a)
       .def(
           "variant_shared_mem",
           [](PyKernel &K, const std::string &Spec) {

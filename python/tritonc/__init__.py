@@ -6,9 +6,20 @@
 
 Pointer arguments are anything with ``data_ptr()`` (torch tensors), an
 object with ``__cuda_array_interface__`` or ``__dlpack__`` (CUDA memory), an
-int address, or None; scalars
-are Python ints, floats and bools, converted to the kernel parameter's type.
-Kernels run on CUDA device 0 in its primary context (the one PyTorch uses).
+int address, or None; a tensor whose element type differs from the
+parameter's (an fp32 tensor for a ``half*``) is a TypeError naming the
+parameter. Scalars are Python ints, floats and bools, converted to the kernel
+parameter's type. The grid is a tuple of 1 to 3 ints, or a callable
+``lambda meta: ...`` given the kernel's arguments by parameter name and the
+configuration's defines (``meta["TM"]``). Launches go to PyTorch's current
+stream when torch is loaded (``torch.cuda.stream(s)`` and CUDA-graph capture
+work), else to the default stream; ``stream=`` overrides it.
+Kernels run on the device of their tensors (cuda:N; device 0 when no
+argument tells), in that device's primary context (the one PyTorch uses).
+``compile(..., interpret=True)`` or ``TRITONC_INTERPRET=1`` runs kernels on
+the CPU interpreter instead, on NumPy arrays and CPU tensors.
+``tritonc.autotune`` picks the fastest of several configurations;
+``tritonc.testing.do_bench`` times a callable on the GPU.
 A compile error raises CompileError whose message holds the diagnostics
 ("file:line:col: error: ..."); launch problems raise LaunchError, bad
 arguments TypeError or ValueError. Compiled kernels are cached in
@@ -21,8 +32,16 @@ import os as _os
 from . import _tritonc
 from ._tritonc import CompileError, DeviceBuffer, LaunchError
 
+__version__ = _tritonc.__version__
+
 __all__ = [
+    "__version__",
     "compile",
+    "kernels_dir",
+    "autotune",
+    "Config",
+    "cdiv",
+    "InterpretedKernel",
     "Kernel",
     "CompileError",
     "LaunchError",
@@ -32,6 +51,13 @@ __all__ = [
     "synchronize",
     "version",
 ]
+
+
+def kernels_dir():
+    """The folder of the bundled kernels (matmul.tc, softmax.tc, ...): $TRITONC_KERNELS_DIR when
+    set, else the copy installed with the package."""
+    return _os.environ.get("TRITONC_KERNELS_DIR") or _os.path.join(_os.path.dirname(__file__),
+                                                                   "kernels")
 
 
 def version():
@@ -54,6 +80,11 @@ def synchronize():
     _tritonc.synchronize()
 
 
+def cdiv(a, b):
+    """Ceiling division, for grids: cdiv(1000, 128) == 8."""
+    return -(-a // b)
+
+
 def _define_value(name, value):
     if isinstance(value, bool):
         return "1" if value else "0"
@@ -65,20 +96,94 @@ def _define_value(name, value):
                     f"not {type(value).__name__}")
 
 
-class Kernel:
-    """A compiled kernel. Call it as ``k[grid](*args, stream=None)``."""
+def _meta_value(text):
+    """A define's text as the Python value a grid function wants: int, float, else str."""
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
 
-    def __init__(self, impl):
+
+class _MetaGridLauncher:
+    """k[lambda meta: ...]: the grid is computed at each call from the arguments by parameter
+    name and the kernel's configuration (defines, num_warps, num_stages)."""
+
+    def __init__(self, kernel, grid_fn):
+        self._kernel, self._grid_fn = kernel, grid_fn
+        self._names = [name for name, _ in kernel.params]
+
+    def __call__(self, *args, stream=None):
+        meta = dict(self._kernel.meta)
+        meta.update(zip(self._names, args))
+        self._kernel.launch(self._grid_fn(meta), *args, stream=stream)
+
+
+class _KernelBase:
+    """What compiled and interpreted kernels share: the compile arguments (for autotune), the
+    configuration as a dict (``meta``) and grids given as functions."""
+
+    def __init__(self, impl, compile_args):
         self._impl = impl
+        self._compile_args = compile_args
+        self._meta = None
+
+    @property
+    def meta(self):
+        """{define: value} of the compiled configuration, with num_warps and num_stages."""
+        if self._meta is None:
+            args = self._compile_args
+            configs = _tritonc.list_configs(args["define_list"])
+            defines, _ = configs[args["config"] or 0]
+            meta = {name: _meta_value(value) for name, value in defines}
+            meta["num_warps"] = meta.pop("TRITONC_NUM_WARPS", args["num_warps"])
+            meta["num_stages"] = meta.pop("TRITONC_NUM_STAGES", args["num_stages"])
+            self._meta = meta
+        return self._meta
+
+    @property
+    def name(self):
+        return self._impl.name
+
+    @property
+    def signature(self):
+        """Like "transpose(f32* X, f32* Y, i32 M, ...)"."""
+        return self._impl.signature
+
+    @property
+    def params(self):
+        """[(name, type), ...] of the kernel's parameters."""
+        return list(self._impl.params)
+
+    def __getitem__(self, grid):
+        if callable(grid):
+            return _MetaGridLauncher(self, grid)
+        return self._bind(grid)
+
+
+class InterpretedKernel(_KernelBase):
+    """A kernel run on the CPU interpreter: ``k[grid](*args)`` runs every program instance
+    before it returns, on host arrays (NumPy arrays, CPU tensors) that it reads and writes in
+    place. An out-of-bounds access raises LaunchError naming the parameter and the index."""
+
+    def launch(self, grid, *args, stream=None):
+        self._impl.launch(grid, args)
+
+    def _bind(self, grid):
+        return lambda *args, stream=None: self._impl.launch(grid, args)
+
+    def __repr__(self):
+        return f"<tritonc.InterpretedKernel {self.signature}>"
+
+
+class Kernel(_KernelBase):
+    """A compiled kernel. Call it as ``k[grid](*args, stream=None)``."""
 
     @property
     def ptx(self):
         """PTX of the generic variant (no argument specialization)."""
         return self._impl.ptx
-
-    @property
-    def name(self):
-        return self._impl.name
 
     @property
     def shared_mem(self):
@@ -120,16 +225,6 @@ class Kernel:
         return self._impl.arch
 
     @property
-    def signature(self):
-        """Like "transpose(f32* X, f32* Y, i32 M, ...)"."""
-        return self._impl.signature
-
-    @property
-    def params(self):
-        """[(name, type), ...] of the kernel's parameters."""
-        return list(self._impl.params)
-
-    @property
     def warnings(self):
         """Formatted warnings of the compilation ("" when none)."""
         return self._impl.warnings
@@ -149,13 +244,19 @@ class Kernel:
         from the generic variant's (shared_mem), e.g. when vectorized loads become cp.async rings."""
         return self._impl.variant_shared_mem(specialization)
 
+    def specialization(self, *args):
+        """The variant a launch with these arguments uses ("" for the generic one; else one
+        letter per argument, D where a pointer or integer is a multiple of 16)."""
+        return self._impl.specialization(args)
+
     def launch(self, grid, *args, stream=None):
         """Launches on a grid of 1 to 3 dimensions, asynchronously on ``stream``
-        (None: the default stream; an int CUstream/cudaStream_t, or an object
-        with ``cuda_stream`` such as torch.cuda.Stream)."""
+        (None: PyTorch's current stream when torch is loaded, else the default
+        stream; an int CUstream/cudaStream_t, or an object with ``cuda_stream``
+        such as torch.cuda.Stream)."""
         self._impl.launch(grid, args, stream)
 
-    def __getitem__(self, grid):
+    def _bind(self, grid):
         # Checked and converted once, in C++: calling the result launches
         # with no Python frame in between, as k[grid](...) is on every
         # launch's path.
@@ -199,9 +300,13 @@ def _int_option(what, value):
     return n
 
 
+def _interpret_default():
+    return _os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0")
+
+
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
-            tma_store=True):
+            tma_store=True, interpret=None):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -217,8 +322,9 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     tensor-core operands with bulk tensor copies where the loads allow it (False:
     cp.async). tma_store: on sm_90a, with tma, write 2-D tiles of 16-bit elements
     with bulk tensor stores where the pointers and the code after the store allow
-    it (False: st.global). Needs no GPU; raises CompileError on errors,
-    ValueError on out-of-range options.
+    it (False: st.global). interpret: run on the CPU interpreter (an
+    InterpretedKernel; None: $TRITONC_INTERPRET=1). Needs no GPU; raises
+    CompileError on errors, ValueError on out-of-range options.
     """
     text = None
     if _is_file(path_or_source):
@@ -231,7 +337,18 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     define_list = [(str(k), _define_value(k, v)) for k, v in (defines or {}).items()]
     warps = _back_end_option("num_warps", num_warps, "TRITONC_NUM_WARPS", define_list)
     stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
-    impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
-                            warps, stages, arch, config, bool(allow_tf32), bool(cache),
-                            bool(tma), bool(tma_store))
-    return Kernel(impl)
+    includes = [_os.fspath(d) for d in include_dirs]
+    compile_args = dict(path_or_source=path_or_source, defines=dict(defines or {}),
+                        num_warps=num_warps, num_stages=num_stages, arch=arch,
+                        include_dirs=tuple(includes), config=config, allow_tf32=allow_tf32,
+                        name=name, cache=cache, tma=tma, tma_store=tma_store,
+                        interpret=interpret, define_list=define_list)
+    if _interpret_default() if interpret is None else interpret:
+        impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config)
+        return InterpretedKernel(impl, compile_args)
+    impl = _tritonc.compile(path, text, define_list, includes, warps, stages, arch, config,
+                            bool(allow_tf32), bool(cache), bool(tma), bool(tma_store))
+    return Kernel(impl, compile_args)
+
+
+from .autotune import Config, autotune  # noqa: E402 - autotune builds on compile

@@ -196,8 +196,14 @@ def test_argument_errors_before_any_device_work():
         def data_ptr(self):
             return 4096
 
-    with pytest.raises(ValueError, match=r"argument 0 \(X\) lives on another GPU"):
-        k[(1, 1)](OtherGpuTensor(), 0, 64, 64, 64, 64)
+    class GpuZeroTensor(OtherGpuTensor):
+        def get_device(self):
+            return 0
+
+    # Tensors name their device; one launch runs on one device.
+    with pytest.raises(ValueError, match=r"argument 1 \(Y\) is on cuda:0, an earlier argument "
+                                         r"on cuda:1"):
+        k[(1, 1)](OtherGpuTensor(), GpuZeroTensor(), 64, 64, 64, 64)
     # k[grid] checks the grid when it is bound, before any argument is seen.
     with pytest.raises(ValueError, match=r"grid dimensions must be positive ints, got \(True, 1\)"):
         k[(True, 1)]

@@ -6,6 +6,7 @@
 //   tritonc compile FILE ...   Triton-C -> Triton-IR (or --emit=pp|ast)
 //   tritonc run FILE ... ARGS  compile, then run on the CPU interpreter
 //   tritonc opt FILE.tir ...   parse IR text, run passes, print it
+//   tritonc cache --info|--clear  the kernel cache on disk
 //
 // Exit status: 0 on success, 1 when the input has errors (diagnostics on
 // stderr) or the kernel fails, 2 for command-line usage errors.
@@ -27,6 +28,9 @@ enum ExitCode : int { ExitSuccess = 0, ExitFailure = 1, ExitUsage = 2 };
 /// Err. Never throws.
 int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostream &Out,
                std::ostream &Err);
+
+/// `tritonc cache --info|--clear` (CliCache.cpp).
+int runCacheCommand(const std::vector<std::string> &Args, std::ostream &Out, std::ostream &Err);
 
 /// The general usage text (`tritonc --help`).
 std::string generalUsage();

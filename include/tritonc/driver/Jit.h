@@ -195,7 +195,7 @@ public:
   /// the driver without launching it, so that the PTX -> SASS step can be
   /// timed or done ahead of time; its Timings.Load is then set. Errors as
   /// for launch (no CUDA driver, compile or load failures).
-  runtime::Expected<const DeviceCompileResult *> load(std::string_view Spec);
+  runtime::Expected<const DeviceCompileResult *> load(std::string_view Spec, int Device = 0);
 
   /// Checks Args against the signature (count and kinds), compiles or finds
   /// the variant for their specialization, loads it into the driver, and
@@ -203,22 +203,28 @@ public:
   /// with the variant's warps and shared memory. Errors: bad arguments, no
   /// CUDA driver or device ("no CUDA driver: ..."), a target the device
   /// cannot run, compile or load failures.
+  /// Device: the CUDA device (ordinal) whose primary context runs it; each
+  /// device loads the variant once.
   runtime::Status launch(const Grid3 &Grid, runtime::KernelArgs &Args,
-                         runtime::CuStream Stream = nullptr);
+                         runtime::CuStream Stream = nullptr, int Device = 0);
   /// The specialization the last successful launch used.
   std::string lastSpecialization() const;
 
 private:
+  /// A variant loaded into one device's context.
+  struct LoadedVariant {
+    std::optional<runtime::Module> Module;
+    std::optional<runtime::Kernel> Entry;
+  };
   struct Variant {
     DeviceCompileResult Compiled;
-    std::optional<runtime::Module> Loaded;
-    std::optional<runtime::Kernel> Entry;
+    std::map<int, LoadedVariant> Loaded; ///< By device ordinal.
   };
   JitKernel(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache)
       : Src(std::move(Src)), Opts(std::move(Opts)), Cache(std::move(Cache)) {}
   runtime::Expected<Variant *> variantLocked(const std::string &Canonical);
-  /// Loads V into the driver unless it is loaded.
-  runtime::Status loadLocked(runtime::CudaDriver &D, Variant &V);
+  /// Loads V into D's device unless it is loaded there; returns its entry.
+  runtime::Expected<runtime::Kernel *> loadLocked(runtime::CudaDriver &D, Variant &V);
 
   KernelSource Src;
   DeviceCompileOptions Opts;
@@ -230,6 +236,6 @@ private:
 };
 
 /// The CUDA driver, or an error "no CUDA driver: <why>".
-runtime::Expected<runtime::CudaDriver *> requireCudaDriver();
+runtime::Expected<runtime::CudaDriver *> requireCudaDriver(int Device = 0);
 
 } // namespace tritonc::driver

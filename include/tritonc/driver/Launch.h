@@ -21,6 +21,7 @@
 #include "tritonc/ir/IR.h"
 #include "tritonc/lang/AST.h"
 #include "tritonc/runtime/Expected.h"
+#include "tritonc/runtime/Module.h"
 
 #include <array>
 
@@ -98,6 +99,13 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
 /// the kinds of K's signature, the device is synchronized and every array is
 /// copied back into L.Arrays. Errors: no CUDA driver, allocation, copies,
 /// compilation of the variant, the launch or the kernel's execution.
+/// The device half of runPreparedOnDevice: every array of L copied into a
+/// new buffer of Buffers, and the arguments of Sig pointing at them (scalars
+/// converted to their parameter's kind).
+runtime::Expected<runtime::KernelArgs>
+uploadPreparedArguments(runtime::CudaDriver &D, const runtime::KernelSignature &Sig,
+                        const PreparedLaunch &L, std::vector<runtime::DeviceBuffer> &Buffers);
+
 runtime::Status runPreparedOnDevice(JitKernel &K, PreparedLaunch &L,
                                     const std::array<unsigned, 3> &Grid);
 

@@ -5,7 +5,7 @@
 // asking for the GPU there gives a clear error instead of a loader failure.
 //
 // CudaDriver::get() is the process-wide instance bound to device 0 and its
-// primary context. Every wrapper makes that context current on the calling
+// primary context (get(N): device N's). Every wrapper makes that context current on the calling
 // thread and turns a CUresult into a Status whose message names the call
 // ("cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)").
 //
@@ -34,6 +34,7 @@ using CuModule = struct CuModuleOpaque *;
 using CuFunction = struct CuFunctionOpaque *;
 using CuStream = struct CuStreamOpaque *;
 using CuEvent = struct CuEventOpaque *;
+using CuLinkState = struct CuLinkStateOpaque *;
 
 /// The few enumerators of cuda.h we use, with the driver's values.
 namespace cu {
@@ -57,6 +58,8 @@ constexpr int JitErrorLogBuffer = 5;
 constexpr int JitErrorLogBufferSizeBytes = 6;
 constexpr int JitOptimizationLevel = 7;
 constexpr int JitLogVerbose = 12;
+/// CUjitInputType: PTX text.
+constexpr int JitInputPtx = 1;
 // CUtensorMapDataType (the ones tensor maps of tritonc kernels use).
 constexpr unsigned TensorMapDataTypeUInt16 = 1;
 constexpr unsigned TensorMapDataTypeFloat16 = 6;
@@ -116,6 +119,13 @@ struct CudaApi {
   CuResult (*GetErrorString)(CuResult, const char **) = nullptr;
   /// Optional: null where the driver predates CUDA 12.0 (no TMA). The enum
   /// parameters are passed as int, as the C ABI does for enums.
+  /// Optional: the JIT linker, which returns the SASS (cubin) the driver
+  /// compiles from PTX, so that it can be cached (cuLinkCreate_v2, ...).
+  CuResult (*LinkCreate)(unsigned, int *, void **, CuLinkState *) = nullptr;
+  CuResult (*LinkAddData)(CuLinkState, int, void *, size_t, const char *, unsigned, int *,
+                          void **) = nullptr;
+  CuResult (*LinkComplete)(CuLinkState, void **, size_t *) = nullptr;
+  CuResult (*LinkDestroy)(CuLinkState) = nullptr;
   CuResult (*TensorMapEncodeTiled)(CuTensorMap *Map, int DataType, uint32_t Rank,
                                    void *GlobalAddress, const uint64_t *GlobalDim,
                                    const uint64_t *GlobalStrides, const uint32_t *BoxDim,
@@ -153,6 +163,10 @@ public:
   /// (thread-safe). The result, success or error, is computed once. Errors
   /// start with "no NVIDIA driver found" or "no CUDA device".
   static Expected<CudaDriver *> get();
+  /// The process-wide driver for device Ordinal and its primary context
+  /// (get() for 0), created on first use; thread-safe. Errors as for get(),
+  /// or "no CUDA device N (the driver found M)".
+  static Expected<CudaDriver *> get(int Ordinal);
 
   /// Loads the first library of LibraryNames that dlopen accepts, resolves
   /// the entry points, calls cuInit and binds device Ordinal. For tests and

@@ -13,6 +13,11 @@
 // treated as a miss. When the directory cannot be created or written, the
 // cache silently works in memory only.
 //
+// The disk level has a size cap ($TRITONC_CACHE_MAX_BYTES, default 2 GiB):
+// a store that takes it over the cap removes the least recently used
+// entries (a disk hit refreshes an entry's modification time, which is the
+// recency the eviction sorts by).
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -53,9 +58,18 @@ struct CacheStats {
   uint64_t CorruptEntries = 0; ///< Disk entries ignored as damaged.
 };
 
+/// The entries on disk.
+struct DiskUsage {
+  uint64_t Entries = 0;
+  uint64_t Bytes = 0;
+};
+
 /// A thread-safe memory + disk cache of compiled artifacts.
 class KernelCache {
 public:
+  /// The cap of a cache without TRITONC_CACHE_MAX_BYTES.
+  static constexpr uint64_t DefaultMaxBytes = uint64_t(2) << 30;
+
   /// Uses $TRITONC_CACHE_DIR, else ~/.cache/tritonc.
   KernelCache();
   /// Uses Directory; an empty string means memory only.
@@ -79,6 +93,16 @@ public:
   /// Empties the memory level (the disk is untouched); for tests.
   void clearMemory();
 
+  /// Entries and bytes of the disk level (zero when it is off).
+  DiskUsage diskUsage() const;
+  /// Removes every disk entry, the autotuner's records ("autotune/") and
+  /// leftover temporary files; returns the number of files removed. The
+  /// memory level is emptied too.
+  uint64_t clearDisk();
+  /// The size cap of the disk level in bytes (0: none).
+  uint64_t maxBytes() const { return MaxBytes.load(); }
+  void setMaxBytes(uint64_t Bytes) { MaxBytes = Bytes; }
+
   /// The file of an entry (meaningful when the disk is enabled).
   std::string entryPath(const std::string &Key, std::string_view Kind) const;
 
@@ -86,9 +110,12 @@ private:
   void initDisk();
   std::optional<std::string> readEntry(const std::string &Key, std::string_view Kind);
   bool writeEntry(const std::string &Key, std::string_view Kind, std::string_view Data);
+  /// Removes least recently used entries until the disk level fits MaxBytes.
+  void evictToFit();
 
   std::string Directory;
   std::atomic<bool> DiskEnabled{false};
+  std::atomic<uint64_t> MaxBytes{DefaultMaxBytes};
   mutable std::mutex Mutex;
   std::map<std::string, std::string> Memory; ///< "<key>.<kind>" -> payload.
   CacheStats Stats;

@@ -85,7 +85,7 @@ TEST(InterpMemory, OutOfBoundsLoadNamesInstructionAndProgram) {
   EXPECT_NE(R.Error.find("%x = load"), std::string::npos) << R.Error;
   EXPECT_NE(R.Error.find("out-of-bounds read of 4 bytes"), std::string::npos) << R.Error;
   EXPECT_NE(R.Error.find("buffer 'X'"), std::string::npos) << R.Error;
-  EXPECT_NE(R.Error.find("+44)"), std::string::npos) << R.Error;
+  EXPECT_NE(R.Error.find("+44), index 11 of 11)"), std::string::npos) << R.Error;
   // Program 0 ran completely before program 1 failed.
   for (int I = 0; I < 8; ++I)
     EXPECT_EQ(Y[I], 2.0f * X[I]);

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -281,4 +282,79 @@ TEST(KernelCacheTest, DefaultDirectoryFollowsTheEnvironment) {
   }
   if (HadIt)
     ::setenv("TRITONC_CACHE_DIR", Saved.c_str(), 1);
+}
+
+namespace {
+/// A key made of one repeated hex digit, for entries that tests tell apart.
+std::string keyOf(char Digit) { return std::string(64, Digit); }
+
+/// Sets an entry's modification time Age seconds into the past.
+void age(const KernelCache &C, const std::string &Key, std::string_view Kind, int Age) {
+  fs::last_write_time(C.entryPath(Key, Kind),
+                      fs::file_time_type::clock::now() - std::chrono::seconds(Age));
+}
+} // namespace
+
+TEST(KernelCacheTest, DiskUsageCountsEntriesAndBytes) {
+  TempDir D;
+  KernelCache C(D.Path);
+  C.setMaxBytes(0);
+  C.store(keyOf('a'), "ptx", std::string(1000, 'x'));
+  C.store(keyOf('b'), "cubin-sm_90a-12080", std::string(3000, 'y'));
+  std::ofstream(D.Path + "/unrelated.txt") << "not an entry";
+  DiskUsage U = C.diskUsage();
+  EXPECT_EQ(U.Entries, 2u);
+  // Each file holds a header before its payload.
+  EXPECT_GT(U.Bytes, 4000u);
+  EXPECT_LT(U.Bytes, 4000u + 2 * 400);
+}
+
+TEST(KernelCacheTest, StoresOverTheCapEvictTheLeastRecentlyUsed) {
+  TempDir D;
+  KernelCache C(D.Path);
+  C.setMaxBytes(0);
+  std::string Payload(1000, 'p');
+  C.store(keyOf('a'), "ptx", Payload);
+  C.store(keyOf('b'), "ptx", Payload);
+  C.store(keyOf('c'), "ptx", Payload);
+  age(C, keyOf('a'), "ptx", 300);
+  age(C, keyOf('b'), "ptx", 200);
+  age(C, keyOf('c'), "ptx", 100);
+  // A disk hit makes 'a' the most recently used (a new cache: no memory level).
+  KernelCache Reader(D.Path);
+  ASSERT_TRUE(Reader.lookup(keyOf('a'), "ptx"));
+  // Room for three entries, not four: the fourth store evicts 'b', now the oldest.
+  uint64_t EntryBytes = C.diskUsage().Bytes / 3;
+  Reader.setMaxBytes(3 * EntryBytes + EntryBytes / 2);
+  Reader.store(keyOf('d'), "ptx", Payload);
+  EXPECT_TRUE(fs::exists(C.entryPath(keyOf('a'), "ptx")));
+  EXPECT_FALSE(fs::exists(C.entryPath(keyOf('b'), "ptx")));
+  EXPECT_TRUE(fs::exists(C.entryPath(keyOf('c'), "ptx")));
+  EXPECT_TRUE(fs::exists(C.entryPath(keyOf('d'), "ptx")));
+  EXPECT_EQ(Reader.diskUsage().Entries, 3u);
+}
+
+TEST(KernelCacheTest, TheCapComesFromTheEnvironment) {
+  TempDir D;
+  ::setenv("TRITONC_CACHE_MAX_BYTES", "12345", 1);
+  EXPECT_EQ(KernelCache(D.Path).maxBytes(), 12345u);
+  ::setenv("TRITONC_CACHE_MAX_BYTES", "lots", 1);
+  EXPECT_EQ(KernelCache(D.Path).maxBytes(), KernelCache::DefaultMaxBytes);
+  ::unsetenv("TRITONC_CACHE_MAX_BYTES");
+  EXPECT_EQ(KernelCache(D.Path).maxBytes(), KernelCache::DefaultMaxBytes);
+}
+
+TEST(KernelCacheTest, ClearDiskRemovesEntriesAndTunerRecordsOnly) {
+  TempDir D;
+  KernelCache C(D.Path);
+  C.store(keyOf('a'), "ptx", "x");
+  C.store(keyOf('a'), "meta", "y");
+  fs::create_directories(D.Path + "/autotune");
+  std::ofstream(D.Path + "/autotune/choice.json") << "{}";
+  std::ofstream(D.Path + "/keep.txt") << "the user's file";
+  EXPECT_EQ(C.clearDisk(), 4u); // two entries, the folder and its record
+  EXPECT_EQ(C.diskUsage().Entries, 0u);
+  EXPECT_FALSE(C.lookup(keyOf('a'), "ptx")); // the memory level is gone too
+  EXPECT_TRUE(fs::exists(D.Path + "/keep.txt"));
+  EXPECT_FALSE(fs::exists(D.Path + "/autotune"));
 }

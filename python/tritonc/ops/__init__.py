@@ -1,0 +1,304 @@
+"""Operators on torch tensors built from the bundled kernels, registered as torch.library custom
+ops (``torch.ops.tritonc.*``) with fake implementations, so that ``torch.compile`` traces them
+without a graph break, and with autograd formulas:
+
+    tritonc.ops.matmul(a, b)        C = A @ B for 2-D fp16 / bf16 / fp32 tensors, any transposition
+                                    (a transposed view runs as TRANS_A / TRANS_B, no copy), autotuned
+                                    per shape; allow_tf32=True lets fp32 use tensor cores
+    tritonc.ops.softmax(x)          row softmax of a 2-D tensor
+    tritonc.ops.conv2d(x, w, stride, padding)   NCHW convolution (implicit GEMM)
+    tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
+
+On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
+for tests and small inputs). Gradients: matmul's are matmuls (through this op), softmax's is
+computed from its output, conv2d's data and weight gradients are matmuls through this op on the
+unfolded input (torch.nn.functional.unfold / fold move the data).
+"""
+
+import functools
+from typing import List
+
+import torch
+
+import tritonc
+
+__all__ = ["matmul", "softmax", "conv2d", "transpose"]
+
+_DTYPES = {torch.float16: "half", torch.bfloat16: "bfloat16", torch.float32: "float"}
+
+
+def _kernel_path(name):
+    return f"{tritonc.kernels_dir()}/{name}"
+
+
+def _type_name(t, what):
+    if t.dtype not in _DTYPES:
+        raise TypeError(f"tritonc.ops.{what}: {t.dtype} is not supported (float16, bfloat16, "
+                        f"float32)")
+    return _DTYPES[t.dtype]
+
+
+#
+# matmul
+#
+
+def _matmul_configs(dtype, allow_tf32):
+    if dtype == torch.float32 and not allow_tf32:
+        shapes = [(64, 64, 16, 4, 3), (128, 128, 16, 8, 3), (128, 64, 16, 4, 3)]
+    else:
+        shapes = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3),
+                  (64, 128, 64, 4, 3), (64, 64, 32, 4, 3)]
+    return [tritonc.Config({"TM": tm, "TN": tn, "TK": tk}, num_warps=w, num_stages=s)
+            for tm, tn, tk, w, s in shapes]
+
+
+@functools.lru_cache(maxsize=None)
+def _matmul_tuner(type_name, trans_a, trans_b, allow_tf32, interpret):
+    dtype = {v: k for k, v in _DTYPES.items()}[type_name]
+    configs = _matmul_configs(dtype, allow_tf32)
+    if interpret:
+        # Tuning on the interpreter measures nothing useful: one small configuration.
+        configs = [tritonc.Config({"TM": 16, "TN": 16, "TK": 16})]
+    return tritonc.autotune(_kernel_path("matmul.tc"), configs=configs, key=["M", "N", "K"],
+                            defines={"TYPE": type_name, "TRANS_A": int(trans_a),
+                                     "TRANS_B": int(trans_b)},
+                            allow_tf32=allow_tf32, interpret=interpret, progress=False)
+
+
+def _operand(t):
+    """(tensor, transposed, leading dimension) of a 2-D operand as the kernel reads it: row-major
+    as it is, or column-major (a transposed view) through TRANS_*; anything else is copied."""
+    if t.stride(1) == 1 and t.stride(0) >= max(1, t.shape[1]):
+        return t, False, t.stride(0)
+    if t.stride(0) == 1 and t.stride(1) >= max(1, t.shape[0]):
+        return t, True, t.stride(1)
+    t = t.contiguous()
+    return t, False, t.stride(0)
+
+
+@torch.library.custom_op("tritonc::matmul", mutates_args=())
+def _matmul_op(a: torch.Tensor, b: torch.Tensor, allow_tf32: bool = False) -> torch.Tensor:
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"tritonc.ops.matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} "
+                         f"do not multiply")
+    if a.dtype != b.dtype:
+        raise TypeError(f"tritonc.ops.matmul: {a.dtype} @ {b.dtype}: the dtypes differ")
+    type_name = _type_name(a, "matmul")
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty(m, n, dtype=a.dtype, device=a.device)
+    if m == 0 or n == 0:
+        return c
+    if k == 0:
+        return c.zero_()
+    a, trans_a, lda = _operand(a)
+    b, trans_b, ldb = _operand(b)
+    tuner = _matmul_tuner(type_name, trans_a, trans_b, allow_tf32 and a.dtype == torch.float32,
+                          not a.is_cuda)
+    tuner[lambda meta: (tritonc.cdiv(m, meta["TM"]), tritonc.cdiv(n, meta["TN"]))](
+        a, b, c, m, n, k, lda, ldb, c.stride(0))
+    return c
+
+
+@_matmul_op.register_fake
+def _(a, b, allow_tf32=False):
+    return a.new_empty(a.shape[0], b.shape[1])
+
+
+def _matmul_backward(ctx, grad):
+    a, b = ctx.saved_tensors
+    grad_a = _matmul_op(grad, b.t(), ctx.allow_tf32) if ctx.needs_input_grad[0] else None
+    grad_b = _matmul_op(a.t(), grad, ctx.allow_tf32) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b, None
+
+
+def _matmul_setup(ctx, inputs, output):
+    a, b, allow_tf32 = inputs
+    ctx.save_for_backward(a, b)
+    ctx.allow_tf32 = allow_tf32
+
+
+_matmul_op.register_autograd(_matmul_backward, setup_context=_matmul_setup)
+
+
+def matmul(a, b, allow_tf32=False):
+    """C = A @ B on 2-D tensors of one dtype (float16, bfloat16, float32)."""
+    return _matmul_op(a, b, allow_tf32)
+
+
+#
+# softmax
+#
+
+@functools.lru_cache(maxsize=None)
+def _softmax_kernel(type_name, n, interpret):
+    tn = 1 << max(4, (n - 1).bit_length()) if n <= 4096 else 1024
+    return tritonc.compile(_kernel_path("softmax.tc"),
+                           defines={"TYPE": type_name, "TM": 4 if tn <= 1024 else 1, "TN": tn},
+                           num_warps=4, interpret=interpret)
+
+
+@torch.library.custom_op("tritonc::softmax", mutates_args=())
+def _softmax_op(x: torch.Tensor) -> torch.Tensor:
+    if x.dim() != 2:
+        raise ValueError(f"tritonc.ops.softmax: expected a 2-D tensor, got {x.dim()}-D")
+    type_name = _type_name(x, "softmax")
+    if x.stride(1) != 1:
+        x = x.contiguous()
+    m, n = x.shape
+    y = torch.empty(m, n, dtype=x.dtype, device=x.device)
+    if m and n:
+        k = _softmax_kernel(type_name, n, not x.is_cuda)
+        k[lambda meta: (tritonc.cdiv(m, meta["TM"]),)](x, y, m, n, x.stride(0), y.stride(0))
+    return y
+
+
+@_softmax_op.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def _softmax_backward(ctx, grad):
+    (y,) = ctx.saved_tensors
+    # d/dx softmax: y * (g - sum(g * y)) per row, in float32 for 16-bit inputs.
+    g32, y32 = grad.float(), y.float()
+    return (y32 * (g32 - (g32 * y32).sum(dim=1, keepdim=True))).to(y.dtype)
+
+
+_softmax_op.register_autograd(_softmax_backward,
+                              setup_context=lambda ctx, inputs, output:
+                              ctx.save_for_backward(output))
+
+
+def softmax(x):
+    """Row softmax of a 2-D tensor (float16, bfloat16, float32); the arithmetic is float32."""
+    return _softmax_op(x)
+
+
+#
+# transpose
+#
+
+@functools.lru_cache(maxsize=None)
+def _transpose_kernel(type_name, interpret):
+    return tritonc.compile(_kernel_path("transpose_checked.tc"),
+                           defines={"TYPE": type_name, "TM": 32, "TN": 32}, num_warps=4,
+                           interpret=interpret)
+
+
+@torch.library.custom_op("tritonc::transpose", mutates_args=())
+def _transpose_op(x: torch.Tensor) -> torch.Tensor:
+    if x.dim() != 2:
+        raise ValueError(f"tritonc.ops.transpose: expected a 2-D tensor, got {x.dim()}-D")
+    type_name = _type_name(x, "transpose")
+    if x.stride(1) != 1:
+        x = x.contiguous()
+    m, n = x.shape
+    y = torch.empty(n, m, dtype=x.dtype, device=x.device)
+    if m and n:
+        k = _transpose_kernel(type_name, not x.is_cuda)
+        k[(tritonc.cdiv(m, 32), tritonc.cdiv(n, 32))](x, y, m, n, x.stride(0), y.stride(0))
+    return y
+
+
+@_transpose_op.register_fake
+def _(x):
+    return x.new_empty(x.shape[1], x.shape[0])
+
+
+_transpose_op.register_autograd(lambda ctx, grad: _transpose_op(grad),
+                                setup_context=lambda ctx, inputs, output: None)
+
+
+def transpose(x):
+    """x.t() materialized by the transpose kernel (float16, bfloat16, float32)."""
+    return _transpose_op(x)
+
+
+#
+# conv2d
+#
+
+@functools.lru_cache(maxsize=None)
+def _conv_kernel(type_name, interpret):
+    tk = 8 if type_name == "float" else 16
+    tm, tn = (16, 16) if interpret else (32, 32)
+    return tritonc.compile(_kernel_path("conv.tc"),
+                           defines={"TYPE": type_name, "TM": tm, "TN": tn, "TK": tk},
+                           num_warps=4, interpret=interpret), tk
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+@torch.library.custom_op("tritonc::conv2d", mutates_args=())
+def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
+               padding: List[int]) -> torch.Tensor:
+    if x.dim() != 4 or w.dim() != 4 or x.shape[1] != w.shape[1]:
+        raise ValueError(f"tritonc.ops.conv2d: input {tuple(x.shape)} and filter "
+                         f"{tuple(w.shape)} do not fit (NCHW and CO x CI x R x S)")
+    type_name = _type_name(x, "conv2d")
+    x = x.contiguous()
+    z, ci, h, wd = x.shape
+    co, _, r, s = w.shape
+    (sh, sw), (ph, pw) = stride, padding
+    p = (h + 2 * ph - r) // sh + 1
+    q = (wd + 2 * pw - s) // sw + 1
+    y = torch.empty(z, co, p, q, dtype=x.dtype, device=x.device)
+    if y.numel() == 0:
+        return y
+    kernel, tk = _conv_kernel(type_name, not x.is_cuda)
+    # The filter as a (CI*R*S) x CO matrix, and the address increments of the reduction.
+    b = w.reshape(co, ci * r * s).t().contiguous()
+    kk = ci * r * s
+    idx = torch.arange(kk + tk, device="cpu")
+    off = (idx // (r * s)) * x.stride(1) + ((idx // s) % r) * x.stride(2) + (idx % s) * x.stride(3)
+    delta = (off[tk:] - off[:kk]).to(torch.int32).to(x.device)
+    mm, nn = z * p * q, co
+    kernel[(tritonc.cdiv(mm, kernel.meta["TM"]), tritonc.cdiv(nn, kernel.meta["TN"]))](
+        x, b, y, delta, mm, nn, kk, h, wd, r, s, p, q, ph, pw, sh, sw, x.stride(0), x.stride(1),
+        x.stride(2), x.stride(3), b.stride(0), y.stride(0), y.stride(1), y.stride(2))
+    return y
+
+
+@_conv2d_op.register_fake
+def _(x, w, stride, padding):
+    (sh, sw), (ph, pw) = stride, padding
+    p = (x.shape[2] + 2 * ph - w.shape[2]) // sh + 1
+    q = (x.shape[3] + 2 * pw - w.shape[3]) // sw + 1
+    return x.new_empty(x.shape[0], w.shape[0], p, q)
+
+
+def _conv2d_backward(ctx, grad):
+    x, w = ctx.saved_tensors
+    stride, padding = ctx.stride, ctx.padding
+    z, ci, h, wd = x.shape
+    co, _, r, s = w.shape
+    p, q = grad.shape[2], grad.shape[3]
+    # grad as a (CO) x (Z*P*Q) matrix and the input unfolded to (CI*R*S) x (Z*P*Q).
+    g = grad.permute(1, 0, 2, 3).reshape(co, z * p * q)
+    grad_x = grad_w = None
+    if ctx.needs_input_grad[1]:
+        cols = torch.nn.functional.unfold(x, (r, s), padding=padding, stride=stride)
+        cols = cols.permute(1, 0, 2).reshape(ci * r * s, z * p * q)
+        grad_w = _matmul_op(g, cols.t(), False).reshape(co, ci, r, s)
+    if ctx.needs_input_grad[0]:
+        cols = _matmul_op(w.reshape(co, ci * r * s).t(), g, False)  # (CI*R*S) x (Z*P*Q)
+        cols = cols.reshape(ci * r * s, z, p * q).permute(1, 0, 2)
+        grad_x = torch.nn.functional.fold(cols, (h, wd), (r, s), padding=padding, stride=stride)
+    return grad_x, grad_w, None, None
+
+
+def _conv2d_setup(ctx, inputs, output):
+    x, w, stride, padding = inputs
+    ctx.save_for_backward(x, w)
+    ctx.stride, ctx.padding = tuple(stride), tuple(padding)
+
+
+_conv2d_op.register_autograd(_conv2d_backward, setup_context=_conv2d_setup)
+
+
+def conv2d(x, w, stride=1, padding=0):
+    """NCHW convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias or dilation."""
+    return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)))

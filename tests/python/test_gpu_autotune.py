@@ -1,0 +1,73 @@
+"""On the GPU: a cold 6-candidate autotune of the fp16 matmul (parallel compile, real timing) and
+a second process that compiles and tunes nothing; a warm process's first launch of the big matmul
+loads the cached cubin (no driver JIT). Each scenario runs in fresh processes with a private cache.
+bench/autotune_cold.py measures the same cold tune against upstream Triton's."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import tritonc
+
+torch = pytest.importorskip("torch", reason="the GPU autotune tests use torch tensors")
+if not tritonc.cuda_available() or not torch.cuda.is_available():
+    pytest.skip("needs a CUDA device", allow_module_level=True)
+
+# The cold tune of bench/autotune_cold.py (tritonc's side), at 4096^3.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+import autotune_cold  # noqa: E402
+
+TUNE = autotune_cold.TRITONC.replace("SIZE", "4096")
+
+FIRST_LAUNCH = r"""
+import json, time, torch, tritonc
+size = 4096
+a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+torch.cuda.synchronize()
+start = time.perf_counter()
+k = tritonc.compile(tritonc.kernels_dir() + "/matmul.tc",
+                    defines={"TYPE": "half", "TM": 128, "TN": 256, "TK": 64}, num_warps=8)
+k[(size // 128, size // 256)](a, b, c, size, size, size, size, size, size)
+torch.cuda.synchronize()
+seconds = time.perf_counter() - start
+spec = k.specialization(a, b, c, size, size, size, size, size, size)
+print(json.dumps({"seconds": seconds, "load": k.timings(spec)["load"],
+                  "cache": tritonc.cache_stats()}))
+"""
+
+
+def _run(code, cache):
+    env = dict(os.environ, TRITONC_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    print(result)
+    return result
+
+
+def test_a_cold_tune_then_a_second_process_that_tunes_nothing(tmp_path):
+    cold = _run(TUNE, tmp_path)
+    assert cold["error"] < 1e-2
+    assert cold["stats"] == {"tuned": 1, "compiled": 6, "benchmarked": 6, "from_disk": 0}
+    warm = _run(TUNE, tmp_path)
+    assert warm["stats"] == {"tuned": 0, "compiled": 0, "benchmarked": 0, "from_disk": 1}
+    assert warm["config"] == cold["config"]
+    # Nothing compiled: every kernel-cache lookup hit the disk.
+    assert warm["cache"]["misses"] == 0 and warm["cache"]["stores"] == 0, warm["cache"]
+    # The issue's goal for the cold tune (upstream Triton: 4.4 s on the H100).
+    assert cold["seconds"] <= 0.5, f"cold 6-candidate tune took {cold['seconds']:.3f} s"
+
+
+def test_a_warm_process_launches_the_big_matmul_without_the_driver_jit(tmp_path):
+    cold = _run(FIRST_LAUNCH, tmp_path)
+    warm = _run(FIRST_LAUNCH, tmp_path)
+    assert warm["cache"]["misses"] == 0, warm["cache"]
+    # The cubin came from the cache: loading it is far below the driver's PTX -> SASS (~100 ms).
+    assert warm["load"] < 0.2 * cold["load"], (cold["load"], warm["load"])
+    assert warm["seconds"] <= 0.010, f"first launch in a warm process: {warm['seconds']:.4f} s"

@@ -1,0 +1,103 @@
+"""tritonc.ops: the torch.library operators. On CPU tensors (the interpreter): registration, fake
+implementations and torch.compile tracing with no graph break. On the GPU: results and gradients
+against float64 torch references. Needs torch (the GPU machine has it; CI does not)."""
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="tritonc.ops are torch operators")
+
+import tritonc  # noqa: E402
+from tritonc import ops  # noqa: E402
+
+_GPU = tritonc.cuda_available() and torch.cuda.is_available()
+gpu = pytest.mark.skipif(not _GPU, reason="needs a CUDA device")
+
+
+def test_the_ops_are_registered_with_fake_implementations():
+    for name in ("matmul", "softmax", "conv2d", "transpose"):
+        assert hasattr(torch.ops.tritonc, name)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        a = torch.empty(64, 32)
+        b = torch.empty(32, 48)
+        assert ops.matmul(a, b).shape == (64, 48)
+        assert ops.softmax(a).shape == (64, 32)
+        assert ops.transpose(a).shape == (32, 64)
+        x = torch.empty(2, 3, 9, 9)
+        w = torch.empty(4, 3, 3, 3)
+        assert ops.conv2d(x, w, stride=2, padding=1).shape == (2, 4, 5, 5)
+
+
+def test_cpu_tensors_run_on_the_interpreter():
+    a = torch.randn(20, 12)
+    b = torch.randn(12, 9)
+    torch.testing.assert_close(ops.matmul(a, b), a @ b)
+    torch.testing.assert_close(ops.matmul(a.t().contiguous().t(), b), a @ b)
+    torch.testing.assert_close(ops.softmax(a), torch.softmax(a, dim=1))
+    torch.testing.assert_close(ops.transpose(a), a.t())
+
+
+def test_torch_compile_traces_a_model_with_no_graph_break():
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(16, 8))
+
+        def forward(self, x):
+            return ops.softmax(ops.matmul(x, self.w))
+
+    model = Model()
+    x = torch.randn(4, 16)
+    explanation = torch._dynamo.explain(model)(x)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    compiled = torch.compile(model, fullgraph=True, backend="eager")
+    torch.testing.assert_close(compiled(x), torch.softmax(x @ model.w, dim=1))
+
+
+def _grads(fn, ref_fn, *shapes, dtype=torch.float32, rtol=1e-3, atol=1e-3):
+    """Checks fn's output and input gradients against ref_fn in float64."""
+    inputs = [torch.randn(*s, device="cuda", dtype=dtype, requires_grad=True) for s in shapes]
+    refs = [t.detach().double().requires_grad_() for t in inputs]
+    out = fn(*inputs)
+    ref = ref_fn(*refs)
+    torch.testing.assert_close(out.double(), ref, rtol=rtol, atol=atol)
+    grad = torch.randn_like(ref)
+    out.backward(grad.to(out.dtype))
+    ref.backward(grad)
+    for t, r in zip(inputs, refs):
+        torch.testing.assert_close(t.grad.double(), r.grad, rtol=rtol, atol=atol)
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-4), (torch.float16, 2e-2),
+                                       (torch.bfloat16, 1e-1)])
+def test_matmul_and_its_gradients_against_float64(dtype, tol):
+    _grads(ops.matmul, torch.matmul, (300, 200), (200, 150), dtype=dtype, rtol=tol, atol=tol * 10)
+
+
+@gpu
+def test_matmul_transposed_operands_and_tf32():
+    a = torch.randn(256, 128, device="cuda", dtype=torch.float16)
+    b = torch.randn(256, 192, device="cuda", dtype=torch.float16)
+    ref = a.double().t() @ b.double()
+    torch.testing.assert_close(ops.matmul(a.t(), b).double(), ref, rtol=2e-2, atol=0.2)
+    x = torch.randn(256, 256, device="cuda")
+    torch.testing.assert_close(ops.matmul(x, x.t(), allow_tf32=True).double(),
+                               x.double() @ x.double().t(), rtol=1e-2, atol=0.5)
+
+
+@gpu
+def test_softmax_and_its_gradient_against_float64():
+    _grads(ops.softmax, lambda x: torch.softmax(x, dim=1), (37, 300), rtol=1e-5, atol=1e-6)
+
+
+@gpu
+def test_conv2d_forward_data_and_weight_gradients_against_float64():
+    _grads(lambda x, w: ops.conv2d(x, w, stride=2, padding=1),
+           lambda x, w: torch.nn.functional.conv2d(x, w, stride=2, padding=1),
+           (2, 3, 17, 15), (8, 3, 3, 3), rtol=1e-3, atol=1e-3)
+
+
+@gpu
+def test_transpose_and_its_gradient():
+    _grads(ops.transpose, lambda x: x.t(), (70, 45), rtol=0, atol=0)
