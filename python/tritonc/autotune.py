@@ -159,11 +159,10 @@ class Autotuner:
         """The parameter names (for key, reset_to_zero and prune), from the front end only."""
         if self._param_names is None:
             path = self._options["path_or_source"]
-            from . import _is_file  # noqa: PLC0415
+            from . import _define_value, _is_file  # noqa: PLC0415
             is_file = _is_file(path)
             defines = dict(self._options.get("defines", {}))
             defines.update(self.configs[0].defines)
-            from . import _define_value  # noqa: PLC0415
             impl = _tritonc.compile_for_interpreter(
                 os.fspath(path) if is_file else (self._options.get("name") or "<source>"),
                 None if is_file else path,
@@ -342,8 +341,8 @@ class Autotuner:
         return lambda *args, stream=None: self.run(grid, *args, stream=stream)
 
     def kernel_for(self, *args):
-        """The kernel chosen for these arguments' key (tuning with a 1-program grid is not
-        meaningful, so the key must have been tuned by a launch already)."""
+        """The kernel chosen for these arguments' key; KeyError until a launch with that key
+        has tuned it."""
         names = self._names()
         key_values = tuple(_key_value(dict(zip(names, args))[k]) for k in self.key)
         return self._chosen[key_values][1]

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-__all__ = ["DeviceTimer", "do_bench", "Benchmark", "perf_report", "Mark"]
+__all__ = ["DeviceTimer", "do_bench", "summarize", "Benchmark", "perf_report", "Mark"]
 
 #: Bytes written before each timed run to evict the previous run's data from L2 (50 MB on the
 #: H100; 256 MB covers every current GPU with room to spare).

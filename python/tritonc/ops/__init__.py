@@ -31,6 +31,14 @@ def _kernel_path(name):
     return f"{tritonc.kernels_dir()}/{name}"
 
 
+def _matrix(x, what):
+    """(x with unit column stride, its kernel TYPE) for a row-wise 2-D operator."""
+    if x.dim() != 2:
+        raise ValueError(f"tritonc.ops.{what}: expected a 2-D tensor, got {x.dim()}-D")
+    type_name = _type_name(x, what)
+    return (x if x.stride(1) == 1 else x.contiguous()), type_name
+
+
 def _type_name(t, what):
     if t.dtype not in _DTYPES:
         raise TypeError(f"tritonc.ops.{what}: {t.dtype} is not supported (float16, bfloat16, "
@@ -140,11 +148,7 @@ def _softmax_kernel(type_name, n, interpret):
 
 @torch.library.custom_op("tritonc::softmax", mutates_args=())
 def _softmax_op(x: torch.Tensor) -> torch.Tensor:
-    if x.dim() != 2:
-        raise ValueError(f"tritonc.ops.softmax: expected a 2-D tensor, got {x.dim()}-D")
-    type_name = _type_name(x, "softmax")
-    if x.stride(1) != 1:
-        x = x.contiguous()
+    x, type_name = _matrix(x, "softmax")
     m, n = x.shape
     y = torch.empty(m, n, dtype=x.dtype, device=x.device)
     if m and n:
@@ -188,11 +192,7 @@ def _transpose_kernel(type_name, interpret):
 
 @torch.library.custom_op("tritonc::transpose", mutates_args=())
 def _transpose_op(x: torch.Tensor) -> torch.Tensor:
-    if x.dim() != 2:
-        raise ValueError(f"tritonc.ops.transpose: expected a 2-D tensor, got {x.dim()}-D")
-    type_name = _type_name(x, "transpose")
-    if x.stride(1) != 1:
-        x = x.contiguous()
+    x, type_name = _matrix(x, "transpose")
     m, n = x.shape
     y = torch.empty(n, m, dtype=x.dtype, device=x.device)
     if m and n:
