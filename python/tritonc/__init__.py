@@ -201,7 +201,7 @@ def _int_option(what, value):
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
-            tma_store=True):
+            tma_store=True, kernel=None, debug=False):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -217,8 +217,11 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     tensor-core operands with bulk tensor copies where the loads allow it (False:
     cp.async). tma_store: on sm_90a, with tma, write 2-D tiles of 16-bit elements
     with bulk tensor stores where the pointers and the code after the store allow
-    it (False: st.global). Needs no GPU; raises CompileError on errors,
-    ValueError on out-of-range options.
+    it (False: st.global). kernel: the name of the kernel to launch when the
+    source defines several (default: the only one, else the first __global__;
+    an unknown name is a CompileError listing the kernels). debug: compile
+    ``print`` and ``assert`` (otherwise they generate no code). Needs no GPU;
+    raises CompileError on errors, ValueError on out-of-range options.
     """
     text = None
     if _is_file(path_or_source):
@@ -233,5 +236,6 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
     impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
                             warps, stages, arch, config, bool(allow_tf32), bool(cache),
-                            bool(tma), bool(tma_store))
+                            bool(tma), bool(tma_store), str(kernel or ""),
+                            bool(debug))
     return Kernel(impl)
