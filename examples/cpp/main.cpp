@@ -65,10 +65,10 @@ int main() {
     std::fprintf(stderr, "%s", R.formattedDiagnostics().c_str());
     return 1;
   }
-  std::string Error;
-  const ir::Function *F = driver::selectKernel(*R.module(), Error);
+  const ir::Function *F =
+      driver::selectKernel(*R.module(), "transpose", R.getDiagnostics(), R.ast());
   if (!F) {
-    std::fprintf(stderr, "%s\n", Error.c_str());
+    std::fprintf(stderr, "%s", R.formattedDiagnostics().c_str());
     return 1;
   }
   std::vector<float> X(M * N), Y(M * N, 0.0f);

@@ -758,6 +758,11 @@ AxisInfo Solver::compute(const Instruction &I) const {
   }
   if (R.rank() != Dims.size())
     R = makeInfo(T);
+  // A `__multipleof` local: every element is a multiple (the interpreter
+  // checks it; the GPU trusts it).
+  if (I.MultipleOf > 1 && T->getScalarType()->getKind() == TypeKind::Int)
+    for (int64_t &Div : R.Divisibility)
+      Div = std::max(Div, std::min(largestPow2Divisor(I.MultipleOf), MaxDivisibility));
   normalize(R, T);
   return R;
 }

@@ -4,6 +4,7 @@
 
 #include "Lowering.h"
 
+#include "tritonc/transform/PadTiles.h"
 #include "tritonc/transform/Passes.h"
 
 #include "tritonc/analysis/AxisInfo.h"
@@ -139,7 +140,13 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
                                    std::to_string(Options.NumStages) + ")");
     return Out;
   }
-  if (!runBackendPasses(M, Options, Diags))
+  bool Padded = true;
+  for (const auto &FP : M.functions())
+    if (std::optional<transform::PadTilesError> E = transform::padTilesToPowersOfTwo(*FP)) {
+      Diags.error(SourceRange(E->Loc), E->Message);
+      Padded = false;
+    }
+  if (!Padded || !runBackendPasses(M, Options, Diags))
     return Out;
   // 8.1: vector reductions (red.global.add.v4.f32).
   ptx::PTXModule PM(ptx::PTXTarget{Options.Arch, 8, 1});
@@ -164,6 +171,9 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       Ok = false;
       continue;
     }
+    FL.declareDebugSupport();
+    for (const std::string &D : FL.moduleDeclarations())
+      PM.addDeclaration(D);
     // What the launch must provide, for readers of the PTX (and the tests).
     B.comment("dynamic shared memory: " + std::to_string(FL.sharedBytes()) + " bytes");
     KernelInfo Info;

@@ -568,6 +568,10 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
     return lowerAtomic(I);
+  case Opcode::Print:
+    return lowerPrint(I);
+  case Opcode::Assert:
+    return lowerAssert(I);
   case Opcode::Dot:
     return lowerDot(I);
   case Opcode::Reduce:

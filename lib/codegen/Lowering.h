@@ -285,6 +285,19 @@ public:
   Reg bf16AddByCas(const Reg &Ptr, const Reg &Val, const Reg &Guard);
   void lowerAtomic(const ir::Instruction &I);
 
+  // --- print and assert (LowerDebug.cpp) -----------------------------------
+  void lowerPrint(const ir::Instruction &I);
+  void lowerAssert(const ir::Instruction &I);
+  /// A generic pointer to a new module-scope copy of Text (NUL-terminated).
+  Reg debugString(const std::string &Text);
+  /// `call` of an extern function with the given arguments (.b32 or .b64).
+  void callExtern(const std::string &Callee, const std::vector<Reg> &Args, bool HasResult);
+  /// Declares what print needs in the kernel (its local argument buffer);
+  /// after run().
+  void declareDebugSupport();
+  /// Module-scope lines the kernel needs (vprintf, strings); after run().
+  const std::vector<std::string> &moduleDeclarations() const { return ModuleDecls; }
+
   Regs convertViaShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
                         const LinearLayout &From, const LinearLayout &To);
   /// How many row blocks a conversion of an [S0, S1] tile goes through
@@ -482,6 +495,9 @@ private:
   Reg argument(const ir::Argument &A);
 
   const ir::Function &F;
+  std::vector<std::string> ModuleDecls; ///< See moduleDeclarations().
+  unsigned DebugStrings = 0;            ///< Strings made by debugString so far.
+  unsigned PrintArgBytes = 0;           ///< Largest argument buffer of a print.
   std::map<const ir::Value *, Regs> Values;
   std::map<const ir::Argument *, Reg> Args;
   std::map<const ir::BasicBlock *, std::string> Labels;

@@ -92,7 +92,10 @@ const char *CompileUsage =
     "                        (preprocess, parse, irgen, passes, codegen; ptxas with\n"
     "                        --emit=cubin) and their total (stderr)\n"
     "  --list-configs        print the configurations of the tuning lists, one per line\n"
-    "  --config=N            compile configuration N of the tuning lists\n";
+    "  --config=N            compile configuration N of the tuning lists\n"
+    "  --kernel=NAME         the kernel --specialize and --emit=ptx|cubin describe\n"
+    "                        (default: the only function, or the first __global__)\n"
+    "  --debug               compile print(...) and assert(...) (else they are removed)\n";
 
 const char *TuneUsage =
     "usage: tritonc tune FILE --grid X[,Y[,Z]] [options] ARG...\n"
@@ -115,8 +118,9 @@ const char *TuneUsage =
 const char *RunUsage =
     "usage: tritonc run FILE --grid X[,Y[,Z]] [options] ARG...\n"
     "\n"
-    "Compiles a Triton-C file and runs its kernel (the only function, or the first\n"
-    "__global__ one) on the CPU interpreter or the GPU. Give one ARG per kernel\n"
+    "Compiles a Triton-C file and runs its kernel (--kernel NAME, else the only\n"
+    "function, or the first __global__ one) on the CPU interpreter or the GPU. Give one ARG per "
+    "kernel\n"
     "parameter, in order: a .npy file for a pointer parameter (its dtype must match\n"
     "the pointee type; bfloat16 data is passed as uint16), a literal for a scalar\n"
     "parameter. Use '--' before negative literals if needed. With --out, both\n"
@@ -126,6 +130,8 @@ const char *RunUsage =
     "  -D NAME=VALUE, -DNAME=VALUE, -DNAME   define a macro\n"
     "  -I DIR, -IDIR         add an #include search directory\n"
     "  --config=N            use configuration N of the tuning lists\n"
+    "  --kernel NAME         run the kernel NAME of a file with several kernels\n"
+    "  --debug               run print(...) and assert(...) (else they are removed)\n"
     "  --grid X[,Y[,Z]]      the launch grid (required)\n"
     "  --interpret           run on the CPU interpreter (the default)\n"
     "  --device              run on the GPU (device 0): the arrays are copied to the\n"
@@ -261,6 +267,14 @@ private:
     Err << R.formattedDiagnostics();
     return R.ok();
   }
+  /// Prints the diagnostic reported last (after report() printed the
+  /// others) and returns ExitFailure.
+  int reportLast(CompileResult &R) {
+    DiagnosticEngine &Diags = R.getDiagnostics();
+    if (!Diags.diagnostics().empty())
+      Err << Diags.format(Diags.diagnostics().back());
+    return ExitFailure;
+  }
   /// Writes Text to -o's file or to stdout.
   int emit(const ParsedArgs &P, const std::string &Text);
 
@@ -302,6 +316,9 @@ int Tool::frontEndOptions(const std::string &Command, const ParsedArgs &P, Compi
     Opts.Defines.emplace_back(NumStagesDefine, *S);
   if (auto It = P.Values.find("-I"); It != P.Values.end())
     Opts.IncludeDirs = It->second;
+  if (const std::string *K = P.last("--kernel"))
+    Opts.Kernel = *K;
+  Opts.Debug = P.has("--debug");
   if (const std::string *C = P.last("--config")) {
     uint64_t N;
     if (!cli::parseUnsigned(*C, N))
@@ -399,6 +416,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--time-phases", false},
                       {"--list-configs", false},
                       {"--config", true},
+                      {"--kernel", true},
+                      {"--debug", false},
                       {"--arch", true},
                       {"--num-warps", true},
                       {"--num-stages", true},
@@ -466,6 +485,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
   }
   if (Opts.Stop == StopAfter::Parse)
     return emit(P, dumpAST(*R.ast()));
+  if (!Opts.Kernel.empty() && !selectKernel(*R.module(), Opts.Kernel, R.getDiagnostics(), R.ast()))
+    return reportLast(R);
   return emit(P, ir::printModule(*R.module()));
 }
 
@@ -535,6 +556,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                      {{"-D", true},
                       {"-I", true},
                       {"--config", true},
+                      {"--kernel", true},
+                      {"--debug", false},
                       {"--grid", true},
                       {"--interpret", false},
                       {"--device", false},
@@ -583,9 +606,9 @@ int Tool::run(const std::vector<std::string> &Args) {
   if (!report(R))
     return ExitFailure;
   std::string Error;
-  const ir::Function *F = selectKernel(*R.module(), Error);
+  const ir::Function *F = selectKernel(*R.module(), Opts.Kernel, R.getDiagnostics(), R.ast());
   if (!F)
-    return error(Error);
+    return reportLast(R);
   KernelSignature Sig = getSignature(*F, R.ast());
   std::vector<std::string> ArgTexts(P.Positionals.begin() + 1, P.Positionals.end());
   PreparedLaunch Launch;
@@ -603,6 +626,7 @@ int Tool::run(const std::vector<std::string> &Args) {
   }
 
   IOpts.Sources = &R.getSourceManager();
+  IOpts.PrintOut = &Out;
   interp::InterpResult Result;
   DiagnosticEngine &Diags = R.getDiagnostics();
   bool Ran = runGuarded(
@@ -685,9 +709,9 @@ int Tool::tune(const std::vector<std::string> &Args) {
   if (!report(R))
     return ExitFailure;
   std::string Error;
-  const ir::Function *F = selectKernel(*R.module(), Error);
+  const ir::Function *F = selectKernel(*R.module(), First.Kernel, R.getDiagnostics(), R.ast());
   if (!F)
-    return error(Error);
+    return reportLast(R);
   PreparedLaunch Launch;
   std::vector<std::string> ArgTexts(P.Positionals.begin() + 1, P.Positionals.end());
   if (!prepareLaunch(getSignature(*F, R.ast()), ArgTexts, Launch, Error))

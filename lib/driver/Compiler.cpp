@@ -259,7 +259,7 @@ private:
 
     {
       PhaseTimer Timer(R.Timings.IRGen);
-      R.Module = generateIR(*R.AST, Diags);
+      R.Module = generateIR(*R.AST, Diags, Opts.Debug);
       if (Diags.hasErrors())
         return;
       if (!R.Module)

@@ -256,6 +256,10 @@ std::string frontOptionsString(const CompileOptions &Opts) {
   S += Opts.UsePipelineDefault ? "<default>" : "[" + Opts.Pipeline + "]";
   S += " verify_each=" + std::string(Opts.Passes.VerifyEach ? "1" : "0");
   S += " config=" + (Opts.Config ? std::to_string(*Opts.Config) : std::string("-"));
+  if (!Opts.Kernel.empty())
+    S += " kernel=" + Opts.Kernel;
+  if (Opts.Debug)
+    S += " debug";
   return S;
 }
 
@@ -304,10 +308,8 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
   auto BackStart = std::chrono::steady_clock::now();
   ir::Module &M = *R.module();
   DiagnosticEngine &Diags = R.getDiagnostics();
-  std::string Error;
-  const ir::Function *Selected = selectKernel(M, Error);
+  const ir::Function *Selected = selectKernel(M, Opts.Front.Kernel, Diags, R.ast());
   if (!Selected) {
-    Diags.error(SourceRange(), Error);
     Out.Diagnostics = R.formattedDiagnostics();
     return;
   }

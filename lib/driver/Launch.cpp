@@ -26,15 +26,29 @@ std::string KernelSignature::str() const {
   return S + ")";
 }
 
-const ir::Function *selectKernel(const ir::Module &M, std::string &Error) {
+const ir::Function *selectKernel(const ir::Module &M, const std::string &Name,
+                                 DiagnosticEngine &Diags, const ast::TranslationUnit *TU) {
   const auto &Fns = M.functions();
-  if (Fns.size() == 1)
+  if (Name.empty() && Fns.size() == 1)
     return Fns.front().get();
   for (const auto &F : Fns)
-    if (F->attrs().IsKernel)
+    if (Name.empty() ? F->attrs().IsKernel : F->getName() == Name)
       return F.get();
-  Error = Fns.empty() ? "the program defines no kernel"
-                      : "the program defines several functions and none is __global__";
+  std::string Names;
+  for (const auto &F : Fns)
+    Names += (Names.empty() ? "'" : ", '") + F->getName() + "'";
+  std::string Message =
+      Fns.empty()    ? "the program defines no kernel"
+      : Name.empty() ? "the program defines several functions and none is __global__; pick one "
+                       "with --kernel (kernels: " +
+                           Names + ")"
+                     : "no kernel named '" + Name + "' (kernels: " + Names + ")";
+  SourceRange First =
+      TU && !TU->Functions.empty() ? TU->Functions.front()->NameRange : SourceRange();
+  Diags.error(First, Message);
+  if (TU)
+    for (const auto &FD : TU->Functions)
+      Diags.note(FD->NameRange, "kernel '" + FD->Name + "' defined here");
   return nullptr;
 }
 

@@ -257,8 +257,10 @@ void Lowering::run() {
       CInst CI;
       CI.Op = I->getOpcode();
       CI.Src = I;
-      bool ProducesValue =
-          !I->isTerminator() && CI.Op != Opcode::Store && CI.Op != Opcode::MaskedStore;
+      CI.MultipleOf = I->MultipleOf;
+      bool ProducesValue = !I->isTerminator() && CI.Op != Opcode::Store &&
+                           CI.Op != Opcode::MaskedStore && CI.Op != Opcode::Print &&
+                           CI.Op != Opcode::Assert;
       if (ProducesValue && I->getType()->isVoid())
         fail(I, "instruction producing a value has type void");
       if (ProducesValue) {
@@ -412,6 +414,25 @@ void Lowering::lowerInstruction(const ir::Instruction *I, CInst &CI) {
       CI.Imm = RS->getPointee()->getScalarSizeInBytes();
       CI.Ops[0] = use(I, 0, CI.N);
       CI.Ops[1] = use(I, 1, CI.N);
+      return;
+    }
+    case Opcode::Print:
+    case Opcode::Assert: {
+      // Any number of operands: their slots and strides go to a map.
+      if (I->getOpcode() == Opcode::Assert)
+        expectOps(I, 1, 1);
+      uint64_t Lanes = 1;
+      for (unsigned K = 0; K < I->getNumOperands(); ++K)
+        Lanes = std::max(Lanes, countOf(I, operandValue(I, K)->getType()));
+      CI.N = static_cast<uint32_t>(Lanes);
+      std::vector<uint32_t> Map;
+      for (unsigned K = 0; K < I->getNumOperands(); ++K) {
+        Operand O = use(I, K, Lanes);
+        Map.push_back(O.Off);
+        Map.push_back(O.Stride);
+      }
+      CI.D0 = static_cast<uint32_t>(C.Maps.size());
+      C.Maps.push_back(std::move(Map));
       return;
     }
     default: // program ids

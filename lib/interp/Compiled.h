@@ -214,6 +214,8 @@ struct CInst {
   /// dot: M, K, N. reduce: outer, length, inner. broadcast/trans: map index.
   uint32_t D0 = 0, D1 = 0, D2 = 0;
   int64_t Imm = 0; ///< make_range start, gep element size, program id axis.
+  /// Checked after execution when > 1 (`__multipleof` locals).
+  int64_t MultipleOf = 1;
   uint32_t Edge[2] = {0, 0};
   const ir::Instruction *Src = nullptr;
 };

@@ -15,6 +15,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <limits>
 
 namespace tritonc::interp {
@@ -146,6 +147,14 @@ private:
   void execReduce(const CInst &I);
   void execMemory(const CInst &I);
   void execAtomic(const CInst &I);
+  /// The `__multipleof(N)` promise of a local: every element of I's result
+  /// is a multiple of N.
+  void checkMultipleOf(const CInst &I);
+  /// `print`: one line per lane, prefixed with the program id (and the lane's
+  /// index for tiles).
+  void execPrint(const CInst &I);
+  /// "(i, j)": the index of lane L of I's tile operands.
+  std::string laneText(const CInst &I, uint32_t L) const;
   /// Checks an access of Size bytes at Addr and returns the host pointer.
   uint8_t *access(const CInst &I, uint64_t Addr, unsigned Size, const char *What);
   /// Index of a buffer holding [Addr, Addr+Len), or Buffers.size().
@@ -216,12 +225,91 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
         fail(I,
              "step limit of " + std::to_string(Opts.MaxStepsPerProgram) + " instructions exceeded");
       Next = exec(I);
+      if (I.MultipleOf > 1)
+        checkMultipleOf(I);
     }
     if (Next == -2)
       return;
     const CEdge &E = CF.Edges[static_cast<size_t>(Next)];
     takeEdge(E);
     B = E.Block;
+  }
+}
+
+std::string Machine::laneText(const CInst &I, uint32_t L) const {
+  ir::Shape S;
+  for (const ir::Value *V : I.Src->operands())
+    if (V->getType()->isTile())
+      S = V->getType()->getShape();
+  std::vector<int64_t> Index(S.size());
+  for (size_t D = S.size(); D-- > 0;) {
+    Index[D] = L % S[D];
+    L = static_cast<uint32_t>(L / S[D]);
+  }
+  std::string T = "(";
+  for (size_t D = 0; D < Index.size(); ++D)
+    T += (D ? ", " : "") + std::to_string(Index[D]);
+  return T + ")";
+}
+
+void Machine::execPrint(const CInst &I) {
+  const std::vector<uint32_t> &Map = CF.Maps[I.D0];
+  std::string Format = I.Src->Text;
+  if (!Format.empty() && Format.back() == '\n')
+    Format.pop_back();
+  std::ostream &Out = Opts.PrintOut ? *Opts.PrintOut : std::cout;
+  for (uint32_t L = 0; L < I.N; ++L) {
+    std::string Line = "pid (" + std::to_string(Pid[0]) + ", " + std::to_string(Pid[1]) + ", " +
+                       std::to_string(Pid[2]) + ")";
+    bool AnyTile = std::any_of(I.Src->operands().begin(), I.Src->operands().end(),
+                               [](const ir::Value *V) { return V->getType()->isTile(); });
+    if (AnyTile)
+      Line += " idx " + laneText(I, L);
+    Line += ": ";
+    // Each conversion of the (canonical) format takes the next operand.
+    size_t Next = 0;
+    for (size_t P = 0; P < Format.size(); ++P) {
+      if (Format[P] != '%') {
+        Line += Format[P];
+        continue;
+      }
+      if (P + 1 < Format.size() && Format[P + 1] == '%') {
+        Line += '%';
+        ++P;
+        continue;
+      }
+      size_t E = Format.find_first_of("diuxXcfeEgGp", P);
+      std::string Conv = Format.substr(P, E + 1 - P);
+      P = E;
+      const ir::Type *T =
+          I.Src->getOperand(static_cast<unsigned>(Next))->getType()->getScalarType();
+      uint64_t Raw = Slots[Map[2 * Next] + L * Map[2 * Next + 1]];
+      ++Next;
+      char Buf[128];
+      if (T->getKind() == ir::TypeKind::Float)
+        std::snprintf(Buf, sizeof(Buf), Conv.c_str(), slotToDouble(Raw));
+      else if (T->getKind() == ir::TypeKind::Pointer)
+        std::snprintf(Buf, sizeof(Buf), Conv.c_str(), reinterpret_cast<void *>(Raw));
+      else if (T->getIntBits() == 64)
+        std::snprintf(Buf, sizeof(Buf), Conv.c_str(), static_cast<long long>(Raw));
+      else
+        std::snprintf(Buf, sizeof(Buf), Conv.c_str(), static_cast<int>(signedOf(Raw, 32)));
+      Line += Buf;
+    }
+    Out << Line << '\n';
+  }
+}
+
+void Machine::checkMultipleOf(const CInst &I) {
+  if (isFloatKind(I.RK) || I.RK == ElemKind::Ptr)
+    return;
+  for (uint32_t K = 0; K < I.N; ++K) {
+    int64_t V = signedOf(Slots[I.Res + K], intBits(I.RK));
+    if (V % I.MultipleOf != 0)
+      fail(I, "value " + std::to_string(V) +
+                  (I.N > 1 ? " (element " + std::to_string(K) + ")" : "") +
+                  " is not a multiple of " + std::to_string(I.MultipleOf) +
+                  ", which its variable's __multipleof promises");
   }
 }
 
@@ -291,6 +379,17 @@ int64_t Machine::exec(const CInst &I) {
     map2(I, [&](uint64_t P, uint64_t Off) {
       return P + static_cast<uint64_t>(signedOf(Off, OffBits)) * Size;
     });
+    return -1;
+  }
+  case Opcode::Print:
+    execPrint(I);
+    return -1;
+  case Opcode::Assert: {
+    const std::vector<uint32_t> &Map = CF.Maps[I.D0];
+    for (uint32_t L = 0; L < I.N; ++L)
+      if (!(Slots[Map[0] + L * Map[1]] & 1))
+        fail(I, "assertion failed: " + I.Src->Text +
+                    (I.N > 1 ? " (lane " + laneText(I, L) + ")" : std::string()));
     return -1;
   }
   case Opcode::GetProgramId:
@@ -866,6 +965,11 @@ InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
         Slot = doubleToSlot(roundTo(V.FloatValue, EK));
       } else {
         Slot = normBits(static_cast<uint64_t>(V.IntValue), intBits(EK));
+        int64_t Multiple = Param->attrs().MultipleOf;
+        if (Multiple > 1 && signedOf(Slot, intBits(EK)) % Multiple != 0)
+          return Fail(What + " = " + std::to_string(signedOf(Slot, intBits(EK))) +
+                      " is not a multiple of " + std::to_string(Multiple) +
+                      ", which its __multipleof promises");
       }
     }
     Mach.setGrid(Grid);

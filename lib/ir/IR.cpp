@@ -100,6 +100,8 @@ bool Instruction::hasSideEffects() const {
   case Opcode::MaskedStore:
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
+  case Opcode::Print:
+  case Opcode::Assert:
   case Opcode::Br:
   case Opcode::CondBr:
   case Opcode::Ret:

@@ -3,6 +3,7 @@
 
 #include "tritonc/ir/Verifier.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -25,6 +26,7 @@ enum class Tok {
   BlockRef,   ///< ^name
   Int,        ///< -?[0-9]+
   Float,      ///< -?[0-9]+.[0-9]*([eE][+-]?[0-9]+)? and exponent forms
+  String,     ///< "text" with \n \t \" \\ \xHH escapes; Text is the decoded text
   LParen,
   RParen,
   LBrace,
@@ -94,6 +96,34 @@ std::vector<Token> lex(const std::string &S) {
       }
       Tok K = C == '%' ? Tok::LocalName : C == '@' ? Tok::GlobalName : Tok::BlockRef;
       Push(K, Begin, S.substr(Begin + 1, I - Begin - 1));
+      continue;
+    }
+    if (C == '"') {
+      std::string Text;
+      for (++I; I < N && S[I] != '"' && S[I] != '\n'; ++I) {
+        if (S[I] != '\\' || I + 1 >= N) {
+          Text += S[I];
+          continue;
+        }
+        char E = S[++I];
+        if (E == 'n')
+          Text += '\n';
+        else if (E == 't')
+          Text += '\t';
+        else if (E == 'x' && I + 2 < N && std::isxdigit(static_cast<unsigned char>(S[I + 1])) &&
+                 std::isxdigit(static_cast<unsigned char>(S[I + 2]))) {
+          Text += static_cast<char>(std::stoi(S.substr(I + 1, 2), nullptr, 16));
+          I += 2;
+        } else
+          Text += E;
+      }
+      if (I >= N || S[I] != '"') {
+        Push(Tok::Error, Begin, "unterminated string");
+        Push(Tok::Eof, I, "");
+        return Toks;
+      }
+      ++I;
+      Push(Tok::String, Begin, std::move(Text));
       continue;
     }
     if (isDigit(C) || (C == '-' && I + 1 < N && isDigit(S[I + 1]))) {
@@ -668,7 +698,7 @@ private:
 
   static bool isVoidOpcode(Opcode Op) {
     return Op == Opcode::Store || Op == Opcode::MaskedStore || Op == Opcode::Br ||
-           Op == Opcode::CondBr || Op == Opcode::Ret;
+           Op == Opcode::CondBr || Op == Opcode::Ret || Op == Opcode::Print || Op == Opcode::Assert;
   }
 
   void parseInstruction() {
@@ -745,6 +775,16 @@ private:
     case Opcode::GetNumPrograms:
       I->Axis = parseInt64("the axis (0, 1 or 2)");
       break;
+    case Opcode::Print:
+    case Opcode::Assert:
+      if (cur().Kind != Tok::String)
+        fail(std::string("expected the ") + (Op == Opcode::Print ? "format" : "message") +
+             " string, found " + describe(cur()));
+      I->Text = cur().Text;
+      advance();
+      if (consumeIf(Tok::Comma))
+        parseOperandList(*I);
+      break;
     case Opcode::Phi:
       if (cur().Kind == Tok::LBracket) {
         do {
@@ -782,6 +822,14 @@ private:
     if (HasResult) {
       expect(Tok::Colon, "':' and the result type");
       I->mutateType(parseType());
+      if (isIdent("multipleof")) {
+        advance();
+        expect(Tok::LParen, "'('");
+        I->MultipleOf = parseInt64("an integer");
+        if (I->MultipleOf <= 0)
+          fail("multipleof needs a positive integer");
+        expect(Tok::RParen, "')'");
+      }
     }
     Instruction *Raw = CurBB->append(std::move(I));
     if (HasResult)

@@ -148,6 +148,26 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
   case Opcode::GetNumPrograms:
     Out += " " + std::to_string(I.Axis);
     break;
+  case Opcode::Print:
+  case Opcode::Assert: {
+    Out += " \"";
+    for (char C : I.Text) {
+      if (C == '"' || C == '\\')
+        Out += std::string("\\") + C;
+      else if (C == '\n')
+        Out += "\\n";
+      else if (static_cast<unsigned char>(C) < 0x20 || static_cast<unsigned char>(C) >= 0x7f) {
+        static const char *Hex = "0123456789abcdef";
+        Out += std::string("\\x") + Hex[(C >> 4) & 15] + Hex[C & 15];
+      } else
+        Out += C;
+    }
+    Out += "\"";
+    std::string Ops = Operands(0);
+    if (!Ops.empty())
+      Out += ", " + Ops;
+    break;
+  }
   case Opcode::Phi: {
     size_t N = std::max<size_t>(I.getNumOperands(), I.incomingBlocks().size());
     for (size_t K = 0; K < N; ++K) {
@@ -175,6 +195,8 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
 
   if (HasResult)
     Out += " : " + I.getType()->str();
+  if (I.MultipleOf != 1)
+    Out += " multipleof(" + std::to_string(I.MultipleOf) + ")";
   return Out;
 }
 

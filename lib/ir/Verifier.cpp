@@ -104,7 +104,7 @@ void operandCountRange(Opcode Op, unsigned &Min, unsigned &Max) {
 
 bool producesNoValue(Opcode Op) {
   return Op == Opcode::Store || Op == Opcode::MaskedStore || Op == Opcode::Br ||
-         Op == Opcode::CondBr || Op == Opcode::Ret;
+         Op == Opcode::CondBr || Op == Opcode::Ret || Op == Opcode::Print || Op == Opcode::Assert;
 }
 
 /// The type rules of docs/IR.md for one instruction whose operand count,
@@ -368,6 +368,26 @@ std::string checkTypes(const Instruction &I) {
     }
     return ResultMustBe(V, "the pointee type in the pointer's shape");
   }
+  case Opcode::Print: {
+    const Type *Tile = nullptr;
+    for (unsigned K = 0; K < I.getNumOperands(); ++K) {
+      const Type *T = Ty(K);
+      const Type *S = T->getScalarType();
+      bool Canonical = S == Type::getI32() || S == Type::getI64() || S == Type::getF64() ||
+                       S->getKind() == TypeKind::Pointer;
+      if (!Canonical)
+        return "print takes i32, i64, f64 or pointer values, not " + typeName(T);
+      if (T->isTile() && Tile && T->getShape() != Tile->getShape())
+        return "print's tiles have different shapes";
+      if (T->isTile())
+        Tile = T;
+    }
+    return ResultMustBe(Type::getVoid(), "print has no result");
+  }
+  case Opcode::Assert:
+    if (I.getNumOperands() != 1 || Ty(0)->getScalarType() != Type::getI1())
+      return "assert needs one i1 condition";
+    return ResultMustBe(Type::getVoid(), "assert has no result");
   case Opcode::GetProgramId:
   case Opcode::GetNumPrograms:
     if (I.Axis < 0 || I.Axis > 2)

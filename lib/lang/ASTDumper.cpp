@@ -110,9 +110,17 @@ public:
       return "(? " + exprText(C->Cond.get()) + " " + exprText(C->Then.get()) + " " +
              exprText(C->Else.get()) + ")";
     }
+    case ExprKind::StringLiteral: {
+      std::string Out = "\"";
+      for (char C : E->as<StringLiteralExpr>()->Value)
+        Out += C == '\n' ? std::string("\\n") : C == '"' ? std::string("\\\"") : std::string(1, C);
+      return Out + "\"";
+    }
     case ExprKind::Cast: {
       auto *C = E->as<CastExpr>();
-      return "(cast " + typeSpecToString(C->To) + " " + exprText(C->Operand.get()) + ")";
+      std::string Shape = C->Shape.empty() ? "" : shapeText(C->Shape);
+      return std::string(C->IsBitcast ? "(bitcast " : "(cast ") + typeSpecToString(C->To) + Shape +
+             " " + exprText(C->Operand.get()) + ")";
     }
     case ExprKind::Call: {
       auto *C = E->as<CallExpr>();
@@ -145,14 +153,17 @@ public:
     Out.append(2 * Indent, ' ');
   }
 
+  static std::string shapeText(const std::vector<ExprPtr> &Dims) {
+    std::string T = "[";
+    for (size_t I = 0; I < Dims.size(); ++I)
+      T += (I ? ", " : "") + exprText(Dims[I].get());
+    return T + "]";
+  }
+
   void declarator(const Declarator &D) {
     Out += "(var " + std::string(D.ExtraPointerDepth, '*') + D.Name;
-    if (!D.Shape.empty()) {
-      Out += " [";
-      for (size_t I = 0; I < D.Shape.size(); ++I)
-        Out += (I ? ", " : "") + exprText(D.Shape[I].get());
-      Out += "]";
-    }
+    if (!D.Shape.empty())
+      Out += " " + shapeText(D.Shape);
     for (const Attribute &A : D.Attrs)
       Out += " " + attributeSpelling(A);
     if (D.Init)

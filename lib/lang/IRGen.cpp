@@ -19,10 +19,11 @@
 
 namespace tritonc {
 
-std::unique_ptr<ir::Module> generateIR(const ast::TranslationUnit &TU, DiagnosticEngine &Diags) {
+std::unique_ptr<ir::Module> generateIR(const ast::TranslationUnit &TU, DiagnosticEngine &Diags,
+                                       bool Debug) {
   auto M = std::make_unique<ir::Module>();
   try {
-    lang::IRGenerator Gen(Diags, *M);
+    lang::IRGenerator Gen(Diags, *M, Debug);
     Gen.genTranslationUnit(TU);
   } catch (const InternalError &E) {
     Diags.internal(E.what());
@@ -191,6 +192,7 @@ void IRGenerator::genFunction(const ast::FunctionDecl &F) {
   }
   removeUnreachableBlocks();
   Graveyard.clear();
+  checkReadOnlyStores(F);
 }
 
 //===----------------------------------------------------------------------===//
@@ -499,21 +501,9 @@ void IRGenerator::genDecl(const ast::DeclStmt &S) {
 
 void IRGenerator::genDeclarator(const ast::DeclStmt &S, const ast::Declarator &D) {
   // Shape: every dimension folds to a positive constant.
-  ir::Shape Shape;
-  bool ShapeOk = true;
-  for (const auto &Dim : D.Shape) {
-    std::optional<int64_t> N = foldDim(Dim.get());
-    if (!N) {
-      ShapeOk = false;
-      continue;
-    }
-    Shape.push_back(*N);
-  }
-  if (ShapeOk && numElements(Shape) > (int64_t(1) << 24)) {
-    Diags.error(D.ShapeRange, "tile of " + std::to_string(numElements(Shape)) +
-                                  " elements is too large (the limit is 16777216)");
-    ShapeOk = false;
-  }
+  std::optional<ir::Shape> Folded = foldShape(D.Shape, D.ShapeRange);
+  bool ShapeOk = Folded.has_value();
+  ir::Shape Shape = Folded.value_or(ir::Shape{});
   FEType T = typeFromSpec(S.Type, D.ExtraPointerDepth, ShapeOk ? Shape : ir::Shape{});
   if (T.Base == ast::BaseType::Void) {
     Diags.error(D.NameRange, T.isPointer() ? "pointers to void are not supported"
@@ -521,9 +511,7 @@ void IRGenerator::genDeclarator(const ast::DeclStmt &S, const ast::Declarator &D
     T.Base = ast::BaseType::Int;
     ShapeOk = false;
   }
-  if (!D.Attrs.empty())
-    Diags.warning(D.Attrs.front().Range,
-                  "attributes on local variables are ignored (they apply to parameters)");
+  int64_t MultipleOf = localAttributes(D, T);
 
   // The initializer is evaluated before the name is declared, so that
   // `int x = x + 1;` in an inner scope reads the outer x.
@@ -564,7 +552,10 @@ void IRGenerator::genDeclarator(const ast::DeclStmt &S, const ast::Declarator &D
   VarInfo *Var = declareVar(D.Name, T, D.NameRange, S.Type.IsConst);
   if (!Var)
     return;
-  if (!Init)
+  Var->MultipleOf = MultipleOf;
+  if (Init)
+    applyMultipleOf(Var, Init);
+  else
     Init = undefAt(T, curBlock());
   nameValue(Init, D.Name);
   writeVariable(Var, curBlock(), Init);

@@ -56,6 +56,31 @@ TValue IRGenerator::genCall(const ast::CallExpr &E) {
     return genMathCall(E, MathOp);
   if (Name == "min" || Name == "max")
     return genMinMaxCall(E, Name == "max");
+  if (Name == "print" || Name == "assert")
+    return genDebugCall(E);
+  if (Name == "select") {
+    // select(c, a, b): `c ? a : b` evaluating both arms, never masking a load.
+    std::vector<TValue> Args;
+    for (const auto &A : E.Args)
+      Args.push_back(genExpr(A.get()));
+    if (!checkArity(E, 3, 3))
+      return TValue::error();
+    if (!Args[0].Error && !Args[0].T.isArithmetic() && !Args[0].T.isPointer()) {
+      Diags.error(E.Args[0]->Range, "condition of 'select' has type '" + Args[0].T.str() + "'");
+      return TValue::error();
+    }
+    return emitSelect(Args[0], Args[1], Args[2],
+                      {E.Args[0].get(), E.Args[1].get(), E.Args[2].get()}, E.Range, "'select'");
+  }
+  if (Name == "__debug_barrier") {
+    // The original runtime's explicit barrier between the threads of a
+    // program. tritonc orders every tile operation before the next one and
+    // places the barriers that needs itself (BarrierPlacement), so the call
+    // has nothing left to do; it is accepted so that such kernels compile.
+    if (!checkArity(E, 0, 0))
+      return TValue::error();
+    return TValue::voidValue();
+  }
   if (Name == "dot" || Name == "trans" || Name == "fma") {
     size_t N = Name == "dot" ? 2 : Name == "trans" ? 1 : 3;
     std::vector<TValue> Args;

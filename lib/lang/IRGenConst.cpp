@@ -123,6 +123,26 @@ std::optional<int64_t> IRGenerator::foldDim(const ast::Expr *E) {
   return V;
 }
 
+std::optional<ir::Shape> IRGenerator::foldShape(const std::vector<ast::ExprPtr> &Dims,
+                                                SourceRange Range) {
+  ir::Shape S;
+  bool Ok = true;
+  for (const auto &Dim : Dims) {
+    std::optional<int64_t> N = foldDim(Dim.get());
+    if (N)
+      S.push_back(*N);
+    Ok &= N.has_value();
+  }
+  if (Ok && numElements(S) > (int64_t(1) << 24)) {
+    Diags.error(Range, "tile of " + std::to_string(numElements(S)) +
+                           " elements is too large (the limit is 16777216)");
+    Ok = false;
+  }
+  if (!Ok)
+    return std::nullopt;
+  return S;
+}
+
 bool IRGenerator::hasSideEffects(const ast::Expr *E) {
   if (!E)
     return false;
@@ -130,6 +150,7 @@ bool IRGenerator::hasSideEffects(const ast::Expr *E) {
   case ast::ExprKind::IntLiteral:
   case ast::ExprKind::FloatLiteral:
   case ast::ExprKind::BoolLiteral:
+  case ast::ExprKind::StringLiteral:
   case ast::ExprKind::Ident:
     return false;
   case ast::ExprKind::Assign:

@@ -2,6 +2,7 @@
 #include "IRGenImpl.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -48,6 +49,10 @@ TValue IRGenerator::genExpr(const ast::Expr *E) {
     return genSubscript(*E->as<ast::SubscriptExpr>());
   case ast::ExprKind::MaskedDeref:
     return genMaskedDeref(*E->as<ast::MaskedDerefExpr>());
+  case ast::ExprKind::StringLiteral:
+    Diags.error(E->Range, "a string literal is only allowed as the format of 'print' or the "
+                          "message of 'assert'");
+    return TValue::error();
   }
   return TValue::error();
 }
@@ -78,6 +83,11 @@ TValue IRGenerator::genIdent(const ast::IdentExpr &E) {
     return constFloat(FEType(BaseType::Float), std::numeric_limits<double>::infinity(), true);
   if (E.Name == "NAN")
     return constFloat(FEType(BaseType::Float), std::numeric_limits<double>::quiet_NaN(), true);
+  // The original Triton runtime's names for +infinity of a given type: unlike
+  // INFINITY they are strongly typed.
+  if (E.Name == "F32_INFINITY" || E.Name == "F16_INFINITY")
+    return constFloat(FEType(E.Name[1] == '3' ? BaseType::Float : BaseType::Half),
+                      std::numeric_limits<double>::infinity());
   if (ReportedUndeclared.insert(E.Name).second)
     Diags.error(E.Range, "use of undeclared identifier '" + E.Name + "'");
   return TValue::error();
@@ -184,7 +194,7 @@ TValue IRGenerator::genDeref(const ast::UnaryExpr &E) {
   if (P.Error)
     return P;
   at(E.Range);
-  return TValue(B.createLoad(P.V), P.T.pointee());
+  return emitLoad(P, nullptr);
 }
 
 TValue IRGenerator::genMaskedDeref(const ast::MaskedDerefExpr &E) {
@@ -195,11 +205,7 @@ TValue IRGenerator::genMaskedDeref(const ast::MaskedDerefExpr &E) {
   if (!broadcastPair(P, Mk, E.Range, E.Pointer.get(), E.Mask.get()))
     return TValue::error();
   at(E.Range);
-  FEType T = P.T.pointee();
-  Value *Undef = M.getUndef(T.scalar().toIR());
-  if (T.isTile())
-    Undef = B.createSplat(Undef, T.Shape);
-  return TValue(B.createMaskedLoad(P.V, Mk.V, Undef), T);
+  return emitLoad(P, Mk.V);
 }
 
 //===----------------------------------------------------------------------===//
@@ -295,6 +301,7 @@ TValue IRGenerator::storeLValue(const LValue &L, TValue V, SourceRange R,
   switch (L.K) {
   case LValue::Var:
     nameValue(C.V, L.Variable->Name);
+    applyMultipleOf(L.Variable, C.V);
     writeVariable(L.Variable, curBlock(), C.V);
     break;
   case LValue::Mem:
@@ -475,28 +482,40 @@ TValue IRGenerator::genConditional(const ast::ConditionalExpr &E) {
   if (!C.T.isTile() && (hasSideEffects(E.Then.get()) || hasSideEffects(E.Else.get())))
     return genBranchyConditional(E, C);
 
-  TValue T = genExpr(E.Then.get());
-  TValue F = genExpr(E.Else.get());
-  if (T.Error || F.Error)
+  // A tile condition: both arms are computed, their loads only where the
+  // lane belongs to them.
+  TValue Cb = toBool(C, E.Cond->Range);
+  if (Cb.Error)
+    return Cb;
+  TValue T = genGuardedArm(E.Then.get(), Cb, /*Negated=*/false);
+  TValue F = genGuardedArm(E.Else.get(), Cb, /*Negated=*/true);
+  return emitSelect(C, T, F, {E.Cond.get(), E.Then.get(), E.Else.get()}, E.Range, "'?:'");
+}
+
+TValue IRGenerator::emitSelect(TValue C, TValue T, TValue F,
+                               std::array<const ast::Expr *, 3> Operands, SourceRange R,
+                               const char *What) {
+  if (C.Error || T.Error || F.Error)
     return TValue::error();
+  auto [CE, TE, FE] = Operands;
   FEType Elem;
   if (!commonArmType(T, F, Elem)) {
-    Diags.error(E.Range,
-                "incompatible operand types ('" + T.T.str() + "' and '" + F.T.str() + "') in '?:'");
+    Diags.error(R, "incompatible operand types ('" + T.T.str() + "' and '" + F.T.str() + "') in " +
+                       What);
     return TValue::error();
   }
   bool Weak = T.Weak && F.Weak;
-  at(E.Range);
-  TValue Cb = toBool(C, E.Cond->Range);
-  T = convert(T, Elem, E.Then->Range);
-  F = convert(F, Elem, E.Else->Range);
-  if (Cb.Error || T.Error || F.Error || !broadcastPair(T, F, E.Range, E.Then.get(), E.Else.get()))
+  at(R);
+  TValue Cb = toBool(C, CE->Range);
+  T = convert(T, Elem, TE->Range);
+  F = convert(F, Elem, FE->Range);
+  if (Cb.Error || T.Error || F.Error || !broadcastPair(T, F, R, TE, FE))
     return TValue::error();
-  if (Cb.T.isTile() && !broadcastPair(Cb, T, E.Range, E.Cond.get(), E.Then.get()))
+  if (Cb.T.isTile() && !broadcastPair(Cb, T, R, CE, TE))
     return TValue::error();
   if (Cb.T.isTile())
-    broadcastPair(Cb, F, E.Range, E.Cond.get(), E.Else.get());
-  at(E.Range);
+    broadcastPair(Cb, F, R, CE, FE);
+  at(R);
   return TValue(B.createSelect(Cb.V, T.V, F.V), T.T, Weak);
 }
 
@@ -506,25 +525,30 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
   TValue Guard = toBool(Cond, E.Cond->Range);
   if (Guard.Error)
     return Guard;
-  auto Negate = [&](TValue G) {
-    if (Constant *C = asConstant(G.V))
-      return TValue(B.getBool(C->getInt() == 0), G.T);
-    return TValue(B.createBinary(Opcode::Xor, G.V, B.getConstantOfType(G.V->getType(), 1)), G.T);
-  };
   // Loads through DE where G holds; Other (or undef) elsewhere.
   auto GuardedLoad = [&](const ast::Expr *DE, TValue G, TValue *Other,
                          const ast::Expr *OtherE) -> TValue {
     TValue P, Mask = G;
-    if (const auto *MD = DE->as<ast::MaskedDerefExpr>()) {
+    // Loads that compute the address or the mask are guarded too.
+    const auto *MD = DE->as<ast::MaskedDerefExpr>();
+    const auto *U = DE->as<ast::UnaryExpr>();
+    bool Nested = hasSideEffects(MD ? MD->Pointer.get() : U->Operand.get()) ||
+                  (MD && hasSideEffects(MD->Mask.get()));
+    if (Nested)
+      pushLoadGuard(G);
+    if (MD) {
       TValue Mk = genMask(MD->Mask.get());
       P = genPointerOperand(MD->Pointer.get(), MD->Range, true);
+      if (Nested)
+        LoadGuards.pop_back();
       if (Mk.Error || P.Error || !broadcastPair(Mask, Mk, MD->Range, E.Cond.get(), MD->Mask.get()))
         return TValue::error();
       at(MD->Range);
       Mask = TValue(B.createBinary(Opcode::And, Mask.V, Mk.V), Mask.T);
     } else {
-      const auto *U = DE->as<ast::UnaryExpr>();
       P = genPointerOperand(U->Operand.get(), U->OpRange.isValid() ? U->OpRange : U->Range, false);
+      if (Nested)
+        LoadGuards.pop_back();
     }
     if (P.Error)
       return P;
@@ -559,6 +583,8 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
         !broadcastPair(Mask, O, E.Range, E.Cond.get(), OtherE))
       return TValue::error();
     at(E.Range);
+    if (TValue Outer = enclosingLoadGuard(P.T.Shape); Outer.V)
+      Mask.V = B.createBinary(Opcode::And, Mask.V, Outer.V);
     Value *LoadOther = O.V;
     if (SelectAfter) {
       LoadOther = M.getUndef(Pointee.toIR());
@@ -575,12 +601,12 @@ TValue IRGenerator::genMaskedConditional(const ast::ConditionalExpr &E, TValue C
   const ast::Expr *OE = DerefInThen ? E.Else.get() : E.Then.get();
   TValue Other;
   if (isDerefExpr(OE))
-    Other = GuardedLoad(OE, DerefInThen ? Negate(Guard) : Guard, nullptr, nullptr);
+    Other = GuardedLoad(OE, DerefInThen ? negateGuard(Guard) : Guard, nullptr, nullptr);
   else
     Other = genExpr(OE);
   if (Other.Error)
     return Other;
-  return GuardedLoad(DE, DerefInThen ? Guard : Negate(Guard), &Other, OE);
+  return GuardedLoad(DE, DerefInThen ? Guard : negateGuard(Guard), &Other, OE);
 }
 
 TValue IRGenerator::genBranchyConditional(const ast::ConditionalExpr &E, TValue Cond) {
@@ -656,7 +682,52 @@ TValue IRGenerator::genCast(const ast::CastExpr &E) {
     return TValue::error();
   }
   at(E.Range);
-  return convert(V, To, E.Range, /*Explicit=*/true);
+  if (E.IsBitcast)
+    return emitBitcast(V, To, E.Range);
+  TValue Converted = convert(V, To, E.Range, /*Explicit=*/true);
+  if (E.Shape.empty() || Converted.Error)
+    return Converted;
+  // `(float[TN]) x`: convert the elements, then splat a scalar or broadcast a
+  // tile into the shape, with the rules of a declaration's initializer.
+  std::optional<Shape> S = foldShape(E.Shape, E.ShapeRange);
+  if (!S || Converted.isVoid()) {
+    if (S)
+      Diags.error(E.ShapeRange, "a cast to void has no tile shape");
+    return TValue::error();
+  }
+  at(E.Range);
+  if (!broadcastInto(Converted, *S, E.Range, E.Operand.get()))
+    return TValue::error();
+  return Converted;
+}
+
+TValue IRGenerator::emitBitcast(TValue V, const FEType &To, SourceRange R) {
+  FEType From = V.T.scalar();
+  if (To.isPointer() != From.isPointer() || To.isBool() || From.isBool() || To.isVoid() ||
+      From.isVoid()) {
+    Diags.error(R, "cannot bitcast '" + V.T.str() + "' to '" + To.str() +
+                       "': both must be numbers of one width, or both pointers");
+    return TValue::error();
+  }
+  // An unsuffixed literal takes the width of the target, so that
+  // `bitcast<half>(0x7C00)` reads the 16-bit pattern it spells.
+  if (V.Weak && From.isInt() && !To.isPointer() && From.bits() != To.bits()) {
+    FEType Sized(To.bits() == 8    ? BaseType::UChar
+                 : To.bits() == 16 ? BaseType::UShort
+                 : To.bits() == 32 ? BaseType::UInt
+                                   : BaseType::ULong);
+    V = convert(V, Sized, R);
+    From = Sized;
+  }
+  if (!To.isPointer() && From.bits() != To.bits()) {
+    Diags.error(R, "cannot bitcast '" + V.T.str() + "' (" + std::to_string(From.bits()) +
+                       " bits) to '" + To.str() + "' (" + std::to_string(To.bits()) + " bits)");
+    return TValue::error();
+  }
+  if (From.toIR() == To.toIR())
+    return TValue(V.V, To.withShape(V.T.Shape));
+  at(R);
+  return TValue(B.createCast(Opcode::Bitcast, V.V, To.toIR()), To.withShape(V.T.Shape));
 }
 
 TValue IRGenerator::genRange(const ast::RangeExpr &E, std::optional<int64_t> Expected) {

@@ -17,6 +17,7 @@
 #include "tritonc/lang/AST.h"
 #include "tritonc/support/Diagnostics.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +55,8 @@ struct VarInfo {
   FEType Type;
   SourceRange DeclRange;
   bool IsConst = false;
+  /// `__multipleof(N)` on a local: every value assigned is a multiple.
+  int64_t MultipleOf = 1;
 };
 
 /// What an assignment writes to.
@@ -69,7 +72,8 @@ struct LValue {
 
 class IRGenerator {
 public:
-  IRGenerator(DiagnosticEngine &Diags, ir::Module &M) : Diags(Diags), M(M), B(M) {}
+  IRGenerator(DiagnosticEngine &Diags, ir::Module &M, bool Debug = false)
+      : Diags(Diags), M(M), B(M), Debug(Debug) {}
 
   void genTranslationUnit(const ast::TranslationUnit &TU);
 
@@ -129,7 +133,14 @@ public:
   TValue genConditional(const ast::ConditionalExpr &E);
   TValue genMaskedConditional(const ast::ConditionalExpr &E, TValue Cond, bool DerefInThen);
   TValue genBranchyConditional(const ast::ConditionalExpr &E, TValue Cond);
+  /// Element-wise `C ? T : F` (of `?:` and `select`): the arms convert to
+  /// their common type, all three broadcast; Operands are the expressions
+  /// of C, T and F (for diagnostics), What names the construct.
+  TValue emitSelect(TValue C, TValue T, TValue F, std::array<const ast::Expr *, 3> Operands,
+                    SourceRange R, const char *What);
   TValue genCast(const ast::CastExpr &E);
+  /// `bitcast<To>(V)`: the same bits read as To (same width; or pointers).
+  TValue emitBitcast(TValue V, const FEType &To, SourceRange R);
   TValue genRange(const ast::RangeExpr &E, std::optional<int64_t> Expected);
   TValue genSubscript(const ast::SubscriptExpr &E);
   TValue genMaskedDeref(const ast::MaskedDerefExpr &E);
@@ -189,12 +200,50 @@ public:
   TValue genMathCall(const ast::CallExpr &E, ir::Opcode Op);
   TValue genMinMaxCall(const ast::CallExpr &E, bool IsMax);
 
+  //===--- IRGenGuards.cpp: loads inside the arms of ?: ---------------------===//
+  TValue negateGuard(TValue G);
+  /// Makes G (and-ed with the enclosing guard) the guard of the loads
+  /// generated until the matching pop.
+  void pushLoadGuard(TValue G);
+  /// The enclosing guard projected onto a load of shape S (a lane is needed
+  /// when any guard lane it feeds holds); V is null when there is none.
+  TValue enclosingLoadGuard(const ir::Shape &S);
+  /// Loads through P where Mask (may be null) and the enclosing guard hold;
+  /// other lanes are undefined.
+  TValue emitLoad(TValue P, ir::Value *Mask);
+  /// Generates one arm of `?:` with its loads guarded by Cond (or !Cond).
+  TValue genGuardedArm(const ast::Expr *Arm, TValue Cond, bool Negated);
+
+  //===--- IRGenPromises.cpp: checks of attribute promises ------------------===//
+  /// Reports stores and atomics through pointers computed from `__readonly`
+  /// parameters of F (run once Fn is complete).
+  void checkReadOnlyStores(const ast::FunctionDecl &F);
+  /// Checks the attributes of a local declarator of type T; returns its
+  /// `__multipleof` value (1 without one). Other attributes are ignored
+  /// with a warning.
+  int64_t localAttributes(const ast::Declarator &D, const FEType &T);
+  /// Marks Val, about to be assigned to V, with V's `__multipleof` hint (a
+  /// constant is checked here).
+  void applyMultipleOf(VarInfo *V, ir::Value *Val);
+
+  //===--- IRGenDebug.cpp: print and assert ---------------------------------===//
+  /// `print(...)` / `assert(...)`: IR only when Debug is set.
+  TValue genDebugCall(const ast::CallExpr &E);
+  TValue emitAssert(const ast::CallExpr &E, const ast::Expr &CondExpr, const std::string &Message);
+  TValue emitPrint(const ast::CallExpr &E, const std::vector<const ast::Expr *> &Exprs,
+                   const std::string &Format);
+  /// Assignments, increments, atomics, print or assert anywhere in E.
+  static bool hasWrites(const ast::Expr *E);
+
   //===--- IRGenConst.cpp ---------------------------------------------------===//
   /// Folds an integer constant expression. nullopt if it is not constant;
   /// Reported is set when an error (division by zero) was already reported.
   std::optional<int64_t> foldInt(const ast::Expr *E, bool &Reported);
   /// Folds one tile dimension, reporting errors; nullopt on error.
   std::optional<int64_t> foldDim(const ast::Expr *E);
+  /// Folds a tile shape (declaration or cast), reporting errors at its
+  /// dimensions or, for a tile too large, at Range; nullopt on error.
+  std::optional<ir::Shape> foldShape(const std::vector<ast::ExprPtr> &Dims, SourceRange Range);
 
   /// Syntactic side effects: loads, stores, assignments, atomics.
   static bool hasSideEffects(const ast::Expr *E);
@@ -211,7 +260,8 @@ public:
   DiagnosticEngine &Diags;
   ir::Module &M;
   ir::IRBuilder B;
-  SourceLoc LastLoc; ///< What `at` set last (for instructions made without B).
+  SourceLoc LastLoc;  ///< What `at` set last (for instructions made without B).
+  bool Debug = false; ///< Emit print and assert (--debug).
 
   // Per-function state.
   ir::Function *Fn = nullptr;
@@ -232,6 +282,8 @@ public:
   };
   std::vector<LoopTargets> Loops;
   std::set<std::string> FunctionNames;
+  /// Guards of the `?:` arms being generated, innermost last (IRGenGuards).
+  std::vector<TValue> LoadGuards;
 };
 
 } // namespace tritonc::lang

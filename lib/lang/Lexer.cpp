@@ -645,4 +645,20 @@ std::optional<uint32_t> charLiteralValue(std::string_view S) {
   return Chars[0];
 }
 
+std::optional<std::string> stringLiteralValue(std::string_view S) {
+  if (S.size() < 2 || S.front() != '"' || S.back() != '"')
+    return std::nullopt;
+  std::vector<uint32_t> Chars;
+  std::string BadEscape;
+  if (!decodeCharBody(S.substr(1, S.size() - 2), Chars, BadEscape))
+    return std::nullopt;
+  std::string Text;
+  for (uint32_t C : Chars) {
+    if (C > 0xFF)
+      return std::nullopt;
+    Text += static_cast<char>(C);
+  }
+  return Text;
+}
+
 } // namespace tritonc

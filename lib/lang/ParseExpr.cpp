@@ -231,10 +231,8 @@ ExprPtr Parser::parseCast() {
   C->To.PointerDepth = parseStars(Restrict);
   C->To.IsRestrict = Restrict;
   C->To.Range = rangeFrom(C->To.Range.Begin);
-  if (at(TokenKind::l_square)) {
-    error(tok().range(), "a cast cannot change the tile shape");
+  if (at(TokenKind::l_square) && !parseTileShape(C->Shape, C->ShapeRange))
     return nullptr;
-  }
   if (!expectClosing(TokenKind::r_paren, Open))
     return nullptr;
   C->Operand = parseCast();
@@ -413,6 +411,33 @@ ExprPtr Parser::parseCall() {
   return C;
 }
 
+ExprPtr Parser::parseBitcast() {
+  SourceLoc Begin = startLoc();
+  consume(); // bitcast
+  const Token &Less = consume();
+  auto C = std::make_unique<CastExpr>(SourceRange(Begin));
+  C->IsBitcast = true;
+  if (!isTypeStart(tok())) {
+    errorExpected("a type after 'bitcast<'");
+    return nullptr;
+  }
+  if (!parseTypeSpecifier(C->To))
+    return nullptr;
+  bool Restrict = false;
+  C->To.PointerDepth = parseStars(Restrict);
+  C->To.Range = rangeFrom(C->To.Range.Begin);
+  if (!expectClosing(TokenKind::greater, Less))
+    return nullptr;
+  const Token &Open = tok();
+  if (!expect(TokenKind::l_paren, "after 'bitcast<type>'"))
+    return nullptr;
+  C->Operand = parseExpr();
+  if (!C->Operand || !expectClosing(TokenKind::r_paren, Open))
+    return nullptr;
+  C->Range = rangeFrom(Begin);
+  return C;
+}
+
 ExprPtr Parser::parseNumber() {
   const Token &T = consume();
   SourceRange R = T.range();
@@ -451,6 +476,8 @@ ExprPtr Parser::parsePrimary() {
   const Token &T = tok();
   switch (T.Kind) {
   case TokenKind::identifier: {
+    if (T.Text == "bitcast" && peekTok(1).is(TokenKind::less))
+      return parseBitcast();
     if (peekTok(1).is(TokenKind::l_paren))
       return parseCall();
     consume();
@@ -462,6 +489,17 @@ ExprPtr Parser::parsePrimary() {
   case TokenKind::float_literal:
   case TokenKind::char_literal:
     return parseNumber();
+  case TokenKind::string_literal: {
+    consume();
+    std::optional<std::string> Text = stringLiteralValue(T.Text);
+    if (!Text) {
+      error(T.range(), "invalid string literal " + T.Text);
+      return nullptr;
+    }
+    auto S = std::make_unique<StringLiteralExpr>(T.range());
+    S->Value = std::move(*Text);
+    return S;
+  }
   case TokenKind::kw_true:
   case TokenKind::kw_false: {
     consume();

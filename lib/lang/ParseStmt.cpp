@@ -109,24 +109,8 @@ bool Parser::parseDeclarator(Declarator &D) {
   D.Name = Name.Text;
   D.NameRange = Name.range();
   if (at(TokenKind::l_square)) {
-    const Token &Open = consume();
-    if (at(TokenKind::r_square)) {
-      error(SourceRange(Open.diagLoc(), tok().range().End),
-            "a tile shape needs at least one dimension");
-      consume();
-    } else {
-      for (;;) {
-        ExprPtr E = parseAssignment();
-        if (!E)
-          return false;
-        D.Shape.push_back(std::move(E));
-        if (!tryConsume(TokenKind::comma))
-          break;
-      }
-      if (!expectClosing(TokenKind::r_square, Open))
-        return false;
-    }
-    D.ShapeRange = rangeFrom(Open.diagLoc());
+    if (!parseTileShape(D.Shape, D.ShapeRange))
+      return false;
     if (at(TokenKind::l_square)) {
       error(tok().range(), "tiles are declared as 'name[d0, d1]', not 'name[d0][d1]'");
       return false;

@@ -366,6 +366,28 @@ unsigned Parser::parseStars(bool &SawRestrict) {
   return N;
 }
 
+bool Parser::parseTileShape(std::vector<ExprPtr> &Dims, SourceRange &Range) {
+  const Token &Open = consume();
+  if (at(TokenKind::r_square)) {
+    error(SourceRange(Open.diagLoc(), tok().range().End),
+          "a tile shape needs at least one dimension");
+    consume();
+  } else {
+    for (;;) {
+      ExprPtr E = parseAssignment();
+      if (!E)
+        return false;
+      Dims.push_back(std::move(E));
+      if (!tryConsume(TokenKind::comma))
+        break;
+    }
+    if (!expectClosing(TokenKind::r_square, Open))
+      return false;
+  }
+  Range = rangeFrom(Open.diagLoc());
+  return true;
+}
+
 bool Parser::isAttributeStart() const {
   switch (tok().Kind) {
   case TokenKind::kw_multipleof:

@@ -109,6 +109,9 @@ private:
   /// Parses one attribute (`__multipleof(8)`, `__noalias`, `restrict`...).
   bool parseAttribute(std::vector<ast::Attribute> &Attrs);
   std::optional<int64_t> foldConstant(const ast::Expr &E) const;
+  /// Parses `[d0, d1, ...]` (the current token is `[`) into Dims and the
+  /// range of the brackets.
+  bool parseTileShape(std::vector<ast::ExprPtr> &Dims, SourceRange &Range);
 
   //===--- Top level ------------------------------------------------------===//
   std::unique_ptr<ast::FunctionDecl> parseFunction();
@@ -143,6 +146,8 @@ private:
   ast::ExprPtr parseNumber();
   ast::ExprPtr parseSubscript(ast::ExprPtr Base);
   ast::ExprPtr parseCall();
+  /// `bitcast<type>(expr)`, the original Triton runtime's reinterpretation.
+  ast::ExprPtr parseBitcast();
 };
 
 } // namespace tritonc

@@ -108,11 +108,11 @@ std::string argName(const driver::KernelSignature &Sig, size_t I) {
 
 class PyInterpretedKernel {
 public:
-  explicit PyInterpretedKernel(driver::CompileResult R) : Result(std::move(R)) {
-    std::string Error;
-    F = driver::selectKernel(*Result.module(), Error);
+  PyInterpretedKernel(driver::CompileResult R, const std::string &KernelName)
+      : Result(std::move(R)) {
+    F = driver::selectKernel(*Result.module(), KernelName, Result.getDiagnostics(), Result.ast());
     if (!F)
-      throw python::CompileFailure(Error);
+      throw python::CompileFailure(Result.formattedDiagnostics());
     Sig = driver::getSignature(*F, Result.ast());
   }
 
@@ -202,8 +202,11 @@ private:
 PyInterpretedKernel
 compileForInterpreter(const std::string &Name, std::optional<std::string> Text,
                       const std::vector<std::pair<std::string, std::string>> &Defines,
-                      const std::vector<std::string> &IncludeDirs, std::optional<size_t> Config) {
+                      const std::vector<std::string> &IncludeDirs, std::optional<size_t> Config,
+                      const std::string &Kernel, bool Debug) {
   driver::CompileOptions Opts;
+  Opts.Kernel = Kernel;
+  Opts.Debug = Debug;
   for (const auto &D : Defines)
     Opts.Defines.push_back(D);
   Opts.IncludeDirs = IncludeDirs;
@@ -215,7 +218,7 @@ compileForInterpreter(const std::string &Name, std::optional<std::string> Text,
   }();
   if (!R.ok() || !R.module())
     throw python::CompileFailure(R.formattedDiagnostics());
-  return PyInterpretedKernel(std::move(R));
+  return PyInterpretedKernel(std::move(R), Kernel);
 }
 
 } // namespace
@@ -234,7 +237,7 @@ void bindInterpreter(nb::module_ &M) {
         return Out;
       });
   M.def("compile_for_interpreter", &compileForInterpreter, "name"_a, "text"_a.none(), "defines"_a,
-        "include_dirs"_a, "config"_a.none());
+        "include_dirs"_a, "config"_a.none(), "kernel"_a = "", "debug"_a = false);
 }
 
 } // namespace tritonc::python

@@ -475,8 +475,11 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        const std::vector<std::string> &IncludeDirs, unsigned NumWarps,
                        unsigned NumStages, std::optional<std::string> Arch,
                        std::optional<size_t> Config, bool AllowTF32, bool UseCache,
-                       bool TensorCopies, bool TensorStores) {
+                       bool TensorCopies, bool TensorStores, const std::string &Kernel,
+                       bool Debug) {
   driver::DeviceCompileOptions Opts;
+  Opts.Front.Kernel = Kernel;
+  Opts.Front.Debug = Debug;
   for (const auto &D : Defines)
     Opts.Front.Defines.push_back(D);
   Opts.Front.IncludeDirs = IncludeDirs;
@@ -663,7 +666,7 @@ NB_MODULE(_tritonc, m) {
 
   m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
         "num_warps"_a, "num_stages"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a,
-        "use_cache"_a, "tma"_a = true, "tma_store"_a = true);
+        "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false);
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

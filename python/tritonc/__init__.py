@@ -306,7 +306,7 @@ def _interpret_default():
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
-            tma_store=True, interpret=None):
+            tma_store=True, interpret=None, kernel=None, debug=False):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -323,8 +323,12 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     cp.async). tma_store: on sm_90a, with tma, write 2-D tiles of 16-bit elements
     with bulk tensor stores where the pointers and the code after the store allow
     it (False: st.global). interpret: run on the CPU interpreter (an
-    InterpretedKernel; None: $TRITONC_INTERPRET=1). Needs no GPU; raises
-    CompileError on errors, ValueError on out-of-range options.
+    InterpretedKernel; None: $TRITONC_INTERPRET=1). kernel: the name of the
+    kernel to launch when the source defines several (default: the only one,
+    else the first __global__; an unknown name is a CompileError listing the
+    kernels). debug: compile ``print`` and ``assert`` (otherwise they generate
+    no code). Needs no GPU; raises CompileError on errors, ValueError on
+    out-of-range options.
     """
     text = None
     if _is_file(path_or_source):
@@ -342,12 +346,14 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                         num_warps=num_warps, num_stages=num_stages, arch=arch,
                         include_dirs=tuple(includes), config=config, allow_tf32=allow_tf32,
                         name=name, cache=cache, tma=tma, tma_store=tma_store,
-                        interpret=interpret, define_list=define_list)
+                        interpret=interpret, kernel=kernel, debug=debug, define_list=define_list)
     if _interpret_default() if interpret is None else interpret:
-        impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config)
+        impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config,
+                                                str(kernel or ""), bool(debug))
         return InterpretedKernel(impl, compile_args)
     impl = _tritonc.compile(path, text, define_list, includes, warps, stages, arch, config,
-                            bool(allow_tf32), bool(cache), bool(tma), bool(tma_store))
+                            bool(allow_tf32), bool(cache), bool(tma), bool(tma_store),
+                            str(kernel or ""), bool(debug))
     return Kernel(impl, compile_args)
 
 

@@ -326,6 +326,9 @@ MATMUL_CONFIGS = [
     ({"TYPE": "float", "TM": 16, "TN": 32, "TK": 8, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "bfloat16", "TM": 16, "TN": 16, "TK": 16, "TRANS_B": 1}, False, True),
     ({}, False, False),
+    # Extents that are not powers of two (padded on the GPU, the extra K lanes zeroed in both operands).
+    ({"TYPE": "float", "TM": 48, "TN": 16, "TK": 24}, False, False),
+    ({"TYPE": "half", "TM": 32, "TN": 48, "TK": 48, "TRANS_B": 1}, False, True),
     # Tiles of 64+ rows take the wgmma path on sm_90a with 4 and 8 warps (every operand major-ness and
     # swizzle width: K rows of 32, 64 and 128 bytes, M-/N-major rows of 128 bytes).
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, False, False),
@@ -388,6 +391,12 @@ SOFTMAX_CONFIGS = [
     ({"TYPE": "float", "TM": 2, "TN": 16}, 45),
     ({"TYPE": "half", "TM": 4, "TN": 32}, 37),
     ({"TYPE": "double", "TM": 8, "TN": 16}, 10),
+    # Extents that are not powers of two (padded to the next power on the GPU): rows of up to 1536 in one
+    # chunk, as libraries pick with 8 warps; 96- and 48-column chunks over longer rows, 3 rows a program.
+    ({"TYPE": "float", "TM": 2, "TN": 1536}, 1536),
+    ({"TYPE": "float", "TM": 4, "TN": 1536}, 1100),
+    ({"TYPE": "half", "TM": 2, "TN": 96}, 250),
+    ({"TYPE": "float", "TM": 3, "TN": 48}, 100),
 ]
 SDDMM_CONFIGS = [
     {"TYPE": "float", "BLOCK": 16, "TK": 16},
@@ -403,12 +412,17 @@ BS_SOFTMAX_CONFIGS = [
 REDUCE_CONFIGS = [
     {"TYPE": "float", "TM": 8, "TN": 16},
     {"TYPE": "half", "TM": 4, "TN": 64},
+    # Not powers of two (padded on the GPU): sums, maxima, minima and atomics over 96 and 384 columns.
+    {"TYPE": "float", "TM": 8, "TN": 96},
+    {"TYPE": "float", "TM": 6, "TN": 384},
 ]
 ELEMENTWISE_CONFIGS = [
     {"TYPE": "float", "TN": 32},
     {"TYPE": "half", "TN": 64},
     {"TYPE": "double", "TN": 16},
     {"TYPE": "bfloat16", "TN": 32},
+    {"TYPE": "float", "TN": 48},
+    {"TYPE": "half", "TN": 384},
 ]
 CONTROL_CONFIGS = [{"TN": 16, "LIMIT": 100}, {"TN": 8, "LIMIT": 20, "BOUND": 3000}]
 CONVERT_CONFIGS = [{"TN": 32}, {"TN": 16}]
@@ -1129,6 +1143,68 @@ def test_readback_other_threads(defines, rng, launch):
     out = launch(str(Path(__file__).parent / "readback.tc"), defines, (programs,), [("X", x), ("Y", y)])
     expected = 2 * x.reshape(programs, tn)[:, ::-1].reshape(-1)
     np.testing.assert_array_equal(out["Y"], expected)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# nested_masked_load.tc (tests/kernels): loads inside ?: arms at the end of a buffer
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines", [{"TN": 64}, {"TN": 48}], ids=["64", "48"])
+def test_nested_masked_load(defines, rng, launch):
+    """X, Y and IDX hold exactly N elements and the last program's tile runs past them: an unmasked nested
+    load is an out-of-bounds read (interpreter error, memcheck report)."""
+    tn = defines["TN"]
+    n = not_multiple(rng, 100, 200, tn)
+    x = rng.uniform(-1.0, 1.0, size=n).astype(np.float32)
+    y = rng.uniform(-1.0, 1.0, size=n).astype(np.float32)
+    idx = rng.integers(0, n, size=n).astype(np.int32)
+    z = poisoned(5 * n, "float")
+    out = launch(str(Path(__file__).parent / "nested_masked_load.tc"), defines, (cdiv(n, tn),),
+                 [("X", x), ("Y", y), ("IDX", idx), ("Z", z), ("N", n)])
+    r = np.arange(n)
+    expected = [np.exp(x.astype(np.float64)) * 2, y + 1.0, x[idx], 10 + np.where(r % 2 == 0, x, y), 6.0 * y]
+    got = out["Z"].reshape(5, n)
+    for row, ref in enumerate(expected):
+        assert_close(got[row], ref, "float", what=f"Z row {row}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# print_assert.tc (tests/kernels): print and assert with --debug
+# ---------------------------------------------------------------------------------------------------------
+
+
+def run_print_assert(tmp_path, fail_at):
+    x = np.arange(12, dtype=np.float32) / 4
+    np.save(tmp_path / "x.npy", x)
+    cmd = [TRITONC, "run", str(Path(__file__).parent / "print_assert.tc"), "--debug", "--grid", "2",
+           "--device" if ON_DEVICE else "--interpret", str(tmp_path / "x.npy"), "12", str(fail_at)]
+    if SANITIZER:
+        cmd = ["compute-sanitizer", "--tool", SANITIZER] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+def test_print(tmp_path):
+    """One line per program and one per element, each with the program id (and the element's index); on
+    the GPU the lines come through vprintf in any order."""
+    res = run_print_assert(tmp_path, -1)
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = [l for l in res.stdout.splitlines() if l.startswith("pid")]
+    expected = [f"pid ({p}, 0, 0): N = 12" for p in range(2)]
+    expected += [f"pid ({p}, 0, 0) idx ({i}): r = {8 * p + i}, x = {(8 * p + i) / 4 if 8 * p + i < 12 else -1:.2f}"
+                 for p in range(2) for i in range(8)]
+    assert sorted(lines) == sorted(expected), res.stdout
+
+
+def test_assert(tmp_path):
+    """A failed assert stops the launch with its message (the interpreter names file:line and the lane; the
+    GPU's __assertfail the line, block and thread)."""
+    res = run_print_assert(tmp_path, 9)
+    assert res.returncode != 0
+    report = res.stdout + res.stderr
+    assert "element FAIL_AT reached" in report, report
+    if not ON_DEVICE:
+        assert "print_assert.tc:9:3" in report and "(lane (1))" in report and "program (1,0,0)" in report, report
 
 
 # ---------------------------------------------------------------------------------------------------------

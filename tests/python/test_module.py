@@ -74,6 +74,30 @@ def test_compile_source_text():
     assert ".visible .entry axpy(" in k.ptx
 
 
+TWO_KERNELS = """
+__global__ void first(float *X) { *X = 1; }
+__global__ void second(float *X, int N) { *X = N; }
+"""
+
+
+def test_compile_picks_a_kernel_by_name():
+    assert tritonc.compile(TWO_KERNELS).name == "first"
+    k = tritonc.compile(TWO_KERNELS, kernel="second")
+    assert k.name == "second"
+    assert k.signature == "second(f32* X, i32 N)"
+    with pytest.raises(tritonc.CompileError,
+                       match=r"<source>:2:\d+: error: no kernel named 'third' \(kernels: 'first', 'second'\)"):
+        tritonc.compile(TWO_KERNELS, kernel="third")
+
+
+def test_debug_compiles_print_and_assert():
+    src = AXPY.replace("*?(m) py = a", 'print("a = %f", a);\n  assert(a > 0, "a");\n  *?(m) py = a')
+    release, debug = tritonc.compile(src), tritonc.compile(src, debug=True)
+    assert "vprintf" not in release.ptx and "__assertfail" not in release.ptx
+    assert release.ptx == tritonc.compile(AXPY).ptx
+    assert "call (tritonc_ret), vprintf" in debug.ptx and "__assertfail" in debug.ptx
+
+
 def test_compile_errors_carry_locations():
     src = "__global__ void k(float *X) {\n  *X = y;\n}\n"
     with pytest.raises(tritonc.CompileError) as info:

@@ -81,10 +81,10 @@ struct PTXOutput {
   std::vector<KernelInfo> Kernels;
 };
 
-/// Lowers every function of M to one PTX module. Constructs the back end
-/// cannot lower (tile dimensions that are not powers of two, ...) are
-/// reported to Diags at their source location; the result is then empty and
-/// Diags has errors. A bug in the back end raises InternalError.
+/// Lowers every function of M to one PTX module. Tile extents that are not
+/// powers of two are padded first (transform::padTilesToPowersOfTwo). Constructs the
+/// back end cannot lower are reported to Diags at their source location;
+/// the result is then empty and Diags has errors. A bug in the back end raises InternalError.
 PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags);
 
 } // namespace tritonc::codegen

@@ -80,6 +80,12 @@ struct CompileOptions {
   /// Which configuration of the tuning space to build. Required when the
   /// space has more than one configuration; must be 0 (or unset) otherwise.
   std::optional<size_t> Config;
+  /// The kernel to launch (`--kernel`, `kernel=`); empty: the only
+  /// function, else the first `__global__` one (driver::selectKernel).
+  std::string Kernel;
+  /// Compile `print` and `assert` (`--debug`, `debug=True`); without it they
+  /// generate no code.
+  bool Debug = false;
   StopAfter Stop = StopAfter::IR;
   /// Errors recorded before the diagnostic engine stops recording.
   unsigned ErrorLimit = 20;

@@ -22,6 +22,7 @@
 #include "tritonc/lang/AST.h"
 #include "tritonc/runtime/Expected.h"
 #include "tritonc/runtime/Module.h"
+#include "tritonc/support/Diagnostics.h"
 
 #include <array>
 
@@ -53,9 +54,12 @@ struct KernelSignature {
   std::string str() const;
 };
 
-/// Picks the kernel to launch: the only function of M, else the first
-/// `__global__` one. Returns null with Error when there is none.
-const ir::Function *selectKernel(const ir::Module &M, std::string &Error);
+/// Picks the kernel to launch: the function named Name (`--kernel`); with
+/// Name empty, the only function of M, else the first `__global__` one.
+/// When there is none it reports an error in Diags, located at the first
+/// kernel of TU (when given) with a note at every kernel, and returns null.
+const ir::Function *selectKernel(const ir::Module &M, const std::string &Name,
+                                 DiagnosticEngine &Diags, const ast::TranslationUnit *TU);
 
 /// The signature of F, with C-level types from TU's declaration of the same
 /// name when TU is given and has it.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct InterpOptions {
   /// Resolves file names of instruction locations in error messages
   /// ("kernel.tc:12:5"); optional.
   const SourceManager *Sources = nullptr;
+  /// Where `print` writes (std::cout when null).
+  std::ostream *PrintOut = nullptr;
 };
 
 struct InterpResult {

@@ -243,6 +243,12 @@ public:
   int64_t Axis = 0;                          ///< reduce, get_program_id, get_num_programs
   int64_t RangeStart = 0, RangeEnd = 0;      ///< make_range
   SourceLoc Loc;                             ///< Triton-C location, if any.
+  /// print: the format; assert: the message.
+  std::string Text;
+  /// Any integer result: every element is a multiple of this (a Triton-C
+  /// `__multipleof(N)` local), a hint for the axis analysis that the
+  /// interpreter checks. 1: no hint.
+  int64_t MultipleOf = 1;
 
   /// Removes this instruction from its block and deletes it. It must have no
   /// uses left.

@@ -88,6 +88,7 @@ enum class ExprKind {
   Range,
   Subscript,
   MaskedDeref,
+  StringLiteral,
 };
 
 struct Expr {
@@ -121,6 +122,14 @@ struct BoolLiteralExpr : Expr {
   static constexpr ExprKind ClassKind = ExprKind::BoolLiteral;
   bool Value = false;
   BoolLiteralExpr(SourceRange R) : Expr(ClassKind, R) {}
+};
+
+/// `"text"` (escapes decoded): only the format of `print` and the message of
+/// `assert` take one.
+struct StringLiteralExpr : Expr {
+  static constexpr ExprKind ClassKind = ExprKind::StringLiteral;
+  std::string Value;
+  StringLiteralExpr(SourceRange R) : Expr(ClassKind, R) {}
 };
 
 /// A name: a variable, or a builtin constant such as INFINITY / NAN.
@@ -205,11 +214,16 @@ struct ConditionalExpr : Expr {
   ConditionalExpr(SourceRange R) : Expr(ClassKind, R) {}
 };
 
-/// `(type)expr`. A cast never changes the tile shape.
+/// `(type)expr`, `(type[d0, d1])expr` (a cast to a tile type: convert, then
+/// splat or broadcast to that shape) or `bitcast<type>(expr)` (reinterpret
+/// the bits).
 struct CastExpr : Expr {
   static constexpr ExprKind ClassKind = ExprKind::Cast;
   TypeSpec To;
   ExprPtr Operand;
+  std::vector<ExprPtr> Shape; ///< Empty: the operand's shape is kept.
+  SourceRange ShapeRange;
+  bool IsBitcast = false;
   CastExpr(SourceRange R) : Expr(ClassKind, R) {}
 };
 

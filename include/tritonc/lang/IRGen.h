@@ -19,6 +19,8 @@ namespace tritonc {
 /// Type-checks TU and lowers every function to Triton-IR. Returns null when
 /// errors were reported (warnings alone do not fail). Never throws for user
 /// mistakes; an internal error is reported as a diagnostic and yields null.
-std::unique_ptr<ir::Module> generateIR(const ast::TranslationUnit &TU, DiagnosticEngine &Diags);
+/// `print` and `assert` become IR only with Debug (LANGUAGE.md §9).
+std::unique_ptr<ir::Module> generateIR(const ast::TranslationUnit &TU, DiagnosticEngine &Diags,
+                                       bool Debug = false);
 
 } // namespace tritonc

@@ -103,4 +103,8 @@ std::optional<uint64_t> parseIntegerLiteral(std::string_view Spelling, bool *IsU
 /// "'\\n'", "'\\x41'"); nullopt unless it denotes exactly one character.
 std::optional<uint32_t> charLiteralValue(std::string_view Spelling);
 
+/// Text of a string literal spelling including its quotes, escapes decoded
+/// (characters above 0xFF are an error); nullopt when malformed.
+std::optional<std::string> stringLiteralValue(std::string_view Spelling);
+
 } // namespace tritonc

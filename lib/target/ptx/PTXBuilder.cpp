@@ -307,6 +307,14 @@ void PTXFunctionBuilder::emitInst(const std::string &Text, const std::optional<G
 
 void PTXFunctionBuilder::emit(const std::string &Line) { emitInst(Line); }
 
+void PTXFunctionBuilder::scopeBrace(bool Open) { activeLines().push_back(Open ? "\t{" : "\t}"); }
+
+void PTXFunctionBuilder::addLocalArray(const std::string &ArrayName, unsigned Bytes,
+                                       unsigned Align) {
+  SharedDecls.push_back(".local .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
+                        std::to_string(Bytes) + "];");
+}
+
 void PTXFunctionBuilder::comment(const std::string &Text) {
   activeLines().push_back("\t// " + Text);
 }
@@ -746,6 +754,11 @@ PTXFunctionBuilder &PTXModule::addKernel(const std::string &Name) {
 
 void PTXModule::addExternShared(const std::string &Name, unsigned Align) {
   Decls.push_back(".extern .shared .align " + std::to_string(Align) + " .b8 " + Name + "[];");
+}
+
+void PTXModule::addDeclaration(const std::string &Line) {
+  if (std::find(Decls.begin(), Decls.end(), Line) == Decls.end())
+    Decls.push_back(Line);
 }
 
 std::string PTXModule::str() const {

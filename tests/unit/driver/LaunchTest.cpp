@@ -32,8 +32,7 @@ struct Fixture {
     EXPECT_TRUE(R.ok()) << R.formattedDiagnostics();
     if (!R.ok())
       return;
-    std::string Error;
-    F = selectKernel(*R.module(), Error);
+    F = selectKernel(*R.module(), "", R.getDiagnostics(), R.ast());
     Sig = getSignature(*F, R.ast());
   }
 };
@@ -67,6 +66,30 @@ TEST(Launch, Signature) {
   KernelSignature IROnly = getSignature(*T.F, nullptr);
   EXPECT_EQ(IROnly.Params[0].typeString(), "f32*");
   EXPECT_EQ(IROnly.Params[0].Name, "X");
+}
+
+TEST(Launch, SelectKernelByName) {
+  const char *Two = "__global__ void first(float *X) { *X = 1; }\n"
+                    "__global__ void second(float *X) { *X = 2; }\n";
+  CompileResult R = compileSource("two.tc", Two, {});
+  ASSERT_TRUE(R.ok()) << R.formattedDiagnostics();
+  DiagnosticEngine &Diags = R.getDiagnostics();
+  const ir::Function *Default = selectKernel(*R.module(), "", Diags, R.ast());
+  ASSERT_NE(Default, nullptr);
+  EXPECT_EQ(Default->getName(), "first");
+  const ir::Function *Second = selectKernel(*R.module(), "second", Diags, R.ast());
+  ASSERT_NE(Second, nullptr);
+  EXPECT_EQ(Second->getName(), "second");
+  EXPECT_FALSE(Diags.hasErrors());
+
+  // An unknown name: an error at the first kernel listing both, a note at each.
+  EXPECT_EQ(selectKernel(*R.module(), "third", Diags, R.ast()), nullptr);
+  ASSERT_TRUE(Diags.hasErrors());
+  const Diagnostic &D = Diags.diagnostics().back();
+  EXPECT_EQ(D.Message, "no kernel named 'third' (kernels: 'first', 'second')");
+  EXPECT_EQ(D.Range.Begin.Line, 1u);
+  ASSERT_EQ(D.Notes.size(), 2u);
+  EXPECT_EQ(D.Notes[1].Range.Begin.Line, 2u);
 }
 
 TEST(Launch, ArrayTypes) {

@@ -200,6 +200,8 @@ public:
   void setNumWarps(unsigned NumWarps, ThreadBound Bound = ThreadBound::MaxNTid);
   /// Kernel-scope `.shared .align A .b8 Name[Bytes];`.
   void addSharedArray(const std::string &ArrayName, unsigned Bytes, unsigned Align = 16);
+  /// Kernel-scope `.local .align A .b8 Name[Bytes];` (per-thread memory).
+  void addLocalArray(const std::string &ArrayName, unsigned Bytes, unsigned Align = 8);
 
   // --- Registers and raw emission -------------------------------------------
 
@@ -210,6 +212,8 @@ public:
   void emit(const std::string &Line);
   /// Appends a `// Text` line.
   void comment(const std::string &Text);
+  /// Appends `{` or `}` (the scope of a call's parameters); no guard.
+  void scopeBrace(bool Open);
   /// Reserves an (initially empty) line at the current position of the
   /// body, to be filled once a later analysis knows what goes there (a
   /// barrier). Returns its handle for fillReservedLine.
@@ -430,6 +434,9 @@ public:
   PTXFunctionBuilder &addKernel(const std::string &Name);
   /// `.extern .shared .align A .b8 Name[];` (dynamic shared memory).
   void addExternShared(const std::string &Name, unsigned Align = 16);
+  /// A module-scope declaration line (an `.extern .func`, a `.global`
+  /// string); a line already present is not repeated.
+  void addDeclaration(const std::string &Line);
   /// The whole module text.
   std::string str() const;
 
