@@ -123,6 +123,71 @@ LinearLayout mmaV2AccumulatorLayout(const std::vector<int64_t> &Shape,
   return fitToSize(L, "dim0", Shape[0]);
 }
 
+namespace {
+/// One warp's mma.sync operand fragment: A [16, 8 KWidth] or B [8 KWidth, 8].
+LinearLayout mmaOperandFragment(int32_t OperandIndex, int32_t KWidth) {
+  // Images as (dim0, dim1); K is dim1 for A and dim0 for B.
+  auto K = [&](int32_t Step) {
+    return OperandIndex == 0 ? LinearLayout::Basis{0, Step} : LinearLayout::Basis{Step, 0};
+  };
+  auto Other = [&](int32_t Step) {
+    return OperandIndex == 0 ? LinearLayout::Basis{Step, 0} : LinearLayout::Basis{0, Step};
+  };
+  std::vector<LinearLayout::Basis> Regs, Lanes;
+  for (int32_t Step = 1; Step < KWidth; Step *= 2)
+    Regs.push_back(K(Step));
+  if (OperandIndex == 0)
+    Regs.push_back(Other(8));    // a2, a3: eight rows down
+  Regs.push_back(K(4 * KWidth)); // the second half of K
+  Lanes = {K(KWidth), K(2 * KWidth), Other(1), Other(2), Other(4)};
+  int32_t KSize = 8 * KWidth;
+  std::vector<LinearLayout::OutDim> Outs =
+      OperandIndex == 0 ? std::vector<LinearLayout::OutDim>{{"dim0", 16}, {"dim1", KSize}}
+                        : std::vector<LinearLayout::OutDim>{{"dim0", KSize}, {"dim1", 8}};
+  return LinearLayout({{"register", Regs}, {"lane", Lanes}}, Outs);
+}
+} // namespace
+
+LinearLayout mmaV2OperandLayout(const std::vector<int64_t> &Shape, int32_t OperandIndex,
+                                const std::vector<int32_t> &WarpsPerCTA, int32_t KWidth) {
+  if (Shape.size() != 2 || WarpsPerCTA.size() != 2 || (OperandIndex != 0 && OperandIndex != 1))
+    reportInternalError("mmaV2OperandLayout: expects a 2-D operand 0 or 1");
+  checkPowersOfTwo(Shape, "tile sizes");
+  checkPowersOfTwo({WarpsPerCTA[0], WarpsPerCTA[1], KWidth}, "warps and k width");
+  LinearLayout L = mmaOperandFragment(OperandIndex, KWidth);
+  // Warp id runs along N first, as in the accumulator.
+  if (OperandIndex == 0)
+    L = L * LinearLayout::zeros1D(WarpsPerCTA[1], "warp", "dim1") *
+        LinearLayout::identity1D(WarpsPerCTA[0], "warp", "dim0");
+  else
+    L = L * LinearLayout::identity1D(WarpsPerCTA[1], "warp", "dim1") *
+        LinearLayout::zeros1D(WarpsPerCTA[0], "warp", "dim0");
+  std::string KDim = OperandIndex == 0 ? "dim1" : "dim0";
+  std::string OtherDim = OperandIndex == 0 ? "dim0" : "dim1";
+  L = fitToSize(L, KDim, Shape[OperandIndex == 0 ? 1 : 0]);
+  L = fitToSize(L, OtherDim, Shape[OperandIndex == 0 ? 0 : 1]);
+  return L.transposeOuts({"dim0", "dim1"});
+}
+
+LinearLayout wgmmaOperandALayout(const std::vector<int64_t> &Shape, int32_t KWidth,
+                                 const std::vector<int32_t> &WarpGroups) {
+  if (Shape.size() != 2 || WarpGroups.size() != 2)
+    reportInternalError("wgmmaOperandALayout: expects a 2-D tile");
+  checkPowersOfTwo(Shape, "tile sizes");
+  checkPowersOfTwo({KWidth, WarpGroups[0], WarpGroups[1]}, "k width and warpgroups");
+  int64_t MReps = Shape[0] / (64 * WarpGroups[0]);
+  int64_t KReps = Shape[1] / (8 * KWidth);
+  if (MReps < 1 || KReps < 1)
+    reportInternalError("wgmmaOperandALayout: the tile does not fit the warpgroups");
+  LinearLayout L = mmaOperandFragment(0, KWidth);
+  L *= LinearLayout::identity1D(4, "warp", "dim0");
+  L *= LinearLayout::identity1D(static_cast<int32_t>(KReps), "register", "dim1");
+  L *= LinearLayout::identity1D(static_cast<int32_t>(MReps), "register", "dim0");
+  L *= LinearLayout::identity1D(WarpGroups[0], "warp", "dim0");
+  L *= LinearLayout::zeros1D(WarpGroups[1], "warp", "dim0");
+  return L;
+}
+
 LinearLayout wgmmaAccumulatorLayout(const std::vector<int64_t> &Shape, int32_t InstrN,
                                     const std::vector<int32_t> &WarpGroups) {
   if (Shape.size() != 2 || WarpGroups.size() != 2)

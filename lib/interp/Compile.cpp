@@ -2,6 +2,7 @@
 #include "Compiled.h"
 
 #include "tritonc/ir/Printer.h"
+#include "tritonc/ir/Verifier.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -89,7 +90,11 @@ private:
   uint64_t countOf(const ir::Instruction *I, const ir::Type *T) {
     if (!T || T->isVoid())
       fail(I, "value of type void used as an operand");
-    int64_t N = T->isTile() ? T->getNumElements() : 1;
+    // A shared buffer is its byte offset in the program's shared memory; a
+    // tensor descriptor its base, extents and strides.
+    int64_t N = T->isTile()         ? T->getNumElements()
+                : T->isTensorDesc() ? 1 + 2 * int64_t(T->getRank())
+                                    : 1;
     if (N <= 0 || static_cast<uint64_t>(N) > MaxSlots)
       fail(I, "unsupported tile size " + T->str());
     return static_cast<uint64_t>(N);
@@ -152,6 +157,7 @@ private:
   void lowerInstruction(const ir::Instruction *I, CInst &CI);
   void lowerTile(const ir::Instruction *I, CInst &CI);
   void lowerMemory(const ir::Instruction *I, CInst &CI);
+  void lowerGpu(const ir::Instruction *I, CInst &CI);
 
   const ir::Function &F;
   CompiledFunction &C;
@@ -258,9 +264,7 @@ void Lowering::run() {
       CI.Op = I->getOpcode();
       CI.Src = I;
       CI.MultipleOf = I->MultipleOf;
-      bool ProducesValue = !I->isTerminator() && CI.Op != Opcode::Store &&
-                           CI.Op != Opcode::MaskedStore && CI.Op != Opcode::Print &&
-                           CI.Op != Opcode::Assert;
+      bool ProducesValue = !ir::isVoidOpcode(CI.Op);
       if (ProducesValue && I->getType()->isVoid())
         fail(I, "instruction producing a value has type void");
       if (ProducesValue) {
@@ -449,6 +453,9 @@ void Lowering::lowerInstruction(const ir::Instruction *I, CInst &CI) {
   case ir::OpCategory::Memory:
   case ir::OpCategory::Atomic:
     lowerMemory(I, CI);
+    return;
+  case ir::OpCategory::Gpu:
+    lowerGpu(I, CI);
     return;
   case ir::OpCategory::Control:
     if (I->getOpcode() == Opcode::CondBr) {
@@ -652,6 +659,64 @@ void Lowering::lowerMemory(const ir::Instruction *I, CInst &CI) {
     return;
   }
   }
+}
+
+void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
+  // The executor trusts shapes and kinds, so the verifier's rules are
+  // checked here rather than assumed.
+  std::string Msg = ir::checkInstructionTypes(*I);
+  if (!Msg.empty())
+    fail(I, Msg);
+  GpuOpInfo G;
+  for (unsigned K = 0; K < I->getNumOperands(); ++K)
+    G.Ops.push_back(Operand{slotOf(I, operandValue(I, K)), 1});
+  auto OperandType = [&](unsigned K) { return operandValue(I, K)->getType(); };
+  const ir::Type *Data = nullptr; // the shared buffer or descriptor the op is about
+  switch (I->getOpcode()) {
+  case Opcode::SmemAlloc:
+  case Opcode::MakeTensorDesc:
+    Data = I->getType();
+    break;
+  case Opcode::SmemSlot:
+  case Opcode::LocalLoad:
+  case Opcode::LocalStore:
+  case Opcode::CpAsync:
+    Data = OperandType(0);
+    break;
+  case Opcode::TmaLoad:
+  case Opcode::TmaStore:
+    Data = OperandType(1 + OperandType(0)->getRank());
+    break;
+  case Opcode::Wgmma: {
+    Data = OperandType(1);
+    const ir::Type *A = OperandType(0);
+    G.ARegisters = !A->isSharedBuffer();
+    G.AccKind = elemKindOf(I->getType());
+    G.Shape = {A->getShape()[0], A->getShape()[1], Data->getShape()[1]};
+    break;
+  }
+  default:
+    break;
+  }
+  if (Data) {
+    const ir::Type *Elem = Data->getElementType();
+    G.Elem = elemKindOf(Elem);
+    G.ElemBytes = storeSize(G.Elem);
+    if (I->getOpcode() != Opcode::Wgmma)
+      G.Shape = Data->getShape();
+    G.SlotBytes = static_cast<uint64_t>(Data->getNumElements()) * G.ElemBytes;
+    G.Slots = static_cast<uint64_t>(Data->getNumSlots());
+  }
+  if (I->getOpcode() == Opcode::SmemAlloc) {
+    // Static placement, 128-byte aligned (the largest swizzle period): an
+    // allocation executed again is the same buffer.
+    G.SharedOffset = (C.SharedBytes + 127) / 128 * 128;
+    C.SharedBytes = G.SharedOffset + G.Slots * G.SlotBytes;
+    if (C.SharedBytes > (uint64_t(1) << 26))
+      fail(I, "shared memory of the program exceeds the interpreter's 64 MiB");
+  }
+  CI.D0 = static_cast<uint32_t>(C.GpuOps.size());
+  C.GpuOps.push_back(std::move(G));
 }
 
 } // namespace

@@ -105,6 +105,38 @@ inline double roundTo(double D, ElemKind K) {
   }
 }
 
+/// a*b+c rounded to nearest in double, then turned into round-to-odd so
+/// that a later rounding to a narrower format (at least 2 bits shorter) is
+/// a correct single rounding. Requires a*b to be exact in double, which holds
+/// for f16, bf16 and f32 operands.
+inline double fmaRoundOdd(double A, double B, double C) {
+  double P = A * B;
+  double S = P + C;
+  if (!std::isfinite(S))
+    return S;
+  // TwoSum: E is the exact rounding error of P + C.
+  double BB = S - P;
+  double E = (P - (S - BB)) + (C - BB);
+  if (E != 0) {
+    uint64_t U = doubleToSlot(S);
+    if ((U & 1) == 0)
+      U = ((E > 0) == (S > 0)) ? U + 1 : U - 1;
+    S = slotToDouble(U);
+  }
+  return S;
+}
+
+/// Fused multiply-add of values of float kind K with one rounding to K
+/// (round-to-odd in double makes the final rounding to f32/f16/bf16 exact).
+inline double fmaInKind(double A, double B, double C, ElemKind K) {
+  switch (K) {
+  case ElemKind::F64:
+    return std::fma(A, B, C);
+  default:
+    return roundTo(fmaRoundOdd(A, B, C), K);
+  }
+}
+
 /// Raw storage bits (low storeSize bytes) of a slot of kind K.
 inline uint64_t encodeRaw(uint64_t S, ElemKind K) {
   switch (K) {
@@ -236,6 +268,27 @@ struct CBlock {
   uint32_t Begin = 0, End = 0;
 };
 
+/// What a GPU-level instruction needs at run time (CInst::D0 indexes
+/// CompiledFunction::GpuOps). Shapes and sizes come from the operand types,
+/// which Lowering has checked with the verifier's rules.
+struct GpuOpInfo {
+  std::vector<Operand> Ops;      ///< Every operand, in operand order.
+  ElemKind Elem = ElemKind::I64; ///< Element of the shared data / tile.
+  unsigned ElemBytes = 0;
+  std::vector<int64_t> Shape;       ///< Slot, box or tile shape.
+  uint64_t SlotBytes = 0;           ///< Bytes of one slot (shared operands).
+  uint64_t Slots = 1;               ///< smem_alloc, smem_slot: slots of the buffer.
+  uint64_t SharedOffset = 0;        ///< smem_alloc: its place in the program's shared memory.
+  bool ARegisters = false;          ///< wgmma: A is a register tile.
+  ElemKind AccKind = ElemKind::F32; ///< wgmma: accumulator element.
+};
+
+/// A run-time error raised inside the executor; caught by runKernel.
+struct RunError {
+  const ir::Instruction *Inst;
+  std::string Message;
+};
+
 struct CompiledFunction {
   std::vector<CInst> Insts;
   std::vector<CBlock> Blocks;
@@ -248,7 +301,21 @@ struct CompiledFunction {
   uint32_t NumSlots = 0; ///< Arena size.
   uint32_t PhiTemp = 0;  ///< Scratch for simultaneous phi copies.
   std::vector<uint32_t> ArgSlot;
+  std::vector<GpuOpInfo> GpuOps;
+  /// Bytes of shared memory one program instance uses (every smem_alloc).
+  uint64_t SharedBytes = 0;
 };
+
+/// The dot product of the interpreter (dot and wgmma share it so that a
+/// program and its GPU-level rewrite give identical results): R = C + A x B
+/// over M x K x N elements of slot arrays, A and B of kind In, C and R of kind
+/// Acc, each (m, n) summed over k in increasing order. Scratch buffers are
+/// reused between calls.
+struct DotScratch {
+  std::vector<float> A, B, Row;
+};
+void dotProduct(uint32_t M, uint32_t K, uint32_t N, const uint64_t *A, const uint64_t *B,
+                const uint64_t *C, uint64_t *R, ElemKind In, ElemKind Acc, DotScratch &Scratch);
 
 /// Describes an instruction for messages:
 /// "masked_load at file.tc:3:5 [%x = masked_load %p, %m, %o : f32<8>]".

@@ -9,6 +9,7 @@
 #include "tritonc/interp/Interpreter.h"
 
 #include "Compiled.h"
+#include "GpuState.h"
 #include "tritonc/support/Diagnostics.h"
 
 #include <algorithm>
@@ -25,54 +26,10 @@ using ir::Opcode;
 
 namespace {
 
-/// A run-time error raised inside the executor; caught by runKernel.
-struct RunError {
-  const ir::Instruction *Inst;
-  std::string Message;
-};
-
 std::string hex(uint64_t V) {
   char Buf[32];
   std::snprintf(Buf, sizeof(Buf), "0x%" PRIx64, V);
   return Buf;
-}
-
-/// a*b+c rounded to nearest in double, then turned into round-to-odd so
-/// that a later rounding to a narrower format (at least 2 bits shorter) is
-/// a correct single rounding. Requires a*b to be exact in double, which holds
-/// for f16, bf16 and f32 operands.
-inline double fmaRoundOdd(double A, double B, double C) {
-  double P = A * B;
-  double S = P + C;
-  if (!std::isfinite(S))
-    return S;
-  // TwoSum: E is the exact rounding error of P + C.
-  double BB = S - P;
-  double E = (P - (S - BB)) + (C - BB);
-  if (E != 0) {
-    uint64_t U = doubleToSlot(S);
-    if ((U & 1) == 0)
-      U = ((E > 0) == (S > 0)) ? U + 1 : U - 1;
-    S = slotToDouble(U);
-  }
-  return S;
-}
-
-/// Fused multiply-add of values of float kind K with one rounding to K
-/// (round-to-odd in double makes the final rounding to f32/f16/bf16 exact).
-inline double fmaInKind(double A, double B, double C, ElemKind K) {
-  switch (K) {
-  case ElemKind::F64:
-    return std::fma(A, B, C);
-  default:
-    return roundTo(fmaRoundOdd(A, B, C), K);
-  }
-}
-
-/// Row[0..8) += A * B[0..8) in f32 (the arrays do not overlap).
-inline void axpy8(float *__restrict Row, float A, const float *__restrict B) {
-  for (int J = 0; J < 8; ++J)
-    Row[J] = Row[J] + A * B[J];
 }
 
 /// Correctly rounded integer -> float kind conversion (no double rounding).
@@ -118,10 +75,11 @@ uint64_t fpToInt(double X, bool IsSigned, unsigned Bits) {
   return normBits(static_cast<uint64_t>(T), Bits);
 }
 
-class Machine {
+class Machine : public GlobalMemory {
 public:
   Machine(const CompiledFunction &CF, std::vector<HostBuffer> &Buffers, const InterpOptions &Opts)
-      : CF(CF), Buffers(Buffers), Opts(Opts), Slots(CF.NumSlots, 0) {
+      : CF(CF), Buffers(Buffers), Opts(Opts), Slots(CF.NumSlots, 0),
+        Gpu(CF, Slots, *this, Opts.Sources) {
     std::copy(CF.Init.begin(), CF.Init.end(), Slots.begin());
   }
 
@@ -156,7 +114,7 @@ private:
   /// "(i, j)": the index of lane L of I's tile operands.
   std::string laneText(const CInst &I, uint32_t L) const;
   /// Checks an access of Size bytes at Addr and returns the host pointer.
-  uint8_t *access(const CInst &I, uint64_t Addr, unsigned Size, const char *What);
+  uint8_t *access(const CInst &I, uint64_t Addr, unsigned Size, const char *What) override;
   /// Index of a buffer holding [Addr, Addr+Len), or Buffers.size().
   size_t findBuffer(uint64_t Addr, uint64_t Len);
   /// True when every active lane of memory instruction I is aligned and all
@@ -196,11 +154,11 @@ private:
   std::vector<HostBuffer> &Buffers;
   const InterpOptions &Opts;
   std::vector<uint64_t> Slots;
+  GpuState Gpu; ///< Shared memory and asynchronous work of the current program.
   uint32_t Pid[3] = {0, 0, 0};
   uint32_t NumPrograms[3] = {1, 1, 1};
   size_t LastBuffer = 0;
-  std::vector<float> ScratchA, ScratchB, ScratchRow;
-  std::vector<double> ScratchDA, ScratchDB, ScratchDRow;
+  DotScratch Scratch;
 };
 
 void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
@@ -213,6 +171,7 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
   // the run stays deterministic because programs run in a fixed order.
   uint64_t Steps = 0;
   uint32_t B = 0;
+  Gpu.startProgram();
   for (;;) {
     const CBlock &Blk = CF.Blocks[B];
     int64_t Next = -1;
@@ -224,6 +183,8 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
       if (Opts.MaxStepsPerProgram && ++Steps > Opts.MaxStepsPerProgram)
         fail(I,
              "step limit of " + std::to_string(Opts.MaxStepsPerProgram) + " instructions exceeded");
+      if (Gpu.hasPendingValues())
+        Gpu.checkOperandsReady(I);
       Next = exec(I);
       if (I.MultipleOf > 1)
         checkMultipleOf(I);
@@ -316,6 +277,12 @@ void Machine::checkMultipleOf(const CInst &I) {
 void Machine::takeEdge(const CEdge &E) {
   if (E.MissingPhi)
     throw RunError{E.MissingPhi, "phi has no incoming value for the block branched from"};
+  if (Gpu.hasPendingValues()) {
+    std::vector<std::pair<uint32_t, uint32_t>> DstSrc;
+    for (uint32_t C = E.CopyBegin; C < E.CopyEnd; ++C)
+      DstSrc.push_back({CF.Copies[C].Dst, CF.Copies[C].Src});
+    Gpu.copyPendingMarks(DstSrc);
+  }
   // Phis read their inputs before any of them is written.
   uint64_t *Temp = Slots.data() + CF.PhiTemp;
   uint64_t *T = Temp;
@@ -360,6 +327,9 @@ int64_t Machine::exec(const CInst &I) {
     return -1;
   case ir::OpCategory::Atomic:
     execAtomic(I);
+    return -1;
+  case ir::OpCategory::Gpu:
+    Gpu.exec(I);
     return -1;
   default:
     break;
@@ -640,73 +610,8 @@ void Machine::execCast(const CInst &I) {
 }
 
 void Machine::execDot(const CInst &I) {
-  const uint32_t M = I.D0, K = I.D1, N = I.D2;
-  const uint64_t *A = &Slots[I.Ops[0].Off], *B = &Slots[I.Ops[1].Off], *C = &Slots[I.Ops[2].Off];
-  uint64_t *R = &Slots[I.Res];
-  // Each (m, n) sums over k in order; iterating m, k, n keeps that order per
-  // element while walking B and the accumulator row contiguously.
-  if (I.RK == ElemKind::F32 && I.OK != ElemKind::F64) {
-    ScratchA.resize(size_t(M) * K);
-    ScratchB.resize(size_t(K) * N);
-    ScratchRow.resize(N);
-    for (size_t X = 0; X < ScratchA.size(); ++X)
-      ScratchA[X] = static_cast<float>(slotToDouble(A[X]));
-    for (size_t X = 0; X < ScratchB.size(); ++X)
-      ScratchB[X] = static_cast<float>(slotToDouble(B[X]));
-    float *Row = ScratchRow.data();
-    bool ExactProducts = I.OK == ElemKind::F16 || I.OK == ElemKind::BF16;
-    for (uint32_t Mi = 0; Mi < M; ++Mi) {
-      for (uint32_t Ni = 0; Ni < N; ++Ni)
-        Row[Ni] = static_cast<float>(slotToDouble(C[size_t(Mi) * N + Ni]));
-      for (uint32_t Ki = 0; Ki < K; ++Ki) {
-        float AV = ScratchA[size_t(Mi) * K + Ki];
-        const float *BRow = &ScratchB[size_t(Ki) * N];
-        if (ExactProducts) {
-          // Products of 16-bit floats are exact in f32, so the add is the
-          // only rounding. Fixed-size chunks let the compiler vectorize.
-          uint32_t Ni = 0;
-          for (; Ni + 8 <= N; Ni += 8)
-            axpy8(Row + Ni, AV, BRow + Ni);
-          for (; Ni < N; ++Ni)
-            Row[Ni] = Row[Ni] + AV * BRow[Ni];
-        } else {
-          for (uint32_t Ni = 0; Ni < N; ++Ni)
-            Row[Ni] = static_cast<float>(fmaRoundOdd(AV, BRow[Ni], Row[Ni]));
-        }
-      }
-      for (uint32_t Ni = 0; Ni < N; ++Ni)
-        R[size_t(Mi) * N + Ni] = doubleToSlot(Row[Ni]);
-    }
-    return;
-  }
-  if (isIntKind(I.RK)) {
-    unsigned AB = intBits(I.OK), RB = intBits(I.RK);
-    for (uint32_t Mi = 0; Mi < M; ++Mi)
-      for (uint32_t Ni = 0; Ni < N; ++Ni) {
-        uint64_t S = C[size_t(Mi) * N + Ni];
-        for (uint32_t Ki = 0; Ki < K; ++Ki)
-          S = normBits(S + static_cast<uint64_t>(signedOf(A[size_t(Mi) * K + Ki], AB)) *
-                               static_cast<uint64_t>(signedOf(B[size_t(Ki) * N + Ni], AB)),
-                       RB);
-        R[size_t(Mi) * N + Ni] = S;
-      }
-    return;
-  }
-  // Other float combinations (f64 accumulators, narrow accumulators): slower
-  // generic path with the same per-element order.
-  for (uint32_t Mi = 0; Mi < M; ++Mi)
-    for (uint32_t Ni = 0; Ni < N; ++Ni) {
-      double S = slotToDouble(C[size_t(Mi) * N + Ni]);
-      for (uint32_t Ki = 0; Ki < K; ++Ki) {
-        double AV = slotToDouble(A[size_t(Mi) * K + Ki]);
-        double BV = slotToDouble(B[size_t(Ki) * N + Ni]);
-        if (I.OK == ElemKind::F64 && I.RK != ElemKind::F64)
-          S = roundTo(std::fma(AV, BV, S), I.RK); // f64 products are not exact in double
-        else
-          S = fmaInKind(AV, BV, S, I.RK);
-      }
-      R[size_t(Mi) * N + Ni] = doubleToSlot(S);
-    }
+  dotProduct(I.D0, I.D1, I.D2, &Slots[I.Ops[0].Off], &Slots[I.Ops[1].Off], &Slots[I.Ops[2].Off],
+             &Slots[I.Res], I.OK, I.RK, Scratch);
 }
 
 /// Combines two elements with a reduce/atomic kind.

@@ -50,6 +50,37 @@ bool lookupOpcode(const std::string &Spelling, Opcode &Out) {
     }
   return false;
 }
+bool isVoidOpcode(Opcode Op) {
+  switch (Op) {
+  case Opcode::Store:
+  case Opcode::MaskedStore:
+  case Opcode::Br:
+  case Opcode::CondBr:
+  case Opcode::Ret:
+  case Opcode::Print:
+  case Opcode::Assert:
+  case Opcode::LocalStore:
+  case Opcode::CpAsync:
+  case Opcode::CpAsyncCommit:
+  case Opcode::CpAsyncWait:
+  case Opcode::MbarrierInit:
+  case Opcode::MbarrierArrive:
+  case Opcode::MbarrierExpectTx:
+  case Opcode::MbarrierWait:
+  case Opcode::TmaLoad:
+  case Opcode::TmaStore:
+  case Opcode::TmaStoreWait:
+  case Opcode::WgmmaFence:
+  case Opcode::WgmmaCommit:
+  case Opcode::WgmmaWait:
+  case Opcode::FenceProxyAsync:
+  case Opcode::Barrier:
+    return true;
+  default:
+    return false;
+  }
+}
+
 const char *predicateName(CmpPredicate P) { return PredicateNames[static_cast<size_t>(P)]; }
 bool lookupPredicate(const std::string &S, CmpPredicate &Out) {
   return lookupName(PredicateNames, S, Out);
@@ -106,8 +137,15 @@ bool Instruction::hasSideEffects() const {
   case Opcode::CondBr:
   case Opcode::Ret:
     return true;
-  default:
+  case Opcode::ConvertLayout:
+  case Opcode::SmemSlot:
+  case Opcode::LocalLoad:
+  case Opcode::MakeTensorDesc:
     return false;
+  default:
+    // The other GPU-level operations order asynchronous work or own shared
+    // memory (two smem_alloc are two buffers): never removed or merged.
+    return getCategory() == OpCategory::Gpu;
   }
 }
 
@@ -117,6 +155,7 @@ bool Instruction::readsMemory() const {
   case Opcode::MaskedLoad:
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
+  case Opcode::LocalLoad:
     return true;
   default:
     return false;
@@ -124,7 +163,17 @@ bool Instruction::readsMemory() const {
 }
 
 bool Instruction::accessesMemory() const {
-  return readsMemory() || Op == Opcode::Store || Op == Opcode::MaskedStore;
+  switch (Op) {
+  case Opcode::Load:
+  case Opcode::MaskedLoad:
+  case Opcode::AtomicCAS:
+  case Opcode::AtomicRMW:
+  case Opcode::Store:
+  case Opcode::MaskedStore:
+    return true;
+  default:
+    return false;
+  }
 }
 
 void Instruction::setOperand(unsigned I, Value *V) {

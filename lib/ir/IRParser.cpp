@@ -4,6 +4,7 @@
 #include "tritonc/ir/Verifier.h"
 
 #include <cctype>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -24,6 +25,7 @@ enum class Tok {
   LocalName,  ///< %name
   GlobalName, ///< @name
   BlockRef,   ///< ^name
+  AttrName,   ///< #name (layouts: a kind such as #blocked, or an alias)
   Int,        ///< -?[0-9]+
   Float,      ///< -?[0-9]+.[0-9]*([eE][+-]?[0-9]+)? and exponent forms
   String,     ///< "text" with \n \t \" \\ \xHH escapes; Text is the decoded text
@@ -85,7 +87,7 @@ std::vector<Token> lex(const std::string &S) {
       Push(Tok::Ident, Begin, S.substr(Begin, I - Begin));
       continue;
     }
-    if (C == '%' || C == '@' || C == '^') {
+    if (C == '%' || C == '@' || C == '^' || C == '#') {
       ++I;
       while (I < N && isNameChar(S[I]))
         ++I;
@@ -94,7 +96,10 @@ std::vector<Token> lex(const std::string &S) {
         Push(Tok::Eof, I, "");
         return Toks;
       }
-      Tok K = C == '%' ? Tok::LocalName : C == '@' ? Tok::GlobalName : Tok::BlockRef;
+      Tok K = C == '%'   ? Tok::LocalName
+              : C == '@' ? Tok::GlobalName
+              : C == '^' ? Tok::BlockRef
+                         : Tok::AttrName;
       Push(K, Begin, S.substr(Begin + 1, I - Begin - 1));
       continue;
     }
@@ -233,8 +238,12 @@ public:
   std::unique_ptr<Module> parse() {
     M = std::make_unique<Module>();
     try {
-      while (cur().Kind != Tok::Eof)
-        parseFunction();
+      while (cur().Kind != Tok::Eof) {
+        if (cur().Kind == Tok::AttrName)
+          parseLayoutAlias();
+        else
+          parseFunction();
+      }
     } catch (const ParseFailure &) {
       M.reset();
       return nullptr;
@@ -271,6 +280,8 @@ private:
   };
   std::unordered_map<std::string, BlockInfo> Blocks;
   std::vector<std::string> BlockOrder;
+  /// Module-level layout aliases (#name = #kind<...>).
+  std::unordered_map<std::string, const Layout *> LayoutAliases;
 
   const Token &cur() const { return Toks[Idx]; }
   const Token &peek(size_t Ahead = 1) const { return Toks[std::min(Idx + Ahead, Toks.size() - 1)]; }
@@ -301,6 +312,7 @@ private:
     std::string Sigil = T.Kind == Tok::LocalName    ? "%"
                         : T.Kind == Tok::GlobalName ? "@"
                         : T.Kind == Tok::BlockRef   ? "^"
+                        : T.Kind == Tok::AttrName   ? "#"
                                                     : "";
     return "'" + Sigil + T.Text + "'";
   }
@@ -359,8 +371,11 @@ private:
   }
   bool atType() const { return cur().Kind == Tok::Ident && scalarTypeNamed(cur().Text); }
 
-  /// TYPE := SCALAR '*'* ('<' INT (',' INT)* '>')?
+  /// TYPE := SCALAR '*'* ('<' INT (',' INT)* (',' LAYOUT)? '>')?
+  ///        | 'smem' '<' (INT 'x')? TILE (',' LAYOUT)? '>' | 'tdesc' '<' TILE '>'
   const Type *parseType(bool AllowVoid = false) {
+    if (isIdent("smem") || isIdent("tdesc"))
+      return parseGpuType();
     if (cur().Kind != Tok::Ident || !scalarTypeNamed(cur().Text))
       fail("expected a type, found " + describe(cur()));
     const Type *T = scalarTypeNamed(cur().Text);
@@ -378,7 +393,14 @@ private:
       advance();
       Shape Dims;
       int64_t Elements = 1;
+      const Layout *L = nullptr;
+      size_t LayoutOffset = 0;
       do {
+        if (cur().Kind == Tok::AttrName && !Dims.empty()) {
+          LayoutOffset = cur().Offset;
+          L = parseLayout();
+          break;
+        }
         size_t DimOffset = cur().Offset;
         int64_t D = parseInt64("a tile dimension");
         if (D <= 0)
@@ -389,13 +411,201 @@ private:
         Dims.push_back(D);
       } while (consumeIf(Tok::Comma));
       expect(Tok::Greater, "'>' after the tile dimensions");
-      T = Type::getTile(T, Dims);
+      T = Type::getTile(T, Dims, L);
+      if (L) {
+        std::string Msg = checkLayoutOf(T);
+        if (!Msg.empty())
+          failAt(LayoutOffset, 1, Msg);
+      }
       if (cur().Kind == Tok::Star)
         fail("pointers to tiles are not types; write a tile of pointers such as 'f32*<32>'");
     }
     if (T->isVoid() && !AllowVoid)
       failAt(Start, 4, "'void' is not allowed here");
     return T;
+  }
+
+  /// The GPU types: shared buffers and tensor descriptors.
+  const Type *parseGpuType() {
+    bool IsSmem = isIdent("smem");
+    advance();
+    expect(Tok::Less, IsSmem ? "'<' after 'smem'" : "'<' after 'tdesc'");
+    int64_t Slots = 1;
+    if (IsSmem && cur().Kind == Tok::Int) {
+      size_t Offset = cur().Offset;
+      Slots = parseInt64("the number of slots");
+      if (Slots < 1 || Slots > 64)
+        failAt(Offset, 1, "a shared buffer has 1 to 64 slots");
+      if (!isIdent("x"))
+        fail("expected 'x' after the number of slots, found " + describe(cur()));
+      advance();
+    }
+    size_t TileOffset = cur().Offset;
+    const Type *Tile = parseType();
+    if (!Tile->isTile() || Tile->getLayout())
+      failAt(TileOffset, 1,
+             std::string("expected a layout-free tile type such as 'f16<64,32>' in '") +
+                 (IsSmem ? "smem" : "tdesc") + "<...>'");
+    const Layout *L = nullptr;
+    size_t LayoutOffset = cur().Offset;
+    if (IsSmem && consumeIf(Tok::Comma)) {
+      LayoutOffset = cur().Offset;
+      L = parseLayout();
+    }
+    expect(Tok::Greater, "'>'");
+    if (!IsSmem)
+      return Type::getTensorDesc(Tile->getScalarType(), Tile->getShape());
+    const Type *T = Type::getSharedBuffer(Tile->getScalarType(), Tile->getShape(), L, Slots);
+    std::string Msg = checkLayoutOf(T);
+    if (!Msg.empty())
+      failAt(LayoutOffset, 1, Msg);
+    return T;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Layouts
+  //===--------------------------------------------------------------------===//
+
+  /// '#' ALIAS '=' LAYOUT at module level.
+  void parseLayoutAlias() {
+    Token Name = cur();
+    if (isLayoutKind(Name.Text))
+      fail("'#" + Name.Text + "' is a layout kind; an alias needs another name");
+    if (LayoutAliases.count(Name.Text))
+      fail("redefinition of layout alias '#" + Name.Text + "'");
+    advance();
+    expect(Tok::Equal, "'=' after the layout alias");
+    LayoutAliases[Name.Text] = parseLayout();
+  }
+
+  static bool isLayoutKind(const std::string &S) {
+    return S == "blocked" || S == "mma" || S == "wgmma" || S == "slice" || S == "dot_op" ||
+           S == "shared";
+  }
+
+  /// LAYOUT := '#' ALIAS | '#' KIND '<' (KEY '=' (INT | '[' INT* ']' | LAYOUT))* '>'
+  const Layout *parseLayout() {
+    if (cur().Kind != Tok::AttrName)
+      fail("expected a layout ('#name' or '#kind<...>'), found " + describe(cur()));
+    Token KindTok = cur();
+    advance();
+    if (!isLayoutKind(KindTok.Text) || cur().Kind != Tok::Less) {
+      auto It = LayoutAliases.find(KindTok.Text);
+      if (It == LayoutAliases.end())
+        failAt(KindTok.Offset, KindTok.Length + 1,
+               "undefined layout '#" + KindTok.Text + "' (declare '#" + KindTok.Text +
+                   " = #kind<...>' before the functions)");
+      return It->second;
+    }
+    advance();
+    struct Field {
+      std::vector<int64_t> Ints;
+      bool IsList = false;
+      const Layout *Nested = nullptr;
+      size_t Offset = 0;
+    };
+    std::unordered_map<std::string, Field> Fields;
+    if (cur().Kind != Tok::Greater) {
+      do {
+        if (cur().Kind != Tok::Ident)
+          fail("expected a layout parameter name, found " + describe(cur()));
+        std::string Key = cur().Text;
+        Field F;
+        F.Offset = cur().Offset;
+        if (Fields.count(Key))
+          fail("layout parameter '" + Key + "' given twice");
+        advance();
+        expect(Tok::Equal, "'=' after the layout parameter");
+        if (cur().Kind == Tok::AttrName) {
+          F.Nested = parseLayout();
+        } else if (consumeIf(Tok::LBracket)) {
+          F.IsList = true;
+          if (cur().Kind != Tok::RBracket)
+            do
+              F.Ints.push_back(parseInt64("an integer"));
+            while (consumeIf(Tok::Comma));
+          expect(Tok::RBracket, "']'");
+        } else {
+          F.Ints.push_back(parseInt64("an integer, a list '[...]' or a layout"));
+        }
+        Fields[Key] = F;
+      } while (consumeIf(Tok::Comma));
+    }
+    size_t CloseOffset = cur().Offset;
+    expect(Tok::Greater, "'>' at the end of the layout");
+
+    const std::string &Kind = KindTok.Text;
+    std::vector<std::string> Used;
+    auto Get = [&](const char *Key, bool Optional = false) -> const Field * {
+      auto It = Fields.find(Key);
+      if (It == Fields.end()) {
+        if (Optional)
+          return nullptr;
+        failAt(CloseOffset, 1, "#" + Kind + " needs parameter '" + Key + "'");
+      }
+      Used.push_back(Key);
+      return &It->second;
+    };
+    auto List = [&](const char *Key) {
+      const Field *F = Get(Key);
+      if (!F->IsList)
+        failAt(F->Offset, std::string(Key).size(), std::string("'") + Key + "' must be a list");
+      std::vector<int32_t> V;
+      for (int64_t X : F->Ints) {
+        if (X < 0 || X > (int64_t(1) << 20))
+          failAt(F->Offset, std::string(Key).size(),
+                 std::string("'") + Key + "' has an out-of-range value");
+        V.push_back(static_cast<int32_t>(X));
+      }
+      return V;
+    };
+    auto OrderList = [&](const char *Key) {
+      std::vector<int32_t> V = List(Key);
+      return std::vector<unsigned>(V.begin(), V.end());
+    };
+    auto Int = [&](const char *Key) -> int32_t {
+      const Field *F = Get(Key);
+      if (F->IsList || F->Nested || F->Ints.size() != 1 || F->Ints[0] < -1 ||
+          F->Ints[0] > (int64_t(1) << 20))
+        failAt(F->Offset, std::string(Key).size(),
+               std::string("'") + Key + "' must be a small integer");
+      return static_cast<int32_t>(F->Ints[0]);
+    };
+    auto Nested = [&](const char *Key) {
+      const Field *F = Get(Key);
+      if (!F->Nested)
+        failAt(F->Offset, std::string(Key).size(), std::string("'") + Key + "' must be a layout");
+      return F->Nested;
+    };
+    const Layout *L;
+    if (Kind == "blocked")
+      L = Layout::getBlocked(List("size_per_thread"), List("threads_per_warp"),
+                             List("warps_per_cta"), OrderList("order"));
+    else if (Kind == "mma")
+      L = Layout::getMma(List("warps_per_cta"), List("instr_shape"));
+    else if (Kind == "wgmma")
+      L = Layout::getWgmma(List("warps_per_cta"), List("instr_shape"));
+    else if (Kind == "slice") {
+      int32_t Dim = Int("dim");
+      L = Layout::getSlice(Dim, Nested("parent"));
+    } else if (Kind == "dot_op") {
+      int32_t Operand = Int("operand");
+      const Layout *Parent = Nested("parent");
+      L = Layout::getDotOperand(Operand, Parent, Int("k_width"));
+    } else if (Get("swizzle", true)) {
+      int32_t Bytes = Int("swizzle");
+      L = Layout::getSharedSwizzle(Bytes, OrderList("order"));
+    } else {
+      int32_t Vec = Int("vec"), PerPhase = Int("per_phase"), MaxPhase = Int("max_phase");
+      L = Layout::getShared(Vec, PerPhase, MaxPhase, OrderList("order"));
+    }
+    for (auto &[Key, F] : Fields)
+      if (std::find(Used.begin(), Used.end(), Key) == Used.end())
+        failAt(F.Offset, Key.size(), "unknown parameter '" + Key + "' of #" + Kind);
+    std::string Msg = checkLayout(*L);
+    if (!Msg.empty())
+      failAt(KindTok.Offset, KindTok.Length + 1, Msg);
+    return L;
   }
 
   //===--------------------------------------------------------------------===//
@@ -696,11 +906,6 @@ private:
   // Instructions
   //===--------------------------------------------------------------------===//
 
-  static bool isVoidOpcode(Opcode Op) {
-    return Op == Opcode::Store || Op == Opcode::MaskedStore || Op == Opcode::Br ||
-           Op == Opcode::CondBr || Op == Opcode::Ret || Op == Opcode::Print || Op == Opcode::Assert;
-  }
-
   void parseInstruction() {
     size_t StartOffset = cur().Offset;
     Token ResultTok;
@@ -807,6 +1012,43 @@ private:
       expect(Tok::Comma, "','");
       I->addSuccessor(parseBlockRef());
       break;
+    case Opcode::SmemAlloc:
+    case Opcode::CpAsyncCommit:
+    case Opcode::WgmmaFence:
+    case Opcode::WgmmaCommit:
+    case Opcode::FenceProxyAsync:
+    case Opcode::Barrier:
+      break;
+    case Opcode::CpAsyncWait:
+    case Opcode::TmaStoreWait:
+    case Opcode::WgmmaWait:
+      I->Count = parseCount("the number of groups left in flight");
+      break;
+    case Opcode::MbarrierInit:
+    case Opcode::MbarrierExpectTx:
+      I->addOperand(parseOperand());
+      expect(Tok::Comma, "','");
+      I->Count = parseCount(Op == Opcode::MbarrierInit ? "the arrival count" : "the byte count");
+      break;
+    case Opcode::MakeTensorDesc:
+      I->addOperand(parseOperand());
+      expect(Tok::Comma, "','");
+      parseBracketedOperands(*I);
+      expect(Tok::Comma, "','");
+      parseBracketedOperands(*I);
+      break;
+    case Opcode::TmaLoad:
+    case Opcode::TmaStore:
+      I->addOperand(parseOperand());
+      expect(Tok::Comma, "','");
+      parseBracketedOperands(*I);
+      expect(Tok::Comma, "','");
+      I->addOperand(parseOperand());
+      if (Op == Opcode::TmaLoad) {
+        expect(Tok::Comma, "',' before the mbarrier");
+        I->addOperand(parseOperand());
+      }
+      break;
     case Opcode::Ret:
       // The operand, if any, is on the same line: the next line may start
       // with an instruction such as '%x = ...'.
@@ -834,6 +1076,22 @@ private:
     Instruction *Raw = CurBB->append(std::move(I));
     if (HasResult)
       defineValue(ResultTok.Text, Raw, ResultTok.Offset, ResultTok.Length + 1);
+  }
+
+  /// A non-negative count attribute (groups, arrivals, bytes).
+  int64_t parseCount(const char *What) {
+    size_t Offset = cur().Offset;
+    int64_t N = parseInt64(What);
+    if (N < 0 || N > (int64_t(1) << 31))
+      failAt(Offset, 1, std::string(What) + " must be between 0 and 2^31");
+    return N;
+  }
+
+  /// '[' OPERAND (',' OPERAND)* ']'
+  void parseBracketedOperands(Instruction &I) {
+    expect(Tok::LBracket, "'['");
+    parseOperandList(I);
+    expect(Tok::RBracket, "']'");
   }
 
   void parseOperandList(Instruction &I) {

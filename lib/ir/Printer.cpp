@@ -27,11 +27,59 @@ std::string sanitize(const std::string &Hint) {
   return Out;
 }
 
+/// Module-level layout aliases: `#blocked0`, `#mma0`, ... numbered per kind
+/// in order of first use, parents before the layouts that nest them.
+class LayoutAliases {
+public:
+  LayoutAliases() = default;
+  explicit LayoutAliases(const Module &M) {
+    for (auto &F : M.functions()) {
+      for (unsigned I = 0; I < F->getNumArgs(); ++I)
+        addType(F->getArg(I)->getType());
+      for (auto &BB : F->blocks())
+        for (auto &I : BB->instructions())
+          addType(I->getType());
+    }
+  }
+
+  /// "#blocked0 = #blocked<...>" lines, one per alias, in definition order.
+  std::string declarations() const {
+    std::string Out;
+    for (const Layout *L : Order)
+      Out += Names.at(L) + " = " + L->str(&nameOf, this) + "\n";
+    return Out;
+  }
+
+  std::string type(const Type *T) const { return Order.empty() ? T->str() : T->str(&nameOf, this); }
+
+private:
+  static std::string nameOf(const Layout *L, const void *Self) {
+    auto &Names = static_cast<const LayoutAliases *>(Self)->Names;
+    auto It = Names.find(L);
+    return It == Names.end() ? L->str() : It->second;
+  }
+  void addType(const Type *T) {
+    if (T && T->getLayout())
+      addLayout(T->getLayout());
+  }
+  void addLayout(const Layout *L) {
+    if (Names.count(L))
+      return;
+    if (L->getParent())
+      addLayout(L->getParent());
+    Names[L] = std::string("#") + L->kindName() + std::to_string(PerKind[L->kindName()]++);
+    Order.push_back(L);
+  }
+  std::unordered_map<const Layout *, std::string> Names;
+  std::unordered_map<std::string, unsigned> PerKind;
+  std::vector<const Layout *> Order;
+};
+
 /// The printed names of one function's arguments, instructions and blocks.
 class NameTable {
 public:
   NameTable() = default;
-  explicit NameTable(const Function &F) {
+  explicit NameTable(const Function &F, const LayoutAliases *Aliases = nullptr) : Aliases(Aliases) {
     std::set<std::string> UsedValues, UsedBlocks;
     unsigned NextNumber = 0;
     auto NameValue = [&](const Value *V) {
@@ -84,6 +132,9 @@ public:
   /// The label of a block of this function (without '^').
   std::string label(const BasicBlock *BB) const { return block(BB).substr(1); }
 
+  /// A type, with layouts through the module's aliases when there are any.
+  std::string type(const Type *T) const { return Aliases ? Aliases->type(T) : T->str(); }
+
 private:
   static std::string makeUnique(const std::string &Hint, std::set<std::string> &Used) {
     std::string Name = Hint;
@@ -95,6 +146,7 @@ private:
 
   std::unordered_map<const Value *, std::string> Values;
   std::unordered_map<const BasicBlock *, std::string> Blocks;
+  const LayoutAliases *Aliases = nullptr;
 };
 
 std::string operandText(const Value *V, const NameTable &Names) {
@@ -168,6 +220,38 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
       Out += ", " + Ops;
     break;
   }
+  case Opcode::CpAsyncWait:
+  case Opcode::TmaStoreWait:
+  case Opcode::WgmmaWait:
+    Out += " " + std::to_string(I.Count);
+    break;
+  case Opcode::MbarrierInit:
+  case Opcode::MbarrierExpectTx:
+    AppendOperands("");
+    Out += ", " + std::to_string(I.Count);
+    break;
+  case Opcode::MakeTensorDesc:
+  case Opcode::TmaLoad:
+  case Opcode::TmaStore: {
+    // Bracketed groups: make_tensor_desc %base, [extents], [strides];
+    // tma_load %desc, [coords], %slot, %bar; tma_store %desc, [coords], %slot.
+    unsigned N = I.getNumOperands();
+    std::vector<std::pair<unsigned, unsigned>> Groups; // [begin, end) bracketed
+    if (I.getOpcode() == Opcode::MakeTensorDesc && N >= 1)
+      Groups = {{1, 1 + (N - 1) / 2}, {1 + (N - 1) / 2, N}};
+    else if (N >= (I.getOpcode() == Opcode::TmaLoad ? 3u : 2u))
+      Groups = {{1, N - (I.getOpcode() == Opcode::TmaLoad ? 2u : 1u)}};
+    for (unsigned K = 0; K < N; ++K) {
+      bool Opens = false, Closes = false;
+      for (auto &G : Groups) {
+        Opens |= K == G.first;
+        Closes |= K + 1 == G.second;
+      }
+      Out += K ? ", " : " ";
+      Out += (Opens ? "[" : "") + operandText(I.getOperand(K), Names) + (Closes ? "]" : "");
+    }
+    break;
+  }
   case Opcode::Phi: {
     size_t N = std::max<size_t>(I.getNumOperands(), I.incomingBlocks().size());
     for (size_t K = 0; K < N; ++K) {
@@ -194,14 +278,14 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
   }
 
   if (HasResult)
-    Out += " : " + I.getType()->str();
+    Out += " : " + Names.type(I.getType());
   if (I.MultipleOf != 1)
     Out += " multipleof(" + std::to_string(I.MultipleOf) + ")";
   return Out;
 }
 
 std::string argumentText(const Argument &A, const NameTable &Names) {
-  std::string Out = A.getType()->str() + " " + Names.value(&A);
+  std::string Out = Names.type(A.getType()) + " " + Names.value(&A);
   const ArgAttributes &At = A.attrs();
   if (At.NoAlias)
     Out += " noalias";
@@ -272,8 +356,9 @@ std::string printInstruction(const Instruction &I) {
   return instructionText(I, NameTable());
 }
 
-std::string printFunction(const Function &F) {
-  NameTable Names(F);
+namespace {
+std::string functionText(const Function &F, const LayoutAliases *Aliases) {
+  NameTable Names(F, Aliases);
   std::string Out = "define ";
   if (F.attrs().IsKernel)
     Out += "kernel ";
@@ -292,15 +377,19 @@ std::string printFunction(const Function &F) {
   Out += "}\n";
   return Out;
 }
+} // namespace
+
+std::string printFunction(const Function &F) { return functionText(F, nullptr); }
 
 std::string printModule(const Module &M) {
-  std::string Out;
-  bool First = true;
+  LayoutAliases Aliases(M);
+  std::string Out = Aliases.declarations();
+  bool First = Out.empty();
   for (auto &F : M.functions()) {
     if (!First)
       Out += "\n";
     First = false;
-    Out += printFunction(*F);
+    Out += functionText(*F, &Aliases);
   }
   return Out;
 }

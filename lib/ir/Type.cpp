@@ -14,11 +14,15 @@ namespace tritonc::ir {
 // several threads (auto-tuning), hence the mutex. Types are never freed.
 struct TypeUniquer {
   std::mutex Lock;
-  std::map<std::tuple<int, unsigned, int, const Type *, Shape>, std::unique_ptr<Type>> Types;
+  std::map<std::tuple<int, unsigned, int, const Type *, Shape, const Layout *, int64_t>,
+           std::unique_ptr<Type>>
+      Types;
 
-  const Type *get(TypeKind K, unsigned Bits, FloatKind F, const Type *Elem, const Shape &Dims) {
+  const Type *get(TypeKind K, unsigned Bits, FloatKind F, const Type *Elem, const Shape &Dims,
+                  const Layout *L = nullptr, int64_t Slots = 1) {
     std::lock_guard<std::mutex> Guard(Lock);
-    auto Key = std::make_tuple(static_cast<int>(K), Bits, static_cast<int>(F), Elem, Dims);
+    auto Key =
+        std::make_tuple(static_cast<int>(K), Bits, static_cast<int>(F), Elem, Dims, L, Slots);
     auto &Slot = Types[Key];
     if (!Slot) {
       Slot.reset(new Type());
@@ -27,6 +31,8 @@ struct TypeUniquer {
       Slot->FKind = F;
       Slot->Elem = Elem;
       Slot->Dims = Dims;
+      Slot->Enc = L;
+      Slot->Slots = Slots;
     }
     return Slot.get();
   }
@@ -57,15 +63,34 @@ const Type *Type::getPointer(const Type *Pointee) {
   return uniquer().get(TypeKind::Pointer, 64, FloatKind::F32, Pointee, {});
 }
 
-const Type *Type::getTile(const Type *Elem, const Shape &Dims) {
+static void checkTileParts(const Type *Elem, const Shape &Dims, const char *What) {
   if (!Elem || !Elem->isScalar() || Elem->isVoid())
-    reportInternalError("tile of a non-scalar type");
-  if (Dims.empty())
-    return Elem;
+    reportInternalError(std::string(What) + " of a non-scalar type");
   for (int64_t D : Dims)
     if (D <= 0)
-      reportInternalError("tile dimension must be positive");
-  return uniquer().get(TypeKind::Tile, 0, FloatKind::F32, Elem, Dims);
+      reportInternalError(std::string(What) + " dimension must be positive");
+}
+
+const Type *Type::getTile(const Type *Elem, const Shape &Dims, const Layout *L) {
+  checkTileParts(Elem, Dims, "tile");
+  if (Dims.empty())
+    return Elem;
+  return uniquer().get(TypeKind::Tile, 0, FloatKind::F32, Elem, Dims, L);
+}
+
+const Type *Type::getSharedBuffer(const Type *Elem, const Shape &SlotShape, const Layout *L,
+                                  int64_t Slots) {
+  checkTileParts(Elem, SlotShape, "shared buffer");
+  if (SlotShape.empty() || Slots < 1)
+    reportInternalError("shared buffer needs a slot shape and at least one slot");
+  return uniquer().get(TypeKind::SharedBuffer, 0, FloatKind::F32, Elem, SlotShape, L, Slots);
+}
+
+const Type *Type::getTensorDesc(const Type *Elem, const Shape &Box) {
+  checkTileParts(Elem, Box, "tensor descriptor");
+  if (Box.empty())
+    reportInternalError("tensor descriptor needs a box shape");
+  return uniquer().get(TypeKind::TensorDesc, 0, FloatKind::F32, Elem, Box);
 }
 
 unsigned Type::getScalarBits() const {
@@ -131,7 +156,14 @@ std::string shapeToString(const Shape &S) {
   return Out + ">";
 }
 
-std::string Type::str() const {
+std::string Type::str(std::string (*Name)(const Layout *, const void *), const void *Ctx) const {
+  auto LayoutText = [&](const Layout *L) { return Name ? Name(L, Ctx) : L->str(); };
+  auto TileText = [&](const Type *T) {
+    std::string S = T->Elem->str() + shapeToString(T->Dims);
+    if (T->Enc)
+      S.insert(S.size() - 1, ", " + LayoutText(T->Enc));
+    return S;
+  };
   switch (Kind) {
   case TypeKind::Void:
     return "void";
@@ -142,7 +174,18 @@ std::string Type::str() const {
   case TypeKind::Pointer:
     return Elem->str() + "*";
   case TypeKind::Tile:
-    return Elem->str() + shapeToString(Dims);
+    return TileText(this);
+  case TypeKind::SharedBuffer: {
+    std::string S = "smem<";
+    if (Slots != 1)
+      S += std::to_string(Slots) + " x ";
+    S += Elem->str() + shapeToString(Dims);
+    if (Enc)
+      S += ", " + LayoutText(Enc);
+    return S + ">";
+  }
+  case TypeKind::TensorDesc:
+    return "tdesc<" + Elem->str() + shapeToString(Dims) + ">";
   }
   return "?";
 }

@@ -4,6 +4,8 @@
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/Printer.h"
 
+#include "VerifyGpu.h"
+
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -102,10 +104,7 @@ void operandCountRange(Opcode Op, unsigned &Min, unsigned &Max) {
   }
 }
 
-bool producesNoValue(Opcode Op) {
-  return Op == Opcode::Store || Op == Opcode::MaskedStore || Op == Opcode::Br ||
-         Op == Opcode::CondBr || Op == Opcode::Ret || Op == Opcode::Print || Op == Opcode::Assert;
-}
+bool producesNoValue(Opcode Op) { return isVoidOpcode(Op); }
 
 /// The type rules of docs/IR.md for one instruction whose operand count,
 /// result kind and operands are already known to be sound.
@@ -115,7 +114,8 @@ std::string checkTypes(const Instruction &I) {
   auto Ty = [&](unsigned K) { return I.getOperand(K)->getType(); };
   auto SameShape = [](const Type *A, const Type *B) { return A->getShape() == B->getShape(); };
   auto IsMaskFor = [&](const Type *Mask, const Type *Of) {
-    return Mask->getScalarType() == Type::getI1() && SameShape(Mask, Of);
+    return Mask->getScalarType() == Type::getI1() && SameShape(Mask, Of) &&
+           Mask->getLayout() == Of->getLayout();
   };
   auto ResultMustBe = [&](const Type *Expected, const char *Why) -> std::string {
     if (R == Expected)
@@ -156,8 +156,8 @@ std::string checkTypes(const Instruction &I) {
   }
   case OpCategory::Cast: {
     const Type *From = Ty(0)->getScalarType(), *To = R->getScalarType();
-    if (!SameShape(Ty(0), R))
-      return "cast changes the shape: " + typeName(Ty(0)) + " to " + typeName(R);
+    if (!SameShape(Ty(0), R) || Ty(0)->getLayout() != R->getLayout())
+      return "cast changes the shape or layout: " + typeName(Ty(0)) + " to " + typeName(R);
     bool Ok = false;
     TypeKind FK = From->getKind(), TK = To->getKind();
     unsigned FB = From->getScalarBits(), TB = To->getScalarBits();
@@ -216,15 +216,17 @@ std::string checkTypes(const Instruction &I) {
   case Opcode::GEP:
     if (!Ty(0)->isPointerOrPointerTile())
       return "gep needs a pointer, not " + typeName(Ty(0));
-    if (!Ty(1)->isIntOrIntTile() || !SameShape(Ty(0), Ty(1)))
-      return "gep offset " + typeName(Ty(1)) + " must be an integer of the pointer's shape";
+    if (!Ty(1)->isIntOrIntTile() || !SameShape(Ty(0), Ty(1)) ||
+        Ty(0)->getLayout() != Ty(1)->getLayout())
+      return "gep offset " + typeName(Ty(1)) +
+             " must be an integer of the pointer's shape and layout";
     return ResultMustBe(Ty(0), "the pointer operand's type");
   case Opcode::MakeRange:
     if (I.RangeEnd <= I.RangeStart || I.RangeStart < std::numeric_limits<int32_t>::min() ||
         I.RangeEnd > int64_t(std::numeric_limits<int32_t>::max()) + 1)
       return "make_range needs start < end within i32, not [" + std::to_string(I.RangeStart) +
              ", " + std::to_string(I.RangeEnd) + ")";
-    return ResultMustBe(Type::getTile(Type::getI32(), {I.RangeEnd - I.RangeStart}),
+    return ResultMustBe(Type::getTile(Type::getI32(), {I.RangeEnd - I.RangeStart}, R->getLayout()),
                         "i32<end-start>");
   case Opcode::Splat:
     if (Ty(0)->isTile())
@@ -254,7 +256,10 @@ std::string checkTypes(const Instruction &I) {
       return "trans needs a 2-D tile, not " + typeName(Ty(0));
     Shape S = Ty(0)->getShape();
     std::reverse(S.begin(), S.end());
-    return ResultMustBe(Ty(0)->withShape(S), "the operand with its dimensions reversed");
+    // The result's layout is free: transposing a distributed tile is a
+    // relabeling of who holds which element.
+    return ResultMustBe(Ty(0)->withShape(S)->withLayout(R->getLayout()),
+                        "the operand with its dimensions reversed");
   }
   case Opcode::Dot: {
     const Type *A = Ty(0), *B = Ty(1), *C = Ty(2);
@@ -274,7 +279,7 @@ std::string checkTypes(const Instruction &I) {
     int64_t M = A->getShape()[0], K = A->getShape()[1], N = B->getShape()[1];
     if (B->getShape()[0] != K)
       return "dot inner dimensions differ: " + typeName(A) + " and " + typeName(B);
-    if (C != Type::getTile(Acc, {M, N}))
+    if (C->withLayout(nullptr) != Type::getTile(Acc, {M, N}))
       return "dot accumulator " + typeName(C) + " should be " +
              typeName(Type::getTile(Acc, {M, N}));
     return ResultMustBe(C, "the accumulator's type");
@@ -308,7 +313,11 @@ std::string checkTypes(const Instruction &I) {
     }
     Shape S = A->getShape();
     S.erase(S.begin() + I.Axis);
-    return ResultMustBe(A->withShape(S), "the operand without the reduced axis");
+    const Layout *L =
+        A->getLayout() ? Layout::getSlice(static_cast<int32_t>(I.Axis), A->getLayout()) : nullptr;
+    return ResultMustBe(Type::getTile(A->getScalarType(), S, L),
+                        L ? "the operand without the reduced axis, in #slice of its layout"
+                          : "the operand without the reduced axis");
   }
   case Opcode::Load:
   case Opcode::MaskedLoad: {
@@ -418,6 +427,8 @@ std::string checkTypes(const Instruction &I) {
     return "";
   }
   default:
+    if (opcodeCategory(Op) == OpCategory::Gpu)
+      return checkGpuTypes(I);
     return "";
   }
 }
@@ -451,7 +462,10 @@ std::string checkInstructionTypes(const Instruction &I) {
   if (producesNoValue(Op) != I.getType()->isVoid())
     return producesNoValue(Op) ? std::string("'") + opcodeName(Op) + "' must have type void"
                                : std::string("'") + opcodeName(Op) + "' must produce a value";
-  return checkTypes(I);
+  if (std::string Msg = checkLayoutOf(I.getType()); !Msg.empty())
+    return "result type " + typeName(I.getType()) + ": " + Msg;
+  std::string Msg = checkTypes(I);
+  return Msg.empty() ? checkLayoutsOfOperation(I) : Msg;
 }
 
 namespace {
@@ -474,9 +488,17 @@ public:
       for (auto &I : BB->instructions())
         Position[I.get()] = Index++;
     }
-    for (unsigned K = 0; K < F.getNumArgs(); ++K)
+    for (unsigned K = 0; K < F.getNumArgs(); ++K) {
       if (F.getArg(K)->getParent() != &F || F.getArg(K)->getIndex() != K)
         error(nullptr, nullptr, "argument " + std::to_string(K) + " has a wrong parent or index");
+      const Type *T = F.getArg(K)->getType();
+      if (T->isSharedBuffer() || T->isTensorDesc())
+        error(nullptr, nullptr,
+              "argument " + std::to_string(K) + " of type '" + T->str() +
+                  "': shared buffers and tensor descriptors are made inside the function");
+      else if (std::string Msg = checkLayoutOf(T); !Msg.empty())
+        error(nullptr, nullptr, "argument " + std::to_string(K) + ": " + Msg);
+    }
 
     bool CFGOk = true;
     for (auto &BB : F.blocks())

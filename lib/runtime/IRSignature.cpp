@@ -35,6 +35,8 @@ Expected<ArgKind> argKindFromIR(const ir::Type *T) {
     break;
   case ir::TypeKind::Void:
   case ir::TypeKind::Tile:
+  case ir::TypeKind::SharedBuffer:
+  case ir::TypeKind::TensorDesc:
     break;
   }
   return makeError("type " + T->str() + " cannot be a kernel parameter");

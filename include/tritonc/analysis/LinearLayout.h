@@ -204,6 +204,23 @@ LinearLayout sliceLayout(const LinearLayout &Parent, unsigned Dim);
 LinearLayout mmaV2AccumulatorLayout(const std::vector<int64_t> &Shape,
                                     const std::vector<int32_t> &WarpsPerCTA);
 
+/// The register layout of dot operand OperandIndex (0: A [M, K], 1: B
+/// [K, N]) of mma.sync m16n8k(8 KWidth) for an accumulator spread as
+/// WarpsPerCTA = {Wm, Wn}: in one warp, lane l holds KWidth consecutive K
+/// elements at K offset (l % 4) KWidth, and again 4 KWidth further; for A
+/// at rows l / 4 and l / 4 + 8, for B at column l / 4. A is replicated over
+/// the warps along N, B over those along M; registers repeat the warps' tile
+/// over K, then over M (A) or N (B).
+LinearLayout mmaV2OperandLayout(const std::vector<int64_t> &Shape, int32_t OperandIndex,
+                                const std::vector<int32_t> &WarpsPerCTA, int32_t KWidth);
+
+/// The register layout of a wgmma A operand [M, K] for an accumulator of
+/// wgmmaAccumulatorLayout(Shape of [M, N], ..., WarpGroups): each warp holds
+/// the mma.sync A fragment of the 16 accumulator rows it owns, repeated over
+/// K, then over the warpgroup's 64-row blocks; warpgroups along N replicate.
+LinearLayout wgmmaOperandALayout(const std::vector<int64_t> &Shape, int32_t KWidth,
+                                 const std::vector<int32_t> &WarpGroups);
+
 /// The wgmma m64nNk16 accumulator layout (f32) of a [M, N] tile. A
 /// warpgroup (4 consecutive warps) owns [64 MReps, InstrN NReps] elements:
 /// warp w of the group holds rows 16w..16w+15 of every 64-row block with the

@@ -42,13 +42,17 @@ enum class OpCategory : uint8_t {
   Memory,
   Atomic,
   Misc,
-  Control
+  Control,
+  Gpu
 };
 
 const char *opcodeName(Opcode Op);
 OpCategory opcodeCategory(Opcode Op);
 /// Looks an opcode up by spelling; false if unknown.
 bool lookupOpcode(const std::string &Spelling, Opcode &Out);
+/// True for opcodes whose instructions have type void (stores, terminators,
+/// and the GPU-level operations that only order or start work).
+bool isVoidOpcode(Opcode Op);
 
 /// icmp and fcmp predicates. Float predicates are "ordered" (false when an
 /// operand is NaN) except UNE, which is what C's `!=` means on floats.
@@ -203,10 +207,12 @@ public:
     return Op == Opcode::Br || Op == Opcode::CondBr || Op == Opcode::Ret;
   }
   /// True for instructions with effects beyond their result (stores,
-  /// atomics, terminators); DCE never removes them.
+  /// atomics, terminators, and every GPU-level operation except
+  /// convert_layout, smem_slot, local_load and make_tensor_desc); DCE never
+  /// removes them.
   bool hasSideEffects() const;
   /// True when the result may differ between two executions with the same
-  /// operands (loads, atomics, program ids are stable; loads read memory).
+  /// operands (loads, atomics, local_load; program ids are stable).
   bool readsMemory() const;
   /// True for loads, stores and atomics: every instruction that reads or
   /// writes global memory through a pointer operand.
@@ -249,6 +255,9 @@ public:
   /// `__multipleof(N)` local), a hint for the axis analysis that the
   /// interpreter checks. 1: no hint.
   int64_t MultipleOf = 1;
+  /// cp_async_wait, wgmma_wait, tma_store_wait: groups left in flight;
+  /// mbarrier_init: arrivals per phase; mbarrier_expect_tx: bytes.
+  int64_t Count = 0;
 
   /// Removes this instruction from its block and deletes it. It must have no
   /// uses left.

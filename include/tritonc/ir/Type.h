@@ -6,8 +6,18 @@
 // Text form: i1 i8 i16 i32 i64 f16 bf16 f32 f64 void, `f32*`, `i32<32,32>`,
 // `f16*<64,32>` (a tile of pointers).
 //
+// GPU-level IR adds (docs/IR.md, "GPU level"): a tile may carry a
+// distributed layout (`f32<64,64, #blocked0>`); a shared-memory buffer of
+// Slots slots of one tile shape with an optional #shared layout
+// (`smem<3 x f16<64,32>, #shared0>`, one slot: `smem<f16<64,32>, #shared0>`);
+// and a bulk tensor copy descriptor whose box is a tile shape
+// (`tdesc<f16<64,32>>`). Tiles without a layout are the machine-independent
+// IR; the two GPU types are neither scalars nor tiles.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "tritonc/ir/Layout.h"
 
 #include <cstdint>
 #include <string>
@@ -15,7 +25,7 @@
 
 namespace tritonc::ir {
 
-enum class TypeKind : uint8_t { Void, Int, Float, Pointer, Tile };
+enum class TypeKind : uint8_t { Void, Int, Float, Pointer, Tile, SharedBuffer, TensorDesc };
 enum class FloatKind : uint8_t { F16, BF16, F32, F64 };
 
 using Shape = std::vector<int64_t>;
@@ -36,13 +46,24 @@ public:
   static const Type *getF64() { return getFloat(FloatKind::F64); }
   /// Pointer to a scalar (int, float or pointer) in global memory.
   static const Type *getPointer(const Type *Pointee);
-  /// A tile of Elem (a non-void scalar). An empty Shape returns Elem itself.
-  static const Type *getTile(const Type *Elem, const Shape &Dims);
+  /// A tile of Elem (a non-void scalar), with an optional distributed
+  /// layout. An empty Shape returns Elem itself (scalars have no layout).
+  static const Type *getTile(const Type *Elem, const Shape &Dims, const Layout *L = nullptr);
+  /// A shared-memory buffer of Slots slots of shape SlotShape (Slots >= 1),
+  /// with an optional #shared layout.
+  static const Type *getSharedBuffer(const Type *Elem, const Shape &SlotShape, const Layout *L,
+                                     int64_t Slots = 1);
+  /// A bulk tensor copy descriptor moving boxes of shape Box of Elem.
+  static const Type *getTensorDesc(const Type *Elem, const Shape &Box);
 
   TypeKind getKind() const { return Kind; }
   bool isVoid() const { return Kind == TypeKind::Void; }
   bool isTile() const { return Kind == TypeKind::Tile; }
-  bool isScalar() const { return Kind != TypeKind::Tile; }
+  bool isSharedBuffer() const { return Kind == TypeKind::SharedBuffer; }
+  bool isTensorDesc() const { return Kind == TypeKind::TensorDesc; }
+  bool isScalar() const {
+    return Kind != TypeKind::Tile && Kind != TypeKind::SharedBuffer && Kind != TypeKind::TensorDesc;
+  }
 
   /// The element type of a tile, or the type itself for scalars.
   const Type *getScalarType() const { return isTile() ? Elem : this; }
@@ -61,17 +82,33 @@ public:
   /// Number of bits of the element's storage (i1 counts 1, pointers 64).
   unsigned getScalarBits() const;
 
-  /// Dimensions; empty for scalars.
+  /// Dimensions; empty for scalars. Shared buffers: the shape of one slot;
+  /// tensor descriptors: the box.
   const Shape &getShape() const { return Dims; }
   unsigned getRank() const { return static_cast<unsigned>(Dims.size()); }
   int64_t getNumElements() const;
 
-  /// Same element type with another shape (empty shape: the scalar).
+  /// Same element type with another shape (empty shape: the scalar); the
+  /// result has no layout.
   const Type *withShape(const Shape &NewShape) const { return getTile(getScalarType(), NewShape); }
-  /// Same shape with another element type.
-  const Type *withScalar(const Type *NewScalar) const { return getTile(NewScalar, Dims); }
+  /// Same shape and layout with another element type.
+  const Type *withScalar(const Type *NewScalar) const { return getTile(NewScalar, Dims, Enc); }
 
-  std::string str() const;
+  /// Layout of a tile or shared buffer (null: none).
+  const Layout *getLayout() const { return Enc; }
+  /// Same tile with another layout (null: the layout-free tile).
+  const Type *withLayout(const Layout *L) const { return getTile(Elem, Dims, L); }
+  /// Element type of a shared buffer or tensor descriptor.
+  const Type *getElementType() const { return Elem; }
+  /// Slots of a shared buffer (1 for a single buffer or one slot of a ring).
+  int64_t getNumSlots() const { return Slots; }
+  /// The layout-free tile of one slot / one box (shared buffers, descriptors).
+  const Type *getSlotTileType() const { return getTile(Elem, Dims); }
+
+  /// Text form. Layouts print inline, or through Name (the printer's
+  /// module-level aliases).
+  std::string str(std::string (*Name)(const Layout *, const void *) = nullptr,
+                  const void *Ctx = nullptr) const;
 
 private:
   friend struct TypeUniquer;
@@ -79,8 +116,10 @@ private:
   TypeKind Kind = TypeKind::Void;
   unsigned Bits = 0;
   FloatKind FKind = FloatKind::F32;
-  const Type *Elem = nullptr; ///< Pointee for pointers, element for tiles.
+  const Type *Elem = nullptr; ///< Pointee for pointers, element for tiles and GPU types.
   Shape Dims;
+  const Layout *Enc = nullptr; ///< Tiles and shared buffers.
+  int64_t Slots = 1;           ///< Shared buffers.
 };
 
 /// "f16", "bf16", "f32", "f64".

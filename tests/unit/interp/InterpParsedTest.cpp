@@ -87,28 +87,13 @@ TEST(InterpParsed, TiledMatmulLoop) {
   std::unique_ptr<Module> M = parseIR(SM, Id, Diags);
   ASSERT_TRUE(M) << Diags.formatAll();
   const int Mt = 128, Nt = 192, Kt = 96;
-  std::vector<uint16_t> A(Mt * Kt), B(Kt * Nt);
-  std::vector<float> C(Mt * Nt, -1), Ref(Mt * Nt, 0);
-  for (int I = 0; I < Mt * Kt; ++I)
-    A[I] = floatToHalfBits(static_cast<float>((I * 7) % 13 - 6) * 0.37f);
-  for (int I = 0; I < Kt * Nt; ++I)
-    B[I] = floatToHalfBits(static_cast<float>((I * 5) % 11 - 5) * 0.61f);
-  for (int Mi = 0; Mi < Mt; ++Mi)
-    for (int Ni = 0; Ni < Nt; ++Ni)
-      for (int Ki = 0; Ki < Kt; ++Ki)
-        Ref[Mi * Nt + Ni] += halfBitsToFloat(A[Mi * Kt + Ki]) * halfBitsToFloat(B[Ki * Nt + Ni]);
-  std::vector<HostBuffer> Bufs = {bufferOf(A, "A"), bufferOf(B, "B"), bufferOf(C, "C")};
-  std::vector<ArgValue> Args = {ArgValue::buffer(0),   ArgValue::buffer(1),
-                                ArgValue::buffer(2),   ArgValue::integer(Mt),
-                                ArgValue::integer(Nt), ArgValue::integer(Kt)};
-  InterpOptions Opts;
-  Opts.Sources = &SM;
-  InterpResult R = runKernel(*M->getFunction("mm"), {Mt / 64, Nt / 64, 1}, Args, Bufs, Opts);
+  MatmulData D(Mt, Nt, Kt);
+  InterpResult R = D.run(*M->getFunction("mm"), SM);
   ASSERT_TRUE(R.Ok) << R.Error;
-  EXPECT_EQ(C, Ref); // same order of f32 additions, exact products
+  EXPECT_EQ(D.C, D.Ref); // same order of f32 additions, exact products
 
   // A grid one program too wide in y stores past the end of C.
-  R = runKernel(*M->getFunction("mm"), {Mt / 64, Nt / 64 + 1, 1}, Args, Bufs, Opts);
+  R = D.run(*M->getFunction("mm"), SM, /*ExtraColumnsOfPrograms=*/1);
   ASSERT_FALSE(R.Ok);
   EXPECT_NE(R.Error.find("program (0,3,0): load at mm.tir:"), std::string::npos) << R.Error;
   EXPECT_NE(R.Error.find("[%b = load %pb : f16<32,64>]"), std::string::npos) << R.Error;

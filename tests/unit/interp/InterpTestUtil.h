@@ -78,6 +78,37 @@ inline int64_t readInt(const void *P, const Type *T) {
   }
 }
 
+/// An f16 matmul's inputs (A [M, K], B [K, N], row-major), an output C
+/// poisoned with -1, and the reference: f32 sums over k in increasing order
+/// of exact f16 products, which is how the interpreter's dot adds.
+struct MatmulData {
+  int M, N, K;
+  std::vector<uint16_t> A, B;
+  std::vector<float> C, Ref;
+  MatmulData(int M, int N, int K)
+      : M(M), N(N), K(K), A(M * K), B(K * N), C(M * N, -1), Ref(M * N, 0) {
+    for (int I = 0; I < M * K; ++I)
+      A[I] = floatToHalfBits(static_cast<float>((I * 7) % 13 - 6) * 0.37f);
+    for (int I = 0; I < K * N; ++I)
+      B[I] = floatToHalfBits(static_cast<float>((I * 5) % 11 - 5) * 0.61f);
+    for (int Mi = 0; Mi < M; ++Mi)
+      for (int Ni = 0; Ni < N; ++Ni)
+        for (int Ki = 0; Ki < K; ++Ki)
+          Ref[Mi * N + Ni] += halfBitsToFloat(A[Mi * K + Ki]) * halfBitsToFloat(B[Ki * N + Ni]);
+  }
+  /// Runs F(A, B, C, M, N, K) with one program per 64 x 64 tile of C (and
+  /// ExtraColumns more along y).
+  InterpResult run(const Function &F, const SourceManager &SM, uint32_t ExtraColumns = 0) {
+    std::vector<HostBuffer> Bufs = {bufferOf(A, "A"), bufferOf(B, "B"), bufferOf(C, "C")};
+    std::vector<ArgValue> Args = {ArgValue::buffer(0),  ArgValue::buffer(1),  ArgValue::buffer(2),
+                                  ArgValue::integer(M), ArgValue::integer(N), ArgValue::integer(K)};
+    InterpOptions Opts;
+    Opts.Sources = &SM;
+    LaunchGrid Grid{static_cast<uint32_t>(M / 64), static_cast<uint32_t>(N / 64) + ExtraColumns, 1};
+    return runKernel(F, Grid, Args, Bufs, Opts);
+  }
+};
+
 /// A kernel @k(params..., R* out) whose body computes one value (scalar or
 /// tile) from the scalar parameters and stores it to `out`.
 struct EvalKernel {

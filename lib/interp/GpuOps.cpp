@@ -1,0 +1,509 @@
+//===- GpuOps.cpp - Sequential semantics of GPU-level Triton-IR -----------===//
+//
+// See GpuState.h for the model. Shared memory holds each slot's elements
+// row-major: a #shared swizzle is a bijection within the slot, so the
+// values a program observes do not depend on it (the back end's address
+// computation is tested against the layouts separately).
+//
+//===----------------------------------------------------------------------===//
+#include "GpuState.h"
+
+#include <algorithm>
+
+namespace tritonc::interp::detail {
+
+using ir::Opcode;
+
+namespace {
+constexpr uint8_t Init = 1;          ///< Written at least once.
+constexpr uint8_t UnsyncedWrite = 2; ///< Written since the last barrier.
+constexpr uint8_t UnsyncedRead = 4;  ///< Read by local_load since the last barrier.
+constexpr uint8_t Unfenced = 8;      ///< Generic-proxy write since the last proxy fence.
+} // namespace
+
+GpuState::GpuState(const CompiledFunction &CF, std::vector<uint64_t> &Slots, GlobalMemory &Global,
+                   const SourceManager *SM)
+    : CF(CF), Slots(Slots), Global(Global), SM(SM) {}
+
+void GpuState::startProgram() {
+  Shared.assign(CF.SharedBytes, 0);
+  Flags.assign(CF.SharedBytes, 0);
+  Pending.clear();
+  Barriers.clear();
+  PendingValues.clear();
+  NextCpGroup = NextStoreGroup = NextWgmmaGroup = 0;
+  WgmmaFenced = false;
+}
+
+void GpuState::fail(const CInst &I, const std::string &Msg) { throw RunError{I.Src, Msg}; }
+
+std::string GpuState::where(const ir::Instruction *I) const {
+  if (!I)
+    return "an earlier operation";
+  std::string S = ir::opcodeName(I->getOpcode());
+  if (I->Loc.isValid()) {
+    S += " at ";
+    S += SM && I->Loc.File < SM->numBuffers() ? SM->getName(I->Loc.File)
+                                              : "<file " + std::to_string(I->Loc.File) + ">";
+    S += ":" + std::to_string(I->Loc.Line) + ":" + std::to_string(I->Loc.Col);
+  }
+  return S;
+}
+
+std::pair<uint64_t, uint64_t> GpuState::range(const CInst &I, unsigned K) const {
+  uint64_t Begin = slotValue(info(I), K);
+  return {Begin, Begin + info(I).SlotBytes};
+}
+
+//===----------------------------------------------------------------------===//
+// Hazards
+//===----------------------------------------------------------------------===//
+
+const GpuState::AsyncOp *GpuState::pendingOverlap(uint64_t Begin, uint64_t End, bool Writes,
+                                                  bool Reads) const {
+  for (const AsyncOp &Op : Pending) {
+    bool IsWrite = Op.Kind == AsyncKind::CpAsync || Op.Kind == AsyncKind::TmaLoad;
+    if ((IsWrite ? Writes : Reads) && Op.Begin < End && Begin < Op.End)
+      return &Op;
+  }
+  return nullptr;
+}
+
+static const char *retiredBy(uint8_t Kind) {
+  switch (Kind) {
+  case 0:
+    return "a cp_async_wait that retires its group";
+  case 1:
+    return "an mbarrier_wait on the phase it completes";
+  case 2:
+    return "a tma_store_wait that retires it";
+  default:
+    return "a wgmma_wait that retires its group";
+  }
+}
+
+void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy) {
+  if (const AsyncOp *Op = pendingOverlap(Begin, End, true, false))
+    fail(I, "reads shared memory that the pending " + where(Op->Src) + " still writes (missing " +
+                retiredBy(static_cast<uint8_t>(Op->Kind)) + ")");
+  for (uint64_t B = Begin; B < End; ++B) {
+    if (!(Flags[B] & Init))
+      fail(I, "reads shared memory that was never written (byte " + std::to_string(B) + ")");
+    if (Flags[B] & UnsyncedWrite)
+      fail(I, "reads shared memory written since the last barrier by other threads (missing "
+              "barrier)");
+    if (AsyncProxy && (Flags[B] & Unfenced))
+      fail(I, "reads generic-proxy writes through the async proxy (missing fence_proxy_async)");
+  }
+  // Reads through the async proxy are tracked as pending operations until
+  // their wait; generic reads must be separated from later writes by a
+  // barrier.
+  if (!AsyncProxy)
+    for (uint64_t B = Begin; B < End; ++B)
+      Flags[B] |= UnsyncedRead;
+}
+
+void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What) {
+  if (const AsyncOp *Op = pendingOverlap(Begin, End, true, true)) {
+    bool IsWrite = Op->Kind == AsyncKind::CpAsync || Op->Kind == AsyncKind::TmaLoad;
+    fail(I, std::string(What) + " shared memory that the pending " + where(Op->Src) + " still " +
+                (IsWrite ? "writes" : "reads") + " (missing " +
+                retiredBy(static_cast<uint8_t>(Op->Kind)) + ")");
+  }
+  for (uint64_t B = Begin; B < End; ++B)
+    if (Flags[B] & UnsyncedRead)
+      fail(I, std::string(What) +
+                  " shared memory that other threads read since the last barrier (missing "
+                  "barrier)");
+}
+
+void GpuState::land(uint64_t Begin, const std::vector<uint8_t> &Data, uint8_t Set) {
+  std::copy(Data.begin(), Data.end(), Shared.begin() + static_cast<std::ptrdiff_t>(Begin));
+  for (uint64_t B = Begin; B < Begin + Data.size(); ++B)
+    Flags[B] = static_cast<uint8_t>((Flags[B] & ~(UnsyncedWrite | Unfenced)) | Set);
+}
+
+uint64_t GpuState::readShared(uint64_t Addr, ElemKind K) const {
+  return decodeRaw(readRaw(&Shared[Addr], storeSize(K)), K);
+}
+
+void GpuState::writeShared(std::vector<uint8_t> &To, uint64_t Addr, uint64_t Slot,
+                           ElemKind K) const {
+  writeRaw(&To[Addr], encodeRaw(Slot, K), storeSize(K));
+}
+
+//===----------------------------------------------------------------------===//
+// Pending values (wgmma results)
+//===----------------------------------------------------------------------===//
+
+void GpuState::checkOperandsReady(const CInst &I) {
+  auto Check = [&](uint32_t Off) {
+    if (PendingValues.count(Off))
+      fail(I, "uses a wgmma result before a wgmma_wait retires its group");
+  };
+  if (opcodeCategory(I.Op) != ir::OpCategory::Gpu) {
+    for (unsigned K = 0; K < I.NumOps; ++K)
+      Check(I.Ops[K].Off);
+    return;
+  }
+  const GpuOpInfo &G = info(I);
+  for (unsigned K = 0; K < G.Ops.size(); ++K) {
+    // A wgmma may accumulate into a result still in flight (the hardware
+    // chains them); no other operation may read one.
+    if (!(I.Op == Opcode::Wgmma && K == 2))
+      Check(G.Ops[K].Off);
+  }
+}
+
+void GpuState::copyPendingMarks(const std::vector<std::pair<uint32_t, uint32_t>> &DstSrc) {
+  std::vector<std::pair<uint32_t, int64_t>> Marks; // read all before writing any
+  std::vector<uint32_t> Cleared;
+  for (auto [Dst, Src] : DstSrc) {
+    auto It = PendingValues.find(Src);
+    if (It != PendingValues.end())
+      Marks.push_back({Dst, It->second});
+    else
+      Cleared.push_back(Dst);
+  }
+  for (uint32_t Dst : Cleared)
+    PendingValues.erase(Dst);
+  for (auto [Dst, Group] : Marks)
+    PendingValues[Dst] = Group;
+}
+
+void GpuState::retire(AsyncKind Kind, int64_t Before) {
+  std::vector<AsyncOp> Kept;
+  for (AsyncOp &Op : Pending) {
+    if (Op.Kind != Kind || Op.Group < 0 || Op.Group >= Before) {
+      Kept.push_back(std::move(Op));
+      continue;
+    }
+    // cp.async data is a generic-proxy write each thread waited for only
+    // for its own copies: other threads need a barrier, the async proxy a
+    // fence.
+    if (Kind == AsyncKind::CpAsync)
+      land(Op.Begin, Op.Data, Init | UnsyncedWrite | Unfenced);
+  }
+  Pending = std::move(Kept);
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+void GpuState::exec(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  uint64_t *R = &Slots[I.Res];
+  switch (I.Op) {
+  case Opcode::ConvertLayout:
+    std::copy_n(&Slots[G.Ops[0].Off], I.N, R);
+    return;
+  case Opcode::SmemAlloc:
+    *R = G.SharedOffset;
+    return;
+  case Opcode::SmemSlot: {
+    int64_t Index = static_cast<int64_t>(slotValue(G, 1));
+    if (Index < 0 || static_cast<uint64_t>(Index) >= G.Slots)
+      fail(I, "slot index " + std::to_string(Index) + " is outside the ring's " +
+                  std::to_string(G.Slots) + " slots");
+    *R = slotValue(G, 0) + static_cast<uint64_t>(Index) * G.SlotBytes;
+    return;
+  }
+  case Opcode::LocalLoad:
+  case Opcode::LocalStore:
+    execLocal(I);
+    return;
+  case Opcode::CpAsync:
+  case Opcode::CpAsyncCommit:
+  case Opcode::CpAsyncWait:
+    execCpAsync(I);
+    return;
+  case Opcode::MbarrierInit:
+  case Opcode::MbarrierArrive:
+  case Opcode::MbarrierExpectTx:
+  case Opcode::MbarrierWait:
+    execMbarrier(I);
+    return;
+  case Opcode::MakeTensorDesc:
+  case Opcode::TmaLoad:
+  case Opcode::TmaStore:
+  case Opcode::TmaStoreWait:
+    execTensorCopy(I);
+    return;
+  case Opcode::Wgmma:
+    execWgmma(I);
+    return;
+  case Opcode::WgmmaFence:
+    WgmmaFenced = true;
+    return;
+  case Opcode::WgmmaCommit:
+    for (AsyncOp &Op : Pending)
+      if (Op.Kind == AsyncKind::WgmmaRead && Op.Group < 0)
+        Op.Group = NextWgmmaGroup;
+    for (auto &[Off, Group] : PendingValues)
+      if (Group < 0)
+        Group = NextWgmmaGroup;
+    ++NextWgmmaGroup;
+    return;
+  case Opcode::WgmmaWait:
+    execWgmmaWait(I);
+    return;
+  case Opcode::FenceProxyAsync:
+    for (uint8_t &F : Flags)
+      F &= static_cast<uint8_t>(~Unfenced);
+    return;
+  case Opcode::Barrier:
+    for (uint8_t &F : Flags)
+      F &= static_cast<uint8_t>(~(UnsyncedWrite | UnsyncedRead));
+    return;
+  default:
+    fail(I, "not a GPU-level operation");
+  }
+}
+
+void GpuState::execLocal(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  auto [Begin, End] = range(I, 0);
+  if (I.Op == Opcode::LocalLoad) {
+    checkRead(I, Begin, End, /*AsyncProxy=*/false);
+    uint64_t *R = &Slots[I.Res];
+    for (uint32_t L = 0; L < I.N; ++L)
+      R[L] = readShared(Begin + uint64_t(L) * G.ElemBytes, G.Elem);
+    return;
+  }
+  checkWrite(I, Begin, End, "overwrites");
+  const uint64_t *V = &Slots[G.Ops[1].Off];
+  uint64_t Count = G.SlotBytes / G.ElemBytes;
+  for (uint64_t L = 0; L < Count; ++L)
+    writeShared(Shared, Begin + L * G.ElemBytes, V[L], G.Elem);
+  for (uint64_t B = Begin; B < End; ++B)
+    Flags[B] |= Init | UnsyncedWrite | Unfenced;
+}
+
+void GpuState::execCpAsync(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  if (I.Op == Opcode::CpAsyncCommit) {
+    for (AsyncOp &Op : Pending)
+      if (Op.Kind == AsyncKind::CpAsync && Op.Group < 0)
+        Op.Group = NextCpGroup;
+    ++NextCpGroup;
+    return;
+  }
+  if (I.Op == Opcode::CpAsyncWait) {
+    retire(AsyncKind::CpAsync, NextCpGroup - I.Src->Count);
+    return;
+  }
+  auto [Begin, End] = range(I, 0);
+  checkWrite(I, Begin, End, "cp_async overwrites");
+  // The global reads happen now (the sources must not change while the
+  // copy is in flight); the bytes land when the group is retired.
+  AsyncOp Op{AsyncKind::CpAsync, Begin, End, std::vector<uint8_t>(End - Begin, 0)};
+  Op.Src = I.Src;
+  const uint64_t *P = &Slots[G.Ops[1].Off];
+  const uint64_t *Mask = G.Ops.size() == 3 ? &Slots[G.Ops[2].Off] : nullptr;
+  uint64_t Count = G.SlotBytes / G.ElemBytes;
+  for (uint64_t L = 0; L < Count; ++L) {
+    if (Mask && !(Mask[L] & 1))
+      continue; // zero-filled (src-size 0)
+    const uint8_t *H = Global.access(I, P[L], G.ElemBytes, "read");
+    writeRaw(&Op.Data[L * G.ElemBytes], readRaw(H, G.ElemBytes), G.ElemBytes);
+  }
+  Pending.push_back(std::move(Op));
+}
+
+GpuState::Mbarrier &GpuState::barrierAt(const CInst &I, uint64_t Addr) {
+  auto It = Barriers.find(Addr);
+  if (It == Barriers.end())
+    fail(I, "uses an mbarrier that mbarrier_init has not initialized");
+  return It->second;
+}
+
+void GpuState::tryCompletePhase(uint64_t Addr, Mbarrier &B) {
+  if (B.Pending != 0 || B.TxIssued != B.TxExpected)
+    return;
+  for (AsyncOp &Op : Pending)
+    if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr && Op.Phase == B.Phase)
+      Op.Landed = true;
+  ++B.Phase;
+  B.Pending = B.Arrivals;
+  B.TxExpected = B.TxIssued = 0;
+}
+
+void GpuState::execMbarrier(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  uint64_t Addr = slotValue(G, 0);
+  switch (I.Op) {
+  case Opcode::MbarrierInit: {
+    for (const AsyncOp &Op : Pending)
+      if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr)
+        fail(I, "initializes an mbarrier that the pending " + where(Op.Src) + " still signals");
+    Mbarrier &B = Barriers[Addr];
+    B = Mbarrier{I.Src->Count, I.Src->Count, 0, 0, 0, I.Src};
+    return;
+  }
+  case Opcode::MbarrierArrive: {
+    Mbarrier &B = barrierAt(I, Addr);
+    --B.Pending;
+    tryCompletePhase(Addr, B);
+    return;
+  }
+  case Opcode::MbarrierExpectTx: {
+    Mbarrier &B = barrierAt(I, Addr);
+    B.TxExpected += I.Src->Count;
+    return;
+  }
+  default: { // wait
+    Mbarrier &B = barrierAt(I, Addr);
+    uint64_t Parity = slotValue(G, 1) & 1;
+    if ((B.Phase & 1) == Parity)
+      // The phase waited for is the current one; nothing else runs, so it
+      // could only complete through this program's own later operations.
+      fail(I, "waits for the mbarrier phase of parity " + std::to_string(Parity) +
+                  ", which cannot complete here (phase " + std::to_string(B.Phase) + ": " +
+                  std::to_string(B.Pending) + " of " + std::to_string(B.Arrivals) +
+                  " arrivals missing, " + std::to_string(B.TxIssued) + " of " +
+                  std::to_string(B.TxExpected) + " expected bytes in flight); a wrong phase?");
+    std::vector<AsyncOp> Kept;
+    for (AsyncOp &Op : Pending) {
+      if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr && Op.Landed)
+        land(Op.Begin, Op.Data, Init); // every thread waited: no barrier needed
+      else
+        Kept.push_back(std::move(Op));
+    }
+    Pending = std::move(Kept);
+    return;
+  }
+  }
+}
+
+void GpuState::execTensorCopy(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  size_t Rank = G.Shape.size();
+  if (I.Op == Opcode::TmaStoreWait) {
+    std::vector<AsyncOp> Kept;
+    for (AsyncOp &Op : Pending)
+      if (!(Op.Kind == AsyncKind::TmaStore && Op.Group < NextStoreGroup - I.Src->Count))
+        Kept.push_back(std::move(Op));
+    Pending = std::move(Kept);
+    return;
+  }
+  if (I.Op == Opcode::MakeTensorDesc) {
+    // Base, extents, strides, as the launcher's tensor map would encode
+    // them; the copy engine's rules on them are checked here.
+    uint64_t *R = &Slots[I.Res];
+    R[0] = slotValue(G, 0);
+    if (R[0] % 16 != 0)
+      fail(I, "the base address of a tensor descriptor must be 16-byte aligned");
+    for (size_t D = 0; D < Rank; ++D) {
+      int64_t Extent = static_cast<int64_t>(slotValue(G, 1 + unsigned(D)));
+      int64_t Stride = static_cast<int64_t>(slotValue(G, 1 + unsigned(Rank + D)));
+      if (Extent < 1)
+        fail(I, "extent " + std::to_string(D) + " must be positive");
+      if (D + 1 == Rank ? Stride != 1 : (Stride < 1 || Stride * G.ElemBytes % 16 != 0))
+        fail(I, "stride " + std::to_string(D) + " of " + std::to_string(Stride) +
+                    (D + 1 == Rank ? " must be 1 (the innermost dimension is contiguous)"
+                                   : " elements must be a positive multiple of 16 bytes"));
+      R[1 + D] = static_cast<uint64_t>(Extent);
+      R[1 + Rank + D] = static_cast<uint64_t>(Stride);
+    }
+    return;
+  }
+  const uint64_t *Desc = &Slots[G.Ops[0].Off];
+  std::vector<int64_t> Coord(Rank);
+  for (size_t D = 0; D < Rank; ++D)
+    Coord[D] = static_cast<int32_t>(slotValue(G, 1 + unsigned(D)));
+  auto [Begin, End] = range(I, 1 + unsigned(Rank));
+  bool IsLoad = I.Op == Opcode::TmaLoad;
+  std::vector<uint8_t> Data(End - Begin, 0);
+  if (IsLoad)
+    checkWrite(I, Begin, End, "tma_load overwrites");
+  else
+    checkRead(I, Begin, End, /*AsyncProxy=*/true);
+  // Walk the box row-major; elements outside the tensor are zero (load) or
+  // skipped (store), as the copy engine does.
+  uint64_t Count = G.SlotBytes / G.ElemBytes;
+  std::vector<int64_t> Idx(Rank, 0);
+  for (uint64_t L = 0; L < Count; ++L) {
+    bool Inside = true;
+    uint64_t Addr = Desc[0];
+    for (size_t D = 0; D < Rank; ++D) {
+      int64_t X = Coord[D] + Idx[D];
+      Inside &= X >= 0 && X < static_cast<int64_t>(Desc[1 + D]);
+      Addr += static_cast<uint64_t>(X * static_cast<int64_t>(Desc[1 + Rank + D])) * G.ElemBytes;
+    }
+    uint64_t Off = L * G.ElemBytes;
+    if (Inside && IsLoad)
+      writeRaw(&Data[Off], readRaw(Global.access(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
+               G.ElemBytes);
+    else if (Inside)
+      writeRaw(Global.access(I, Addr, G.ElemBytes, "write"),
+               readRaw(&Shared[Begin + Off], G.ElemBytes), G.ElemBytes);
+    for (size_t D = Rank; D-- > 0;) {
+      if (++Idx[D] < G.Shape[D])
+        break;
+      Idx[D] = 0;
+    }
+  }
+  AsyncOp Op{IsLoad ? AsyncKind::TmaLoad : AsyncKind::TmaStore, Begin, End, {}};
+  Op.Src = I.Src;
+  if (!IsLoad) {
+    // The store reads shared memory until its bulk group is waited for;
+    // each tma_store is its own group.
+    Op.Group = NextStoreGroup++;
+    Pending.push_back(std::move(Op));
+    return;
+  }
+  uint64_t BarAddr = slotValue(G, 2 + unsigned(Rank));
+  Mbarrier &B = barrierAt(I, BarAddr);
+  Op.Data = std::move(Data);
+  Op.Barrier = BarAddr;
+  Op.Phase = B.Phase;
+  Pending.push_back(std::move(Op));
+  // The copy engine always reports the whole box, zero-filled or not.
+  B.TxIssued += static_cast<int64_t>(End - Begin);
+  tryCompletePhase(BarAddr, B);
+}
+
+void GpuState::execWgmma(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  if (!WgmmaFenced)
+    fail(I, "issues a wgmma without a wgmma_fence since the last wgmma_wait");
+  uint32_t M = static_cast<uint32_t>(G.Shape[0]), K = static_cast<uint32_t>(G.Shape[1]),
+           N = static_cast<uint32_t>(G.Shape[2]);
+  auto ReadSlot = [&](unsigned Operand, std::vector<uint64_t> &To) {
+    auto [Begin, End] = range(I, Operand);
+    checkRead(I, Begin, End, /*AsyncProxy=*/true);
+    To.resize((End - Begin) / G.ElemBytes);
+    for (size_t L = 0; L < To.size(); ++L)
+      To[L] = readShared(Begin + L * G.ElemBytes, G.Elem);
+    AsyncOp Op{AsyncKind::WgmmaRead, Begin, End, {}};
+    Op.Src = I.Src;
+    Pending.push_back(std::move(Op));
+  };
+  const uint64_t *A;
+  if (G.ARegisters) {
+    A = &Slots[G.Ops[0].Off];
+  } else {
+    ReadSlot(0, ScratchA);
+    A = ScratchA.data();
+  }
+  ReadSlot(1, ScratchB);
+  const uint64_t *C = &Slots[G.Ops[2].Off];
+  if (!(slotValue(G, 3) & 1)) {
+    // use_acc false: the accumulator input is ignored (zero).
+    ScratchC.assign(size_t(M) * N, isFloatKind(G.AccKind) ? doubleToSlot(0.0) : 0);
+    C = ScratchC.data();
+  }
+  dotProduct(M, K, N, A, ScratchB.data(), C, &Slots[I.Res], G.Elem, G.AccKind, Scratch);
+  PendingValues[I.Res] = -1;
+}
+
+void GpuState::execWgmmaWait(const CInst &I) {
+  int64_t Before = NextWgmmaGroup - I.Src->Count;
+  retire(AsyncKind::WgmmaRead, Before);
+  for (auto It = PendingValues.begin(); It != PendingValues.end();)
+    It = It->second >= 0 && It->second < Before ? PendingValues.erase(It) : std::next(It);
+  WgmmaFenced = false;
+}
+
+} // namespace tritonc::interp::detail

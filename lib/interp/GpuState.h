@@ -1,0 +1,126 @@
+//===- GpuState.h - Shared memory and asynchronous work of a program -*- C++ -*-===//
+//
+// The interpreter runs GPU-level IR sequentially but keeps asynchronous
+// work pending until the program waits for it, so that a wrong schedule
+// is a located run-time error instead of a silently right answer:
+//
+//  - cp_async writes land in shared memory only when a cp_async_wait
+//    retires their commit group; tma_load writes when an mbarrier_wait
+//    observes the completed phase they signal; a wgmma result may be used
+//    (other than as the accumulator of the next wgmma) only after the
+//    wgmma_wait that retires its group; wgmma and tma_store keep reading
+//    their shared operands until their wait.
+//  - Reading shared memory with a pending write, writing shared memory that
+//    a pending operation reads or writes, reading bytes never written,
+//    crossing threads without a `barrier` (a write then a read, or a read
+//    then a write, of the same bytes), reading generic-proxy writes through
+//    the async proxy without `fence_proxy_async`, and waiting for an
+//    mbarrier phase that cannot complete are errors.
+//
+// docs/IR.md ("GPU level", "Interpreter semantics") states the rules.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Compiled.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace tritonc::interp::detail {
+
+/// Global-memory access with the executor's bounds and alignment checks.
+class GlobalMemory {
+public:
+  virtual ~GlobalMemory() = default;
+  virtual uint8_t *access(const CInst &I, uint64_t Addr, unsigned Size, const char *What) = 0;
+};
+
+class GpuState {
+public:
+  GpuState(const CompiledFunction &CF, std::vector<uint64_t> &Slots, GlobalMemory &Global,
+           const SourceManager *SM);
+
+  /// Clears shared memory and every pending operation: shared memory
+  /// belongs to one program instance.
+  void startProgram();
+  /// Executes a GPU-category instruction; throws RunError.
+  void exec(const CInst &I);
+
+  /// True while some wgmma result is not yet retired.
+  bool hasPendingValues() const { return !PendingValues.empty(); }
+  /// Fails if I reads a wgmma result that no wgmma_wait has retired (the
+  /// accumulator of a wgmma and the operand of wgmma_wait may be pending).
+  void checkOperandsReady(const CInst &I);
+  /// Phi copies move pending marks with the values (Dst receives Src's).
+  void copyPendingMarks(const std::vector<std::pair<uint32_t, uint32_t>> &DstSrc);
+
+private:
+  enum class AsyncKind : uint8_t { CpAsync, TmaLoad, TmaStore, WgmmaRead };
+  struct AsyncOp {
+    AsyncKind Kind;
+    uint64_t Begin, End;       ///< Shared byte range.
+    std::vector<uint8_t> Data; ///< Bytes to write (cp_async, tma_load).
+    int64_t Group = -1;        ///< Commit group (-1: not yet committed).
+    uint64_t Barrier = 0;      ///< tma_load: mbarrier offset...
+    uint64_t Phase = 0;        ///< ...and the phase its bytes complete.
+    bool Landed = false;       ///< tma_load: its phase completed.
+    const ir::Instruction *Src = nullptr;
+  };
+  struct Mbarrier {
+    int64_t Arrivals = 0; ///< Per phase (mbarrier_init).
+    int64_t Pending = 0;  ///< Arrivals still missing in the current phase.
+    int64_t TxExpected = 0, TxIssued = 0;
+    uint64_t Phase = 0; ///< Completed phases.
+    const ir::Instruction *Init = nullptr;
+  };
+
+  [[noreturn]] void fail(const CInst &I, const std::string &Msg);
+  std::string where(const ir::Instruction *I) const;
+  const GpuOpInfo &info(const CInst &I) const { return CF.GpuOps[I.D0]; }
+  uint64_t slotValue(const GpuOpInfo &G, unsigned K) const { return Slots[G.Ops[K].Off]; }
+  /// The byte range of a single-slot shared operand K.
+  std::pair<uint64_t, uint64_t> range(const CInst &I, unsigned K) const;
+
+  // Hazard checks on shared byte ranges.
+  const AsyncOp *pendingOverlap(uint64_t Begin, uint64_t End, bool Writes, bool Reads) const;
+  /// A read of [Begin, End) by the generic proxy (local_load) or the async
+  /// proxy (wgmma, tma_store).
+  void checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy);
+  void checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What);
+  void land(uint64_t Begin, const std::vector<uint8_t> &Data, uint8_t Flags);
+
+  // Elements of shared memory, row-major within a slot.
+  uint64_t readShared(uint64_t Addr, ElemKind K) const;
+  void writeShared(std::vector<uint8_t> &To, uint64_t Addr, uint64_t Slot, ElemKind K) const;
+
+  void execLocal(const CInst &I);
+  void execCpAsync(const CInst &I);
+  void execMbarrier(const CInst &I);
+  Mbarrier &barrierAt(const CInst &I, uint64_t Addr);
+  void tryCompletePhase(uint64_t Addr, Mbarrier &B);
+  void execTensorCopy(const CInst &I);
+  void execWgmma(const CInst &I);
+  void execWgmmaWait(const CInst &I);
+  void retire(AsyncKind Kind, int64_t Before);
+
+  const CompiledFunction &CF;
+  std::vector<uint64_t> &Slots;
+  GlobalMemory &Global;
+  const SourceManager *SM;
+
+  std::vector<uint8_t> Shared;
+  /// Per shared byte: Init (written), UnsyncedWrite / UnsyncedRead (since
+  /// the last barrier), Unfenced (generic-proxy write since the last
+  /// fence_proxy_async).
+  std::vector<uint8_t> Flags;
+  std::vector<AsyncOp> Pending;
+  std::map<uint64_t, Mbarrier> Barriers;
+  std::unordered_map<uint32_t, int64_t> PendingValues; ///< wgmma result slot -> group.
+  int64_t NextCpGroup = 0, NextStoreGroup = 0, NextWgmmaGroup = 0;
+  bool WgmmaFenced = false;
+  std::vector<uint64_t> ScratchA, ScratchB, ScratchC;
+  DotScratch Scratch;
+};
+
+} // namespace tritonc::interp::detail
