@@ -56,6 +56,10 @@ struct CacheStats {
 /// A thread-safe memory + disk cache of compiled artifacts.
 class KernelCache {
 public:
+  /// Entries larger than this are treated as corrupt (real PTX and cubins
+  /// are far smaller), so that a planted huge file cannot exhaust memory.
+  static constexpr size_t MaxEntryBytes = size_t(256) << 20;
+
   /// Uses $TRITONC_CACHE_DIR, else ~/.cache/tritonc.
   KernelCache();
   /// Uses Directory; an empty string means memory only.
