@@ -9,6 +9,7 @@
 #include "tritonc/driver/Ptxas.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/lang/Parser.h"
+#include "tritonc/support/FileIO.h"
 
 #include <chrono>
 #include <fstream>
@@ -42,7 +43,9 @@ std::string generalUsage() {
 
 namespace {
 
-constexpr uint64_t DefaultMaxSteps = 100'000'000;
+/// Element operations per program instance (see InterpOptions): seconds of
+/// interpreter time, far above any test-sized kernel.
+constexpr uint64_t DefaultMaxSteps = 4'000'000'000;
 
 const char *CompileUsage =
     "usage: tritonc compile FILE [options]\n"
@@ -119,8 +122,9 @@ const char *RunUsage =
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
     "                        ('--passes=' runs none)\n"
-    "  --max-steps N         stop a program instance after N instructions\n"
-    "                        (--interpret only; default 100000000; 0: no limit)\n";
+    "  --max-steps N         stop a program instance after N steps, one per element\n"
+    "                        operation (--interpret only; default 4000000000;\n"
+    "                        0: no limit)\n";
 
 const char *OptUsage =
     "usage: tritonc opt FILE.tir [--passes=LIST] [options]\n"
@@ -217,9 +221,15 @@ private:
     return File == "-" ? KernelSource::text("<stdin>", stdinText()) : KernelSource::file(File);
   }
   /// Standard input, read once (the front end and the GPU path both need it).
+  /// Bounded like a source file; an input over the limit leaves the text
+  /// empty and StdinError set.
   const std::string &stdinText() {
-    if (!StdinText)
-      StdinText.emplace((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    if (!StdinText) {
+      StdinText.emplace();
+      if (!readStreamBounded(In, SourceManager::MaxFileSize, "standard input", *StdinText,
+                             StdinError))
+        StdinText->clear();
+    }
     return *StdinText;
   }
   /// `compile --emit=ptx|cubin`.
@@ -239,6 +249,7 @@ private:
   std::ostream &Out;
   std::ostream &Err;
   std::optional<std::string> StdinText;
+  std::string StdinError;
 };
 
 int Tool::parse(const std::string &Command, const char *Usage, const std::vector<std::string> &Args,
@@ -337,6 +348,11 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
 CompileResult Tool::compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR) {
   if (File == "-") {
     const std::string &Text = stdinText();
+    if (!StdinError.empty()) {
+      CompileResult R;
+      R.getDiagnostics().error(SourceRange(), StdinError);
+      return R;
+    }
     return IsIR ? optimizeIRSource("<stdin>", Text, Opts) : compileSource("<stdin>", Text, Opts);
   }
   return IsIR ? optimizeIRFile(File, Opts) : compileFile(File, Opts);
@@ -348,11 +364,13 @@ int Tool::emit(const ParsedArgs &P, const std::string &Text) {
     Out << Text;
     return ExitSuccess;
   }
-  std::ofstream F(*OutPath, std::ios::binary | std::ios::trunc);
-  F << Text;
-  F.close();
-  if (!F)
-    return error("cannot write '" + *OutPath + "'");
+  // The input is never the output: writing would destroy the source.
+  for (const std::string &Input : P.Positionals)
+    if (Input != "-" && isSameFile(*OutPath, Input))
+      return error("-o '" + *OutPath + "' would overwrite the input '" + Input + "'");
+  std::string Error;
+  if (!writeFileAtomically(*OutPath, Text, Error))
+    return error(Error);
   return ExitSuccess;
 }
 
@@ -399,15 +417,22 @@ int Tool::compile(const std::vector<std::string> &Args) {
                                                        : "expected one input file, got " +
                                                              std::to_string(P.Positionals.size()));
   if (P.has("--list-configs")) {
-    std::vector<Configuration> Configs;
-    std::string Error;
-    if (!listConfigurations(Opts.Defines, Configs, Error))
+    // Streamed to stdout line by line; a file gets the whole list at once
+    // (written atomically). The space is bounded by MaxConfigurations.
+    const std::string *OutPath = P.last("-o");
+    bool ToStdout = !OutPath || *OutPath == "-";
+    std::string Text, Error;
+    auto Line = [&](size_t I, const Configuration &C) {
+      std::string L =
+          std::to_string(I) + ":" + (C.Description.empty() ? "" : " ") + C.Description + "\n";
+      if (ToStdout)
+        Out << L;
+      else
+        Text += L;
+    };
+    if (!forEachConfiguration(Opts.Defines, Line, Error))
       return error(Error);
-    std::string Text;
-    for (size_t I = 0; I < Configs.size(); ++I)
-      Text += std::to_string(I) + ":" + (Configs[I].Description.empty() ? "" : " ") +
-              Configs[I].Description + "\n";
-    return emit(P, Text);
+    return ToStdout ? ExitSuccess : emit(P, Text);
   }
 
   std::string EmitKind = P.last("--emit") ? *P.last("--emit") : "ir";
@@ -448,6 +473,8 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
     Ptxas = *Found;
   }
   const std::string *Spec = P.last("--specialize");
+  if (P.Positionals[0] == "-" && (stdinText(), !StdinError.empty()))
+    return error(StdinError);
   // No cache: the command is cheap and should always show its diagnostics.
   DeviceCompileResult R =
       compileForDevice(kernelSource(P.Positionals[0]), Opts, Spec ? *Spec : "", CacheConfig{});
@@ -555,6 +582,10 @@ int Tool::run(const std::vector<std::string> &Args) {
   std::vector<std::string> ArgTexts(P.Positionals.begin() + 1, P.Positionals.end());
   PreparedLaunch Launch;
   if (!prepareLaunch(Sig, ArgTexts, Launch, Error))
+    return error(Error);
+  // The whole output set is checked before the kernel runs.
+  if (const std::string *Dir = P.last("--out");
+      Dir && !checkLaunchOutputs(Sig, Launch, *Dir, Error))
     return error(Error);
   if (OnDevice) {
     DOpts.Front = Opts;
@@ -672,6 +703,11 @@ int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostr
         << Command << "'\n"
         << generalUsage();
     return ExitUsage;
+  } catch (const std::bad_alloc &) {
+    // A resource limit of the machine, not a compiler bug.
+    Err << "tritonc: error: out of memory (the input needs more memory than this machine "
+           "provides)\n";
+    return ExitFailure;
   } catch (const std::exception &E) {
     // The library turns compiler failures into diagnostics; this is the last
     // line of defence for anything in the tool itself.
