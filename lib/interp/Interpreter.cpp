@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace tritonc::interp {
 
@@ -896,6 +897,10 @@ InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
     std::string Where = Running ? "program (" + std::to_string(X) + "," + std::to_string(Y) + "," +
                                       std::to_string(Z) + "): "
                                 : "";
+    // Memory is a limit of the machine, not a bug of the interpreter.
+    if (dynamic_cast<const std::bad_alloc *>(&E))
+      return Fail(Where + "out of memory (the kernel's values and buffers need more memory than "
+                          "this machine provides)");
     return Fail(Where + "internal interpreter error: " + E.what());
   }
   return Result;
