@@ -11,6 +11,8 @@
 
 #include "tritonc/analysis/LayoutAssignment.h"
 
+#include "tritonc/ir/ElementCount.h"
+
 namespace tritonc::codegen {
 
 std::string CodeGenOptions::optionsString() const {
@@ -52,6 +54,43 @@ bool checkShapes(const ir::Function &F, DiagnosticEngine &Diags) {
                                          "of two; this tile has shape " +
                                              I->getType()->str());
         return false;
+      }
+  return true;
+}
+
+/// Limits past which no tile fits one SM (65536 32-bit registers and at
+/// most 228 KiB of shared memory): checked before any pass or layout
+/// work, whose cost grows with the tile, so that an absurd tile is a quick
+/// error instead of minutes and gigabytes spent before failing.
+constexpr int64_t MaxBackEndTileElements = int64_t(1) << 20;
+constexpr int64_t MaxBackEndDotProducts = int64_t(1) << 24;
+
+bool checkTileSizes(const ir::Module &M, DiagnosticEngine &Diags) {
+  for (const auto &F : M.functions())
+    for (const auto &BB : F->blocks())
+      for (const auto &I : BB->instructions()) {
+        const ir::Type *T = I->getType();
+        if (T->isTile() && T->getNumElements() > MaxBackEndTileElements) {
+          Diags.error(SourceRange(I->Loc), "tile " + T->str() +
+                                               " is too large for the GPU back end (the limit "
+                                               "is " +
+                                               std::to_string(MaxBackEndTileElements) +
+                                               " elements per tile)");
+          return false;
+        }
+        if (I->getOpcode() == ir::Opcode::Dot && I->getNumOperands() >= 2) {
+          const ir::Shape &A = I->getOperand(0)->getType()->getShape();
+          const ir::Shape &B = I->getOperand(1)->getType()->getShape();
+          if (A.size() == 2 && B.size() == 2 &&
+              ir::saturatedElementCount({A[0], A[1], B[1]}) > MaxBackEndDotProducts) {
+            Diags.error(SourceRange(I->Loc),
+                        "dot of " + std::to_string(A[0]) + "x" + std::to_string(A[1]) + " by " +
+                            std::to_string(B[0]) + "x" + std::to_string(B[1]) +
+                            " is too large for the GPU back end (the limit is " +
+                            std::to_string(MaxBackEndDotProducts) + " products, M*N*K)");
+            return false;
+          }
+        }
       }
   return true;
 }
@@ -140,9 +179,11 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
                                    std::to_string(Options.NumStages) + ")");
     return Out;
   }
-  bool Padded = true;
+  // Sizes first: padding a tile that is already too large would only make it larger.
+  bool Padded = checkTileSizes(M, Diags);
   for (const auto &FP : M.functions())
-    if (std::optional<transform::PadTilesError> E = transform::padTilesToPowersOfTwo(*FP)) {
+    if (std::optional<transform::PadTilesError> E =
+            Padded ? transform::padTilesToPowersOfTwo(*FP) : std::nullopt) {
       Diags.error(SourceRange(E->Loc), E->Message);
       Padded = false;
     }

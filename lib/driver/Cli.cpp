@@ -11,6 +11,7 @@
 #include "tritonc/driver/Tune.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/lang/Parser.h"
+#include "tritonc/support/FileIO.h"
 
 #include <chrono>
 #include <fstream>
@@ -46,7 +47,9 @@ std::string generalUsage() {
 
 namespace {
 
-constexpr uint64_t DefaultMaxSteps = 100'000'000;
+/// Element operations per program instance (see InterpOptions): seconds of
+/// interpreter time, far above any test-sized kernel.
+constexpr uint64_t DefaultMaxSteps = 4'000'000'000;
 
 const char *CompileUsage =
     "usage: tritonc compile FILE [options]\n"
@@ -150,8 +153,9 @@ const char *RunUsage =
     "                        DIR/<parameter>.npy (DIR is created if missing)\n"
     "  --passes=LIST         run these passes instead of the default pipeline\n"
     "                        ('--passes=' runs none)\n"
-    "  --max-steps N         stop a program instance after N instructions\n"
-    "                        (--interpret only; default 100000000; 0: no limit)\n";
+    "  --max-steps N         stop a program instance after N steps, one per element\n"
+    "                        operation (--interpret only; default 4000000000;\n"
+    "                        0: no limit)\n";
 
 const char *OptUsage =
     "usage: tritonc opt FILE.tir [--passes=LIST] [options]\n"
@@ -249,9 +253,15 @@ private:
     return File == "-" ? KernelSource::text("<stdin>", stdinText()) : KernelSource::file(File);
   }
   /// Standard input, read once (the front end and the GPU path both need it).
+  /// Bounded like a source file; an input over the limit leaves the text
+  /// empty and StdinError set.
   const std::string &stdinText() {
-    if (!StdinText)
-      StdinText.emplace((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    if (!StdinText) {
+      StdinText.emplace();
+      if (!readStreamBounded(In, SourceManager::MaxFileSize, "standard input", *StdinText,
+                             StdinError))
+        StdinText->clear();
+    }
     return *StdinText;
   }
   /// `compile --emit=ptx|cubin`.
@@ -282,6 +292,7 @@ private:
   std::ostream &Out;
   std::ostream &Err;
   std::optional<std::string> StdinText;
+  std::string StdinError;
 };
 
 int Tool::parse(const std::string &Command, const char *Usage, const std::vector<std::string> &Args,
@@ -383,6 +394,11 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
 CompileResult Tool::compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR) {
   if (File == "-") {
     const std::string &Text = stdinText();
+    if (!StdinError.empty()) {
+      CompileResult R;
+      R.getDiagnostics().error(SourceRange(), StdinError);
+      return R;
+    }
     return IsIR ? optimizeIRSource("<stdin>", Text, Opts) : compileSource("<stdin>", Text, Opts);
   }
   return IsIR ? optimizeIRFile(File, Opts) : compileFile(File, Opts);
@@ -394,11 +410,13 @@ int Tool::emit(const ParsedArgs &P, const std::string &Text) {
     Out << Text;
     return ExitSuccess;
   }
-  std::ofstream F(*OutPath, std::ios::binary | std::ios::trunc);
-  F << Text;
-  F.close();
-  if (!F)
-    return error("cannot write '" + *OutPath + "'");
+  // The input is never the output: writing would destroy the source.
+  for (const std::string &Input : P.Positionals)
+    if (Input != "-" && isSameFile(*OutPath, Input))
+      return error("-o '" + *OutPath + "' would overwrite the input '" + Input + "'");
+  std::string Error;
+  if (!writeFileAtomically(*OutPath, Text, Error))
+    return error(Error);
   return ExitSuccess;
 }
 
@@ -447,15 +465,22 @@ int Tool::compile(const std::vector<std::string> &Args) {
                                                        : "expected one input file, got " +
                                                              std::to_string(P.Positionals.size()));
   if (P.has("--list-configs")) {
-    std::vector<Configuration> Configs;
-    std::string Error;
-    if (!listConfigurations(Opts.Defines, Configs, Error))
+    // Streamed to stdout line by line; a file gets the whole list at once
+    // (written atomically). The space is bounded by MaxConfigurations.
+    const std::string *OutPath = P.last("-o");
+    bool ToStdout = !OutPath || *OutPath == "-";
+    std::string Text, Error;
+    auto Line = [&](size_t I, const Configuration &C) {
+      std::string L =
+          std::to_string(I) + ":" + (C.Description.empty() ? "" : " ") + C.Description + "\n";
+      if (ToStdout)
+        Out << L;
+      else
+        Text += L;
+    };
+    if (!forEachConfiguration(Opts.Defines, Line, Error))
       return error(Error);
-    std::string Text;
-    for (size_t I = 0; I < Configs.size(); ++I)
-      Text += std::to_string(I) + ":" + (Configs[I].Description.empty() ? "" : " ") +
-              Configs[I].Description + "\n";
-    return emit(P, Text);
+    return ToStdout ? ExitSuccess : emit(P, Text);
   }
 
   std::string EmitKind = P.last("--emit") ? *P.last("--emit") : "ir";
@@ -500,6 +525,8 @@ int Tool::compileForGPU(const ParsedArgs &P, const DeviceCompileOptions &Opts, b
     Ptxas = *Found;
   }
   const std::string *Spec = P.last("--specialize");
+  if (P.Positionals[0] == "-" && (stdinText(), !StdinError.empty()))
+    return error(StdinError);
   // No cache: the command is cheap and should always show its diagnostics.
   DeviceCompileResult R =
       compileForDevice(kernelSource(P.Positionals[0]), Opts, Spec ? *Spec : "", CacheConfig{});
@@ -613,6 +640,10 @@ int Tool::run(const std::vector<std::string> &Args) {
   std::vector<std::string> ArgTexts(P.Positionals.begin() + 1, P.Positionals.end());
   PreparedLaunch Launch;
   if (!prepareLaunch(Sig, ArgTexts, Launch, Error))
+    return error(Error);
+  // The whole output set is checked before the kernel runs.
+  if (const std::string *Dir = P.last("--out");
+      Dir && !checkLaunchOutputs(Sig, Launch, *Dir, Error))
     return error(Error);
   if (OnDevice) {
     DOpts.Front = Opts;
@@ -805,6 +836,11 @@ int runTritonc(const std::vector<std::string> &Args, std::istream &In, std::ostr
         << Command << "'\n"
         << generalUsage();
     return ExitUsage;
+  } catch (const std::bad_alloc &) {
+    // A resource limit of the machine, not a compiler bug.
+    Err << "tritonc: error: out of memory (the input needs more memory than this machine "
+           "provides)\n";
+    return ExitFailure;
   } catch (const std::exception &E) {
     // The library turns compiler failures into diagnostics; this is the last
     // line of defence for anything in the tool itself.

@@ -180,7 +180,10 @@ private:
   void runPasses() {
     std::string Error;
     if (!PM->run(*R.Module, Error)) {
-      Diags.internal("pass pipeline '" + PipelineText + "' failed: " + Error);
+      if (const std::optional<transform::PassInputError> &E = PM->inputError())
+        Diags.error(SourceRange(E->Loc), E->Message);
+      else
+        Diags.internal("pass pipeline '" + PipelineText + "' failed: " + Error);
       return;
     }
     if (PM->size() != 0)
@@ -283,10 +286,10 @@ private:
     if (!R.Module)
       reportInternalError("the IR parser failed without reporting an error");
     // Here the module is the user's input, so a broken one is their error.
-    std::vector<std::string> Messages;
+    std::vector<ir::VerifierMessage> Messages;
     if (!ir::verifyModule(*R.Module, Messages)) {
-      for (const std::string &M : Messages)
-        Diags.error(SourceRange(), "invalid IR: " + M);
+      for (const ir::VerifierMessage &M : Messages)
+        Diags.error(SourceRange(M.Loc), "invalid IR: " + M.Text);
       return;
     }
     PhaseTimer Timer(R.Timings.Passes);
@@ -349,24 +352,33 @@ CompileResult optimizeIRFile(const std::string &Path, const CompileOptions &Opts
   return R;
 }
 
-bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
-                        std::string &Error) {
+bool forEachConfiguration(const DefineList &Defines,
+                          const std::function<void(size_t, const Configuration &)> &Visit,
+                          std::string &Error) {
   SourceManager SM;
   DiagnosticEngine Diags(SM);
   TuningSpace Space;
-  Out.clear();
   bool Ok = runGuarded(Diags, [&] {
     if (!Space.init(Defines, Diags))
       return;
     for (size_t I = 0; I < Space.size(); ++I)
-      Out.push_back(Configuration{Space.configuration(I), describeChoice(Space, I)});
+      Visit(I, Configuration{Space.configuration(I), describeChoice(Space, I)});
   });
   if (Ok && !Diags.hasErrors())
     return true;
   Error =
       Diags.diagnostics().empty() ? "invalid tuning lists" : Diags.diagnostics().front().Message;
-  Out.clear();
   return false;
+}
+
+bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
+                        std::string &Error) {
+  Out.clear();
+  bool Ok = forEachConfiguration(
+      Defines, [&](size_t, const Configuration &C) { Out.push_back(C); }, Error);
+  if (!Ok)
+    Out.clear();
+  return Ok;
 }
 
 } // namespace tritonc::driver

@@ -3,12 +3,17 @@
 #include "tritonc/driver/Launch.h"
 
 #include "tritonc/lang/Parser.h"
+#include "tritonc/support/FileIO.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <system_error>
+
+#include <unistd.h>
 
 namespace tritonc::driver {
 
@@ -215,10 +220,15 @@ bool parseIntLiteral(const std::string &Text, bool &Negative, uint64_t &Magnitud
     Negative = S[0] == '-';
     S.remove_prefix(1);
   }
+  // Triton-C's literal bases: 0x hexadecimal, a leading 0 octal (`010` is
+  // 8 in a kernel, so it is 8 on the command line too).
   int Base = 10;
   if (S.size() > 2 && S[0] == '0' && (S[1] == 'x' || S[1] == 'X')) {
     Base = 16;
     S.remove_prefix(2);
+  } else if (S.size() > 1 && S[0] == '0') {
+    Base = 8;
+    S.remove_prefix(1);
   }
   if (S.empty() || S[0] == '-' || S[0] == '+')
     return false;
@@ -336,6 +346,7 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
   }
   Out.Arrays.clear();
   Out.ArrayParams.clear();
+  Out.ArrayPaths.clear();
   Out.Buffers.clear();
   Out.Args.clear();
   for (size_t I = 0; I < Sig.Params.size(); ++I) {
@@ -363,6 +374,7 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
     Out.Args.push_back(interp::ArgValue::buffer(Out.Arrays.size()));
     Out.Arrays.push_back(std::move(Array));
     Out.ArrayParams.push_back(I);
+    Out.ArrayPaths.push_back(ArgTexts[I]);
   }
   // Views are taken only now: Arrays no longer reallocates.
   for (size_t A = 0; A < Out.Arrays.size(); ++A) {
@@ -373,19 +385,69 @@ bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &A
   return true;
 }
 
+namespace {
+std::string outputPath(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
+                       size_t A) {
+  return (std::filesystem::path(Dir) / (Sig.Params[L.ArrayParams[A]].Name + ".npy")).string();
+}
+} // namespace
+
+bool checkLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
+                        std::string &Error) {
+  std::error_code Ec;
+  std::filesystem::file_status DirStatus = std::filesystem::status(Dir, Ec);
+  if (std::filesystem::exists(DirStatus) && !std::filesystem::is_directory(DirStatus)) {
+    Error = "cannot write into '" + Dir + "': " + std::strerror(ENOTDIR);
+    return false;
+  }
+  for (size_t A = 0; A < L.Arrays.size(); ++A) {
+    std::string Path = outputPath(Sig, L, Dir, A);
+    if (std::filesystem::is_directory(Path, Ec)) {
+      Error = "cannot write '" + Path + "': " + std::strerror(EISDIR);
+      return false;
+    }
+    for (size_t In = 0; In < L.ArrayPaths.size(); ++In) {
+      if (isSameFile(Path, L.ArrayPaths[In])) {
+        Error = "--out would overwrite the input '" + L.ArrayPaths[In] + "' with '" + Path +
+                "'; choose another output directory";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 bool writeLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
                         std::string &Error) {
+  if (!checkLaunchOutputs(Sig, L, Dir, Error))
+    return false;
   std::error_code Ec;
   std::filesystem::create_directories(Dir, Ec);
   if (Ec || !std::filesystem::is_directory(Dir)) {
     Error = "cannot create the output directory '" + Dir + "'" + (Ec ? ": " + Ec.message() : "");
     return false;
   }
+  // Every file to a temporary first; only a complete set is renamed.
+  std::vector<std::string> Temps;
+  auto RemoveTemps = [&] {
+    for (const std::string &T : Temps)
+      ::unlink(T.c_str());
+  };
   for (size_t A = 0; A < L.Arrays.size(); ++A) {
-    std::filesystem::path Path =
-        std::filesystem::path(Dir) / (Sig.Params[L.ArrayParams[A]].Name + ".npy");
-    if (!writeNpyFile(Path.string(), L.Arrays[A], Error))
+    std::string Temp;
+    if (!writeTemporaryNextTo(outputPath(Sig, L, Dir, A), serializeNpy(L.Arrays[A]), Temp, Error)) {
+      RemoveTemps();
       return false;
+    }
+    Temps.push_back(Temp);
+  }
+  for (size_t A = 0; A < L.Arrays.size(); ++A) {
+    std::string Path = outputPath(Sig, L, Dir, A);
+    if (::rename(Temps[A].c_str(), Path.c_str()) != 0) {
+      Error = "cannot write '" + Path + "': " + std::strerror(errno);
+      RemoveTemps();
+      return false;
+    }
   }
   return true;
 }

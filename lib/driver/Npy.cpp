@@ -10,6 +10,8 @@
 
 #include "tritonc/driver/Npy.h"
 
+#include "tritonc/support/FileIO.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -301,7 +303,22 @@ std::string NpyArray::shapeString() const {
   return S + ")";
 }
 
-bool parseNpy(std::string_view Bytes, NpyArray &Out, std::string &Error) {
+namespace {
+/// What a .npy header declares: the element type and shape, where the data
+/// starts and how many bytes it takes.
+struct NpyLayout {
+  DType Type;
+  std::vector<int64_t> Shape;
+  size_t DataStart = 0;
+  size_t NumBytes = 0;
+};
+
+/// The bytes before the header text: magic, version, header length.
+constexpr size_t MaxPrefixLen = MagicLen + 2 + 4;
+
+/// Parses the prefix and header at the start of Bytes (the data may be
+/// missing: readNpyFile checks the declared size before reading it).
+bool parseNpyLayout(std::string_view Bytes, NpyLayout &L, std::string &Error) {
   if (Bytes.size() < MagicLen || Bytes.substr(0, MagicLen) != std::string_view(Magic, MagicLen)) {
     Error = "not a .npy file (bad magic string)";
     return false;
@@ -387,7 +404,22 @@ bool parseNpy(std::string_view Bytes, NpyArray &Out, std::string &Error) {
       NumBytes *= static_cast<size_t>(D);
     }
   }
-  size_t DataStart = HeaderStart + HeaderLen;
+  L.Type = Type;
+  L.Shape = Shape;
+  L.DataStart = HeaderStart + HeaderLen;
+  L.NumBytes = NumBytes;
+  return true;
+}
+} // namespace
+
+bool parseNpy(std::string_view Bytes, NpyArray &Out, std::string &Error) {
+  NpyLayout L;
+  if (!parseNpyLayout(Bytes, L, Error))
+    return false;
+  DType Type = L.Type;
+  const std::vector<int64_t> &Shape = L.Shape;
+  size_t DataStart = L.DataStart;
+  size_t NumBytes = L.NumBytes;
   size_t Available = Bytes.size() - DataStart;
   if (Available < NumBytes) {
     Error = "truncated .npy file: shape " + NpyArray{Type, Shape, {}}.shapeString() + " of " +
@@ -429,17 +461,52 @@ std::string serializeNpy(const NpyArray &A) {
 }
 
 bool readNpyFile(const std::string &Path, NpyArray &Out, std::string &Error) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    Error = "cannot open '" + Path + "': " + std::strerror(errno);
+  // The header comes first: the data size it declares is checked against
+  // the limit before any data is read (a device such as /dev/zero, a
+  // huge file or a header that declares a huge shape is refused at once).
+  BoundedFileReader In;
+  if (!In.open(Path, Error))
     return false;
-  }
-  std::string Bytes((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
-  if (In.bad()) {
-    Error = "cannot read '" + Path + "'";
-    return false;
-  }
+  std::string Bytes;
   std::string Why;
+  if (!In.read(MaxPrefixLen, Bytes, Error))
+    return false;
+  unsigned Major = Bytes.size() > MagicLen ? static_cast<unsigned char>(Bytes[MagicLen]) : 0;
+  if (Bytes.size() == MaxPrefixLen && Bytes.compare(0, MagicLen, Magic) == 0 && Major >= 1 &&
+      Major <= 3) {
+    // The prefix is sound: read the header it announces (bounded) too.
+    size_t LenBytes = Major == 1 ? 2 : 4;
+    size_t HeaderLen = readLE(Bytes, MagicLen + 2, LenBytes);
+    if (HeaderLen > MaxNpyHeaderBytes) {
+      Error = "'" + Path + "': the .npy header is larger than the limit of " +
+              formatByteCount(MaxNpyHeaderBytes);
+      return false;
+    }
+    size_t Need = MagicLen + 2 + LenBytes + HeaderLen;
+    if (Need > Bytes.size() && !In.read(Need - Bytes.size(), Bytes, Error))
+      return false;
+    NpyLayout L;
+    if (parseNpyLayout(Bytes, L, Why)) {
+      if (L.NumBytes > MaxNpyDataBytes) {
+        Error = "'" + Path + "': the array (" + std::to_string(L.NumBytes) +
+                " bytes) is larger than the limit of " + formatByteCount(MaxNpyDataBytes);
+        return false;
+      }
+      // One byte more than declared shows trailing data to parseNpy.
+      size_t Want = L.DataStart + L.NumBytes + 1;
+      if (Want > Bytes.size() && !In.read(Want - Bytes.size(), Bytes, Error))
+        return false;
+      if (Bytes.size() >= Want) {
+        long long Size = In.regularFileSize();
+        long long Extra = Size >= 0 ? Size - static_cast<long long>(Want - 1) : -1;
+        Error = "'" + Path + "': malformed .npy file: " +
+                (Extra > 0 ? std::to_string(Extra) + " bytes of unexpected data"
+                           : std::string("unexpected data")) +
+                " after the array";
+        return false;
+      }
+    }
+  }
   if (!parseNpy(Bytes, Out, Why)) {
     Error = "'" + Path + "': " + Why;
     return false;
@@ -448,19 +515,7 @@ bool readNpyFile(const std::string &Path, NpyArray &Out, std::string &Error) {
 }
 
 bool writeNpyFile(const std::string &Path, const NpyArray &A, std::string &Error) {
-  std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
-  if (!Out) {
-    Error = "cannot write '" + Path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::string Bytes = serializeNpy(A);
-  Out.write(Bytes.data(), static_cast<std::streamsize>(Bytes.size()));
-  Out.close();
-  if (!Out) {
-    Error = "cannot write '" + Path + "'";
-    return false;
-  }
-  return true;
+  return writeFileAtomically(Path, serializeNpy(A), Error);
 }
 
 } // namespace tritonc::driver

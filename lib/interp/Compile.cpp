@@ -74,7 +74,14 @@ constexpr uint64_t MaxSlots = uint64_t(1) << 25;
 
 struct LowerError {
   std::string Message;
+  /// A valid function past the interpreter's memory limit, not bad IR.
+  bool OverLimit = false;
 };
+
+std::string memoryLimitText() {
+  return "the interpreter's limit is " + std::to_string(MaxSlots) +
+         " elements of values per function (" + std::to_string(MaxSlots * 8 >> 20) + " MiB)";
+}
 
 class Lowering {
 public:
@@ -95,8 +102,12 @@ private:
     int64_t N = T->isTile()         ? T->getNumElements()
                 : T->isTensorDesc() ? 1 + 2 * int64_t(T->getRank())
                                     : 1;
-    if (N <= 0 || static_cast<uint64_t>(N) > MaxSlots)
+    if (N <= 0)
       fail(I, "unsupported tile size " + T->str());
+    if (static_cast<uint64_t>(N) > MaxSlots)
+      throw LowerError{describe(I, SM) + ": tile " + T->str() + " is too large to interpret; " +
+                           memoryLimitText(),
+                       true};
     return static_cast<uint64_t>(N);
   }
   uint32_t alloc(const ir::Instruction *I, const ir::Type *T) {
@@ -104,7 +115,9 @@ private:
     uint64_t Off = Next;
     Next += N;
     if (Next > MaxSlots)
-      fail(I, "function needs too much interpreter memory");
+      throw LowerError{describe(I, SM) + ": function needs too much interpreter memory; " +
+                           memoryLimitText(),
+                       true};
     return static_cast<uint32_t>(Off);
   }
   void addConstant(const ir::Instruction *User, const ir::Constant *K);
@@ -291,7 +304,9 @@ void Lowering::run() {
   C.PhiTemp = static_cast<uint32_t>(Next);
   Next += MaxPhiTemp;
   if (Next > MaxSlots)
-    throw LowerError{"function @" + F.getName() + " needs too much interpreter memory"};
+    throw LowerError{"function @" + F.getName() + " needs too much interpreter memory; " +
+                         memoryLimitText(),
+                     true};
   // At least one slot, so that slot addresses are valid even for a kernel
   // without values (instructions without a result point at slot 0).
   C.NumSlots = static_cast<uint32_t>(std::max<uint64_t>(Next, 1));
@@ -725,7 +740,7 @@ std::string compileFunction(const ir::Function &F, CompiledFunction &Out, const 
   try {
     Lowering(F, Out, SM).run();
   } catch (const LowerError &E) {
-    return "invalid IR in @" + F.getName() + ": " + E.Message;
+    return E.OverLimit ? E.Message : "invalid IR in @" + F.getName() + ": " + E.Message;
   }
   return "";
 }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <new>
 
 namespace tritonc::interp {
 
@@ -161,6 +162,20 @@ private:
   DotScratch Scratch;
 };
 
+namespace {
+/// Steps an instruction costs: one per element it computes (a dot: one per
+/// multiply-add), so that the limit bounds time whatever the tile sizes.
+uint64_t stepsOf(const CInst &I) {
+  if (I.Op == Opcode::Dot || I.Op == Opcode::Reduce) {
+    uint64_t W = uint64_t(I.D0) * I.D1; // at most 2^64 - 2^33 + 1: no overflow
+    if (I.D2 != 0 && W > std::numeric_limits<uint64_t>::max() / I.D2)
+      return std::numeric_limits<uint64_t>::max();
+    return std::max<uint64_t>(W * I.D2, 1);
+  }
+  return std::max<uint64_t>(I.N, 1);
+}
+} // namespace
+
 void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
   Pid[0] = X;
   Pid[1] = Y;
@@ -180,9 +195,14 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
         throw RunError{Blk.Begin < Blk.End ? CF.Insts[Blk.End - 1].Src : nullptr,
                        "control reaches the end of a block without a terminator"};
       const CInst &I = CF.Insts[Idx];
-      if (Opts.MaxStepsPerProgram && ++Steps > Opts.MaxStepsPerProgram)
-        fail(I,
-             "step limit of " + std::to_string(Opts.MaxStepsPerProgram) + " instructions exceeded");
+      uint64_t Cost = stepsOf(I);
+      Steps = Cost > std::numeric_limits<uint64_t>::max() - Steps
+                  ? std::numeric_limits<uint64_t>::max()
+                  : Steps + Cost;
+      if (Opts.MaxStepsPerProgram && Steps > Opts.MaxStepsPerProgram)
+        fail(I, "step limit of " + std::to_string(Opts.MaxStepsPerProgram) +
+                    " exceeded (a step is one element operation: an instruction on an "
+                    "N-element tile takes N steps, a dot M*N*K)");
       if (Gpu.hasPendingValues())
         Gpu.checkOperandsReady(I);
       Next = exec(I);
@@ -890,6 +910,10 @@ InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
     std::string Where = Running ? "program (" + std::to_string(X) + "," + std::to_string(Y) + "," +
                                       std::to_string(Z) + "): "
                                 : "";
+    // Memory is a limit of the machine, not a bug of the interpreter.
+    if (dynamic_cast<const std::bad_alloc *>(&E))
+      return Fail(Where + "out of memory (the kernel's values and buffers need more memory than "
+                          "this machine provides)");
     return Fail(Where + "internal interpreter error: " + E.what());
   }
   return Result;

@@ -136,13 +136,22 @@ public:
   std::string type(const Type *T) const { return Aliases ? Aliases->type(T) : T->str(); }
 
 private:
-  static std::string makeUnique(const std::string &Hint, std::set<std::string> &Used) {
+  /// Hint, or Hint.N with the first free N. The search for each hint
+  /// resumes where the previous one stopped: thousands of values named `x`
+  /// would otherwise cost a quadratic number of probes.
+  std::string makeUnique(const std::string &Hint, std::set<std::string> &Used) {
     std::string Name = Hint;
-    for (unsigned Suffix = 1; Used.count(Name); ++Suffix)
-      Name = Hint + "." + std::to_string(Suffix);
+    unsigned &Suffix = NextSuffix[&Used][Hint];
+    if (Suffix == 0)
+      Suffix = 1;
+    while (Used.count(Name))
+      Name = Hint + "." + std::to_string(Suffix++);
     Used.insert(Name);
     return Name;
   }
+
+  std::unordered_map<const std::set<std::string> *, std::unordered_map<std::string, unsigned>>
+      NextSuffix;
 
   std::unordered_map<const Value *, std::string> Values;
   std::unordered_map<const BasicBlock *, std::string> Blocks;

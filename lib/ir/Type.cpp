@@ -1,8 +1,10 @@
 //===- Type.cpp - Uniqued Triton-IR types ---------------------------------===//
 #include "tritonc/ir/Type.h"
 
+#include "tritonc/ir/ElementCount.h"
 #include "tritonc/support/Diagnostics.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -110,12 +112,19 @@ unsigned Type::getScalarSizeInBytes() const {
   return B == 1 ? 1 : B / 8;
 }
 
-int64_t Type::getNumElements() const {
+int64_t saturatedElementCount(const Shape &S) {
   int64_t N = 1;
-  for (int64_t D : Dims)
+  for (int64_t D : S) {
+    if (D <= 0)
+      return 0;
+    if (N > std::numeric_limits<int64_t>::max() / D)
+      return std::numeric_limits<int64_t>::max();
     N *= D;
+  }
   return N;
 }
+
+int64_t Type::getNumElements() const { return saturatedElementCount(Dims); }
 
 const char *floatKindName(FloatKind K) {
   switch (K) {

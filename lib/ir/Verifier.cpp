@@ -474,7 +474,8 @@ namespace {
 /// prefix.
 class FunctionVerifier {
 public:
-  FunctionVerifier(const Function &F, std::vector<std::string> &Errors) : F(F), Errors(Errors) {}
+  FunctionVerifier(const Function &F, std::vector<VerifierMessage> &Errors)
+      : F(F), Errors(Errors) {}
 
   void run() {
     if (F.blocks().empty()) {
@@ -524,7 +525,7 @@ public:
 
 private:
   const Function &F;
-  std::vector<std::string> &Errors;
+  std::vector<VerifierMessage> &Errors;
   std::unordered_set<const BasicBlock *> FunctionBlocks;
   std::unordered_map<const Instruction *, unsigned> Position;
   static constexpr unsigned MaxErrors = 50;
@@ -570,7 +571,7 @@ private:
     // produce thousands of errors, of which the first ones are enough.
     if (++NumErrors > MaxErrors) {
       if (NumErrors == MaxErrors + 1)
-        Errors.push_back("function @" + F.getName() + ": too many errors, giving up");
+        Errors.push_back({"function @" + F.getName() + ": too many errors, giving up", {}});
       return;
     }
     std::string S = "function @" + F.getName();
@@ -579,7 +580,7 @@ private:
     S += ": ";
     if (I)
       S += printInstruction(*I) + ": ";
-    Errors.push_back(S + Msg);
+    Errors.push_back({S + Msg, I ? I->Loc : SourceLoc()});
   }
 
   /// Terminators, phi placement, parents and successors. Returns false when
@@ -684,26 +685,47 @@ private:
 
 } // namespace
 
-bool verifyFunction(const Function &F, std::vector<std::string> &Errors) {
+namespace {
+bool verifyFunctionAt(const Function &F, std::vector<VerifierMessage> &Errors) {
   size_t Before = Errors.size();
   FunctionVerifier(F, Errors).run();
   return Errors.size() == Before;
 }
 
-bool verifyModule(const Module &M, std::vector<std::string> &Errors) {
+void appendTexts(const std::vector<VerifierMessage> &From, std::vector<std::string> &To) {
+  for (const VerifierMessage &M : From)
+    To.push_back(M.Text);
+}
+} // namespace
+
+bool verifyFunction(const Function &F, std::vector<std::string> &Errors) {
+  std::vector<VerifierMessage> Messages;
+  bool Ok = verifyFunctionAt(F, Messages);
+  appendTexts(Messages, Errors);
+  return Ok;
+}
+
+bool verifyModule(const Module &M, std::vector<VerifierMessage> &Errors) {
   bool Ok = true;
   std::unordered_set<std::string> Names;
   for (auto &F : M.functions()) {
     if (!Names.insert(F->getName()).second) {
-      Errors.push_back("function @" + F->getName() + ": duplicate function name");
+      Errors.push_back({"function @" + F->getName() + ": duplicate function name", {}});
       Ok = false;
     }
     if (F->getParent() != &M) {
-      Errors.push_back("function @" + F->getName() + ": wrong parent module");
+      Errors.push_back({"function @" + F->getName() + ": wrong parent module", {}});
       Ok = false;
     }
-    Ok &= verifyFunction(*F, Errors);
+    Ok &= verifyFunctionAt(*F, Errors);
   }
+  return Ok;
+}
+
+bool verifyModule(const Module &M, std::vector<std::string> &Errors) {
+  std::vector<VerifierMessage> Messages;
+  bool Ok = verifyModule(M, Messages);
+  appendTexts(Messages, Errors);
   return Ok;
 }
 

@@ -16,6 +16,7 @@
 #include "tritonc/lang/Parser.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tritonc {
 
@@ -138,6 +139,7 @@ void IRGenerator::genFunction(const ast::FunctionDecl &F) {
   CurrentDef.clear();
   IncompletePhis.clear();
   Sealed.clear();
+  Preds.clear();
   PhiVar.clear();
   Replaced.clear();
   Loops.clear();
@@ -240,14 +242,44 @@ bool IRGenerator::isTerminated() const {
 }
 
 void IRGenerator::branchTo(BasicBlock *Dest) {
-  if (!isTerminated())
-    B.createBr(Dest);
+  if (isTerminated())
+    return;
+  B.createBr(Dest);
+  noteSuccessors();
+}
+
+void IRGenerator::condBranch(Value *Cond, BasicBlock *IfTrue, BasicBlock *IfFalse) {
+  B.createCondBr(Cond, IfTrue, IfFalse);
+  noteSuccessors();
+}
+
+void IRGenerator::noteSuccessors() {
+  BasicBlock *From = curBlock();
+  for (BasicBlock *To : From->successors()) {
+    std::vector<BasicBlock *> &P = Preds[To];
+    if (std::find(P.begin(), P.end(), From) == P.end())
+      P.push_back(From);
+  }
 }
 
 void IRGenerator::startDeadBlock() {
   BasicBlock *Dead = newBlock("dead");
   Sealed.insert(Dead);
   setBlock(Dead);
+}
+
+/// Whether Phi merges at most one value besides itself; Same is that value
+/// (null when the phi refers only to itself).
+static bool isTrivialPhi(Instruction *Phi, Value *&Same) {
+  Same = nullptr;
+  for (Value *Op : Phi->operands()) {
+    if (Op == Phi || Op == Same)
+      continue;
+    if (Same)
+      return false; // Merges at least two values.
+    Same = Op;
+  }
+  return true;
 }
 
 void IRGenerator::removeUnreachableBlocks() {
@@ -292,18 +324,8 @@ void IRGenerator::removeUnreachableBlocks() {
         Instruction *Phi = (It++)->get();
         if (Phi->getOpcode() != Opcode::Phi)
           break;
-        Value *Same = nullptr;
-        bool Trivial = true;
-        for (Value *Op : Phi->operands()) {
-          if (Op == Phi || Op == Same)
-            continue;
-          if (Same) {
-            Trivial = false;
-            break;
-          }
-          Same = Op;
-        }
-        if (!Trivial || !Same)
+        Value *Same;
+        if (!isTrivialPhi(Phi, Same) || !Same)
           continue;
         Phi->replaceAllUsesWith(Same);
         Phi->dropAllOperands();
@@ -356,59 +378,99 @@ Value *IRGenerator::undefAt(const FEType &T, BasicBlock *BB) {
 }
 
 Value *IRGenerator::readVariableRecursive(VarInfo *V, BasicBlock *BB) {
-  Value *Val;
-  if (!Sealed.count(BB)) {
-    Instruction *Phi = newPhi(V, BB);
-    IncompletePhis[BB].push_back({V, Phi});
-    Val = Phi;
-  } else {
-    std::vector<BasicBlock *> Preds = BB->predecessors();
-    if (Preds.empty()) {
-      Val = undefAt(V->Type, BB);
-    } else if (Preds.size() == 1) {
-      Val = readVariable(V, Preds[0]);
-    } else {
-      // Break cycles: the phi is the definition while its operands are read.
-      Instruction *Phi = newPhi(V, BB);
-      writeVariable(V, BB, Phi);
-      Val = addPhiOperands(V, Phi);
+  // Braun et al.'s recursive lookup with an explicit stack: a read after
+  // thousands of sequential `if`s walks thousands of blocks. A frame waits
+  // for the value of its block's next predecessor; Phi is null when the
+  // block has a single predecessor (its value is that predecessor's).
+  struct Frame {
+    BasicBlock *BB;
+    Instruction *Phi;
+    std::vector<BasicBlock *> Preds;
+    size_t Next = 0;
+  };
+  std::vector<Frame> Stack;
+  // The value of V in Block when it is known without visiting predecessors;
+  // otherwise null, with a frame pushed.
+  auto Start = [&](BasicBlock *Block) -> Value * {
+    auto &Defs = CurrentDef[V];
+    if (auto It = Defs.find(Block); It != Defs.end())
+      return It->second = resolve(It->second);
+    if (!Sealed.count(Block)) {
+      Instruction *Phi = newPhi(V, Block);
+      IncompletePhis[Block].push_back({V, Phi});
+      writeVariable(V, Block, Phi);
+      return Phi;
     }
+    const std::vector<BasicBlock *> &P = Preds[Block];
+    if (P.empty()) {
+      Value *U = undefAt(V->Type, Block);
+      writeVariable(V, Block, U);
+      return U;
+    }
+    Instruction *Phi = nullptr;
+    if (P.size() > 1) {
+      // Break cycles: the phi is the definition while its operands are read.
+      Phi = newPhi(V, Block);
+      writeVariable(V, Block, Phi);
+    }
+    Stack.push_back({Block, Phi, P});
+    return nullptr;
+  };
+  Value *Val = Start(BB);
+  while (!Stack.empty()) {
+    if (!Val) {
+      BasicBlock *Pred = Stack.back().Preds[Stack.back().Next];
+      Val = Start(Pred);
+      continue;
+    }
+    Frame &F = Stack.back();
+    if (F.Phi) {
+      F.Phi->addIncoming(Val, F.Preds[F.Next]);
+      if (++F.Next < F.Preds.size()) {
+        Val = nullptr;
+        continue;
+      }
+      Val = tryRemoveTrivialPhi(F.Phi);
+    }
+    writeVariable(V, F.BB, Val);
+    Stack.pop_back();
   }
-  writeVariable(V, BB, Val);
   return Val;
 }
 
 Value *IRGenerator::addPhiOperands(VarInfo *V, Instruction *Phi) {
-  for (BasicBlock *Pred : Phi->getParent()->predecessors())
+  std::vector<BasicBlock *> P = Preds[Phi->getParent()];
+  for (BasicBlock *Pred : P)
     Phi->addIncoming(readVariable(V, Pred), Pred);
   return tryRemoveTrivialPhi(Phi);
 }
 
 Value *IRGenerator::tryRemoveTrivialPhi(Instruction *Phi) {
-  Value *Same = nullptr;
-  for (Value *Op : Phi->operands()) {
-    if (Op == Same || Op == Phi)
+  // Removing a phi can make the phis that use it trivial in turn; a work
+  // stack visits them in the order of the recursive formulation.
+  std::vector<Instruction *> Work = {Phi};
+  while (!Work.empty()) {
+    Instruction *P = Work.back();
+    Work.pop_back();
+    if (!P->getParent())
       continue;
-    if (Same)
-      return Phi; // Merges at least two values: not trivial.
-    Same = Op;
+    Value *Same;
+    if (!isTrivialPhi(P, Same))
+      continue;
+    if (!Same)
+      Same = undefAt(PhiVar[P]->Type, P->getParent());
+    std::vector<Instruction *> Users;
+    for (Instruction *U : P->users())
+      if (U != P && U->getOpcode() == Opcode::Phi &&
+          std::find(Users.begin(), Users.end(), U) == Users.end())
+        Users.push_back(U);
+    P->replaceAllUsesWith(Same);
+    Replaced[P] = Same;
+    P->dropAllOperands();
+    Graveyard.push_back(P->removeFromParent());
+    Work.insert(Work.end(), Users.rbegin(), Users.rend());
   }
-  if (!Same)
-    Same = undefAt(PhiVar[Phi]->Type, Phi->getParent());
-  std::vector<Instruction *> Users;
-  for (Instruction *U : Phi->users())
-    if (U != Phi && U->getOpcode() == Opcode::Phi &&
-        std::find(Users.begin(), Users.end(), U) == Users.end())
-      Users.push_back(U);
-  Phi->replaceAllUsesWith(Same);
-  Replaced[Phi] = Same;
-  Phi->dropAllOperands();
-  Graveyard.push_back(Phi->removeFromParent());
-  // Users that were phis may have become trivial in turn.
-  for (Instruction *U : Users)
-    if (U->getParent())
-      tryRemoveTrivialPhi(U);
-  return resolve(Same);
+  return Phi->getParent() ? Phi : resolve(Phi);
 }
 
 void IRGenerator::sealBlock(BasicBlock *BB) {
@@ -588,7 +650,7 @@ void IRGenerator::genIf(const ast::IfStmt &S) {
   BasicBlock *End = newBlock("if.end");
   at(S.Range);
   if (!isTerminated())
-    B.createCondBr(Cond, Then, Else ? Else : End);
+    condBranch(Cond, Then, Else ? Else : End);
   sealBlock(Then);
   setBlock(Then);
   genStmt(S.Then.get());
@@ -616,9 +678,9 @@ void IRGenerator::genFor(const ast::ForStmt &S) {
   if (S.Cond) {
     Value *C = genCondition(S.Cond.get(), "for");
     at(S.Cond->Range);
-    B.createCondBr(C, Body, End);
+    condBranch(C, Body, End);
   } else {
-    B.createBr(Body);
+    branchTo(Body);
   }
   sealBlock(Body);
   setBlock(Body);
@@ -647,7 +709,7 @@ void IRGenerator::genWhile(const ast::WhileStmt &S) {
   setBlock(Cond);
   Value *C = genCondition(S.Cond.get(), "while");
   at(S.Range);
-  B.createCondBr(C, Body, End);
+  condBranch(C, Body, End);
   sealBlock(Body);
   setBlock(Body);
   Loops.push_back({End, Cond});
@@ -674,7 +736,7 @@ void IRGenerator::genDoWhile(const ast::DoWhileStmt &S) {
   setBlock(Cond);
   Value *C = genCondition(S.Cond.get(), "do-while");
   at(S.Range);
-  B.createCondBr(C, Body, End);
+  condBranch(C, Body, End);
   sealBlock(Body);
   sealBlock(End);
   setBlock(End);

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "IRGenImpl.h"
 
+#include <limits>
+
 namespace tritonc::lang {
 
 using ast::BinaryOp;
@@ -133,9 +135,13 @@ std::optional<ir::Shape> IRGenerator::foldShape(const std::vector<ast::ExprPtr> 
       S.push_back(*N);
     Ok &= N.has_value();
   }
-  if (Ok && numElements(S) > (int64_t(1) << 24)) {
-    Diags.error(Range, "tile of " + std::to_string(numElements(S)) +
-                           " elements is too large (the limit is 16777216)");
+  if (int64_t N = numElements(S); Ok && N > MaxTileElements) {
+    // numElements saturates: a product past 64 bits reads as the maximum.
+    bool Overflows = N == std::numeric_limits<int64_t>::max();
+    Diags.error(Range, "tile of " +
+                           (Overflows ? "more than " + std::to_string(N) : std::to_string(N)) +
+                           " elements is too large (the limit is " +
+                           std::to_string(MaxTileElements) + ")");
     Ok = false;
   }
   if (!Ok)

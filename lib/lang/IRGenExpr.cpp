@@ -396,9 +396,9 @@ TValue IRGenerator::genLogical(const ast::BinaryExpr &E) {
   BasicBlock *EndBB = newBlock(IsAnd ? "land.end" : "lor.end");
   at(OpR);
   if (IsAnd)
-    B.createCondBr(L.V, RhsBB, EndBB);
+    condBranch(L.V, RhsBB, EndBB);
   else
-    B.createCondBr(L.V, EndBB, RhsBB);
+    condBranch(L.V, EndBB, RhsBB);
   sealBlock(RhsBB);
   setBlock(RhsBB);
   TValue R = genExpr(E.RHS.get());
@@ -617,7 +617,7 @@ TValue IRGenerator::genBranchyConditional(const ast::ConditionalExpr &E, TValue 
   BasicBlock *TrueBB = newBlock("cond.true");
   BasicBlock *FalseBB = newBlock("cond.false");
   BasicBlock *EndBB = newBlock("cond.end");
-  B.createCondBr(Cb.V, TrueBB, FalseBB);
+  condBranch(Cb.V, TrueBB, FalseBB);
   sealBlock(TrueBB);
   sealBlock(FalseBB);
   setBlock(TrueBB);

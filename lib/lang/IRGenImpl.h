@@ -104,6 +104,10 @@ public:
   bool isTerminated() const;
   /// Branches to Dest unless the current block already ended.
   void branchTo(ir::BasicBlock *Dest);
+  /// Ends the current block with a conditional branch.
+  void condBranch(ir::Value *Cond, ir::BasicBlock *IfTrue, ir::BasicBlock *IfFalse);
+  /// Records the edges of the current block's new terminator in Preds.
+  void noteSuccessors();
   /// After break/continue/return: following code goes to a fresh block
   /// without predecessors (removed once the function is done).
   void startDeadBlock();
@@ -272,6 +276,9 @@ public:
   std::map<VarInfo *, std::map<ir::BasicBlock *, ir::Value *>> CurrentDef;
   std::map<ir::BasicBlock *, std::vector<std::pair<VarInfo *, ir::Instruction *>>> IncompletePhis;
   std::set<ir::BasicBlock *> Sealed;
+  /// Predecessors of each block, recorded as branches are created
+  /// (BasicBlock::predecessors scans the whole function: quadratic here).
+  std::map<ir::BasicBlock *, std::vector<ir::BasicBlock *>> Preds;
   std::map<ir::Instruction *, VarInfo *> PhiVar;
   std::map<ir::Value *, ir::Value *> Replaced;
   /// Phis removed as trivial; kept alive until the function is done so that

@@ -96,15 +96,24 @@ Value *IRGenerator::foldConversion(Constant *C, const FEType &From, const FEType
       // Round toward zero and saturate, as fptosi/fptoui do.
       if (std::isnan(D))
         return M.getInt(TT, 0);
+      // The bounds are compared as exact powers of two: 2^63 - 1 is not a
+      // double (it rounds to 2^63), and converting 2^63 to int64_t is
+      // undefined (it gave LONG_MIN for (long)1e19).
       D = std::trunc(D);
       unsigned Bits = To.bits();
+      double Limit = std::ldexp(1.0, static_cast<int>(To.isSigned() ? Bits - 1 : Bits));
       if (To.isSigned()) {
-        double Lo = -std::ldexp(1.0, Bits - 1), Hi = std::ldexp(1.0, Bits - 1) - 1;
-        D = std::clamp(D, Lo, Hi);
+        int64_t Max = static_cast<int64_t>((uint64_t(1) << (Bits - 1)) - 1);
+        if (D >= Limit)
+          return M.getInt(TT, Max);
+        if (D <= -Limit)
+          return M.getInt(TT, -Max - 1);
         return M.getInt(TT, static_cast<int64_t>(D));
       }
-      double Hi = std::ldexp(1.0, Bits) - 1;
-      D = std::clamp(D, 0.0, Hi);
+      if (D <= 0)
+        return M.getInt(TT, 0);
+      if (D >= Limit)
+        return M.getInt(TT, -1); // all ones
       return M.getInt(TT, static_cast<int64_t>(static_cast<uint64_t>(D)));
     }
   }
@@ -250,6 +259,15 @@ bool IRGenerator::broadcastPair(TValue &L, TValue &R, SourceRange OpRange, const
                              shapeStr(R.T.Shape));
     noteDeclaration(LE);
     noteDeclaration(RE);
+    return false;
+  }
+  // Declared tiles are bounded, but broadcasting multiplies their sizes.
+  if (numElements(*S) > MaxTileElements) {
+    Diags.error(OpRange, "broadcasting tiles of shapes " + shapeStr(L.T.Shape) + " and " +
+                             shapeStr(R.T.Shape) +
+                             " gives a tile that is too large (the limit "
+                             "is " +
+                             std::to_string(MaxTileElements) + " elements)");
     return false;
   }
   L = broadcastTo(L, *S);
@@ -540,6 +558,12 @@ TValue IRGenerator::emitDot(TValue L, TValue R, SourceRange OpRange) {
   if (L.T.Shape[1] != R.T.Shape[0]) {
     Diags.error(OpRange, "inner dimensions of '@' do not match: " + shapeStr(L.T.Shape) + " and " +
                              shapeStr(R.T.Shape));
+    return TValue::error();
+  }
+  if (numElements({L.T.Shape[0], R.T.Shape[1]}) > MaxTileElements) {
+    Diags.error(OpRange, "the product of tiles of shapes " + shapeStr(L.T.Shape) + " and " +
+                             shapeStr(R.T.Shape) + " is too large (the limit is " +
+                             std::to_string(MaxTileElements) + " elements)");
     return TValue::error();
   }
   if (!L.T.isArithmetic() || !R.T.isArithmetic() || L.T.isBool() || R.T.isBool()) {

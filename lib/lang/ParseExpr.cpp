@@ -111,7 +111,10 @@ const char *SliceMessage = "tile slicing only accepts ':', 'newaxis' or a reduct
 ExprPtr Parser::parseExpr() {
   SourceLoc Begin = startLoc();
   ExprPtr LHS = parseAssignment();
+  ChainGuard Chain(*this);
   while (LHS && at(TokenKind::comma)) {
+    if (!Chain.extend())
+      return nullptr;
     SourceRange OpRange = consume().range();
     ExprPtr RHS = parseAssignment();
     if (!RHS)
@@ -178,10 +181,13 @@ ExprPtr Parser::parseConditional() {
 ExprPtr Parser::parseBinary(int MinPrec) {
   SourceLoc Begin = startLoc();
   ExprPtr LHS = parseRange();
+  ChainGuard Chain(*this);
   while (LHS) {
     int Prec = binaryPrecedence(tok().Kind);
     if (Prec == 0 || Prec < MinPrec)
       break;
+    if (!Chain.extend())
+      return nullptr;
     const Token &Op = consume();
     // Left-associative: the right operand only takes tighter operators.
     ExprPtr RHS = parseBinary(Prec + 1);
@@ -307,7 +313,11 @@ ExprPtr Parser::parseUnary() {
 }
 
 ExprPtr Parser::parsePostfix(ExprPtr Base) {
+  ChainGuard Chain(*this);
   while (Base) {
+    bool Postfix = at(TokenKind::l_square) || at(TokenKind::plusplus) || at(TokenKind::minusminus);
+    if (Postfix && !Chain.extend())
+      return nullptr;
     if (at(TokenKind::l_square)) {
       Base = parseSubscript(std::move(Base));
     } else if (at(TokenKind::plusplus) || at(TokenKind::minusminus)) {

@@ -17,6 +17,10 @@ namespace {
 /// any real kernel, and shallow enough that the recursion cannot overflow
 /// the stack.
 constexpr unsigned MaxNestingDepth = 256;
+/// Limit on the height of an expression tree, chains included (`a+b+...`
+/// with this many terms): far above any real kernel, low enough that the
+/// recursive walks of the tree stay within a small part of the stack.
+constexpr unsigned MaxTreeHeight = 2048;
 } // namespace
 
 Parser::Parser(const std::vector<Token> &Tokens, DiagnosticEngine &Diags)
@@ -233,7 +237,30 @@ bool Parser::enter() {
     return false;
   }
   ++Depth;
+  ++Height;
+  if (Height > MaxTreeHeight) {
+    --Depth;
+    --Height;
+    reportTooTall();
+    return false;
+  }
   return true;
+}
+
+bool Parser::extendChain(unsigned &Links) {
+  if (Height >= MaxTreeHeight) {
+    reportTooTall();
+    return false;
+  }
+  ++Height;
+  ++Links;
+  return true;
+}
+
+void Parser::reportTooTall() {
+  error(tok().range(), "expression is too long or nested too deeply (more than " +
+                           std::to_string(MaxTreeHeight) + " operators deep)");
+  stop();
 }
 
 //===----------------------------------------------------------------------===//

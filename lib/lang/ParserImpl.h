@@ -34,8 +34,13 @@ private:
   std::vector<Token> Toks; ///< Always ends with an eof token.
   size_t Pos = 0;
   DiagnosticEngine &Diags;
-  SourceLoc PrevEnd;             ///< One past the last consumed token.
-  unsigned Depth = 0;            ///< Current recursion depth (stack guard).
+  SourceLoc PrevEnd;  ///< One past the last consumed token.
+  unsigned Depth = 0; ///< Current recursion depth (stack guard).
+  /// Bound on the height of the tree under construction: the recursion
+  /// depth plus the links of the operator and postfix chains being built
+  /// (`a+b+c` recurses once but nests its nodes two deep). Every later walk
+  /// of the tree (IR generation, dumping, destruction) recurses this deep.
+  unsigned Height = 0;
   bool Stopped = false;          ///< Gave up: no more diagnostics, at eof.
   bool LastErrorDropped = false; ///< Notes go with their error.
 
@@ -88,7 +93,10 @@ private:
 
   /// Guards recursion so that deeply nested input cannot overflow the stack.
   bool enter();
-  void leave() { --Depth; }
+  void leave() {
+    --Depth;
+    --Height;
+  }
   struct DepthGuard {
     Parser &P;
     bool Ok;
@@ -97,6 +105,18 @@ private:
       if (Ok)
         P.leave();
     }
+  };
+  /// Counts the links of one left-nested chain (`a+b+c`, `a,b,c`, `x++++`)
+  /// into Height while it is built; false (with an error) when the tree
+  /// would grow too tall.
+  bool extendChain(unsigned &Links);
+  void reportTooTall();
+  struct ChainGuard {
+    Parser &P;
+    unsigned Links = 0;
+    explicit ChainGuard(Parser &P) : P(P) {}
+    ~ChainGuard() { P.Height -= Links; }
+    bool extend() { return P.extendChain(Links); }
   };
 
   //===--- Types ----------------------------------------------------------===//

@@ -31,6 +31,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr unsigned MaxIncludeDepth = 200;
+/// Total #include directives followed in one translation unit: a header
+/// that includes another twice, nested, doubles the work at each level
+/// while staying far from the depth limit.
+constexpr unsigned MaxTotalInclusions = 10000;
 constexpr unsigned MaxArgNesting = 200;
 
 /// Sorted ids (see PreprocessorImpl::macroId) of the macros a token must not
@@ -154,6 +158,7 @@ private:
   std::vector<std::unique_ptr<Frame>> Frames;
   std::set<std::string> OnceFiles;
   unsigned NumFileFrames = 0;
+  unsigned TotalInclusions = 0;
   bool IncludesDisabled = false;
   bool ExpansionLimitHit = false;
   bool ArgNestingErrorReported = false;
@@ -179,7 +184,12 @@ private:
   void handleInclude(const Token &Name);
   void warnExtraTokens(const std::vector<Token> &Toks, size_t From, const Token &Name);
   bool evaluateCondition(const std::vector<Token> &Toks, const Token &Name);
-  std::optional<std::string> findInclude(const std::string &FileName, bool Angled);
+  /// The first candidate path that exists and is not a directory; Why
+  /// says what was found instead when there is none.
+  std::optional<std::string> findInclude(const std::string &FileName, bool Angled,
+                                         std::string &Why);
+  /// Reports the expansion limit at Use (once) and stops all expansion.
+  void reportExpansionLimit(const PPToken &Use);
 
   // Macro expansion.
   PPToken next(TokenStream &S);
@@ -585,7 +595,8 @@ void PreprocessorImpl::handleUndef(const Token &Name) {
   Macros.erase(Toks[0].Text);
 }
 
-std::optional<std::string> PreprocessorImpl::findInclude(const std::string &FileName, bool Angled) {
+std::optional<std::string> PreprocessorImpl::findInclude(const std::string &FileName, bool Angled,
+                                                         std::string &Why) {
   std::vector<fs::path> Candidates;
   fs::path Rel(FileName);
   if (Rel.is_absolute()) {
@@ -598,9 +609,15 @@ std::optional<std::string> PreprocessorImpl::findInclude(const std::string &File
     for (const std::string &D : Opts.IncludeDirs)
       Candidates.push_back(fs::path(D) / Rel);
   }
+  // A FIFO or device is found (and then refused as not a regular file by
+  // SourceManager, with that reason); a directory is skipped.
+  Why = "file not found";
   for (const fs::path &P : Candidates) {
     std::error_code EC;
-    if (fs::is_regular_file(P, EC))
+    fs::file_status St = fs::status(P, EC);
+    if (fs::is_directory(St))
+      Why = "is a directory, not a file";
+    else if (fs::exists(St))
       return P.lexically_normal().string();
   }
   return std::nullopt;
@@ -647,11 +664,19 @@ void PreprocessorImpl::handleInclude(const Token &Name) {
     IncludesDisabled = true;
     return;
   }
-  std::optional<std::string> Path = findInclude(FileName, Angled);
-  if (!Path) {
-    Diags.error(FT.range(), "'" + FileName + "' file not found");
+  if (TotalInclusions >= MaxTotalInclusions) {
+    Diags.error(FT.range(), "too many #include directives followed (more than " +
+                                std::to_string(MaxTotalInclusions) + " in all)");
+    IncludesDisabled = true;
     return;
   }
+  std::string NotFound;
+  std::optional<std::string> Path = findInclude(FileName, Angled, NotFound);
+  if (!Path) {
+    Diags.error(FT.range(), "'" + FileName + "' " + NotFound);
+    return;
+  }
+  ++TotalInclusions;
   std::error_code EC;
   fs::path Canon = fs::weakly_canonical(*Path, EC);
   if (!EC && OnceFiles.count(Canon.string()))
@@ -785,11 +810,10 @@ void PreprocessorImpl::expandStream(TokenStream &S, std::vector<PPToken> &Out, u
     }
     std::vector<PPToken> Result = substitute(*M, T, Args, HS, Depth);
     ExpansionTokens += Result.size();
-    if (ExpansionTokens > Opts.MaxExpansionTokens && !ExpansionLimitHit) {
-      ExpansionLimitHit = true;
-      Diags.error(T.Tok.range(), "macro expansion is too large (more than " +
-                                     std::to_string(Opts.MaxExpansionTokens) + " tokens)");
-    }
+    if (ExpansionTokens > Opts.MaxExpansionTokens)
+      reportExpansionLimit(T);
+    if (ExpansionLimitHit)
+      Result.clear(); // The output is discarded: stop copying it outward.
     if (Result.empty()) {
       CarryStart = T.Tok.AtStartOfLine;
       CarrySpace = T.Tok.HasLeadingSpace;
@@ -797,6 +821,14 @@ void PreprocessorImpl::expandStream(TokenStream &S, std::vector<PPToken> &Out, u
     for (auto It = Result.rbegin(); It != Result.rend(); ++It)
       S.Queue.push_front(std::move(*It));
   }
+}
+
+void PreprocessorImpl::reportExpansionLimit(const PPToken &Use) {
+  if (ExpansionLimitHit)
+    return;
+  ExpansionLimitHit = true;
+  Diags.error(Use.Tok.range(), "macro expansion is too large (more than " +
+                                   std::to_string(Opts.MaxExpansionTokens) + " tokens)");
 }
 
 std::vector<Token> PreprocessorImpl::expandTokens(const std::vector<Token> &Toks) {
@@ -846,6 +878,14 @@ std::vector<PPToken> PreprocessorImpl::substitute(const Macro &M, const PPToken 
   std::vector<PPToken> Out;
   const std::vector<Token> &Body = M.Body;
   for (size_t I = 0; I < Body.size(); ++I) {
+    // Checked as the substitution grows: arguments expanded and copied
+    // several times multiply the work long before the result is counted.
+    if (ExpansionLimitHit)
+      return {};
+    if (ExpansionTokens + Out.size() > Opts.MaxExpansionTokens) {
+      reportExpansionLimit(Use);
+      return {};
+    }
     const Token &B = Body[I];
     if (M.FunctionLike && B.is(TokenKind::hash)) {
       // Checked at definition: '#' is followed by a parameter.

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "tritonc/lang/Preprocessor.h"
 
-#include <limits>
 #include <optional>
 
 namespace tritonc {
@@ -88,10 +87,13 @@ bool TuningSpace::init(const DefineList &Defines, DiagnosticEngine &Diags) {
       Ok = false;
       continue;
     }
-    if (Size > std::numeric_limits<size_t>::max() / Entries.size()) {
-      Diags.error(SourceRange(), "the tuning space is too large");
+    if (Size > MaxConfigurations / Entries.size()) {
+      // Checked per list, before the product can overflow.
+      Diags.error(SourceRange(),
+                  "the tuning lists give more than " + std::to_string(MaxConfigurations) +
+                      " configurations (the limit is " + std::to_string(MaxConfigurations) + ")");
       Ok = false;
-      continue;
+      break;
     }
     Size *= Entries.size();
     Order.push_back(Slot{true, Lists.size()});

@@ -1,6 +1,7 @@
 //===- TypeRules.cpp - Triton-C front-end types and conversions -----------===//
 #include "TypeRules.h"
 
+#include "tritonc/ir/ElementCount.h"
 #include "tritonc/support/Diagnostics.h"
 
 namespace tritonc::lang {
@@ -217,10 +218,9 @@ bool canBroadcastTo(const ir::Shape &From, const ir::Shape &To) {
 }
 
 int64_t numElements(const ir::Shape &S) {
-  int64_t N = 1;
-  for (int64_t D : S)
-    N *= D;
-  return N;
+  // Saturated: a product that wrapped (to 16, or to 0) would pass the size
+  // limit and then fold or hang.
+  return ir::saturatedElementCount(S);
 }
 
 FEType typeFromSpec(const ast::TypeSpec &Spec, unsigned ExtraPtrDepth, ir::Shape S) {

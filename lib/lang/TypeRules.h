@@ -81,6 +81,9 @@ bool canBroadcastTo(const ir::Shape &From, const ir::Shape &To);
 /// The number of elements of a shape (1 for scalars).
 int64_t numElements(const ir::Shape &S);
 
+/// Largest tile the front end accepts, declared or produced by broadcasting.
+constexpr int64_t MaxTileElements = int64_t(1) << 24;
+
 /// The front-end type of a type specifier with extra stars and a shape.
 FEType typeFromSpec(const ast::TypeSpec &Spec, unsigned ExtraPtrDepth = 0, ir::Shape S = {});
 

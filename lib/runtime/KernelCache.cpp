@@ -1,6 +1,7 @@
 //===- KernelCache.cpp - Memory + disk cache of compiled kernels -----------===//
 #include "tritonc/runtime/KernelCache.h"
 
+#include "tritonc/support/FileIO.h"
 #include "tritonc/support/Hash.h"
 
 #include <fcntl.h>
@@ -153,17 +154,24 @@ void KernelCache::clearMemory() {
 }
 
 std::optional<std::string> KernelCache::readEntry(const std::string &Key, std::string_view Kind) {
-  std::ifstream In(entryPath(Key, Kind), std::ios::binary);
-  if (!In)
-    return std::nullopt;
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  std::string File = SS.str();
   auto Corrupt = [&]() -> std::optional<std::string> {
     std::lock_guard<std::mutex> Lock(Mutex);
     ++Stats.CorruptEntries;
     return std::nullopt;
   };
+  BoundedFileReader In;
+  std::string Why;
+  if (!In.open(entryPath(Key, Kind), Why))
+    return std::nullopt;
+  // Only a regular file of a plausible size is an entry: a FIFO or device
+  // planted in the cache would block or never end, a huge file exhaust
+  // memory. Such an entry is corrupt, a miss that the next write replaces.
+  if (In.regularFileSize() < 0 ||
+      static_cast<unsigned long long>(In.regularFileSize()) > MaxEntryBytes)
+    return Corrupt();
+  std::string File;
+  if (!In.read(static_cast<size_t>(In.regularFileSize()), File, Why))
+    return Corrupt();
   // The header is the fixed text that header() writes for the payload that
   // follows; recomputing it checks magic, key, kind, size and checksum.
   size_t End = File.find("\n\n");

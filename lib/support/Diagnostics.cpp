@@ -1,13 +1,16 @@
 //===- Diagnostics.cpp ----------------------------------------------------===//
 #include "tritonc/support/Diagnostics.h"
 
+#include <algorithm>
+
 namespace tritonc {
 
 void reportInternalError(const std::string &Message) { throw InternalError(Message); }
 
 Diagnostic &DiagnosticEngine::error(SourceRange Range, std::string Message) {
   ++NumErrors;
-  if (NumErrors > ErrorLimit) {
+  LastDropped = NumErrors > ErrorLimit;
+  if (LastDropped) {
     Dropped = Diagnostic{};
     return Dropped;
   }
@@ -16,12 +19,21 @@ Diagnostic &DiagnosticEngine::error(SourceRange Range, std::string Message) {
 }
 
 Diagnostic &DiagnosticEngine::warning(SourceRange Range, std::string Message) {
+  // Capped like errors: a large generated file can warn on every line.
+  ++NumWarnings;
+  LastDropped = NumWarnings > WarningLimit;
+  if (LastDropped) {
+    Dropped = Diagnostic{};
+    return Dropped;
+  }
   Diags.push_back(Diagnostic{Severity::Warning, Range, std::move(Message), {}});
   return Diags.back();
 }
 
 void DiagnosticEngine::note(SourceRange Range, std::string Message) {
-  if (Diags.empty() || NumErrors > ErrorLimit)
+  // A note belongs to the diagnostic just reported: none if that one was
+  // dropped.
+  if (Diags.empty() || LastDropped)
     return;
   Diags.back().Notes.push_back(Diagnostic{Severity::Note, Range, std::move(Message), {}});
 }
@@ -61,19 +73,28 @@ std::string DiagnosticEngine::format(const Diagnostic &D) const {
   Out += ": " + D.Message + "\n";
   if (B.isValid() && B.File < SM.numBuffers()) {
     std::string_view Line = SM.getLine(B.File, B.Line);
-    Out += "  ";
-    Out += Line;
-    Out += "\n  ";
+    // A long line is clipped to a window around the caret, marked with
+    // "..." at each cut: a megabyte-long line must not be echoed per error.
+    size_t Caret = std::min<size_t>(B.Col > 0 ? B.Col - 1 : 0, Line.size());
+    size_t First = 0;
+    if (Line.size() > MaxExcerptColumns && Caret > MaxExcerptColumns / 2)
+      First = std::min(Caret - MaxExcerptColumns / 2, Line.size() - MaxExcerptColumns);
+    std::string_view Shown = Line.substr(First, MaxExcerptColumns);
+    std::string Before = First > 0 ? "..." : "";
+    std::string After = First + Shown.size() < Line.size() ? "..." : "";
+    Out += "  " + Before;
+    Out += Shown;
+    Out += After + "\n  " + std::string(Before.size(), ' ');
     // Keep tabs so that the caret lines up with the source line above it.
-    for (uint32_t I = 1; I < B.Col && I - 1 < Line.size(); ++I)
-      Out += Line[I - 1] == '\t' ? '\t' : ' ';
-    uint32_t Width = 1;
+    for (size_t I = First; I < Caret; ++I)
+      Out += Line[I] == '\t' ? '\t' : ' ';
+    size_t Width = 1;
     const SourceLoc &E = D.Range.End;
     if (E.isValid() && E.File == B.File && E.Line == B.Line && E.Col > B.Col)
       Width = E.Col - B.Col;
+    Width = std::max<size_t>(1, std::min(Width, First + Shown.size() - Caret)); // Caret is shown
     Out += '^';
-    for (uint32_t I = 1; I < Width; ++I)
-      Out += '~';
+    Out += std::string(Width - 1, '~');
     Out += "\n";
   }
   for (const Diagnostic &N : D.Notes)
@@ -88,6 +109,9 @@ std::string DiagnosticEngine::formatAll() const {
   if (NumErrors > ErrorLimit)
     Out += "tritonc: note: " + std::to_string(NumErrors - ErrorLimit) +
            " more errors not shown (error limit reached)\n";
+  if (NumWarnings > WarningLimit)
+    Out += "tritonc: note: " + std::to_string(NumWarnings - WarningLimit) +
+           " more warnings not shown (warning limit reached)\n";
   return Out;
 }
 

@@ -119,6 +119,7 @@ bool PassManager::run(ir::Module &M, std::string &Error) {
   // Functions of an earlier run may have been freed and their addresses
   // reused: never trust analyses across runs.
   AM.clear();
+  InputError.reset();
   bool Ok = true;
   for (auto &P : Passes) {
     auto Begin = Clock::now();
@@ -131,6 +132,10 @@ bool PassManager::run(ir::Module &M, std::string &Error) {
       }
     } catch (const InternalError &E) {
       Error = std::string("internal error in pass '") + P->name() + "': " + E.what();
+      Ok = false;
+    } catch (const PassInputError &E) {
+      Error = E.Message;
+      InputError = E;
       Ok = false;
     }
     std::chrono::duration<double> Elapsed = Clock::now() - Begin;

@@ -1,10 +1,10 @@
 //===- FuzzReplay.cpp - Runs the fuzz targets over stored inputs ----------===//
 //
-// usage: fuzz_replay [--frontend PATH...] [--ir PATH...]
+// usage: fuzz_replay [--frontend PATH...] [--ir PATH...] [--ptx PATH...]
 //
 // Each PATH is a file or a folder (searched recursively, files in sorted
-// order). Every file is fed to the target named by the last --frontend or
-// --ir flag before it. The replay prints each file's name before running it,
+// order). Every file is fed to the target named by the last --frontend,
+// --ir or --ptx flag before it. The replay prints each file's name before running it,
 // so that a finding (which traps) or a sanitizer report is easy to attribute.
 // It exits with status 1 when a target was given no input at all, so that a
 // moved or emptied corpus folder does not pass silently.
@@ -58,8 +58,8 @@ int main(int Argc, char **Argv) {
   TargetFn Fn = nullptr;
   const char *Name = nullptr;
   std::vector<Input> Inputs;
-  size_t NumFrontend = 0, NumIR = 0;
-  bool SawFrontend = false, SawIR = false;
+  size_t NumFrontend = 0, NumIR = 0, NumPtx = 0;
+  bool SawFrontend = false, SawIR = false, SawPtx = false;
   for (int I = 1; I < Argc; ++I) {
     std::string Arg = Argv[I];
     if (Arg == "--frontend") {
@@ -70,21 +70,28 @@ int main(int Argc, char **Argv) {
       Fn = tritonc::fuzz::runIRParserTarget;
       Name = "ir-parser";
       SawIR = true;
+    } else if (Arg == "--ptx") {
+      Fn = tritonc::fuzz::runPtxTarget;
+      Name = "ptx";
+      SawPtx = true;
     } else if (!Fn) {
-      std::cerr << "usage: fuzz_replay [--frontend PATH...] [--ir PATH...]\n";
+      std::cerr << "usage: fuzz_replay [--frontend PATH...] [--ir PATH...] [--ptx PATH...]\n";
       return 2;
     } else {
       size_t Before = Inputs.size();
       if (!collect(Arg, Fn, Name, Inputs))
         return 1;
-      (Fn == tritonc::fuzz::runFrontendTarget ? NumFrontend : NumIR) += Inputs.size() - Before;
+      size_t Added = Inputs.size() - Before;
+      (Fn == tritonc::fuzz::runFrontendTarget ? NumFrontend
+       : Fn == tritonc::fuzz::runPtxTarget    ? NumPtx
+                                              : NumIR) += Added;
     }
   }
-  if (!SawFrontend && !SawIR) {
-    std::cerr << "usage: fuzz_replay [--frontend PATH...] [--ir PATH...]\n";
+  if (!SawFrontend && !SawIR && !SawPtx) {
+    std::cerr << "usage: fuzz_replay [--frontend PATH...] [--ir PATH...] [--ptx PATH...]\n";
     return 2;
   }
-  if ((SawFrontend && NumFrontend == 0) || (SawIR && NumIR == 0)) {
+  if ((SawFrontend && NumFrontend == 0) || (SawIR && NumIR == 0) || (SawPtx && NumPtx == 0)) {
     std::cerr << "fuzz_replay: a target was given no input files\n";
     return 1;
   }
@@ -98,7 +105,7 @@ int main(int Argc, char **Argv) {
     std::cerr << "[" << In.TargetName << "] " << In.Path << "\n";
     In.Fn(reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size());
   }
-  std::cerr << "fuzz_replay: " << NumFrontend << " frontend and " << NumIR
-            << " IR inputs ran without findings\n";
+  std::cerr << "fuzz_replay: " << NumFrontend << " frontend, " << NumIR << " IR and " << NumPtx
+            << " PTX inputs ran without findings\n";
   return 0;
 }

@@ -31,6 +31,8 @@ void runFrontendTarget(const uint8_t *Data, size_t Size);
 /// Parses Data as Triton-IR text; checks valid modules by printing,
 /// re-parsing and optimizing them.
 void runIRParserTarget(const uint8_t *Data, size_t Size);
+/// Compiles Data as Triton-C source all the way to PTX (sm_80 or sm_90a).
+void runPtxTarget(const uint8_t *Data, size_t Size);
 
 /// Prints "fuzz finding (Target): What" and Details to stderr and traps.
 [[noreturn]] void reportFinding(const char *Target, const std::string &What,

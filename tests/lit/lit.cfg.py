@@ -17,6 +17,12 @@ filecheck = (lit_config.params.get("filecheck") or shutil.which("FileCheck")
 if not tritonc:
     lit_config.fatal("pass -Dtritonc=PATH/TO/tritonc")
 
+# A sanitized tritonc reserves terabytes of address space: tests that cap the
+# virtual memory with `ulimit -v` are marked `UNSUPPORTED: asan`.
+with open(tritonc, "rb") as f:
+    if b"__asan_init" in f.read():
+        config.available_features.add("asan")
+
 config.substitutions.append(("%tritonc", tritonc))
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%kernels", os.path.join(config.test_source_root, "..", "..", "kernels")))

@@ -178,9 +178,15 @@ struct Configuration {
 
 /// Enumerates the configuration space of Defines (one configuration, with an
 /// empty description, when there is no tuning list). Returns false with the
-/// reason in Error when a list is malformed.
+/// reason in Error when a list is malformed or the space has more than
+/// TuningSpace::MaxConfigurations configurations.
 bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
                         std::string &Error);
+/// As listConfigurations, handing each configuration to Visit in order
+/// instead of collecting them (the listing streams; nothing is kept).
+bool forEachConfiguration(const DefineList &Defines,
+                          const std::function<void(size_t, const Configuration &)> &Visit,
+                          std::string &Error);
 
 /// Runs Body and converts an InternalError or any other exception escaping
 /// it into DiagnosticEngine::internal. Returns false when one was caught.

@@ -85,6 +85,7 @@ struct PreparedLaunch {
 
   std::vector<NpyArray> Arrays;            ///< One per pointer parameter.
   std::vector<size_t> ArrayParams;         ///< Parameter index of each array.
+  std::vector<std::string> ArrayPaths;     ///< The .npy file each array came from.
   std::vector<interp::HostBuffer> Buffers; ///< Views of Arrays.
   std::vector<interp::ArgValue> Args;      ///< One per parameter.
 };
@@ -96,8 +97,17 @@ struct PreparedLaunch {
 bool prepareLaunch(const KernelSignature &Sig, const std::vector<std::string> &ArgTexts,
                    PreparedLaunch &Out, std::string &Error);
 
+/// Checks, before anything runs or is written, that every array of L can
+/// go to Dir/<parameter name>.npy: Dir is a directory or can be created,
+/// no output path is a directory, and none is one of the input files (a
+/// run must never destroy its own input).
+bool checkLaunchOutputs(const KernelSignature &Sig, const PreparedLaunch &L, const std::string &Dir,
+                        std::string &Error);
+
 /// Writes every array of L to Dir/<parameter name>.npy, creating Dir if
-/// needed.
+/// needed. All or nothing: every file is written to a temporary next to
+/// its target first and the set is renamed into place only once all are
+/// complete, so a failure (disk full, no permission) replaces no file.
 /// Runs L on the GPU with K: every array is copied to a device buffer of
 /// its size, K is launched on Grid with the buffers and scalars converted to
 /// the kinds of K's signature, the device is synchronized and every array is

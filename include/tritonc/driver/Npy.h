@@ -52,7 +52,14 @@ bool parseNpy(std::string_view Bytes, NpyArray &Out, std::string &Error);
 /// Renders an array as a version 1.0 .npy file.
 std::string serializeNpy(const NpyArray &A);
 
-/// Reads a .npy file. Error messages start with the path:
+/// Largest array data readNpyFile accepts (the interpreter and the device
+/// path hold every argument in host memory).
+constexpr size_t MaxNpyDataBytes = size_t(4) << 30;
+/// Largest .npy header text readNpyFile accepts (NumPy writes ~100 bytes).
+constexpr size_t MaxNpyHeaderBytes = size_t(1) << 20;
+
+/// Reads a .npy file, checking the size its header declares against
+/// MaxNpyDataBytes before reading the data. Error messages start with the path:
 /// "'x.npy': not a .npy file (bad magic string)".
 bool readNpyFile(const std::string &Path, NpyArray &Out, std::string &Error);
 

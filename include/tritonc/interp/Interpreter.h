@@ -61,8 +61,11 @@ struct LaunchGrid {
 };
 
 struct InterpOptions {
-  /// Stop with an error after this many executed instructions in one program
-  /// instance (0: no limit). Guards against kernels that never terminate.
+  /// Stop with an error after this many steps in one program instance (0:
+  /// no limit). A step is one element operation: an instruction on an
+  /// N-element tile takes N, a dot M*N*K, a reduction its input's size; so
+  /// the limit bounds time whether a kernel loops forever or works on huge
+  /// tiles.
   uint64_t MaxStepsPerProgram = 0;
   /// Resolves file names of instruction locations in error messages
   /// ("kernel.tc:12:5"); optional.

@@ -20,6 +20,17 @@ bool verifyModule(const Module &M, std::vector<std::string> &Errors);
 /// Checks one function the same way.
 bool verifyFunction(const Function &F, std::vector<std::string> &Errors);
 
+/// One problem and the source location of the instruction it concerns
+/// (invalid when it concerns a block or the function as a whole, or when
+/// the instruction has no location).
+struct VerifierMessage {
+  std::string Text;
+  SourceLoc Loc;
+};
+/// verifyModule with the location of each problem, for messages that point
+/// at the line of a user's .tir file.
+bool verifyModule(const Module &M, std::vector<VerifierMessage> &Messages);
+
 /// The operand-count and type rules of one instruction, ignoring its place in
 /// the function. Returns an empty string when they hold, else the problem
 /// ("operand types differ: i32 and i64"). The IR parser uses it to report

@@ -49,8 +49,13 @@ std::string tokensToString(const std::vector<Token> &Tokens);
 /// The configuration space described by -D tuning lists.
 class TuningSpace {
 public:
+  /// Largest space accepted: each configuration is a compilation, and
+  /// --list-configs prints one line each.
+  static constexpr size_t MaxConfigurations = 100000;
+
   /// Splits defines into fixed ones and lists. Returns false (with an error
-  /// in Diags) when a list is malformed, e.g. "[32,".
+  /// in Diags) when a list is malformed, e.g. "[32,", or the lists give more
+  /// than MaxConfigurations configurations.
   bool init(const DefineList &Defines, DiagnosticEngine &Diags);
 
   /// Number of configurations (1 when there is no list).

@@ -69,6 +69,9 @@ class KernelCache {
 public:
   /// The cap of a cache without TRITONC_CACHE_MAX_BYTES.
   static constexpr uint64_t DefaultMaxBytes = uint64_t(2) << 30;
+  /// Entries larger than this are treated as corrupt (real PTX and cubins
+  /// are far smaller), so that a planted huge file cannot exhaust memory.
+  static constexpr size_t MaxEntryBytes = size_t(256) << 20;
 
   /// Uses $TRITONC_CACHE_DIR, else ~/.cache/tritonc.
   KernelCache();

@@ -50,8 +50,9 @@ public:
 
   bool hasErrors() const { return NumErrors != 0; }
   unsigned numErrors() const { return NumErrors; }
-  /// After this many errors, further errors are counted but not recorded.
-  void setErrorLimit(unsigned Limit) { ErrorLimit = Limit; }
+  /// After this many errors (warnings: the same number, separately),
+  /// further ones are counted but not recorded.
+  void setErrorLimit(unsigned Limit) { ErrorLimit = WarningLimit = Limit; }
   bool reachedErrorLimit() const { return NumErrors >= ErrorLimit; }
 
   const std::vector<Diagnostic> &diagnostics() const { return Diags; }
@@ -68,7 +69,14 @@ private:
   std::vector<Diagnostic> Diags;
   unsigned NumErrors = 0;
   unsigned ErrorLimit = 20;
-  Diagnostic Dropped; ///< Sink returned once the error limit is reached.
+  unsigned NumWarnings = 0;
+  unsigned WarningLimit = 20;
+  bool LastDropped = false; ///< The latest error or warning was not recorded.
+  Diagnostic Dropped;       ///< Sink returned once a limit is reached.
+
+public:
+  /// Source lines longer than this are shown as a window around the caret.
+  static constexpr size_t MaxExcerptColumns = 160;
 };
 
 } // namespace tritonc

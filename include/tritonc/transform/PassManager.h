@@ -17,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeindex>
@@ -91,6 +92,14 @@ private:
   std::ostream *Log = &std::cerr;
 };
 
+/// Thrown by a pass that cannot handle the user's input (not a compiler
+/// bug): the pipeline stops and the driver reports Message at Loc as an
+/// ordinary error.
+struct PassInputError {
+  std::string Message;
+  SourceLoc Loc;
+};
+
 /// A transformation of one function.
 class Pass {
 public:
@@ -123,6 +132,9 @@ public:
   bool run(ir::Module &M, std::string &Error);
 
   AnalysisManager &getAnalysisManager() { return AM; }
+  /// After run() failed: the input problem a pass reported, if that was the
+  /// cause (otherwise the failure is the compiler's).
+  const std::optional<PassInputError> &inputError() const { return InputError; }
 
 private:
   void printTimingReport() const;
@@ -130,6 +142,7 @@ private:
   PassOptions Opts;
   std::vector<std::unique_ptr<Pass>> Passes;
   AnalysisManager AM;
+  std::optional<PassInputError> InputError;
   /// Accumulated wall time per pass name, in first-run order.
   std::vector<std::pair<std::string, std::chrono::duration<double>>> Timings;
 };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -189,6 +190,29 @@ TEST(KernelCacheTest, CorruptEntriesAreMisses) {
   }
   KernelCache C(Dir.Path);
   EXPECT_EQ(C.lookup(Key, "ptx").value_or(""), "fresh");
+}
+
+TEST(KernelCacheTest, SpecialAndHugeEntriesAreMissesWithoutBlocking) {
+  TempDir Dir;
+  const std::string Key = baseInputs().key();
+  KernelCache C(Dir.Path);
+  ASSERT_TRUE(C.diskEnabled());
+  const std::string Path = C.entryPath(Key, "ptx");
+  std::filesystem::create_directories(std::filesystem::path(Path).parent_path());
+  // A FIFO without a writer: reading it would block forever.
+  ASSERT_EQ(::mkfifo(Path.c_str(), 0600), 0);
+  EXPECT_FALSE(C.lookup(Key, "ptx"));
+  EXPECT_EQ(C.stats().CorruptEntries, 1u);
+  std::filesystem::remove(Path);
+  // A file past the size limit is refused from its size, before reading.
+  { std::ofstream(Path, std::ios::binary) << "x"; }
+  std::filesystem::resize_file(Path, KernelCache::MaxEntryBytes + 1);
+  EXPECT_FALSE(C.lookup(Key, "ptx"));
+  EXPECT_EQ(C.stats().CorruptEntries, 2u);
+  // The next store replaces it.
+  C.store(Key, "ptx", "fresh");
+  KernelCache Again(Dir.Path);
+  EXPECT_EQ(Again.lookup(Key, "ptx").value_or(""), "fresh");
 }
 
 TEST(KernelCacheTest, ConcurrentWritersLeaveAValidEntry) {

@@ -392,6 +392,13 @@ std::vector<Val> floatValues(const Type *T, unsigned Random) {
                           std::numeric_limits<double>::max(),
                           -std::numeric_limits<double>::max(),
                           std::ldexp(255.0, 120)}; // largest bf16
+  // Float -> integer edges around 2^63 and 2^64: just inside, beyond, far out
+  // ((long)1e19 and (unsigned long)1e20 once folded differently from run time).
+  const double Below63 = std::nextafter(std::ldexp(1.0, 63), 0.0);
+  const double Below64 = std::nextafter(std::ldexp(1.0, 64), 0.0);
+  for (double D : {Below63, -Below63, Below64, 9.3e18, -9.3e18, 1e19, -1e19, 1e20, -1e20, 1e300,
+                   2147483647.75})
+    Raw.push_back(D);
   unsigned Bits = floatBits(T);
   for (unsigned I = 0; I < Random; ++I) {
     uint64_t B = rng()();
