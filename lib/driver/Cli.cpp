@@ -85,7 +85,13 @@ const char *CompileUsage =
     "                        (preprocess, parse, irgen, passes, codegen; ptxas with\n"
     "                        --emit=cubin) and their total (stderr)\n"
     "  --list-configs        print the configurations of the tuning lists, one per line\n"
-    "  --config=N            compile configuration N of the tuning lists\n";
+    "  --config=N            compile configuration N of the tuning lists\n"
+    "  --remarks[=KIND[:PASS,...]]  report, at the source line, the optimizations the\n"
+    "                        compiler declined and why (KIND missed, the default),\n"
+    "                        applied (passed) or both (all); PASS limits them to\n"
+    "                        pipeline, dot, async-copy, tensor-copy, tensor-store,\n"
+    "                        zero-trip-guard, layout-conversion. The back end's\n"
+    "                        remarks come with --emit=ptx|cubin (stderr)\n";
 
 const char *RunUsage =
     "usage: tritonc run FILE --grid X[,Y[,Z]] [options] ARG...\n"
@@ -120,7 +126,9 @@ const char *RunUsage =
     "  --passes=LIST         run these passes instead of the default pipeline\n"
     "                        ('--passes=' runs none)\n"
     "  --max-steps N         stop a program instance after N instructions\n"
-    "                        (--interpret only; default 100000000; 0: no limit)\n";
+    "                        (--interpret only; default 100000000; 0: no limit)\n"
+    "  --remarks[=KIND[:PASS,...]]  --device: report the optimizations the compiler\n"
+    "                        declined and why (see tritonc compile --help; stderr)\n";
 
 const char *OptUsage =
     "usage: tritonc opt FILE.tir [--passes=LIST] [options]\n"
@@ -134,7 +142,9 @@ const char *OptUsage =
     "  --print-after-all     print the IR after every pass (stderr)\n"
     "  --verify-each         verify the IR after every pass\n"
     "  --time-passes         print the time spent in each pass (stderr)\n"
-    "  --list-passes         print the registered passes and exit\n";
+    "  --list-passes         print the registered passes and exit\n"
+    "  --remarks[=KIND[:PASS,...]]  report the passes' optimization remarks (the\n"
+    "                        pipeline pass's; see tritonc compile --help; stderr)\n";
 
 /// The --time-phases report.
 std::string phaseReport(const CompileTimings &T) {
@@ -206,6 +216,8 @@ private:
   int frontEndOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
   /// Fills the pass manager parts (--passes and the debugging flags).
   void passOptions(const ParsedArgs &P, CompileOptions &Opts);
+  /// Fills CompileOptions::Remarks from --remarks.
+  int remarkOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
   /// Fills the back-end options (--arch, --num-warps); ArchGiven tells
   /// whether --arch was on the command line.
   int backEndOptions(const std::string &Command, const ParsedArgs &P, codegen::CodeGenOptions &Back,
@@ -294,6 +306,17 @@ void Tool::passOptions(const ParsedArgs &P, CompileOptions &Opts) {
   Opts.Passes.Log = &Err;
 }
 
+int Tool::remarkOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts) {
+  if (const std::string *R = P.last("--remarks")) {
+    std::string Error;
+    std::optional<RemarkFilter> F = RemarkFilter::parse(*R, Error);
+    if (!F)
+      return usageError(Command, "invalid --remarks value '" + *R + "': " + Error);
+    Opts.Remarks = *F;
+  }
+  return -1;
+}
+
 int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
                          codegen::CodeGenOptions &Back, bool &ArchGiven) {
   ArchGiven = false;
@@ -377,7 +400,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--no-tma", false},
                       {"--no-tma-store", false},
                       {"--max-shared", true},
-                      {"--specialize", true}},
+                      {"--specialize", true},
+                      {"--remarks", true, true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -385,6 +409,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
   if (int Rc = frontEndOptions("compile", P, Opts); Rc >= 0)
     return Rc;
   passOptions(P, Opts);
+  if (int Rc = remarkOptions("compile", P, Opts); Rc >= 0)
+    return Rc;
   DeviceCompileOptions DOpts;
   bool ArchGiven = false;
   if (int Rc = backEndOptions("compile", P, DOpts.Back, ArchGiven); Rc >= 0)
@@ -512,7 +538,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--max-shared", true}},
+                      {"--max-shared", true},
+                      {"--remarks", true, true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -521,6 +548,9 @@ int Tool::run(const std::vector<std::string> &Args) {
     return Rc;
   // --passes lets tests run a kernel with and without the optimizer and compare.
   passOptions(P, Opts);
+  CompileOptions Interpreted = Opts;
+  if (int Rc = remarkOptions("run", P, Opts); Rc >= 0)
+    return Rc;
   DeviceCompileOptions DOpts;
   bool ArchGiven = false;
   if (int Rc = backEndOptions("run", P, DOpts.Back, ArchGiven); Rc >= 0)
@@ -544,7 +574,8 @@ int Tool::run(const std::vector<std::string> &Args) {
       return usageError("run", "invalid --max-steps value '" + *Steps + "'");
   }
 
-  CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
+  // The remarks are the GPU compilation's (runOnGPU prints them).
+  CompileResult R = compileInput(P.Positionals[0], Interpreted, /*IsIR=*/false);
   if (!report(R))
     return ExitFailure;
   std::string Error;
@@ -603,6 +634,7 @@ int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool Arch
     Err << K.error() << "\n";
     return ExitFailure;
   }
+  Err << (*K)->generic().Remarks;
   runtime::Status S = runPreparedOnDevice(**K, Launch, {Grid.X, Grid.Y, Grid.Z});
   if (!S)
     return error(S.error());
@@ -617,7 +649,8 @@ int Tool::opt(const std::vector<std::string> &Args) {
                       {"--print-after-all", false},
                       {"--verify-each", false},
                       {"--time-passes", false},
-                      {"--list-passes", false}},
+                      {"--list-passes", false},
+                      {"--remarks", true, true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -631,6 +664,8 @@ int Tool::opt(const std::vector<std::string> &Args) {
   CompileOptions Opts;
   Opts.UsePipelineDefault = false;
   passOptions(P, Opts);
+  if (int Rc = remarkOptions("opt", P, Opts); Rc >= 0)
+    return Rc;
   if (P.Positionals.size() != 1)
     return usageError("opt", P.Positionals.empty() ? "no input file"
                                                    : "expected one input file, got " +

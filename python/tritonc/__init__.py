@@ -135,6 +135,12 @@ class Kernel:
         return self._impl.warnings
 
     @property
+    def remarks(self):
+        """Formatted optimization remarks of the compilation ("file:line:col: remark:
+        ..." with the source line), as ``compile(remarks=...)`` asked ("" when none)."""
+        return self._impl.remarks
+
+    @property
     def last_specialization(self):
         """Specialization of the last launch: one letter per argument, D where a
         pointer or integer is a multiple of 16 ("" when nothing was)."""
@@ -201,7 +207,7 @@ def _int_option(what, value):
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
-            tma_store=True):
+            tma_store=True, remarks=False):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -217,7 +223,10 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     tensor-core operands with bulk tensor copies where the loads allow it (False:
     cp.async). tma_store: on sm_90a, with tma, write 2-D tiles of 16-bit elements
     with bulk tensor stores where the pointers and the code after the store allow
-    it (False: st.global). Needs no GPU; raises CompileError on errors,
+    it (False: st.global). remarks: True (or "missed") records why optimizations
+    were declined, "passed" which applied, "all" both; ":pipeline,dot,..." after the
+    kind limits them to some passes (as ``tritonc compile --remarks``); they are
+    in ``Kernel.remarks``. Needs no GPU; raises CompileError on errors,
     ValueError on out-of-range options.
     """
     text = None
@@ -233,5 +242,6 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
     impl = _tritonc.compile(path, text, define_list, [_os.fspath(d) for d in include_dirs],
                             warps, stages, arch, config, bool(allow_tf32), bool(cache),
-                            bool(tma), bool(tma_store))
+                            bool(tma), bool(tma_store),
+                            "missed" if remarks is True else (remarks or ""))
     return Kernel(impl)
