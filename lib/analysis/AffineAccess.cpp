@@ -477,7 +477,13 @@ bool AffineAccessAnalysis::isOverParameters(const Poly &P) const {
   return true;
 }
 
-std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instruction &Access) {
+std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instruction &Access,
+                                                                 std::string *Why) {
+  auto Decline = [&](const char *Reason) -> std::optional<TensorAccess> {
+    if (Why)
+      *Why = Reason;
+    return std::nullopt;
+  };
   // A masked load's mask is operand 1, a masked store's operand 2 (after
   // the value).
   std::optional<unsigned> MaskOperand;
@@ -492,28 +498,32 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
   case Opcode::Store:
     break;
   default:
-    return std::nullopt;
+    return Decline("it is not a load or store");
   }
   if (rankOf(Access.getOperand(0)) != 2)
-    return std::nullopt;
+    return Decline("the tile is not 2-D");
   std::optional<AffineTile> P = affineOf(Access.getOperand(0));
   if (!P || !P->Base || P->Steps.size() != 2)
-    return std::nullopt;
+    return Decline("the address is not an affine function of one pointer parameter, the "
+                   "integer parameters, the program ids and the loop counters (divisions, "
+                   "remainders or values loaded from memory enter it)");
   std::optional<std::vector<Conjunct>> Conj = std::vector<Conjunct>{};
   if (MaskOperand)
     Conj = conjunctsOf(Access.getOperand(*MaskOperand));
   if (!Conj)
-    return std::nullopt;
+    return Decline("the mask is not a conjunction of bounds (index < extent) and scalar "
+                   "conditions");
   TensorAccess TA;
   TA.Base = P->Base;
   const Poly One = Poly::constant(1);
   if ((P->Steps[0] == One) == (P->Steps[1] == One))
-    return std::nullopt;
+    return Decline("the tile is not contiguous (stride 1) along exactly one dimension");
   TA.UnitDim = P->Steps[0] == One ? 0 : 1;
   unsigned Outer = 1 - TA.UnitDim;
   TA.OuterStride = P->Steps[Outer];
   if (TA.OuterStride.isZero() || !isOverParameters(TA.OuterStride))
-    return std::nullopt;
+    return Decline("the stride of the non-contiguous dimension is not made of integer "
+                   "parameters");
   bool HasCoord[2] = {false, false};
   for (const Conjunct &C : *Conj) {
     if (C.Guard) {
@@ -524,27 +534,28 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
     // extent, the others (constants, and a loop counter in `rk < K - k`)
     // move to the left, so that every load of a ring has the same extent.
     if (!isUniform(C.Rhs) || C.Lhs.Steps.size() != 2)
-      return std::nullopt;
+      return Decline("a bound of the mask is not the same for the whole tile");
     Poly Extent, Moved;
     for (const auto &[M, Coef] : C.Rhs.Offset.terms()) {
       Poly Term = Poly::term(M, Coef);
       bool OverParams = !M.empty() && isOverParameters(Term);
       std::optional<Poly> Sum = Poly::add(OverParams ? Extent : Moved, Term);
       if (!Sum)
-        return std::nullopt;
+        return Decline("a bound of the mask has coefficients too large to track");
       (OverParams ? Extent : Moved) = std::move(*Sum);
     }
     // Without a parameter in it (`rk < kend`, kend computed) the bound is no
     // extent a map can hold.
     std::optional<Poly> Coord = Poly::add(C.Lhs.Offset, Moved, -1);
     if (!Coord || Extent.isZero())
-      return std::nullopt;
+      return Decline("a bound of the mask has no extent made of integer parameters");
     std::optional<unsigned> Dim;
     for (unsigned D = 0; D < 2; ++D)
       if (C.Lhs.Steps[D] == One && C.Lhs.Steps[1 - D].isZero())
         Dim = D;
     if (!Dim || (TA.Bound[*Dim] && !(*TA.Bound[*Dim] == Extent && TA.Coord[*Dim] == *Coord)))
-      return std::nullopt;
+      return Decline("a bound of the mask does not check one tile dimension against one "
+                     "extent");
     TA.Bound[*Dim] = std::move(Extent);
     TA.Coord[*Dim] = std::move(*Coord);
     HasCoord[*Dim] = true;
@@ -557,7 +568,7 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
     std::optional<Poly> Part = Poly::mul(TA.Coord[D], P->Steps[D]);
     std::optional<Poly> R = Part ? Poly::add(Rest, *Part, -1) : std::nullopt;
     if (!R)
-      return std::nullopt;
+      return Decline("the address does not split into the tile's coordinates");
     Rest = std::move(*R);
   }
   if (!HasCoord[TA.UnitDim] && !HasCoord[Outer]) {
@@ -569,7 +580,7 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
       std::optional<Poly> Q = Poly::divide(Term, TA.OuterStride);
       std::optional<Poly> Sum = Q ? Poly::add(ToOuter, *Q) : Poly::add(ToUnit, Term);
       if (!Sum)
-        return std::nullopt;
+        return Decline("the address does not split into the tile's coordinates");
       (Q ? ToOuter : ToUnit) = std::move(*Sum);
     }
     TA.Coord[Outer] = std::move(ToOuter);
@@ -579,10 +590,10 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
   } else if (!HasCoord[Outer]) {
     std::optional<Poly> Q = Poly::divide(Rest, TA.OuterStride);
     if (!Q)
-      return std::nullopt;
+      return Decline("the address does not split into the tile's coordinates");
     TA.Coord[Outer] = std::move(*Q);
   } else if (!Rest.isZero()) {
-    return std::nullopt;
+    return Decline("the address does not split into the tile's coordinates");
   }
   return TA;
 }

@@ -387,6 +387,41 @@ void LayoutAssignment::widenConversionCopy(const Instruction &Store) {
   StorePlan.Layout = std::move(Wide);
 }
 
+/// Why planDot does not use wgmma for a dot of these types and shape.
+static std::string whyNotWgmma(bool Half, bool F32Acc, unsigned NumWarps, int64_t M, int64_t N,
+                               int64_t K) {
+  if (!Half)
+    return "its operands are not both f16 or both bf16";
+  if (!F32Acc)
+    return "its accumulator is not f32";
+  if (NumWarps % 4 != 0)
+    return "num_warps = " + std::to_string(NumWarps) + " is not a multiple of 4 (a warpgroup)";
+  if (M % 64 != 0)
+    return "M = " + std::to_string(M) + " is not a multiple of 64";
+  if (N % 8 != 0)
+    return "N = " + std::to_string(N) + " is not a multiple of 8";
+  if (K % 16 != 0)
+    return "K = " + std::to_string(K) + " is not a multiple of 16";
+  return "N = " + std::to_string(N) + " is too narrow for " + std::to_string(NumWarps / 4) +
+         " warpgroups (each needs 8 columns)";
+}
+
+/// Why planDot does not use mma.sync for a dot of these types and shape.
+static std::string whyNotMma(bool Half, bool F32In, bool AllowTF32, bool F32Acc, int64_t M,
+                             int64_t N, int64_t K) {
+  if (F32In && !AllowTF32)
+    return "f32 operands use tensor cores only with --allow-tf32 (allow_tf32=True)";
+  if (!Half && !F32In)
+    return "its operands are not both f16, both bf16 or (with --allow-tf32) both f32";
+  if (!F32Acc)
+    return "its accumulator is not f32";
+  if (M % 16 != 0)
+    return "M = " + std::to_string(M) + " is not a multiple of 16";
+  if (N % 8 != 0)
+    return "N = " + std::to_string(N) + " is not a multiple of 8";
+  return "K = " + std::to_string(K) + " is not a multiple of " + (Half ? "16" : "8");
+}
+
 DotPlan planDot(const Instruction &I, unsigned NumWarps, bool HasMmaV2, bool AllowTF32,
                 bool HasWgmma) {
   DotPlan Plan;
@@ -412,12 +447,18 @@ DotPlan planDot(const Instruction &I, unsigned NumWarps, bool HasMmaV2, bool All
       return Plan;
     }
   }
+  if (HasWgmma)
+    Plan.Declined = "not wgmma: " + whyNotWgmma(Half, F32Acc, NumWarps, M, N, K);
   if (HasMmaV2 && Half && F32Acc && M % 16 == 0 && N % 8 == 0 && K % 16 == 0)
     Plan.Kind = DotKind::MmaV2;
   else if (HasMmaV2 && AllowTF32 && F32In && F32Acc && M % 16 == 0 && N % 8 == 0 && K % 8 == 0)
     Plan.Kind = DotKind::MmaTF32;
-  else
+  else {
+    if (HasMmaV2)
+      Plan.Declined += (Plan.Declined.empty() ? "" : "; ") + std::string("not mma.sync: ") +
+                       whyNotMma(Half, F32In, AllowTF32, F32Acc, M, N, K);
     return Plan;
+  }
   int32_t Wm = 1, Wn = 1;
   for (unsigned W = NumWarps; W > 1; W /= 2) {
     int64_t TilesM = M / 16 / Wm, TilesN = N / 8 / Wn;

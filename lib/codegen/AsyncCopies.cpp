@@ -57,6 +57,7 @@
 #include "MmaSharedLayout.h"
 
 #include "tritonc/ir/Dominance.h"
+#include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/LoopInfo.h"
 
@@ -85,6 +86,29 @@ const Instruction *asInst(const ir::Value *V) {
 
 } // namespace
 
+std::string FunctionLowering::whyNarrowVectors(const Instruction &Load, unsigned ElemBytes) const {
+  const analysis::AxisInfo &Ptr = AI.get(Load.getOperand(0));
+  unsigned Dim = 0;
+  for (unsigned D = 1; D < Ptr.rank(); ++D)
+    if (Ptr.Contiguity[D] > Ptr.Contiguity[Dim])
+      Dim = D;
+  std::string Name = ir::printOperand(*Load.getOperand(0));
+  if (Ptr.Contiguity[Dim] * ElemBytes < 4)
+    return "the pointers " + Name +
+           " are not known to be contiguous along either dimension (a gather reads each "
+           "element on its own)";
+  if (Ptr.Divisibility[Dim] < 4)
+    return "the pointers " + Name + " are contiguous along dimension " + std::to_string(Dim) +
+           " but not known to be aligned (pointers and strides that are multiples of 16, "
+           "through --specialize or __multipleof, tell the compiler)";
+  if (Load.getOpcode() == Opcode::MaskedLoad &&
+      AI.get(Load.getOperand(1)).Constancy[Dim] * ElemBytes < 4)
+    return "the mask may change from one element to the next along dimension " +
+           std::to_string(Dim) +
+           " (bounds that are multiples of 16, through --specialize or __multipleof, help)";
+  return "the accesses are not known to be contiguous and aligned along one dimension";
+}
+
 const Instruction *FunctionLowering::inPlaceAccumulator(const Instruction &Dot) const {
   // c = phi [init, dot]; dot = dot(a, b, c), and the dot's only user is c.
   const Instruction *Phi = asInst(Dot.getOperand(2));
@@ -103,12 +127,18 @@ const Instruction *FunctionLowering::inPlaceAccumulator(const Instruction &Dot) 
 }
 
 bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instruction &Dot,
-                                             unsigned OperandIdx, AsyncRing &Ring) {
+                                             unsigned OperandIdx, AsyncRing &Ring, std::string &Why,
+                                             const Instruction *&At) {
+  auto Decline = [&](const Instruction *Where, std::string Reason) {
+    At = Where;
+    Why = std::move(Reason);
+    return false;
+  };
   const Instruction *Trans = asInst(Root);
   bool ViaTrans = Trans && Trans->getOpcode() == Opcode::Trans;
   if (ViaTrans) {
     if (Trans->users().size() != 1)
-      return false;
+      return Decline(Trans, "the operand's `trans` has other uses");
     Root = Trans->getOperand(0);
   }
   std::set<const Instruction *> Members;
@@ -125,23 +155,28 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
     return true;
   };
   if (!Add(Root))
-    return false;
+    return Decline(&Dot, "the operand is not a tile loaded from memory (it is computed in "
+                         "registers)");
   while (!Work.empty()) {
     const Instruction *I = Work.back();
     Work.pop_back();
     if (I->getOpcode() == Opcode::Phi)
       for (const ir::Value *In : I->operands())
         if (!Add(In))
-          return false;
+          return Decline(I, "the loop carries the operand in " + ir::printOperand(*I) +
+                                ", which also takes " + ir::printOperand(*In) +
+                                ", a value that is not loaded from memory");
     for (const Instruction *U : I->users()) {
       if (U->getOpcode() == Opcode::Phi) {
         if (!Add(U))
-          return false;
+          return false; // unreachable: a tile phi always joins
       } else if (ViaTrans ? U != Trans : U != &Dot) {
-        return false;
+        return Decline(I, "the loaded tile " + ir::printOperand(*I) +
+                              " has another use besides the dot (" + ir::printOperand(*U) +
+                              "): a copy into shared memory would leave it without registers");
       } else if (!ViaTrans &&
                  (U->getOperand(OperandIdx) != I || U->getOperand(1 - OperandIdx) == I)) {
-        return false;
+        return Decline(I, "the loaded tile feeds both operands of the dot");
       }
     }
   }
@@ -155,26 +190,32 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
   std::optional<unsigned> VecDim;
   for (const Instruction *I : Members) {
     if (I->getType()->getShape() != S || S.size() != 2)
-      return false;
+      return Decline(I, "the operand's loads do not all have its 2-D shape");
     if (I->getOpcode() == Opcode::Phi) {
       Ring.Phis.push_back(I);
       continue;
     }
     if (memBytesOf(I->getType()->getScalarType()) != ElemBytes)
-      return false;
+      return Decline(I, "its elements are " +
+                            std::to_string(memBytesOf(I->getType()->getScalarType())) +
+                            " bytes; this dot's shared operands hold " + std::to_string(ElemBytes) +
+                            "-byte elements");
     if (I->getOpcode() == Opcode::MaskedLoad && !isZeroTile(I->getOperand(2)))
-      return false;
+      return Decline(I, "its masked-off elements read as a value other than zero (an "
+                        "asynchronous copy fills them with zeros)");
     const AccessPlan &P = LA.accessOf(I);
     unsigned Bytes = P.Vec * ElemBytes;
     if (Bytes != 4 && Bytes != 8 && Bytes != 16)
-      return false;
+      return Decline(I, "each thread reads " + std::to_string(Bytes) +
+                            "-byte vectors, and cp.async copies 4, 8 or 16 bytes: " +
+                            whyNarrowVectors(*I, ElemBytes));
     if (VecDim && *VecDim != P.VecDim)
-      return false;
+      return Decline(I, "the operand's loads are contiguous along different dimensions");
     VecDim = P.VecDim;
     Ring.Loads.push_back(I);
   }
   if (!VecDim)
-    return false;
+    return Decline(&Dot, "the operand is not loaded from memory in this function's loops");
   Ring.Trans = ViaTrans ? Trans : nullptr;
   Ring.ElemBytes = ElemBytes;
   // The chain's phis are those of the header the operand is read from;
@@ -206,7 +247,9 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
     // KStride is then the row stride. A vector must land contiguously
     // (cp.async moves 4 bytes at least): no operand through a trans.
     if (ViaTrans || *VecDim != 1)
-      return false;
+      return Decline(Ring.Loads.front(),
+                     "an mma.sync operand must be loaded contiguous along its rows (not "
+                     "through a `trans`)");
     Ring.KStride = sharedTileStrides(S, ElemBytes)[0];
     Ring.PlainStrides = {Ring.KStride, 1};
     Ring.SlotBytes = alignTo(sharedTileBytes(S, ElemBytes), 128);
@@ -214,7 +257,8 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
   }
   Ring.SL = MmaSharedLayout::make(S[0], S[1], *VecDim, 2);
   if (!Ring.SL.valid())
-    return false;
+    return Decline(Ring.Loads.front(), "the tile shape " + Root->getType()->str() +
+                                           " has no swizzled shared-memory layout for wgmma");
   Ring.SlotBytes = wgmmaSlotBytes(S[0], S[1]);
   return true;
 }
@@ -254,6 +298,15 @@ void FunctionLowering::planAsyncCopies() {
           (LA.dotOf(I.get()).Kind == DotKind::Wgmma || LA.dotOf(I.get()).Kind == DotKind::MmaV2 ||
            isVectorizedFmaDot(*I)))
         Dots.push_back(I.get());
+  if (wantsRemark(RemarkKind::Missed, "async-copy"))
+    for (const auto &BB : F.blocks())
+      for (const auto &I : BB->instructions())
+        if (I->getOpcode() == Opcode::Dot &&
+            std::find(Dots.begin(), Dots.end(), I.get()) == Dots.end())
+          remark(RemarkKind::Missed, "async-copy", *I,
+                 "the dot's operands are not copied asynchronously into shared memory: it runs "
+                 "on FMA units without the vectorized path (f32 operands and accumulator, with "
+                 "4x4 blocks per thread)");
   uint64_t Offset = 0;
   std::map<const Instruction *, std::vector<unsigned>> RingsOfDot;
   for (const Instruction *Dot : Dots) {
@@ -264,13 +317,30 @@ void FunctionLowering::planAsyncCopies() {
       if (RI && (AsyncOf.count(RI) || AsyncTrans.count(RI)))
         continue;
       AsyncRing Ring;
+      std::string Why;
+      const Instruction *At = Dot;
       // Ring loads are copied ahead of their place, past any barrier that
       // would order them after the program's own writes (GlobalOrdering.cpp).
-      if (!collectAsyncComponent(Root, *Dot, Idx, Ring) ||
-          Offset + Ring.SlotBytes * Ring.NumSlots > ringBudget(Options) ||
-          std::any_of(Ring.Loads.begin(), Ring.Loads.end(),
-                      [&](const Instruction *L) { return mayReadProgramWrites(*L); }))
+      if (!collectAsyncComponent(Root, *Dot, Idx, Ring, Why, At)) {
+        remarkNotAsync(*At, Idx, Why);
         continue;
+      }
+      if (Offset + Ring.SlotBytes * Ring.NumSlots > ringBudget(Options)) {
+        remarkNotAsync(*Ring.Loads.front(), Idx,
+                       "its ring of " + std::to_string(Ring.NumSlots) + " slots (" +
+                           std::to_string(Ring.SlotBytes * Ring.NumSlots / 1024) +
+                           " KB) does not fit the shared memory left for rings (" +
+                           std::to_string((ringBudget(Options) - Offset) / 1024) + " KB)");
+        continue;
+      }
+      auto Written = std::find_if(Ring.Loads.begin(), Ring.Loads.end(),
+                                  [&](const Instruction *L) { return mayReadProgramWrites(*L); });
+      if (Written != Ring.Loads.end()) {
+        remarkNotAsync(**Written, Idx,
+                       "the kernel may write this memory before the load (a copy issued ahead "
+                       "of its place could read stale data)");
+        continue;
+      }
       Ring.Offset = Offset;
       Offset += Ring.SlotBytes * Ring.NumSlots;
       unsigned Id = static_cast<unsigned>(Rings.size());
@@ -349,6 +419,7 @@ void FunctionLowering::planAsyncCopies() {
     }
     if (!DotRings.empty())
       DotWaits[Dot] = Wait;
+
     // Both operands in rings and the accumulator carried by a loop phi: the
     // MMAs may stay in flight into the next iteration (LowerWgmma.cpp),
     // which needs one more slot per ring (see the file comment).
@@ -360,6 +431,10 @@ void FunctionLowering::planAsyncCopies() {
       uint64_t Extra = 0;
       for (unsigned Id : DotRings)
         Extra += ExtraSlots * Rings[Id].SlotBytes;
+      if (Offset + Extra > ringBudget(Options))
+        remark(RemarkKind::Missed, "dot", *Dot,
+               "the dot's MMAs are not left running into the next iteration: their rings' "
+               "extra slots would exceed the shared memory for rings");
       if (Offset + Extra <= ringBudget(Options)) {
         // Known before any block is lowered: the blocks that read the
         // accumulator may be lowered before the dot's.
@@ -385,6 +460,51 @@ void FunctionLowering::planAsyncCopies() {
   markRingLiveBlocks(DT);
   markBlocksAfterScratchOverRings();
   planTensorCopies();
+  remarkRings();
+}
+
+void FunctionLowering::remarkNotAsync(const Instruction &At, unsigned OperandIdx,
+                                      const std::string &Why) {
+  remark(RemarkKind::Missed, "async-copy", At,
+         std::string("operand ") + (OperandIdx == 0 ? "A" : "B") +
+             " of the dot is not copied asynchronously (cp.async) into shared memory: " + Why);
+}
+
+void FunctionLowering::remarkRings() {
+  // Known once the bulk tensor copies are planned: they take rings out of
+  // the cp.async groups (and report themselves), and may reset the counts.
+  // In program order, so that the remarks come in a stable order.
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      auto It = DotWaits.find(I.get());
+      if (It == DotWaits.end())
+        continue;
+      const Instruction &Dot = *I;
+      bool CpAsync = false;
+      for (unsigned Idx = 0; Idx < 2; ++Idx) {
+        auto [Member, Id] = ringOperand(Dot, Idx);
+        if (!Member || Rings[Id].TensorMap >= 0)
+          continue;
+        CpAsync = true;
+        if (wantsRemark(RemarkKind::Passed, "async-copy"))
+          for (const Instruction *L : Rings[Id].Loads)
+            remark(RemarkKind::Passed, "async-copy", *L,
+                   std::string("operand ") + (Idx == 0 ? "A" : "B") +
+                       " of the dot is copied asynchronously (cp.async) into a ring of " +
+                       std::to_string(Rings[Id].NumSlots) + " shared-memory slots");
+      }
+      if (CpAsync && It->second == 0)
+        remark(RemarkKind::Missed, "async-copy", Dot,
+               "the dot waits for all of its operands' asynchronous copies every iteration "
+               "(cp.async.wait_group 0), so loads are not overlapped with MMAs: " +
+                   std::string(WaitsResetByMixedRings
+                                   ? "some rings of the kernel are filled by bulk tensor copies "
+                                     "and others by cp.async, whose groups cannot be counted "
+                                     "together"
+                                   : "the loop is not in the pipelined shape (one load per "
+                                     "operand after the dot in the loop body and num_stages - 1 "
+                                     "of each before the loop)"));
+    }
 }
 
 /// The blocks reached from Start (included) along successors (Forward) or

@@ -129,6 +129,23 @@ unsigned stagesThatFit(const ir::Module &M, const CodeGenOptions &Options) {
   return Stages;
 }
 
+/// Says at each wgmma dot that the pipeline got fewer stages than asked for.
+void remarkStagesLowered(const ir::Module &M, const CodeGenOptions &Options, unsigned Stages,
+                         DiagnosticEngine &Diags) {
+  if (!Diags.wantsRemark(RemarkKind::Missed, "pipeline"))
+    return;
+  for (const auto &F : M.functions())
+    for (const auto &BB : F->blocks())
+      for (const auto &I : BB->instructions())
+        if (isSm90WgmmaDot(*I, Options))
+          Diags.remark(RemarkKind::Missed, "pipeline", SourceRange(I->Loc),
+                       "num_stages lowered from " + std::to_string(Options.NumStages) + " to " +
+                           std::to_string(Stages) + ": the shared-memory rings of " +
+                           std::to_string(Options.NumStages) +
+                           " stages for this dot's operands would exceed the " +
+                           std::to_string(ringBudget(Options) / 1024) + " KB ring budget");
+}
+
 /// Whether the pipeline may issue a K loop's prologue for the next tile above
 /// the current tile's epilogue (TilePrefetch.cpp): only where every dot is a
 /// wgmma whose rings bulk tensor copies fill (sm_90a, TMA on). cp.async rings
@@ -154,10 +171,13 @@ bool prefetchAcrossTiles(const ir::Module &M, const CodeGenOptions &Options) {
 /// what the rings can hold.
 bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
   transform::PassManager PM;
+  PM.getAnalysisManager().setDiagnostics(&Diags);
   std::string Error;
   bool Ok = PM.addPipeline("remat-inductions,simplifycfg", Error);
-  PM.addPass(transform::createLoopPipelinePass(stagesThatFit(M, Options),
-                                               prefetchAcrossTiles(M, Options)));
+  unsigned Stages = stagesThatFit(M, Options);
+  if (Stages != Options.NumStages)
+    remarkStagesLowered(M, Options, Stages, Diags);
+  PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options)));
   Ok = Ok && PM.addPipeline("cse,dce", Error) && PM.run(M, Error);
   if (!Ok)
     Diags.error(SourceRange(), "internal error in the back end's passes: " + Error);
@@ -205,6 +225,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
                         /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a);
     ptx::PTXFunctionBuilder &B = PM.addKernel(F.getName());
     FunctionLowering FL(F, LA, AI, B, Options);
+    FL.setRemarks(&Diags);
     try {
       FL.run();
     } catch (const UnsupportedConstruct &U) {

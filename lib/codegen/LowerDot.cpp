@@ -75,6 +75,39 @@ bool FunctionLowering::isVectorizedFmaDot(const Instruction &Dot) const {
          IsF32(Dot.getOperand(0)) && IsF32(Dot.getOperand(1)) && IsF32(&Dot);
 }
 
+void FunctionLowering::remarkDots() {
+  if (!wantsRemark(RemarkKind::Missed, "dot") && !wantsRemark(RemarkKind::Passed, "dot"))
+    return;
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I->getOpcode() != ir::Opcode::Dot)
+        continue;
+      const analysis::DotPlan &Plan = LA.dotOf(I.get());
+      std::string How;
+      switch (Plan.Kind) {
+      case DotKind::Wgmma:
+        How = "wgmma (m64n" + std::to_string(Plan.InstrN) + "k16, " +
+              std::to_string(Plan.WarpsPerCTA[0] * Plan.WarpsPerCTA[1]) + " warpgroup" +
+              (Plan.WarpsPerCTA[0] * Plan.WarpsPerCTA[1] == 1 ? "" : "s") + ")";
+        break;
+      case DotKind::MmaV2:
+        How = "mma.sync (m16n8k16)";
+        break;
+      case DotKind::MmaTF32:
+        How = "mma.sync on tf32-rounded inputs (m16n8k8)";
+        break;
+      case DotKind::FMA:
+        How = isVectorizedFmaDot(*I) ? "FMA units, operands vectorized from shared memory"
+                                     : "FMA units";
+        break;
+      }
+      if (Plan.Declined.empty())
+        remark(RemarkKind::Passed, "dot", *I, "dot computed with " + How);
+      else
+        remark(RemarkKind::Missed, "dot", *I, "dot computed with " + How + ", " + Plan.Declined);
+    }
+}
+
 void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *Acc = I.getOperand(2);
   const ir::Shape &AS = A->getType()->getShape(), &BS = Bv->getType()->getShape();

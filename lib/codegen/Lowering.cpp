@@ -8,6 +8,7 @@
 
 #include "tritonc/analysis/PointerBase.h"
 #include "tritonc/ir/Dominance.h"
+#include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
 
 #include <algorithm>
@@ -414,6 +415,7 @@ Regs FunctionLowering::get(const ir::Value *V, const LinearLayout &L) {
       for (int32_t Src : *Map)
         R.push_back(Have[Src]);
     } else {
+      remarkSharedConversion(*V);
       R = convertViaShared(Have, V->getType()->getScalarType(), V->getType()->getShape(), Own, L);
     }
   }
@@ -618,9 +620,28 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
     if (IP->isTerminator()) {
       hoistRingRefills(BB);
       lowerTerminator(*IP);
-    } else
+    } else {
+      CurrentInst = IP.get();
       lowerInstruction(*IP);
+    }
   }
+  CurrentInst = nullptr;
+}
+
+void FunctionLowering::remarkSharedConversion(const ir::Value &V) {
+  const Instruction *At =
+      CurrentInst ? CurrentInst : ir::asInstruction(const_cast<ir::Value *>(&V));
+  if (!At || !wantsRemark(RemarkKind::Missed, "layout-conversion"))
+    return;
+  const ir::Type *T = V.getType();
+  uint64_t Bytes = memBytesOf(T);
+  for (int64_t D : T->getShape())
+    Bytes *= static_cast<uint64_t>(D);
+  remark(RemarkKind::Missed, "layout-conversion", *At,
+         ir::printOperand(V) + " (" + T->str() + ", " + std::to_string(Bytes) +
+             " bytes) goes through shared memory, with barriers, to change how its elements are "
+             "spread over the threads: its producer's layout differs from the one this " +
+             ir::opcodeName(At->getOpcode()) + " needs");
 }
 
 void FunctionLowering::run() {
@@ -646,6 +667,7 @@ void FunctionLowering::run() {
     BlockIndex[BB.get()] = Index++;
     Labels[BB.get()] = B.newLabel("bb");
   }
+  remarkDots();
   planAsyncCopies();
   planTensorStores();
   ir::DominatorTree DT(F);

@@ -206,6 +206,21 @@ public:
     return static_cast<unsigned>(std::max(RingBytes + ScratchBytes, ScratchOverRings));
   }
   unsigned numBarriers() const { return NumBarriers; }
+  /// Where the planning steps report optimization remarks (null: nowhere).
+  void setRemarks(DiagnosticEngine *D) { Remarks = D; }
+
+  // --- Optimization remarks (Lowering.cpp) ---------------------------------
+  /// Whether a remark of Kind from Pass would be recorded: test it before
+  /// composing a costly message.
+  bool wantsRemark(RemarkKind Kind, const char *Pass) const {
+    return Remarks && Remarks->wantsRemark(Kind, Pass);
+  }
+  /// Reports a remark at At's source location.
+  void remark(RemarkKind Kind, const char *Pass, const ir::Instruction &At, std::string Message) {
+    if (Remarks)
+      Remarks->remark(Kind, Pass, SourceRange(At.Loc), std::move(Message));
+  }
+  DiagnosticEngine *Remarks = nullptr;
 
   // --- Values (Lowering.cpp) ---------------------------------------------
   /// V (a tile) in layout L, converting or rematerializing as needed.
@@ -356,8 +371,19 @@ public:
   // --- Asynchronous copies into rings (AsyncCopies.cpp) ----------------------
   /// Finds the loads that become cp.async into rings and sizes the rings.
   void planAsyncCopies();
+  /// Fills Ring with the component of dot operand Root; false with the
+  /// reason in Why (for remarks) and the instruction it is about in At.
   bool collectAsyncComponent(const ir::Value *Root, const ir::Instruction &Dot, unsigned OperandIdx,
-                             AsyncRing &Ring);
+                             AsyncRing &Ring, std::string &Why, const ir::Instruction *&At);
+  /// Why Load's vectors are narrower than 4 bytes, in words (for remarks).
+  std::string whyNarrowVectors(const ir::Instruction &Load, unsigned ElemBytes) const;
+  /// Reports why dot operand OperandIdx gets no asynchronous copies.
+  void remarkNotAsync(const ir::Instruction &At, unsigned OperandIdx, const std::string &Why);
+  /// Reports the cp.async rings, and the dots that wait for all their
+  /// copies each iteration.
+  void remarkRings();
+  /// Remarks on how each dot is computed (LowerDot.cpp).
+  void remarkDots();
   void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
   /// Fill RingLiveBlocks and AfterScratchOverRings (see below).
   void markRingLiveBlocks(const ir::DominatorTree &DT);
@@ -400,7 +426,8 @@ public:
   };
   /// The accumulator phi of loop L whose zeros its in-flight wgmma dot may
   /// write itself, or nullopt.
-  std::optional<ZeroTripPlan> zeroTripAccumulator(const transform::Loop &L);
+  /// Without a plan, Why says why not (for remarks).
+  std::optional<ZeroTripPlan> zeroTripAccumulator(const transform::Loop &L, std::string &Why);
   /// The planned bulk tensor store that is the only reader of accumulator
   /// Phi after loop L, through Conversions (filled in order), or null.
   const ir::Instruction *zeroStagedStore(const ir::Instruction &Phi, const transform::Loop &L,
@@ -459,6 +486,9 @@ public:
   // --- Bulk tensor stores (TensorStores.cpp) ----------------------------------
   /// Finds the stores that become bulk tensor stores.
   void planTensorStores();
+  /// Why a store with this tensor-map form is no bulk tensor store ("" if
+  /// it can be one), for remarks.
+  std::string whyNotTensorStore(const ir::Instruction &Store, const analysis::TensorAccess &TA);
   void lowerTensorStore(const ir::Instruction &I, TensorStorePlan &P);
   /// Whether nothing that may run after Store could observe its writes
   /// late (see TensorStores.cpp).
@@ -590,6 +620,13 @@ private:
   std::map<std::tuple<const ir::Value *, unsigned, bool>, uint64_t> GlobalKeys;
   std::optional<bool> OneGlobalClass;
   unsigned CurrentBlock = 0;
+  /// Whether planTensorCopies reset every cp.async wait count to 0 because
+  /// some rings use bulk tensor copies and others cp.async (for remarks).
+  bool WaitsResetByMixedRings = false;
+  /// The instruction being lowered (where remarks about its operands point).
+  const ir::Instruction *CurrentInst = nullptr;
+  /// Reports that V is converted between layouts through shared memory.
+  void remarkSharedConversion(const ir::Value &V);
   uint64_t ScratchBytes = 0;
   unsigned NumBarriers = 0;
 };

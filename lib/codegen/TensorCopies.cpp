@@ -123,28 +123,63 @@ TensorMapSpec FunctionLowering::tensorMapSpecOf(const TensorAccess &TA, Ty Elem,
 }
 
 void FunctionLowering::planTensorCopies() {
-  if (Rings.empty() || Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies)
+  if (Rings.empty() || Options.Arch != ptx::Arch::SM90a)
     return;
+  if (!Options.TensorCopies) {
+    for (const AsyncRing &Ring : Rings)
+      if (!Ring.isPlain())
+        remark(RemarkKind::Missed, "tensor-copy", *Ring.Loads.front(),
+               "this wgmma operand load is not a bulk tensor copy (TMA): they are off "
+               "(--no-tma, tma=False)");
+    return;
+  }
   ensureAffineAccess();
   bool AnyCpAsync = false;
   unsigned MbarSlots = 0;
   for (AsyncRing &Ring : Rings) {
     const MmaSharedLayout &SL = Ring.SL;
     std::map<const Instruction *, TensorAccess> Forms;
+    // Why not, for remarks, and the load it is about.
+    std::string Why;
+    const Instruction *At = Ring.Loads.front();
     // FMA rings transpose or pad what the engine would copy densely.
     bool Ok = !Ring.isPlain() && SL.StridedExtent % 8 == 0 && SL.StridedExtent <= 256;
+    if (!Ok)
+      Why = Ring.isPlain()
+                ? "only wgmma operand rings are filled by bulk tensor copies"
+                : "the tile's extent across its contiguous dimension (" +
+                      std::to_string(SL.StridedExtent) + ") is not a multiple of 8 up to 256";
     for (const Instruction *L : Ring.Loads) {
-      std::optional<TensorAccess> TA = Ok ? Affine->tensorAccessOf(*L) : std::nullopt;
+      if (!Ok)
+        break;
+      std::optional<TensorAccess> TA = Affine->tensorAccessOf(*L, &Why);
+      if (TA && TA->UnitDim != SL.ContigDim)
+        Why = "the load is contiguous along another dimension than the operand's shared layout";
+      else if (TA && !Forms.empty() && !sameForm(Forms.begin()->second, *TA))
+        Why = "the ring's loads do not read one tensor with the same strides and extents";
       Ok = TA && TA->UnitDim == SL.ContigDim &&
            (Forms.empty() || sameForm(Forms.begin()->second, *TA));
       if (Ok)
         Forms.emplace(L, std::move(*TA));
+      else
+        At = L;
     }
     const TensorAccess *TA = Ok ? &Forms.begin()->second : nullptr;
+    if (TA && !tensorMapAligned(*TA, SL.ElemBytes))
+      Why = "the base pointer or the row stride is not known to be a multiple of 16 bytes (a "
+            "tensor map needs both; pointers and strides specialized as multiples of 16, or "
+            "__multipleof / __aligned, tell the compiler)";
     if (!TA || !tensorMapAligned(*TA, SL.ElemBytes)) {
+      remark(RemarkKind::Missed, "tensor-copy", *At,
+             "this wgmma operand load is not a bulk tensor copy (TMA), it uses cp.async: " + Why);
       AnyCpAsync = true;
       continue;
     }
+    if (wantsRemark(RemarkKind::Passed, "tensor-copy"))
+      for (const Instruction *L : Ring.Loads)
+        remark(RemarkKind::Passed, "tensor-copy", *L,
+               "this wgmma operand load is a bulk tensor copy (TMA) into a ring of " +
+                   std::to_string(Ring.NumSlots) + " slots");
     Ring.TensorMap = static_cast<int>(TensorMaps.size());
     TensorMaps.push_back(
         tensorMapSpecOf(*TA, ptxTypeOf(Ring.Loads[0]->getType()->getScalarType()), SL));
@@ -171,9 +206,11 @@ void FunctionLowering::planTensorCopies() {
     }
   }
   // The cp.async group counts assumed that every ring load commits a group.
-  if (AnyCpAsync)
+  if (AnyCpAsync) {
     for (auto &[Dot, Wait] : DotWaits)
       Wait = 0;
+    WaitsResetByMixedRings = true;
+  }
   B.addSharedArray(MbarArray, 8 * MbarSlots, 8);
   auto P = B.prologue();
   Reg Mbar = B.sharedAddress(MbarArray);

@@ -171,6 +171,22 @@ bool FunctionLowering::genericAccessBefore(const Instruction &Store) const {
   return false;
 }
 
+std::string FunctionLowering::whyNotTensorStore(const Instruction &Store, const TensorAccess &TA) {
+  if (TA.UnitDim != 1)
+    return "the tile is not contiguous along its last dimension";
+  if (!TA.Bound[0] || !TA.Bound[1])
+    return "the mask does not bound both dimensions by an extent (the engine needs both)";
+  if (knownPow2Divisor(*TA.Bound[1]) * 2 % 16 != 0)
+    return "the row extent is not known to be a multiple of 8 elements (the engine writes whole "
+           "16-byte pieces of a row)";
+  if (!tensorMapAligned(TA, 2))
+    return "the base pointer or the row stride is not known to be a multiple of 16 bytes";
+  if (!tensorStoreIsOrdered(Store, TA))
+    return "the code after the store may touch the memory it writes before the asynchronous "
+           "store is known to be done";
+  return "";
+}
+
 void FunctionLowering::planTensorStores() {
   if (Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies || !Options.TensorStores)
     return;
@@ -183,18 +199,30 @@ void FunctionLowering::planTensorStores() {
         continue;
       Ty T = ptxTypeOf(I.getOperand(1)->getType()->getScalarType());
       const ir::Shape &S = I.getOperand(0)->getType()->getShape();
-      if ((T != Ty::F16 && T != Ty::BF16) || S.size() != 2)
+      if (S.size() != 2)
         continue;
+      if (T != Ty::F16 && T != Ty::BF16) {
+        remark(RemarkKind::Missed, "tensor-store", I,
+               "this store is not a bulk tensor store (TMA), it uses st.global: only tiles of "
+               "16-bit elements are");
+        continue;
+      }
       ensureAffineAccess();
-      std::optional<TensorAccess> TA = Affine->tensorAccessOf(I);
+      std::string Why;
+      std::optional<TensorAccess> TA = Affine->tensorAccessOf(I, &Why);
       // The engine writes whole 16-byte pieces of a row even where they
       // cross the row's extent (measured on the H100: N = 45 wrote columns
       // 45..47), so the row extent must be a known multiple of 8 elements;
       // a map with an unbounded extent made the store an illegal instruction.
       if (!TA || TA->UnitDim != 1 || !TA->Bound[0] || !TA->Bound[1] ||
           knownPow2Divisor(*TA->Bound[1]) * 2 % 16 != 0 || !tensorMapAligned(*TA, 2) ||
-          !tensorStoreIsOrdered(I, *TA))
+          !tensorStoreIsOrdered(I, *TA)) {
+        if (wantsRemark(RemarkKind::Missed, "tensor-store"))
+          remark(RemarkKind::Missed, "tensor-store", I,
+                 "this store is not a bulk tensor store (TMA), it uses st.global: " +
+                     (TA ? whyNotTensorStore(I, *TA) : Why));
         continue;
+      }
       TensorStorePlan Plan;
       // The whole tile in free ring slots, one box per column block.
       if (RingsLive && S[0] <= 256) {
@@ -214,8 +242,17 @@ void FunctionLowering::planTensorStores() {
         Rows /= 2;
       MmaSharedLayout SL = MmaSharedLayout::make(Rows, S[1], /*ContigDim=*/1, 2);
       if (Rows < 8 || S[0] % Rows != 0 || !SL.valid() || S[1] % SL.elemsPerRow() != 0 ||
-          (RingsLive && RingBytes % 1024 != 0))
+          (RingsLive && RingBytes % 1024 != 0)) {
+        remark(RemarkKind::Missed, "tensor-store", I,
+               "this store is not a bulk tensor store (TMA), it uses st.global: the tile " +
+                   I.getOperand(0)->getType()->str() +
+                   " cannot be staged in shared memory in the engine's row blocks");
         continue;
+      }
+      remark(RemarkKind::Passed, "tensor-store", I,
+             "this store is a bulk tensor store (TMA) of " + std::to_string(S[0] / Rows) +
+                 " block" + (S[0] / Rows == 1 ? "" : "s") + " of " + std::to_string(Rows) +
+                 " rows");
       StagesInRingSlots |= !Plan.RingBoxes.empty();
       Plan.SL = SL;
       Plan.Chunks = static_cast<unsigned>(S[0] / Rows);

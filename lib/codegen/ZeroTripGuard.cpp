@@ -44,6 +44,7 @@
 
 #include "Lowering.h"
 
+#include "tritonc/ir/Printer.h"
 #include "tritonc/transform/LoopInfo.h"
 
 namespace tritonc::codegen {
@@ -68,33 +69,41 @@ bool isZeroSplat(const ir::Value *V) {
 } // namespace
 
 std::optional<FunctionLowering::ZeroTripPlan>
-FunctionLowering::zeroTripAccumulator(const transform::Loop &L) {
+FunctionLowering::zeroTripAccumulator(const transform::Loop &L, std::string &Why) {
+  auto Decline = [&](std::string Reason) -> std::optional<ZeroTripPlan> {
+    Why = std::move(Reason);
+    return std::nullopt;
+  };
   const ir::BasicBlock &Header = *L.getHeader();
   const ir::BasicBlock *Pre = L.getPreheader();
   const Instruction *Br = Header.getTerminator();
   if (!Pre || L.getLatches().size() != 1 || !Br || Br->getOpcode() != Opcode::CondBr)
-    return std::nullopt;
+    return Decline("the loop has no preheader, several latches, or a header that does not "
+                   "decide whether to exit");
   const Instruction *Cond = asInst(Br->getOperand(0));
   // The path that skips the header never defines the compare: nothing else may read it.
   if (!Cond || Cond->getOpcode() != Opcode::ICmp || Cond->getParent() != &Header ||
       Cond->users().size() != 1)
-    return std::nullopt;
+    return Decline("the exit condition is not one integer compare in the header that only the "
+                   "branch reads");
   const ir::BasicBlock &Body = *Br->successors()[0], &Exit = *Br->successors()[1];
   if (!L.contains(&Body) || &Body == &Header || L.contains(&Exit))
-    return std::nullopt;
+    return Decline("the header's branch does not enter the loop on its true edge and leave it on "
+                   "the false one");
   // Header: phis, the compare, the branch.
   for (const auto &I : Header.instructions())
     if (I->getOpcode() != Opcode::Phi && I.get() != Cond && I.get() != Br)
-      return std::nullopt;
+      return Decline("the loop header computes more than its phis and the exit compare (" +
+                     ir::printOperand(*I) + ", " + ir::opcodeName(I->getOpcode()) + ")");
   for (const ir::Value *Op : Cond->operands()) {
     const Instruction *OpI = asInst(Op);
     if (Op->getType()->isTile() ||
         (OpI && OpI->getParent() == &Header && OpI->getOpcode() != Opcode::Phi))
-      return std::nullopt;
+      return Decline("the exit compare reads a tile or a value computed in the header");
   }
   for (const auto &I : Exit.instructions())
     if (I->getOpcode() == Opcode::Phi)
-      return std::nullopt;
+      return Decline("the block after the loop has phis");
   for (const auto &[Dot, Groups] : AsyncDots) {
     const Instruction *Phi = inPlaceAccumulator(*Dot);
     if (!Phi || Phi->getParent() != &Header || Dot->getParent() != &Body ||
@@ -106,7 +115,8 @@ FunctionLowering::zeroTripAccumulator(const transform::Loop &L) {
     if (!ReadInLoop)
       return ZeroTripPlan{Phi, Dot, Cond, &Header, &Exit, Reg()};
   }
-  return std::nullopt;
+  return Decline("no accumulator of an in-flight wgmma in the loop body starts as a zero splat "
+                 "and is read only by its dot inside the loop");
 }
 
 const Instruction *
@@ -140,17 +150,33 @@ FunctionLowering::zeroStagedStore(const Instruction &Phi, const transform::Loop 
 
 void FunctionLowering::planZeroTripGuards(const ir::DominatorTree &DT) {
   transform::LoopInfo LI(F, DT);
-  for (const transform::Loop *L : LI.loopsInnermostFirst())
-    if (std::optional<ZeroTripPlan> P = zeroTripAccumulator(*L)) {
-      std::vector<const Instruction *> Conversions;
-      if (const Instruction *Store = zeroStagedStore(*P->Phi, *L, Conversions)) {
-        P->Skipped = B.newReg(Ty::Pred);
-        DeferredConversions.insert(Conversions.begin(), Conversions.end());
-        ZeroStagedStores[Store] = {P->Skipped, std::move(Conversions)};
-      }
-      ZeroTrips.emplace(L->getPreheader(), *P);
-      ZeroTripHeaders.insert(P->Header);
+  for (const transform::Loop *L : LI.loopsInnermostFirst()) {
+    std::string Why;
+    std::optional<ZeroTripPlan> P = zeroTripAccumulator(*L, Why);
+    if (!P) {
+      // Only loops around an in-flight wgmma could have had the guard.
+      for (const auto &[Dot, Groups] : AsyncDots)
+        if (L->contains(Dot) && LI.getLoopFor(Dot->getParent()) == L)
+          remark(RemarkKind::Missed, "zero-trip-guard", *Dot,
+                 "the accumulator is zeroed by register moves before the loop, not by the first "
+                 "MMA: " +
+                     Why);
+      continue;
     }
+    std::vector<const Instruction *> Conversions;
+    const Instruction *Store = zeroStagedStore(*P->Phi, *L, Conversions);
+    if (Store) {
+      P->Skipped = B.newReg(Ty::Pred);
+      DeferredConversions.insert(Conversions.begin(), Conversions.end());
+      ZeroStagedStores[Store] = {P->Skipped, std::move(Conversions)};
+    }
+    remark(RemarkKind::Passed, "zero-trip-guard", *P->Dot,
+           std::string("the accumulator starts as the first MMA's result; zeros are written "
+                       "only where the loop does not run") +
+               (Store ? " (staged by the tensor store, without registers)" : ""));
+    ZeroTrips.emplace(L->getPreheader(), *P);
+    ZeroTripHeaders.insert(P->Header);
+  }
 }
 
 void FunctionLowering::emitZeroTripGuard(const ZeroTripPlan &P) {

@@ -98,7 +98,13 @@ const char *CompileUsage =
     "  --config=N            compile configuration N of the tuning lists\n"
     "  --kernel=NAME         the kernel --specialize and --emit=ptx|cubin describe\n"
     "                        (default: the only function, or the first __global__)\n"
-    "  --debug               compile print(...) and assert(...) (else they are removed)\n";
+    "  --debug               compile print(...) and assert(...) (else they are removed)\n"
+    "  --remarks[=KIND[:PASS,...]]  report, at the source line, the optimizations the\n"
+    "                        compiler declined and why (KIND missed, the default),\n"
+    "                        applied (passed) or both (all); PASS limits them to\n"
+    "                        pipeline, dot, async-copy, tensor-copy, tensor-store,\n"
+    "                        zero-trip-guard, layout-conversion. The back end's\n"
+    "                        remarks come with --emit=ptx|cubin (stderr)\n";
 
 const char *TuneUsage =
     "usage: tritonc tune FILE --grid X[,Y[,Z]] [options] ARG...\n"
@@ -155,7 +161,9 @@ const char *RunUsage =
     "                        ('--passes=' runs none)\n"
     "  --max-steps N         stop a program instance after N steps, one per element\n"
     "                        operation (--interpret only; default 4000000000;\n"
-    "                        0: no limit)\n";
+    "                        0: no limit)\n"
+    "  --remarks[=KIND[:PASS,...]]  --device: report the optimizations the compiler\n"
+    "                        declined and why (see tritonc compile --help; stderr)\n";
 
 const char *OptUsage =
     "usage: tritonc opt FILE.tir [--passes=LIST] [options]\n"
@@ -169,7 +177,9 @@ const char *OptUsage =
     "  --print-after-all     print the IR after every pass (stderr)\n"
     "  --verify-each         verify the IR after every pass\n"
     "  --time-passes         print the time spent in each pass (stderr)\n"
-    "  --list-passes         print the registered passes and exit\n";
+    "  --list-passes         print the registered passes and exit\n"
+    "  --remarks[=KIND[:PASS,...]]  report the passes' optimization remarks (the\n"
+    "                        pipeline pass's; see tritonc compile --help; stderr)\n";
 
 /// The --time-phases report.
 std::string phaseReport(const CompileTimings &T) {
@@ -242,6 +252,8 @@ private:
   int frontEndOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
   /// Fills the pass manager parts (--passes and the debugging flags).
   void passOptions(const ParsedArgs &P, CompileOptions &Opts);
+  /// Fills CompileOptions::Remarks from --remarks.
+  int remarkOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
   /// Fills the back-end options (--arch, --num-warps); ArchGiven tells
   /// whether --arch was on the command line.
   int backEndOptions(const std::string &Command, const ParsedArgs &P, codegen::CodeGenOptions &Back,
@@ -351,6 +363,17 @@ void Tool::passOptions(const ParsedArgs &P, CompileOptions &Opts) {
   Opts.Passes.Log = &Err;
 }
 
+int Tool::remarkOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts) {
+  if (const std::string *R = P.last("--remarks")) {
+    std::string Error;
+    std::optional<RemarkFilter> F = RemarkFilter::parse(*R, Error);
+    if (!F)
+      return usageError(Command, "invalid --remarks value '" + *R + "': " + Error);
+    Opts.Remarks = *F;
+  }
+  return -1;
+}
+
 int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
                          codegen::CodeGenOptions &Back, bool &ArchGiven) {
   ArchGiven = false;
@@ -443,7 +466,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--no-tma", false},
                       {"--no-tma-store", false},
                       {"--max-shared", true},
-                      {"--specialize", true}},
+                      {"--specialize", true},
+                      {"--remarks", true, true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -451,6 +475,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
   if (int Rc = frontEndOptions("compile", P, Opts); Rc >= 0)
     return Rc;
   passOptions(P, Opts);
+  if (int Rc = remarkOptions("compile", P, Opts); Rc >= 0)
+    return Rc;
   DeviceCompileOptions DOpts;
   bool ArchGiven = false;
   if (int Rc = backEndOptions("compile", P, DOpts.Back, ArchGiven); Rc >= 0)
@@ -597,7 +623,8 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--max-shared", true}},
+                      {"--max-shared", true},
+                      {"--remarks", true, true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -606,6 +633,9 @@ int Tool::run(const std::vector<std::string> &Args) {
     return Rc;
   // --passes lets tests run a kernel with and without the optimizer and compare.
   passOptions(P, Opts);
+  CompileOptions Interpreted = Opts;
+  if (int Rc = remarkOptions("run", P, Opts); Rc >= 0)
+    return Rc;
   DeviceCompileOptions DOpts;
   bool ArchGiven = false;
   if (int Rc = backEndOptions("run", P, DOpts.Back, ArchGiven); Rc >= 0)
@@ -629,7 +659,8 @@ int Tool::run(const std::vector<std::string> &Args) {
       return usageError("run", "invalid --max-steps value '" + *Steps + "'");
   }
 
-  CompileResult R = compileInput(P.Positionals[0], Opts, /*IsIR=*/false);
+  // The remarks are the GPU compilation's (runOnGPU prints them).
+  CompileResult R = compileInput(P.Positionals[0], Interpreted, /*IsIR=*/false);
   if (!report(R))
     return ExitFailure;
   std::string Error;
@@ -699,6 +730,7 @@ int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool Arch
     Err << K.error() << "\n";
     return ExitFailure;
   }
+  Err << (*K)->generic().Remarks;
   runtime::Status S = runPreparedOnDevice(**K, Launch, {Grid.X, Grid.Y, Grid.Z});
   if (!S)
     return error(S.error());
@@ -777,7 +809,8 @@ int Tool::opt(const std::vector<std::string> &Args) {
                       {"--print-after-all", false},
                       {"--verify-each", false},
                       {"--time-passes", false},
-                      {"--list-passes", false}},
+                      {"--list-passes", false},
+                      {"--remarks", true, true}},
                      P);
       Rc >= 0)
     return Rc;
@@ -791,6 +824,8 @@ int Tool::opt(const std::vector<std::string> &Args) {
   CompileOptions Opts;
   Opts.UsePipelineDefault = false;
   passOptions(P, Opts);
+  if (int Rc = remarkOptions("opt", P, Opts); Rc >= 0)
+    return Rc;
   if (P.Positionals.size() != 1)
     return usageError("opt", P.Positionals.empty() ? "no input file"
                                                    : "expected one input file, got " +

@@ -85,6 +85,10 @@ bool parseArgs(const std::vector<std::string> &Args, const std::vector<OptionSpe
       Out.Flags.insert(Name);
       continue;
     }
+    if (!HasValue && Spec->ValueOptional) {
+      Out.Values[Name].push_back("");
+      continue;
+    }
     if (!HasValue) {
       if (I + 1 >= Args.size()) {
         Error = "option '" + Name + "' needs a value";

@@ -126,6 +126,7 @@ public:
   CompilerSession(CompileResult &R, const CompileOptions &Opts)
       : R(R), Diags(*R.Diags), Opts(Opts) {
     Diags.setErrorLimit(Opts.ErrorLimit);
+    Diags.setRemarkFilter(Opts.Remarks);
   }
 
   void compileTritonC(FileId Main) {
@@ -152,6 +153,7 @@ private:
   /// reported before any work is done.
   bool buildPassManager() {
     PM = std::make_unique<transform::PassManager>(Opts.Passes);
+    PM->getAnalysisManager().setDiagnostics(&Diags);
     PipelineText = Opts.UsePipelineDefault ? transform::defaultPipeline() : Opts.Pipeline;
     std::string Error;
     if (!PM->addPipeline(PipelineText, Error)) {

@@ -140,9 +140,9 @@ namespace {
 // The "meta" artifact: what a cache hit needs besides the PTX.
 //===----------------------------------------------------------------------===//
 
-// Version 2 added the tensor maps; an entry of another version does not
-// parse, so it is recompiled and overwritten.
-constexpr std::string_view MetaMagic = "tritonc-kernel-meta 2\n";
+// Version 2 added the tensor maps, 3 the remarks; an entry of another
+// version does not parse, so it is recompiled and overwritten.
+constexpr std::string_view MetaMagic = "tritonc-kernel-meta 3\n";
 
 /// Appends a length-prefixed field ("5:hello\n"), so that any text survives.
 void putField(std::string &Out, std::string_view Text) {
@@ -201,6 +201,7 @@ std::string serializeKernelMeta(const DeviceCompileResult &R) {
   for (const TensorMapSpec &M : R.Signature.TensorMaps)
     putField(Out, M.str());
   putField(Out, R.Diagnostics);
+  putField(Out, R.Remarks);
   return Out;
 }
 
@@ -237,7 +238,7 @@ bool parseKernelMeta(std::string_view Data, DeviceCompileResult &R) {
     R.Signature.TensorMaps.push_back(std::move(*M));
   }
   R.Info.TensorMaps = R.Signature.TensorMaps;
-  return In.next(R.Diagnostics) && In.atEnd();
+  return In.next(R.Diagnostics) && In.next(R.Remarks) && In.atEnd();
 }
 
 namespace {
@@ -260,6 +261,9 @@ std::string frontOptionsString(const CompileOptions &Opts) {
     S += " kernel=" + Opts.Kernel;
   if (Opts.Debug)
     S += " debug";
+  // The remarks are part of the stored diagnostics.
+  if (Opts.Remarks.enabled())
+    S += " remarks=" + Opts.Remarks.str();
   return S;
 }
 
@@ -347,6 +351,9 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
   }
   Out.Timings.CodeGen = secondsSince(BackStart);
   Out.Diagnostics = R.formattedDiagnostics();
+  for (const Diagnostic &D : R.diagnostics())
+    if (D.Sev == Severity::Remark)
+      Out.Remarks += Diags.format(D);
   Out.Ok = !Diags.hasErrors() && !Out.PTX.empty();
 }
 

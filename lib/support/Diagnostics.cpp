@@ -5,6 +5,63 @@
 
 namespace tritonc {
 
+const std::vector<std::string> &remarkPassNames() {
+  static const std::vector<std::string> Names = {
+      "pipeline",         "dot", "async-copy", "tensor-copy", "tensor-store", "zero-trip-guard",
+      "layout-conversion"};
+  return Names;
+}
+
+bool RemarkFilter::wants(RemarkKind Kind, std::string_view Pass) const {
+  if (!(Kind == RemarkKind::Missed ? Missed : Passed))
+    return false;
+  return Passes.empty() || std::find(Passes.begin(), Passes.end(), Pass) != Passes.end();
+}
+
+std::optional<RemarkFilter> RemarkFilter::parse(std::string_view Text, std::string &Error) {
+  RemarkFilter F;
+  size_t Colon = Text.find(':');
+  std::string_view Kind = Text.substr(0, Colon);
+  if (Kind.empty() || Kind == "missed")
+    F.Missed = true;
+  else if (Kind == "passed")
+    F.Passed = true;
+  else if (Kind == "all")
+    F.Missed = F.Passed = true;
+  else {
+    Error = "invalid remark kind '" + std::string(Kind) + "': expected missed, passed or all";
+    return std::nullopt;
+  }
+  if (Colon == std::string_view::npos)
+    return F;
+  std::string_view List = Text.substr(Colon + 1);
+  const std::vector<std::string> &Known = remarkPassNames();
+  while (true) {
+    size_t Comma = List.find(',');
+    std::string Name(List.substr(0, Comma));
+    if (std::find(Known.begin(), Known.end(), Name) == Known.end()) {
+      Error = "unknown remark pass '" + Name + "': expected one of";
+      for (const std::string &K : Known)
+        Error += " " + K;
+      return std::nullopt;
+    }
+    F.Passes.push_back(Name);
+    if (Comma == std::string_view::npos)
+      break;
+    List.remove_prefix(Comma + 1);
+  }
+  return F;
+}
+
+std::string RemarkFilter::str() const {
+  if (!enabled())
+    return "";
+  std::string S = Missed && Passed ? "all" : Missed ? "missed" : "passed";
+  for (size_t I = 0; I < Passes.size(); ++I)
+    S += (I ? "," : ":") + Passes[I];
+  return S;
+}
+
 void reportInternalError(const std::string &Message) { throw InternalError(Message); }
 
 Diagnostic &DiagnosticEngine::error(SourceRange Range, std::string Message) {
@@ -14,7 +71,8 @@ Diagnostic &DiagnosticEngine::error(SourceRange Range, std::string Message) {
     Dropped = Diagnostic{};
     return Dropped;
   }
-  Diags.push_back(Diagnostic{Severity::Error, Range, std::move(Message), {}});
+  Diags.push_back(
+      Diagnostic{Severity::Error, Range, std::move(Message), {}, RemarkKind::Missed, {}});
   return Diags.back();
 }
 
@@ -26,7 +84,8 @@ Diagnostic &DiagnosticEngine::warning(SourceRange Range, std::string Message) {
     Dropped = Diagnostic{};
     return Dropped;
   }
-  Diags.push_back(Diagnostic{Severity::Warning, Range, std::move(Message), {}});
+  Diags.push_back(
+      Diagnostic{Severity::Warning, Range, std::move(Message), {}, RemarkKind::Missed, {}});
   return Diags.back();
 }
 
@@ -35,7 +94,8 @@ void DiagnosticEngine::note(SourceRange Range, std::string Message) {
   // dropped.
   if (Diags.empty() || LastDropped)
     return;
-  Diags.back().Notes.push_back(Diagnostic{Severity::Note, Range, std::move(Message), {}});
+  Diags.back().Notes.push_back(
+      Diagnostic{Severity::Note, Range, std::move(Message), {}, RemarkKind::Missed, {}});
 }
 
 void DiagnosticEngine::internal(std::string Message, SourceRange Range) {
@@ -44,7 +104,21 @@ void DiagnosticEngine::internal(std::string Message, SourceRange Range) {
                              Range,
                              "internal compiler error: " + Message +
                                  " (please report this bug with the input that triggered it)",
+                             {},
+                             RemarkKind::Missed,
                              {}});
+}
+
+void DiagnosticEngine::remark(RemarkKind Kind, std::string_view Pass, SourceRange Range,
+                              std::string Message) {
+  if (!wantsRemark(Kind, Pass))
+    return;
+  for (const Diagnostic &D : Diags)
+    if (D.Sev == Severity::Remark && D.Remark == Kind && D.RemarkPass == Pass &&
+        D.Message == Message && D.Range.Begin == Range.Begin)
+      return;
+  Diags.push_back(
+      Diagnostic{Severity::Remark, Range, std::move(Message), {}, Kind, std::string(Pass)});
 }
 
 static const char *severityName(Severity S) {
@@ -57,6 +131,8 @@ static const char *severityName(Severity S) {
     return "note";
   case Severity::Internal:
     return "error";
+  case Severity::Remark:
+    return "remark";
   }
   return "error";
 }
@@ -70,7 +146,12 @@ std::string DiagnosticEngine::format(const Diagnostic &D) const {
     Out += "tritonc: ";
   }
   Out += severityName(D.Sev);
-  Out += ": " + D.Message + "\n";
+  Out += ": " + D.Message;
+  // Which pass said it, as the filter spells it (--remarks=missed:NAME).
+  if (D.Sev == Severity::Remark)
+    Out += std::string(" [") + (D.Remark == RemarkKind::Missed ? "missed" : "passed") + ":" +
+           D.RemarkPass + "]";
+  Out += "\n";
   if (B.isValid() && B.File < SM.numBuffers()) {
     std::string_view Line = SM.getLine(B.File, B.Line);
     // A long line is clipped to a window around the caret, marked with

@@ -70,10 +70,25 @@ bool IterationValues::isSliceClean(Value *V) {
     return Inductions.count(I) != 0;
   if (auto It = CleanMemo.find(V); It != CleanMemo.end())
     return It->second;
-  bool Safe = isSafeToSpeculate(*I) || (GuardDivisors && isDivision(I->getOpcode()) && isPure(*I));
-  bool Ok = Safe && std::all_of(I->operands().begin(), I->operands().end(),
-                                [&](Value *Op) { return isSliceClean(Op); });
+  bool Ok = mayClone(*I) && std::all_of(I->operands().begin(), I->operands().end(),
+                                        [&](Value *Op) { return isSliceClean(Op); });
   return CleanMemo[V] = Ok;
+}
+
+bool IterationValues::mayClone(const Instruction &I) const {
+  return isSafeToSpeculate(I) || (GuardDivisors && isDivision(I.getOpcode()) && isPure(I));
+}
+
+Instruction *IterationValues::sliceObstacle(Value *V) {
+  if (isSliceClean(V))
+    return nullptr;
+  Instruction *I = asInstruction(V);
+  if (I->getOpcode() == Opcode::Phi || !mayClone(*I))
+    return I;
+  for (Value *Op : I->operands())
+    if (Instruction *O = sliceObstacle(Op))
+      return O;
+  return I;
 }
 
 Instruction *IterationValues::insertPoint(Where W) const {

@@ -65,6 +65,10 @@ public:
   /// V is computed in the loop only from inductions, invariants and
   /// instructions that are safe to speculate.
   bool isSliceClean(ir::Value *V);
+  /// An instruction of the loop that keeps V's slice from being clean: a
+  /// phi that is no induction, or an instruction that is not safe to
+  /// speculate; null when the slice is clean. For optimization remarks.
+  ir::Instruction *sliceObstacle(ir::Value *V);
   ir::Value *valueAt(ir::Value *V, Where W, unsigned T);
   /// Inserts I at W (named and located like Like, if given).
   ir::Instruction *insert(Where W, std::unique_ptr<ir::Instruction> I, const ir::Instruction *Like);
@@ -84,6 +88,8 @@ public:
 
 private:
   bool availableAtBodyPoint(const ir::Instruction *I) const;
+  /// Whether a slice may clone I (before looking at its operands).
+  bool mayClone(const ir::Instruction &I) const;
   ir::Value *inductionAt(const Induction &Ind, Where W, unsigned T);
 
   const Loop &L;

@@ -3,6 +3,8 @@
 
 #include "IterationValues.h"
 
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
@@ -55,6 +57,8 @@ public:
 
   /// Checks that the loop can be pipelined; returns why not, or "".
   std::string analyze();
+  /// The instruction analyze()'s reason is about (a dot operand load), if any.
+  const Instruction *culprit() const { return Culprit; }
   /// Rewrites the loop; analyze() must have succeeded.
   void rewrite();
   unsigned numLoads() const { return static_cast<unsigned>(Loads.size()); }
@@ -90,7 +94,51 @@ private:
   std::map<const Type *, Value *> ZeroMemo;
   std::vector<Value *> PreheaderGuards;
   Value *BodyGuard = nullptr;
+  const Instruction *Culprit = nullptr;
 };
+
+/// A load in the loop that V is computed from, not looking through phis.
+const Instruction *loadInSlice(const Loop &L, Value *V, unsigned Depth = 0) {
+  Instruction *I = asInstruction(V);
+  if (!I || !L.contains(I) || I->getOpcode() == Opcode::Phi || Depth > 16)
+    return nullptr;
+  if (isLoad(I))
+    return I;
+  for (Value *Op : I->operands())
+    if (const Instruction *Found = loadInSlice(L, Op, Depth + 1))
+      return Found;
+  return nullptr;
+}
+
+/// "%x (line N)" for remarks.
+std::string spell(const Value &V) {
+  std::string S = printOperand(V);
+  if (const Instruction *I = asInstruction(const_cast<Value *>(&V)); I && I->Loc.isValid())
+    S += " at line " + std::to_string(I->Loc.Line);
+  return S;
+}
+
+/// Why Obstacle (IterationValues::sliceObstacle) keeps a value from being
+/// computed iterations ahead, in a kernel author's words.
+std::string describeObstacle(const Loop &L, BasicBlock *Latch, Instruction *Obstacle) {
+  if (Obstacle->getOpcode() == Opcode::Phi) {
+    std::string Name = printOperand(*Obstacle);
+    Instruction *Next = asInstruction(Obstacle->getIncomingValueFor(Latch));
+    if (Next && (Next->getOpcode() == Opcode::Add || Next->getOpcode() == Opcode::Sub ||
+                 Next->getOpcode() == Opcode::GEP)) {
+      Value *Step = Next->getOperand(0) == Obstacle ? Next->getOperand(1) : Next->getOperand(0);
+      if (const Instruction *Load = loadInSlice(L, Step))
+        return Name + " advances by values loaded from memory in the loop (" + spell(*Load) + ")";
+      return Name + " advances by a step that changes from one iteration to the next (" +
+             spell(*Step) + ")";
+    }
+    return Name + " is carried from one iteration to the next without a loop-invariant step";
+  }
+  if (isLoad(Obstacle))
+    return "it depends on " + spell(*Obstacle) + ", loaded from memory in the loop";
+  return "it depends on " + spell(*Obstacle) + " (" + opcodeName(Obstacle->getOpcode()) +
+         "), which may not be computed ahead of its iteration";
+}
 
 std::string LoopPipeliner::analyze() {
   if (!L.subLoops().empty())
@@ -128,10 +176,14 @@ std::string LoopPipeliner::analyze() {
   if (!IV->isSliceClean(Branch.Cond))
     return "the exit condition is not a pure function of inductions";
   for (OperandLoad &Op : Loads)
-    for (Value *V : Op.Load->operands())
-      if (!IV->isSliceClean(V))
-        return "the address, mask or other value of a dot operand load is not a pure function "
-               "of inductions";
+    for (unsigned K = 0; K < Op.Load->getNumOperands(); ++K)
+      if (Instruction *Obstacle = IV->sliceObstacle(Op.Load->getOperand(K))) {
+        Culprit = Op.Load;
+        const char *What = K == 0 ? "address" : K == 1 ? "mask" : "`other` value";
+        return std::string("the ") + What +
+               " of this dot operand load cannot be computed iterations ahead: " +
+               describeObstacle(L, Body, Obstacle);
+      }
   return "";
 }
 
@@ -326,6 +378,7 @@ LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages) {
   }
   LoopPipeliner P(L, NumStages - 1);
   R.Reason = P.analyze();
+  R.Culprit = P.culprit();
   if (!R.Reason.empty())
     return R;
   P.rewrite();
@@ -334,19 +387,68 @@ LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages) {
   return R;
 }
 
+namespace {
+
+/// The first dot in L's own blocks (not in its subloops), if any.
+const Instruction *dotOfLoop(const Loop &L, const LoopInfo &LI) {
+  for (BasicBlock *BB : L.blocks())
+    if (LI.getLoopFor(BB) == &L)
+      for (auto &I : BB->instructions())
+        if (I->getOpcode() == Opcode::Dot)
+          return I.get();
+  return nullptr;
+}
+
+/// Where remarks about L point: the header's branch (the `for` statement).
+const Instruction &loopLocation(const Loop &L) {
+  const Instruction *T = L.getHeader()->getTerminator();
+  return T ? *T : *L.getHeader()->instructions().front();
+}
+
+} // namespace
+
 bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
-  if (NumStages <= 1)
-    return false;
+  DiagnosticEngine *Diags = AM.diagnostics();
+  auto Remark = [&](RemarkKind Kind, const Instruction &At, std::string Message) {
+    if (Diags)
+      Diags->remark(Kind, "pipeline", SourceRange(At.Loc), std::move(Message));
+  };
   const LoopInfo &LI = AM.get<LoopInfo>(F);
   bool Changed = false;
   // Rewriting a loop adds instructions but no blocks or edges, so the loop
   // info stays valid for the other loops.
-  for (Loop *L : LI.loopsInnermostFirst())
-    if (L->subLoops().empty() && pipelineLoop(*L, NumStages).Changed) {
-      Changed = true;
-      if (AcrossTiles)
-        prefetchAcrossTiles(*L);
+  for (Loop *L : LI.loopsInnermostFirst()) {
+    // Loops without a dot have nothing to pipeline: no remark.
+    const Instruction *Dot = dotOfLoop(*L, LI);
+    if (!L->subLoops().empty()) {
+      if (Dot)
+        Remark(RemarkKind::Missed, loopLocation(*L),
+               "loop not pipelined: it contains a nested loop (only innermost loops are)");
+      continue;
     }
+    if (NumStages <= 1) {
+      if (Dot)
+        Remark(RemarkKind::Missed, loopLocation(*L),
+               "loop not pipelined: num_stages is 1 (pipelining is off)");
+      continue;
+    }
+    LoopPipelineResult R = pipelineLoop(*L, NumStages);
+    if (!R.Changed) {
+      if (Dot)
+        Remark(RemarkKind::Missed, R.Culprit ? *R.Culprit : loopLocation(*L),
+               "loop not pipelined: " + R.Reason);
+      continue;
+    }
+    Changed = true;
+    Remark(RemarkKind::Passed, loopLocation(*L),
+           "loop pipelined with " + std::to_string(NumStages) +
+               " stages: " + std::to_string(R.NumLoads) + " load" + (R.NumLoads == 1 ? "" : "s") +
+               " feeding a dot issued " + std::to_string(NumStages - 1) + " iteration" +
+               (NumStages == 2 ? "" : "s") + " ahead");
+    if (AcrossTiles && prefetchAcrossTiles(*L))
+      Remark(RemarkKind::Passed, loopLocation(*L),
+             "the loop's prologue for the next tile is issued above the current tile's epilogue");
+  }
   return Changed;
 }
 

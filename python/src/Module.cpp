@@ -476,10 +476,17 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        unsigned NumStages, std::optional<std::string> Arch,
                        std::optional<size_t> Config, bool AllowTF32, bool UseCache,
                        bool TensorCopies, bool TensorStores, const std::string &Kernel,
-                       bool Debug) {
+                       bool Debug, const std::string &Remarks) {
   driver::DeviceCompileOptions Opts;
   Opts.Front.Kernel = Kernel;
   Opts.Front.Debug = Debug;
+  if (!Remarks.empty()) {
+    std::string Error;
+    std::optional<RemarkFilter> F = RemarkFilter::parse(Remarks, Error);
+    if (!F)
+      throw std::invalid_argument("remarks=" + Remarks + ": " + Error);
+    Opts.Front.Remarks = *F;
+  }
   for (const auto &D : Defines)
     Opts.Front.Defines.push_back(D);
   Opts.Front.IncludeDirs = IncludeDirs;
@@ -660,13 +667,15 @@ NB_MODULE(_tritonc, m) {
           "arch",
           [](PyKernel &K) { return std::string(ptx::archName(K.kernel().options().Back.Arch)); })
       .def_prop_ro("warnings", [](PyKernel &K) { return K.kernel().generic().Diagnostics; })
+      .def_prop_ro("remarks", [](PyKernel &K) { return K.kernel().generic().Remarks; })
       .def_prop_ro("last_specialization",
                    [](PyKernel &K) { return K.kernel().lastSpecialization(); })
       .def_prop_ro("num_variants", [](PyKernel &K) { return K.kernel().numVariants(); });
 
   m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
         "num_warps"_a, "num_stages"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a,
-        "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false);
+        "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false,
+        "remarks"_a = "");
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

@@ -230,6 +230,12 @@ class Kernel(_KernelBase):
         return self._impl.warnings
 
     @property
+    def remarks(self):
+        """Formatted optimization remarks of the compilation ("file:line:col: remark:
+        ..." with the source line), as ``compile(remarks=...)`` asked ("" when none)."""
+        return self._impl.remarks
+
+    @property
     def last_specialization(self):
         """Specialization of the last launch: one letter per argument, D where a
         pointer or integer is a multiple of 16 ("" when nothing was)."""
@@ -306,7 +312,7 @@ def _interpret_default():
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
-            tma_store=True, interpret=None, kernel=None, debug=False):
+            tma_store=True, interpret=None, kernel=None, debug=False, remarks=False):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -327,7 +333,10 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     kernel to launch when the source defines several (default: the only one,
     else the first __global__; an unknown name is a CompileError listing the
     kernels). debug: compile ``print`` and ``assert`` (otherwise they generate
-    no code). Needs no GPU; raises CompileError on errors, ValueError on
+    no code). remarks: True (or "missed") records why optimizations were
+    declined, "passed" which applied, "all" both; ":pipeline,dot,..." after the
+    kind limits them to some passes (as ``tritonc compile --remarks``); they are
+    in ``Kernel.remarks``. Needs no GPU; raises CompileError on errors, ValueError on
     out-of-range options.
     """
     text = None
@@ -346,14 +355,16 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                         num_warps=num_warps, num_stages=num_stages, arch=arch,
                         include_dirs=tuple(includes), config=config, allow_tf32=allow_tf32,
                         name=name, cache=cache, tma=tma, tma_store=tma_store,
-                        interpret=interpret, kernel=kernel, debug=debug, define_list=define_list)
+                        interpret=interpret, kernel=kernel, debug=debug, remarks=remarks,
+                        define_list=define_list)
     if _interpret_default() if interpret is None else interpret:
         impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config,
                                                 str(kernel or ""), bool(debug))
         return InterpretedKernel(impl, compile_args)
     impl = _tritonc.compile(path, text, define_list, includes, warps, stages, arch, config,
                             bool(allow_tf32), bool(cache), bool(tma), bool(tma_store),
-                            str(kernel or ""), bool(debug))
+                            str(kernel or ""), bool(debug),
+                            "missed" if remarks is True else (remarks or ""))
     return Kernel(impl, compile_args)
 
 

@@ -430,3 +430,25 @@ if _GPU:
         kern[(1,)](a, b, c, k)
         torch.cuda.synchronize()
         torch.testing.assert_close(c, 2 * (a @ b), rtol=1e-4, atol=1e-4)
+
+
+def test_compile_remarks():
+    # The K loop of matmul.tc, specialized nowhere: the loop is pipelined (a passed remark), the
+    # operand loads are not known to be aligned (missed remarks, at their source lines).
+    defines = {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}
+    k = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
+                        remarks="all")
+    assert re.search(r"matmul\.tc:\d+:\d+: remark: loop pipelined with 3 stages", k.remarks)
+    assert "[missed:async-copy]" in k.remarks
+    assert "error" not in k.remarks
+    only_dot = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
+                               remarks="passed:dot")
+    assert only_dot.remarks.count("remark:") == 1
+    assert "dot computed with wgmma" in only_dot.remarks
+    assert tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a",
+                           cache=False).remarks == ""
+    missed = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
+                             remarks=True)
+    assert "[passed:" not in missed.remarks and "[missed:async-copy]" in missed.remarks
+    with pytest.raises(ValueError, match="unknown remark pass 'pipelin'"):
+        tritonc.compile(KERNELS / "matmul.tc", defines=defines, remarks="missed:pipelin")

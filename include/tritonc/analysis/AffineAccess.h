@@ -97,8 +97,10 @@ public:
   /// The tensor-map form of a load, masked_load, store or masked_store of a
   /// 2-D tile, if it has one. (The caller checks that a masked load's
   /// `other` is zero.) For a store, Guards and Bounds say which elements
-  /// are written.
-  std::optional<TensorAccess> tensorAccessOf(const ir::Instruction &Access);
+  /// are written. Without one, Why (if given) says why not, in a kernel
+  /// author's words (for optimization remarks).
+  std::optional<TensorAccess> tensorAccessOf(const ir::Instruction &Access,
+                                             std::string *Why = nullptr);
 
   /// The affine form of an integer or pointer value, if it has one.
   std::optional<AffineTile> affineOf(const ir::Value *V);

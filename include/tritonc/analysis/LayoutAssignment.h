@@ -70,6 +70,10 @@ struct DotPlan {
   std::vector<int32_t> WarpsPerCTA;
   /// The N of each wgmma instruction (wgmma only).
   int32_t InstrN = 0;
+  /// Why the faster kinds the target has were not taken, in a kernel
+  /// author's words ("M = 32 is not a multiple of 64"); empty for wgmma.
+  /// For optimization remarks.
+  std::string Declined;
 };
 
 /// How a `dot` runs with these target features (the same for every

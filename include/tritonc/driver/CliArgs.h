@@ -21,6 +21,10 @@ namespace tritonc::driver::cli {
 struct OptionSpec {
   const char *Name; ///< With its dashes: "-D", "--emit", "--verify-each".
   bool TakesValue;
+  /// A long option whose value may be left out (`--remarks` or
+  /// `--remarks=all`); without one its value is "". Never takes the next
+  /// argument as its value.
+  bool ValueOptional = false;
 };
 
 struct ParsedArgs {

@@ -89,6 +89,9 @@ struct CompileOptions {
   StopAfter Stop = StopAfter::IR;
   /// Errors recorded before the diagnostic engine stops recording.
   unsigned ErrorLimit = 20;
+  /// Optimization remarks to record with the diagnostics (`--remarks`):
+  /// the passes' and, in compileForDevice, the back end's. None by default.
+  RemarkFilter Remarks;
   /// Passes appended after the pipeline (custom passes outside the registry,
   /// and tests); each factory is called once per compilation.
   std::vector<std::function<std::unique_ptr<transform::Pass>()>> ExtraPasses;

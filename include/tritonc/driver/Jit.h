@@ -97,6 +97,9 @@ struct DeviceCompileResult {
   /// the errors of a failed compilation, or the warnings of a successful
   /// one (replayed from the cache on a hit).
   std::string Diagnostics;
+  /// The optimization remarks among Diagnostics alone, formatted the same
+  /// way ("" unless CompileOptions::Remarks asks for some).
+  std::string Remarks;
   /// The whole PTX module (every function of the source is an entry).
   std::string PTX;
   /// The launched kernel: the only function, else the first __global__ one.

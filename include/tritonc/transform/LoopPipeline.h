@@ -75,6 +75,8 @@ struct LoopPipelineResult {
   std::string Reason;
   /// Number of dot operand loads now issued ahead.
   unsigned NumLoads = 0;
+  /// The instruction Reason is about (a dot operand load), if any.
+  const ir::Instruction *Culprit = nullptr;
 };
 
 /// Pipelines the dot operand loads of L with NumStages stages (see the file

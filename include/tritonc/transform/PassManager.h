@@ -24,6 +24,10 @@
 #include <utility>
 #include <vector>
 
+namespace tritonc {
+class DiagnosticEngine;
+} // namespace tritonc
+
 namespace tritonc::transform {
 
 /// Debugging and measurement options of a pipeline run (the `tritonc opt`
@@ -78,6 +82,10 @@ public:
   /// write; set by the PassManager.
   std::ostream &log() const { return *Log; }
   void setLog(std::ostream *OS) { Log = OS ? OS : &std::cerr; }
+  /// Where passes report optimization remarks (DiagnosticEngine::remark);
+  /// null when the pipeline runs without a compilation (unit tests).
+  DiagnosticEngine *diagnostics() const { return Diags; }
+  void setDiagnostics(DiagnosticEngine *D) { Diags = D; }
 
 private:
   struct HolderBase {
@@ -90,6 +98,7 @@ private:
   std::map<const ir::Function *, std::map<std::type_index, std::unique_ptr<HolderBase>>> Cache;
   unsigned NumComputed = 0;
   std::ostream *Log = &std::cerr;
+  DiagnosticEngine *Diags = nullptr;
 };
 
 /// Thrown by a pass that cannot handle the user's input (not a compiler

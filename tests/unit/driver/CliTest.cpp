@@ -57,6 +57,15 @@ TEST(CliArgs, Tokenizing) {
   EXPECT_EQ(Error, "option '--grid' needs a value");
   EXPECT_FALSE(cli::parseArgs({"-x"}, Specs, Q, Error));
 
+  // An optional value is "" when left out and never taken from the next argument.
+  cli::ParsedArgs R;
+  ASSERT_TRUE(cli::parseArgs({"--remarks", "f.tc", "--level=all"},
+                             {{"--remarks", true, true}, {"--level", true, true}}, R, Error))
+      << Error;
+  EXPECT_EQ(*R.last("--remarks"), "");
+  EXPECT_EQ(*R.last("--level"), "all");
+  EXPECT_EQ(R.Positionals, (std::vector<std::string>{"f.tc"}));
+
   std::string Name, Value;
   ASSERT_TRUE(cli::parseDefine("TM", Name, Value, Error));
   EXPECT_EQ(Value, "1");

@@ -235,6 +235,30 @@ TEST(JitCache, TensorMapsSurviveTheCache) {
   EXPECT_FALSE(parseKernelMeta(Bad, Ignored));
 }
 
+TEST(JitCache, RemarksComeWithTheDiagnosticsAndAHitReplaysThem) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  DeviceCompileOptions Opts;
+  std::string Error;
+  Opts.Front.Remarks = *RemarkFilter::parse("all", Error);
+  DeviceCompileResult A = compileTranspose(Cache, Opts);
+  ASSERT_TRUE(A.ok()) << A.Diagnostics;
+  EXPECT_EQ(A.Cache, CacheOutcome::Miss);
+  EXPECT_NE(A.Remarks.find("transpose.tc:"), std::string::npos) << A.Remarks;
+  EXPECT_NE(A.Remarks.find(": remark: "), std::string::npos) << A.Remarks;
+  EXPECT_NE(A.Diagnostics.find(A.Remarks), std::string::npos);
+  // The filter enters the key: without remarks, another entry and none of them.
+  DeviceCompileResult Plain = compileTranspose(Cache);
+  ASSERT_TRUE(Plain.ok()) << Plain.Diagnostics;
+  EXPECT_NE(Plain.CacheKey, A.CacheKey);
+  EXPECT_EQ(Plain.Remarks, "");
+  EXPECT_EQ(Plain.PTX, A.PTX);
+  runtime::KernelCache Fresh(Dir.Path);
+  DeviceCompileResult B = compileTranspose(Fresh, Opts);
+  EXPECT_EQ(B.Cache, CacheOutcome::Hit);
+  EXPECT_EQ(B.Remarks, A.Remarks);
+}
+
 TEST(JitCache, MetadataOfAnOlderFormatIsRecompiled) {
   TempDir Dir;
   runtime::KernelCache Cache(Dir.Path);
@@ -242,13 +266,13 @@ TEST(JitCache, MetadataOfAnOlderFormatIsRecompiled) {
   ASSERT_TRUE(A.ok()) << A.Diagnostics;
   std::optional<std::string> Meta = Cache.lookup(A.CacheKey, "meta");
   ASSERT_TRUE(Meta);
-  // Version 1 had no tensor maps; its entries must not be read as version 2.
-  const std::string V2 = "tritonc-kernel-meta 2\n";
-  ASSERT_EQ(Meta->substr(0, V2.size()), V2);
-  std::string V1 = "tritonc-kernel-meta 1\n" + Meta->substr(V2.size());
+  // Version 2 had no remarks; its entries must not be read as version 3.
+  const std::string V3 = "tritonc-kernel-meta 3\n";
+  ASSERT_EQ(Meta->substr(0, V3.size()), V3);
+  std::string V2 = "tritonc-kernel-meta 2\n" + Meta->substr(V3.size());
   DeviceCompileResult Ignored;
-  EXPECT_FALSE(parseKernelMeta(V1, Ignored));
-  Cache.store(A.CacheKey, "meta", V1);
+  EXPECT_FALSE(parseKernelMeta(V2, Ignored));
+  Cache.store(A.CacheKey, "meta", V2);
   runtime::KernelCache Fresh(Dir.Path);
   DeviceCompileResult B = compileTranspose(Fresh);
   ASSERT_TRUE(B.ok()) << B.Diagnostics;

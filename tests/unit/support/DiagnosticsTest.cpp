@@ -66,3 +66,48 @@ TEST(SourceManager, RefusesDevicesAndDirectories) {
   EXPECT_FALSE(Why.empty());
   EXPECT_EQ(SM.numBuffers(), 0u);
 }
+
+TEST(Remarks, RecordedOnlyWhenAskedForAndNeverErrors) {
+  SourceManager SM;
+  FileId F = SM.addBuffer("k.tc", "  acc += a @ b;\n");
+  DiagnosticEngine D(SM);
+  SourceRange At(SourceLoc{F, 1, 7});
+  D.remark(RemarkKind::Missed, "dot", At, "ignored: no filter");
+  EXPECT_TRUE(D.diagnostics().empty());
+
+  std::string Error;
+  std::optional<RemarkFilter> Missed = RemarkFilter::parse("missed:dot,pipeline", Error);
+  ASSERT_TRUE(Missed) << Error;
+  D.setRemarkFilter(*Missed);
+  D.remark(RemarkKind::Missed, "dot", At, "dot computed with FMA units");
+  D.remark(RemarkKind::Missed, "dot", At, "dot computed with FMA units"); // kept once
+  D.remark(RemarkKind::Passed, "dot", At, "not a missed remark");
+  D.remark(RemarkKind::Missed, "async-copy", At, "not in the filter");
+  EXPECT_FALSE(D.hasErrors());
+  ASSERT_EQ(D.diagnostics().size(), 1u);
+  EXPECT_EQ(D.formatAll(), "k.tc:1:7: remark: dot computed with FMA units [missed:dot]\n"
+                           "    acc += a @ b;\n"
+                           "        ^\n");
+}
+
+TEST(Remarks, FilterParsesKindsAndPassNames) {
+  std::string Error;
+  std::optional<RemarkFilter> Default = RemarkFilter::parse("", Error);
+  ASSERT_TRUE(Default);
+  EXPECT_TRUE(Default->wants(RemarkKind::Missed, "pipeline"));
+  EXPECT_FALSE(Default->wants(RemarkKind::Passed, "pipeline"));
+  EXPECT_EQ(Default->str(), "missed");
+  std::optional<RemarkFilter> All = RemarkFilter::parse("all:tensor-copy", Error);
+  ASSERT_TRUE(All);
+  EXPECT_TRUE(All->wants(RemarkKind::Passed, "tensor-copy"));
+  EXPECT_FALSE(All->wants(RemarkKind::Missed, "dot"));
+  EXPECT_EQ(All->str(), "all:tensor-copy");
+  EXPECT_EQ(RemarkFilter::parse(All->str(), Error)->str(), "all:tensor-copy");
+  EXPECT_FALSE(RemarkFilter().enabled());
+  EXPECT_EQ(RemarkFilter().str(), "");
+
+  EXPECT_FALSE(RemarkFilter::parse("some", Error));
+  EXPECT_EQ(Error, "invalid remark kind 'some': expected missed, passed or all");
+  EXPECT_FALSE(RemarkFilter::parse("passed:dot,", Error));
+  EXPECT_EQ(Error.rfind("unknown remark pass ''", 0), 0u) << Error;
+}
