@@ -6,6 +6,7 @@
 #include "tritonc/driver/Compiler.h"
 #include "tritonc/driver/Jit.h"
 #include "tritonc/driver/Launch.h"
+#include "tritonc/driver/Pipeline.h"
 #include "tritonc/driver/Ptxas.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/lang/Parser.h"
@@ -84,6 +85,9 @@ const char *CompileUsage =
     "  --time-phases         print the time spent in each phase of the compilation\n"
     "                        (preprocess, parse, irgen, passes, codegen; ptxas with\n"
     "                        --emit=cubin) and their total (stderr)\n"
+    "  --print-pipeline      print the whole pipeline for the target and options (the\n"
+    "                        front end, the IR passes, the back end's passes and\n"
+    "                        per-function steps, in order) and exit; needs no FILE\n"
     "  --list-configs        print the configurations of the tuning lists, one per line\n"
     "  --config=N            compile configuration N of the tuning lists\n"
     "  --remarks[=KIND[:PASS,...]]  report, at the source line, the optimizations the\n"
@@ -321,10 +325,8 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
                          codegen::CodeGenOptions &Back, bool &ArchGiven) {
   ArchGiven = false;
   if (const std::string *A = P.last("--arch")) {
-    runtime::Expected<ptx::Arch> Arch = parseArch(*A);
-    if (!Arch)
+    if (!selectTarget(*A, nullptr, Back))
       return usageError(Command, "invalid --arch value '" + *A + "': expected sm_90a or sm_80");
-    Back.Arch = *Arch;
     ArchGiven = true;
   }
   if (const std::string *W = P.last("--num-warps")) {
@@ -401,7 +403,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--no-tma-store", false},
                       {"--max-shared", true},
                       {"--specialize", true},
-                      {"--remarks", true, true}},
+                      {"--remarks", true, true},
+                      {"--print-pipeline", false}},
                      P);
       Rc >= 0)
     return Rc;
@@ -419,6 +422,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
       Spec && Spec->find_first_not_of("DN1F") != std::string::npos)
     return usageError("compile", "invalid --specialize value '" + *Spec +
                                      "': expected one letter D, N, 1 or F per parameter");
+  if (P.has("--print-pipeline"))
+    return emit(P, describePipeline(Opts, DOpts.Back));
 
   if (P.Positionals.size() != 1)
     return usageError("compile", P.Positionals.empty() ? "no input file"
@@ -621,13 +626,11 @@ int Tool::runOnGPU(const std::string &File, DeviceCompileOptions Opts, bool Arch
   runtime::Expected<runtime::CudaDriver *> D = requireCudaDriver();
   if (!D)
     return error(D.error());
-  if (!ArchGiven) {
-    runtime::Expected<ptx::Arch> Arch = archForDevice((*D)->device());
-    if (!Arch)
-      return error(Arch.error());
-    Opts.Back.Arch = *Arch;
-  }
-  limitSharedMemoryToDevice((*D)->device(), Opts.Back);
+  std::optional<std::string> Arch;
+  if (ArchGiven)
+    Arch = ptx::archName(Opts.Back.Arch);
+  if (runtime::Status S = selectTarget(Arch, &(*D)->device(), Opts.Back); !S)
+    return error(S.error());
   runtime::Expected<std::unique_ptr<JitKernel>> K =
       JitKernel::create(kernelSource(File), std::move(Opts), defaultCacheConfig());
   if (!K) {
