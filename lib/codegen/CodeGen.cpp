@@ -30,6 +30,30 @@ unsigned CodeGenOptions::sharedMemoryLimit() const {
   return MaxSharedBytes ? MaxSharedBytes : sharedMemoryOfTarget(Arch);
 }
 
+std::string numWarpsError(unsigned N) {
+  if (N == 1 || N == 2 || N == 4 || N == 8 || N == 16)
+    return "";
+  return "num_warps must be 1, 2, 4, 8 or 16, not " + std::to_string(N);
+}
+
+std::string numStagesError(unsigned N) {
+  if (N >= MinNumStages && N <= MaxNumStages)
+    return "";
+  return "num_stages must be " + std::to_string(MinNumStages) + " to " +
+         std::to_string(MaxNumStages) + ", not " + std::to_string(N);
+}
+
+std::string CodeGenOptions::check() const {
+  if (std::string E = numWarpsError(NumWarps); !E.empty())
+    return E;
+  if (std::string E = numStagesError(NumStages); !E.empty())
+    return E;
+  if (MaxSharedBytes && (MaxSharedBytes < MinSharedBytes || MaxSharedBytes > MaxSharedBytesLimit))
+    return "the shared memory per program must be " + std::to_string(MinSharedBytes) + " to " +
+           std::to_string(MaxSharedBytesLimit) + " bytes, not " + std::to_string(MaxSharedBytes);
+  return "";
+}
+
 unsigned sharedMemoryOfTarget(ptx::Arch Arch) {
   return Arch == ptx::Arch::SM90a ? 227 * 1024 : 163 * 1024;
 }
@@ -173,30 +197,66 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   transform::PassManager PM;
   PM.getAnalysisManager().setDiagnostics(&Diags);
   std::string Error;
-  bool Ok = PM.addPipeline("remat-inductions,simplifycfg", Error);
-  unsigned Stages = stagesThatFit(M, Options);
-  if (Stages != Options.NumStages)
-    remarkStagesLowered(M, Options, Stages, Diags);
-  PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options)));
-  Ok = Ok && PM.addPipeline("cse,dce", Error) && PM.run(M, Error);
+  bool Ok = true;
+  for (const PipelineStep &Step : backendPasses(Options)) {
+    if (Step.Name != "pipeline") {
+      Ok = Ok && PM.addPipeline(Step.Name, Error);
+      continue;
+    }
+    unsigned Stages = stagesThatFit(M, Options);
+    if (Stages != Options.NumStages)
+      remarkStagesLowered(M, Options, Stages, Diags);
+    PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options)));
+  }
+  Ok = Ok && PM.run(M, Error);
   if (!Ok)
     Diags.error(SourceRange(), "internal error in the back end's passes: " + Error);
   return Ok;
 }
 
+/// The registry's description of a pass.
+std::string describePass(const std::string &Name) {
+  for (const auto &[Pass, Description] : transform::registeredPasses())
+    if (Pass == Name)
+      return Description;
+  return "";
+}
+
 } // namespace
+
+std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
+  std::string Pipeline =
+      Options.NumStages <= 1
+          ? "one stage: leaves the loops as they are"
+          : "issues the loads feeding a dot in an innermost loop " +
+                std::to_string(Options.NumStages - 1) + " iteration" +
+                (Options.NumStages == 2 ? "" : "s") +
+                " ahead (fewer stages where the wgmma operand rings would not fit)";
+  if (Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.NumStages > 1)
+    Pipeline += "; with only wgmma dots, a nested loop's prologue one tile ahead";
+  return {{"remat-inductions", describePass("remat-inductions")},
+          {"simplifycfg", describePass("simplifycfg")},
+          {"pipeline", Pipeline},
+          {"cse", describePass("cse")},
+          {"dce", describePass("dce")}};
+}
+
+std::vector<PipelineStep> loweringSteps() {
+  // generatePTX's own steps, then FunctionLowering::run's table.
+  std::vector<PipelineStep> Steps = {
+      {"check-shapes", "tile dimensions must be powers of two"},
+      {"axis-info", "contiguity, divisibility and constancy of integer and pointer tiles"},
+      {"layout-assignment", "a layout for every tile, an access plan for every memory access "
+                            "(vector width), how each dot runs (wgmma, mma.sync, FMA)"}};
+  for (const FunctionLowering::Step &S : FunctionLowering::steps())
+    Steps.push_back({S.Name, S.Description});
+  return Steps;
+}
 
 PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
   PTXOutput Out;
-  if (Options.NumWarps == 0 || Options.NumWarps > 16 ||
-      (Options.NumWarps & (Options.NumWarps - 1))) {
-    Diags.error(SourceRange(), "num_warps must be 1, 2, 4, 8 or 16 (got " +
-                                   std::to_string(Options.NumWarps) + ")");
-    return Out;
-  }
-  if (Options.NumStages < 1 || Options.NumStages > 8) {
-    Diags.error(SourceRange(), "num_stages must be between 1 and 8 (got " +
-                                   std::to_string(Options.NumStages) + ")");
+  if (std::string Error = Options.check(); !Error.empty()) {
+    Diags.error(SourceRange(), Error);
     return Out;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.

@@ -644,7 +644,45 @@ void FunctionLowering::remarkSharedConversion(const ir::Value &V) {
              ir::opcodeName(At->getOpcode()) + " needs");
 }
 
+const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
+  static const std::vector<Step> Steps = {
+      {"declare-parameters", "kernel parameters, block labels, the dominator tree",
+       &FunctionLowering::declareParameters},
+      {"report-dots", "remarks on the unit each dot runs on", &FunctionLowering::remarkDots},
+      {"plan-async-copies",
+       "loads feeding only a dot become cp.async into shared rings (AsyncCopies.cpp); wait "
+       "counts; ring-live blocks; sm_90a: rings filled by bulk tensor copies (TensorCopies.cpp)",
+       &FunctionLowering::planAsyncCopies},
+      {"plan-tensor-stores",
+       "sm_90a: 2-D 16-bit tile stores become bulk tensor stores "
+       "(TensorStores.cpp)",
+       &FunctionLowering::planTensorStores},
+      {"plan-zero-trip-guards",
+       "accumulators zeroed by the first MMA where the loop runs "
+       "(ZeroTripGuard.cpp)",
+       &FunctionLowering::planZeroTripGuardsStep},
+      {"lower-blocks",
+       "instruction selection block by block in dominator order (Lower*.cpp), "
+       "layout conversions through shared memory, ring refills hoisted "
+       "(EarlyRefill.cpp)",
+       &FunctionLowering::lowerBlocks},
+      {"place-barriers",
+       "bar.sync where shared memory accesses need them "
+       "(analysis/BarrierPlacement.cpp)",
+       &FunctionLowering::placeBarriersStep},
+      {"pack-conversions",
+       "pairs of f32 -> f16/bf16 conversions become one cvt "
+       "(PackedConversions.cpp)",
+       &FunctionLowering::packConversionsStep}};
+  return Steps;
+}
+
 void FunctionLowering::run() {
+  for (const Step &S : steps())
+    (this->*S.Run)();
+}
+
+void FunctionLowering::declareParameters() {
   B.setNumWarps(Options.NumWarps, ptx::ThreadBound::ReqNTid);
   for (unsigned A = 0; A < F.getNumArgs(); ++A) {
     const ir::Argument *Arg = F.getArg(A);
@@ -667,11 +705,13 @@ void FunctionLowering::run() {
     BlockIndex[BB.get()] = Index++;
     Labels[BB.get()] = B.newLabel("bb");
   }
-  remarkDots();
-  planAsyncCopies();
-  planTensorStores();
-  ir::DominatorTree DT(F);
-  planZeroTripGuards(DT);
+  RunDominators.emplace(F);
+}
+
+void FunctionLowering::planZeroTripGuardsStep() { planZeroTripGuards(*RunDominators); }
+
+void FunctionLowering::lowerBlocks() {
+  size_t Index = BlockIndex.size();
   Sync.assign(Index, {});
   SyncLines.assign(Index, {});
   for (const auto &BB : F.blocks())
@@ -679,9 +719,11 @@ void FunctionLowering::run() {
       Sync[BlockIndex.at(BB.get())].Successors.push_back(BlockIndex.at(S));
   // Dominators first, so that every operand is lowered before its uses
   // (the PTX blocks are connected by explicit branches, in any order).
-  for (const ir::BasicBlock *BB : DT.reversePostOrder())
+  for (const ir::BasicBlock *BB : RunDominators->reversePostOrder())
     lowerBlock(*BB);
+}
 
+void FunctionLowering::placeBarriersStep() {
   for (const analysis::BarrierPoint &P : analysis::placeBarriers(Sync)) {
     size_t Line = SyncLines[P.Block][P.Statement];
     if (Line == static_cast<size_t>(-1))
@@ -689,7 +731,8 @@ void FunctionLowering::run() {
     B.fillReservedLine(Line, "bar.sync 0;");
     ++NumBarriers;
   }
-  packConvertedPairs(B);
 }
+
+void FunctionLowering::packConversionsStep() { packConvertedPairs(B); }
 
 } // namespace tritonc::codegen

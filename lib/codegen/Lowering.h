@@ -28,6 +28,7 @@
 #include "tritonc/analysis/BarrierPlacement.h"
 #include "tritonc/analysis/LayoutAssignment.h"
 #include "tritonc/codegen/CodeGen.h"
+#include "tritonc/ir/Dominance.h"
 #include "tritonc/target/ptx/PTXBuilder.h"
 
 #include <algorithm>
@@ -200,8 +201,17 @@ public:
   FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
                    const analysis::AxisInfoAnalysis &AI, ptx::PTXFunctionBuilder &B,
                    const CodeGenOptions &Options);
-  /// Emits the whole kernel and places the barriers.
+  /// Emits the whole kernel and places the barriers: runs steps() in order.
   void run();
+  /// One step of run(): a planning step, the lowering of the blocks, or a
+  /// step on the emitted code. loweringSteps() (CodeGen.h) lists them.
+  struct Step {
+    const char *Name;
+    const char *Description;
+    void (FunctionLowering::*Run)();
+  };
+  /// The steps of run(), in the order it runs them.
+  static const std::vector<Step> &steps();
   unsigned sharedBytes() const {
     return static_cast<unsigned>(std::max(RingBytes + ScratchBytes, ScratchOverRings));
   }
@@ -384,6 +394,15 @@ public:
   void remarkRings();
   /// Remarks on how each dot is computed (LowerDot.cpp).
   void remarkDots();
+  // The steps of run() that are not planning functions of their own
+  // (Lowering.cpp).
+  void declareParameters();
+  void planZeroTripGuardsStep();
+  void lowerBlocks();
+  void placeBarriersStep();
+  void packConversionsStep();
+  /// The dominator tree of run()'s steps (built by declareParameters).
+  std::optional<ir::DominatorTree> RunDominators;
   void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
   /// Fill RingLiveBlocks and AfterScratchOverRings (see below).
   void markRingLiveBlocks(const ir::DominatorTree &DT);

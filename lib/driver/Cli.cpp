@@ -7,6 +7,7 @@
 #include "tritonc/driver/Compiler.h"
 #include "tritonc/driver/Jit.h"
 #include "tritonc/driver/Launch.h"
+#include "tritonc/driver/Pipeline.h"
 #include "tritonc/driver/Ptxas.h"
 #include "tritonc/driver/Tune.h"
 #include "tritonc/ir/Printer.h"
@@ -94,6 +95,9 @@ const char *CompileUsage =
     "  --time-phases         print the time spent in each phase of the compilation\n"
     "                        (preprocess, parse, irgen, passes, codegen; ptxas with\n"
     "                        --emit=cubin) and their total (stderr)\n"
+    "  --print-pipeline      print the whole pipeline for the target and options (the\n"
+    "                        front end, the IR passes, the back end's passes and\n"
+    "                        per-function steps, in order) and exit; needs no FILE\n"
     "  --list-configs        print the configurations of the tuning lists, one per line\n"
     "  --config=N            compile configuration N of the tuning lists\n"
     "  --kernel=NAME         the kernel --specialize and --emit=ptx|cubin describe\n"
@@ -378,10 +382,8 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
                          codegen::CodeGenOptions &Back, bool &ArchGiven) {
   ArchGiven = false;
   if (const std::string *A = P.last("--arch")) {
-    runtime::Expected<ptx::Arch> Arch = parseArch(*A);
-    if (!Arch)
+    if (!selectTarget(*A, nullptr, Back))
       return usageError(Command, "invalid --arch value '" + *A + "': expected sm_90a or sm_80");
-    Back.Arch = *Arch;
     ArchGiven = true;
   }
   if (const std::string *W = P.last("--num-warps")) {
@@ -467,7 +469,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--no-tma-store", false},
                       {"--max-shared", true},
                       {"--specialize", true},
-                      {"--remarks", true, true}},
+                      {"--remarks", true, true},
+                      {"--print-pipeline", false}},
                      P);
       Rc >= 0)
     return Rc;
@@ -485,6 +488,8 @@ int Tool::compile(const std::vector<std::string> &Args) {
       Spec && Spec->find_first_not_of("DN1F") != std::string::npos)
     return usageError("compile", "invalid --specialize value '" + *Spec +
                                      "': expected one letter D, N, 1 or F per parameter");
+  if (P.has("--print-pipeline"))
+    return emit(P, describePipeline(Opts, DOpts.Back));
 
   if (P.Positionals.size() != 1)
     return usageError("compile", P.Positionals.empty() ? "no input file"
@@ -710,13 +715,11 @@ int Tool::fitToDevice(codegen::CodeGenOptions &Back, bool ArchGiven) {
   runtime::Expected<runtime::CudaDriver *> D = requireCudaDriver();
   if (!D)
     return error(D.error());
-  if (!ArchGiven) {
-    runtime::Expected<ptx::Arch> Arch = archForDevice((*D)->device());
-    if (!Arch)
-      return error(Arch.error());
-    Back.Arch = *Arch;
-  }
-  limitSharedMemoryToDevice((*D)->device(), Back);
+  std::optional<std::string> Arch;
+  if (ArchGiven)
+    Arch = ptx::archName(Back.Arch);
+  if (runtime::Status S = selectTarget(Arch, &(*D)->device(), Back); !S)
+    return error(S.error());
   return -1;
 }
 

@@ -3,6 +3,7 @@
 #include "tritonc/driver/Jit.h"
 
 #include "tritonc/driver/Launch.h"
+#include "tritonc/driver/Pipeline.h"
 #include "tritonc/runtime/IRSignature.h"
 #include "tritonc/support/Hash.h"
 
@@ -115,16 +116,13 @@ void limitSharedMemoryToDevice(const runtime::DeviceInfo &Device, codegen::CodeG
 }
 
 Status checkNumWarps(unsigned N) {
-  if (N == 1 || N == 2 || N == 4 || N == 8 || N == 16)
-    return Status::ok();
-  return makeError("num_warps must be 1, 2, 4, 8 or 16, not " + std::to_string(N));
+  std::string Error = codegen::numWarpsError(N);
+  return Error.empty() ? Status::ok() : makeError(Error);
 }
 
 Status checkNumStages(unsigned N) {
-  if (N >= MinNumStages && N <= MaxNumStages)
-    return Status::ok();
-  return makeError("num_stages must be " + std::to_string(MinNumStages) + " to " +
-                   std::to_string(MaxNumStages) + ", not " + std::to_string(N));
+  std::string Error = codegen::numStagesError(N);
+  return Error.empty() ? Status::ok() : makeError(Error);
 }
 
 Expected<runtime::CudaDriver *> requireCudaDriver(int Device) {
@@ -423,11 +421,7 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
     return Out;
   }
   const DeviceCompileOptions &Opts = *Configured;
-  if (Status S = checkNumWarps(Opts.Back.NumWarps); !S) {
-    Out.Diagnostics = "error: " + S.error() + "\n";
-    return Out;
-  }
-  if (Status S = checkNumStages(Opts.Back.NumStages); !S) {
+  if (Status S = checkBackEndOptions(Opts.Back); !S) {
     Out.Diagnostics = "error: " + S.error() + "\n";
     return Out;
   }

@@ -12,6 +12,7 @@
 #include "Bindings.h"
 
 #include "tritonc/driver/Jit.h"
+#include "tritonc/driver/Pipeline.h"
 #include "tritonc/support/FloatFormats.h"
 
 #include <nanobind/nanobind.h>
@@ -491,30 +492,21 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
     Opts.Front.Defines.push_back(D);
   Opts.Front.IncludeDirs = IncludeDirs;
   Opts.Front.Config = Config;
-  if (runtime::Status S = driver::checkNumWarps(NumWarps); !S)
-    throw std::invalid_argument(S.error());
   Opts.Back.NumWarps = NumWarps;
-  if (runtime::Status S = driver::checkNumStages(NumStages); !S)
-    throw std::invalid_argument(S.error());
   Opts.Back.NumStages = NumStages;
   Opts.Back.AllowTF32 = AllowTF32;
   Opts.Back.TensorCopies = TensorCopies;
   Opts.Back.TensorStores = TensorStores;
+  if (runtime::Status S = driver::checkBackEndOptions(Opts.Back); !S)
+    throw std::invalid_argument(S.error());
+  // Without a device (and without arch=) the back end's default target is used.
   runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get();
-  if (Arch) {
-    runtime::Expected<ptx::Arch> A = driver::parseArch(*Arch);
-    if (!A)
-      throw std::invalid_argument(A.error());
-    Opts.Back.Arch = *A;
-  } else if (D) {
-    // Without a device the back end's default target is used.
-    runtime::Expected<ptx::Arch> A = driver::archForDevice((*D)->device());
-    if (!A)
-      throw LaunchFailure(A.error());
-    Opts.Back.Arch = *A;
+  if (runtime::Status S = driver::selectTarget(Arch, D ? &(*D)->device() : nullptr, Opts.Back);
+      !S) {
+    if (Arch)
+      throw std::invalid_argument(S.error());
+    throw LaunchFailure(S.error());
   }
-  if (D)
-    driver::limitSharedMemoryToDevice((*D)->device(), Opts.Back);
   driver::KernelSource Src =
       Text ? driver::KernelSource::text(Name, std::move(*Text)) : driver::KernelSource::file(Name);
   driver::CacheConfig Cache = UseCache ? driver::defaultCacheConfig() : driver::CacheConfig{};

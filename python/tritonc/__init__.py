@@ -226,7 +226,8 @@ class Kernel(_KernelBase):
 
     @property
     def warnings(self):
-        """Formatted warnings of the compilation ("" when none)."""
+        """Formatted warnings of the compilation ("" when none), followed by its
+        remarks when ``compile(remarks=...)`` asked for them (see ``remarks``)."""
         return self._impl.warnings
 
     @property

@@ -55,7 +55,34 @@ struct CodeGenOptions {
   std::string optionsString() const;
   /// MaxSharedBytes, or the target's where it is 0.
   unsigned sharedMemoryLimit() const;
+  /// The first invalid option as an error message ("num_warps must be 1, 2,
+  /// 4, 8 or 16, not 3"), or "": the rules every entry point applies
+  /// (driver::checkBackEndOptions).
+  std::string check() const;
 };
+
+/// The range of CodeGenOptions::NumStages (1: no pipelining).
+inline constexpr unsigned MinNumStages = 1;
+inline constexpr unsigned MaxNumStages = 8;
+/// The range of a nonzero CodeGenOptions::MaxSharedBytes.
+inline constexpr unsigned MinSharedBytes = 16 * 1024;
+inline constexpr unsigned MaxSharedBytesLimit = 1024 * 1024;
+/// "" when N is a valid warp count (1, 2, 4, 8 or 16), else the message.
+std::string numWarpsError(unsigned N);
+/// "" when N is in MinNumStages..MaxNumStages, else the message.
+std::string numStagesError(unsigned N);
+
+/// One step of the back end's pipeline (--print-pipeline).
+struct PipelineStep {
+  std::string Name;
+  std::string Description;
+};
+/// The IR passes the back end runs on the module before lowering, in
+/// order; generatePTX runs exactly these.
+std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options);
+/// The steps generatePTX runs on each function, in order: its analyses,
+/// then the steps of FunctionLowering::run (its step table).
+std::vector<PipelineStep> loweringSteps();
 
 /// The per-program shared memory limit of a target's reference device:
 /// 227 KB for sm_90a (H100), 163 KB for sm_80 (A100; the sm_86 and sm_89

@@ -48,8 +48,8 @@ inline constexpr const char *NumWarpsDefine = "TRITONC_NUM_WARPS";
 /// CodeGenOptions::NumStages (`--num-stages=[3,4]`, `num_stages=[3, 4]`).
 inline constexpr const char *NumStagesDefine = "TRITONC_NUM_STAGES";
 /// The range of CodeGenOptions::NumStages (1: no pipelining).
-inline constexpr unsigned MinNumStages = 1;
-inline constexpr unsigned MaxNumStages = 8;
+inline constexpr unsigned MinNumStages = codegen::MinNumStages;
+inline constexpr unsigned MaxNumStages = codegen::MaxNumStages;
 
 struct DeviceCompileOptions {
   CompileOptions Front;
@@ -144,9 +144,10 @@ runtime::Expected<ptx::Arch> archForDevice(const runtime::DeviceInfo &Device);
 /// program, unless it is set already (the back end sizes its operand rings
 /// and scratch to it: 99 KB on sm_86/sm_89 cards against 163 KB on the A100).
 void limitSharedMemoryToDevice(const runtime::DeviceInfo &Device, codegen::CodeGenOptions &Back);
-/// Fails unless N is 1, 2, 4, 8 or 16.
+/// Fails unless N is 1, 2, 4, 8 or 16 (codegen::numWarpsError); for one
+/// value of a list. Whole options: checkBackEndOptions (Pipeline.h).
 runtime::Status checkNumWarps(unsigned N);
-/// Fails unless N is in MinNumStages..MaxNumStages.
+/// Fails unless N is in MinNumStages..MaxNumStages (codegen::numStagesError).
 runtime::Status checkNumStages(unsigned N);
 
 /// Compiles Src for the GPU with the given specialization (see

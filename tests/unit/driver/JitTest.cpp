@@ -5,6 +5,7 @@
 // the GPU path where a device exists and checks the error message elsewhere.
 
 #include "tritonc/driver/Jit.h"
+#include "tritonc/driver/Pipeline.h"
 
 #include "tritonc/runtime/CudaDriver.h"
 
@@ -307,6 +308,44 @@ TEST(JitCache, FailuresAreNotCachedAndOutputOptionsBypass) {
   DeviceCompileResult NoCache = compileForDevice(KernelSource::file(Transpose), defaultOptions());
   ASSERT_TRUE(NoCache.ok()) << NoCache.Diagnostics;
   EXPECT_EQ(NoCache.Cache, CacheOutcome::Uncached);
+}
+
+TEST(JitOptions, OneValidationAndOneTargetSelection) {
+  codegen::CodeGenOptions Back;
+  EXPECT_TRUE(checkBackEndOptions(Back).isOk());
+  Back.NumStages = 9;
+  EXPECT_EQ(checkBackEndOptions(Back).error(), "num_stages must be 1 to 8, not 9");
+  Back.NumStages = 3;
+  Back.MaxSharedBytes = 100;
+  EXPECT_EQ(checkBackEndOptions(Back).error(),
+            "the shared memory per program must be 16384 to 1048576 bytes, not 100");
+  // compileForDevice and generatePTX apply the same rules.
+  DeviceCompileOptions Opts;
+  Opts.Back = Back;
+  EXPECT_EQ(compileForDevice(KernelSource::file(Transpose), Opts).Diagnostics,
+            "error: the shared memory per program must be 16384 to 1048576 bytes, not 100\n");
+
+  runtime::DeviceInfo A100;
+  A100.Name = "A100";
+  A100.ComputeMajor = 8;
+  A100.MaxSharedPerBlockOptin = 166912;
+  codegen::CodeGenOptions Selected;
+  ASSERT_TRUE(selectTarget(std::nullopt, &A100, Selected).isOk());
+  EXPECT_EQ(Selected.Arch, ptx::Arch::SM80);
+  EXPECT_EQ(Selected.MaxSharedBytes, 166912u);
+  // A name wins over the device; without either the default stays.
+  codegen::CodeGenOptions Named;
+  ASSERT_TRUE(selectTarget(std::string("sm_90a"), &A100, Named).isOk());
+  EXPECT_EQ(Named.Arch, ptx::Arch::SM90a);
+  codegen::CodeGenOptions Default;
+  ASSERT_TRUE(selectTarget(std::nullopt, nullptr, Default).isOk());
+  EXPECT_EQ(Default.Arch, ptx::Arch::SM90a);
+  EXPECT_EQ(Default.MaxSharedBytes, 0u);
+  EXPECT_EQ(selectTarget(std::string("sm_75"), nullptr, Default).error(),
+            "unknown target 'sm_75': expected sm_90a or sm_80");
+  runtime::DeviceInfo Turing = A100;
+  Turing.ComputeMajor = 7;
+  EXPECT_FALSE(selectTarget(std::nullopt, &Turing, Default).isOk());
 }
 
 TEST(JitOptions, ArchAndNumWarps) {
