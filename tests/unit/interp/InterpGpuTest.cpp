@@ -374,6 +374,26 @@ TEST(InterpGpu, LocalLoadAndStoreThroughSharedMemory) {
               "overwrites shared memory that other threads read since the last barrier");
 }
 
+/// Runs @k(f32* %C) and checks that C holds the product twice (wgmma, dot).
+void expectWgmmaEqualsDot(const std::string &Text) {
+  Parsed P("k.tir", Text);
+  ASSERT_TRUE(P.M);
+  std::vector<float> C(2 * 8192, -1);
+  std::vector<HostBuffer> Bufs = {bufferOf(C, "C")};
+  InterpOptions Opts;
+  Opts.Sources = &P.SM;
+  InterpResult R = runKernel(*P.M->getFunction("k"), {1, 1, 1}, {ArgValue::buffer(0)}, Bufs, Opts);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  for (int Mi = 0; Mi < 64; ++Mi)
+    for (int Ni = 0; Ni < 128; ++Ni) {
+      float Ref = 0;
+      for (int Ki = 0; Ki < 32; ++Ki)
+        Ref += static_cast<float>((Mi * 32 + Ki) % 7) * static_cast<float>((Ki * 128 + Ni) % 5);
+      ASSERT_EQ(C[Mi * 128 + Ni], Ref) << Mi << "," << Ni;
+      ASSERT_EQ(C[8192 + Mi * 128 + Ni], Ref) << Mi << "," << Ni;
+    }
+}
+
 TEST(InterpGpu, WgmmaEqualsDotAndIgnoresTheAccumulatorWhenTold) {
   // A [64, 32] and B [32, 128] of different sizes, A placed last in shared
   // memory (so that reading it with B's size would run past the end);
@@ -419,22 +439,15 @@ entry:
   ret
 }
 )";
-  Parsed P("k.tir", Text);
-  ASSERT_TRUE(P.M);
-  std::vector<float> C(2 * 8192, -1);
-  std::vector<HostBuffer> Bufs = {bufferOf(C, "C")};
-  InterpOptions Opts;
-  Opts.Sources = &P.SM;
-  InterpResult R = runKernel(*P.M->getFunction("k"), {1, 1, 1}, {ArgValue::buffer(0)}, Bufs, Opts);
-  ASSERT_TRUE(R.Ok) << R.Error;
-  for (int Mi = 0; Mi < 64; ++Mi)
-    for (int Ni = 0; Ni < 128; ++Ni) {
-      float Ref = 0;
-      for (int Ki = 0; Ki < 32; ++Ki)
-        Ref += static_cast<float>((Mi * 32 + Ki) % 7) * static_cast<float>((Ki * 128 + Ni) % 5);
-      ASSERT_EQ(C[Mi * 128 + Ni], Ref) << Mi << "," << Ni;
-      ASSERT_EQ(C[8192 + Mi * 128 + Ni], Ref) << Mi << "," << Ni;
-    }
+  for (bool RegisterA : {false, true}) {
+    SCOPED_TRACE(RegisterA ? "A in registers" : "A in shared memory");
+    std::string Variant = RegisterA
+                              ? replaced(Text, "  %d = wgmma %sa,",
+                                         "  %ar = local_load %sa : f16<64,32, #dot_op<operand=0, "
+                                         "parent=#acc128, k_width=2>>\n  %d = wgmma %ar,")
+                              : Text;
+    expectWgmmaEqualsDot(Variant);
+  }
 }
 
 TEST(InterpGpu, SlotIndexOutsideTheRing) {
