@@ -50,9 +50,13 @@ std::string GpuState::where(const ir::Instruction *I) const {
   return S;
 }
 
-std::pair<uint64_t, uint64_t> GpuState::range(const CInst &I, unsigned K) const {
+std::pair<uint64_t, uint64_t> GpuState::range(const CInst &I, unsigned K, uint64_t Bytes) {
   uint64_t Begin = slotValue(info(I), K);
-  return {Begin, Begin + info(I).SlotBytes};
+  // Slot values come only from smem_alloc and smem_slot, which stay inside
+  // the program's shared memory; this guards the host against bad IR.
+  if (Begin > Shared.size() || Bytes > Shared.size() - Begin)
+    fail(I, "internal: a shared-memory operand lies outside the program's shared memory");
+  return {Begin, Begin + Bytes};
 }
 
 //===----------------------------------------------------------------------===//
@@ -263,7 +267,7 @@ void GpuState::exec(const CInst &I) {
 
 void GpuState::execLocal(const CInst &I) {
   const GpuOpInfo &G = info(I);
-  auto [Begin, End] = range(I, 0);
+  auto [Begin, End] = range(I, 0, G.SlotBytes);
   if (I.Op == Opcode::LocalLoad) {
     checkRead(I, Begin, End, /*AsyncProxy=*/false);
     uint64_t *R = &Slots[I.Res];
@@ -293,7 +297,7 @@ void GpuState::execCpAsync(const CInst &I) {
     retire(AsyncKind::CpAsync, NextCpGroup - I.Src->Count);
     return;
   }
-  auto [Begin, End] = range(I, 0);
+  auto [Begin, End] = range(I, 0, G.SlotBytes);
   checkWrite(I, Begin, End, "cp_async overwrites");
   // The global reads happen now (the sources must not change while the
   // copy is in flight); the bytes land when the group is retired.
@@ -412,7 +416,7 @@ void GpuState::execTensorCopy(const CInst &I) {
   std::vector<int64_t> Coord(Rank);
   for (size_t D = 0; D < Rank; ++D)
     Coord[D] = static_cast<int32_t>(slotValue(G, 1 + unsigned(D)));
-  auto [Begin, End] = range(I, 1 + unsigned(Rank));
+  auto [Begin, End] = range(I, 1 + unsigned(Rank), G.SlotBytes);
   bool IsLoad = I.Op == Opcode::TmaLoad;
   std::vector<uint8_t> Data(End - Begin, 0);
   if (IsLoad)
@@ -470,8 +474,9 @@ void GpuState::execWgmma(const CInst &I) {
     fail(I, "issues a wgmma without a wgmma_fence since the last wgmma_wait");
   uint32_t M = static_cast<uint32_t>(G.Shape[0]), K = static_cast<uint32_t>(G.Shape[1]),
            N = static_cast<uint32_t>(G.Shape[2]);
-  auto ReadSlot = [&](unsigned Operand, std::vector<uint64_t> &To) {
-    auto [Begin, End] = range(I, Operand);
+  // A is [M, K] and B [K, N] elements (GpuOpInfo::SlotBytes is B's).
+  auto ReadSlot = [&](unsigned Operand, uint64_t Elements, std::vector<uint64_t> &To) {
+    auto [Begin, End] = range(I, Operand, Elements * G.ElemBytes);
     checkRead(I, Begin, End, /*AsyncProxy=*/true);
     To.resize((End - Begin) / G.ElemBytes);
     for (size_t L = 0; L < To.size(); ++L)
@@ -484,10 +489,10 @@ void GpuState::execWgmma(const CInst &I) {
   if (G.ARegisters) {
     A = &Slots[G.Ops[0].Off];
   } else {
-    ReadSlot(0, ScratchA);
+    ReadSlot(0, uint64_t(M) * K, ScratchA);
     A = ScratchA.data();
   }
-  ReadSlot(1, ScratchB);
+  ReadSlot(1, uint64_t(K) * N, ScratchB);
   const uint64_t *C = &Slots[G.Ops[2].Off];
   if (!(slotValue(G, 3) & 1)) {
     // use_acc false: the accumulator input is ignored (zero).

@@ -79,8 +79,8 @@ private:
   std::string where(const ir::Instruction *I) const;
   const GpuOpInfo &info(const CInst &I) const { return CF.GpuOps[I.D0]; }
   uint64_t slotValue(const GpuOpInfo &G, unsigned K) const { return Slots[G.Ops[K].Off]; }
-  /// The byte range of a single-slot shared operand K.
-  std::pair<uint64_t, uint64_t> range(const CInst &I, unsigned K) const;
+  /// The byte range [slot, slot + Bytes) of the shared operand K.
+  std::pair<uint64_t, uint64_t> range(const CInst &I, unsigned K, uint64_t Bytes);
 
   // Hazard checks on shared byte ranges.
   const AsyncOp *pendingOverlap(uint64_t Begin, uint64_t End, bool Writes, bool Reads) const;

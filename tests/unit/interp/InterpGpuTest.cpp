@@ -374,6 +374,82 @@ TEST(InterpGpu, LocalLoadAndStoreThroughSharedMemory) {
               "overwrites shared memory that other threads read since the last barrier");
 }
 
+/// Runs @k(f32* %C) and checks that C holds the product twice (wgmma, dot).
+void expectWgmmaEqualsDot(const std::string &Text) {
+  Parsed P("k.tir", Text);
+  ASSERT_TRUE(P.M);
+  std::vector<float> C(2 * 8192, -1);
+  std::vector<HostBuffer> Bufs = {bufferOf(C, "C")};
+  InterpOptions Opts;
+  Opts.Sources = &P.SM;
+  InterpResult R = runKernel(*P.M->getFunction("k"), {1, 1, 1}, {ArgValue::buffer(0)}, Bufs, Opts);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  for (int Mi = 0; Mi < 64; ++Mi)
+    for (int Ni = 0; Ni < 128; ++Ni) {
+      float Ref = 0;
+      for (int Ki = 0; Ki < 32; ++Ki)
+        Ref += static_cast<float>((Mi * 32 + Ki) % 7) * static_cast<float>((Ki * 128 + Ni) % 5);
+      ASSERT_EQ(C[Mi * 128 + Ni], Ref) << Mi << "," << Ni;
+      ASSERT_EQ(C[8192 + Mi * 128 + Ni], Ref) << Mi << "," << Ni;
+    }
+}
+
+TEST(InterpGpu, WgmmaEqualsDotAndIgnoresTheAccumulatorWhenTold) {
+  // A [64, 32] and B [32, 128] of different sizes, A placed last in shared
+  // memory (so that reading it with B's size would run past the end);
+  // use_acc false ignores an accumulator of 1000s. C receives the wgmma's
+  // product, then the dot's.
+  std::string Text =
+      std::string(Layouts) + R"(#acc128 = #wgmma<warps_per_cta=[4,1], instr_shape=[64,64,16]>
+#sw128 = #shared<swizzle=128, order=[1,0]>
+define kernel void @k(f32* %C) {
+entry:
+  %ra = make_range 0, 2048 : i32<2048>
+  %seven = splat i32 7 : i32<2048>
+  %am = urem %ra, %seven : i32<2048>
+  %af = sitofp %am : f16<2048>
+  %a = reshape %af : f16<64,32>
+  %rb = make_range 0, 4096 : i32<4096>
+  %five = splat i32 5 : i32<4096>
+  %bm = urem %rb, %five : i32<4096>
+  %bf = sitofp %bm : f16<4096>
+  %b = reshape %bf : f16<32,128>
+  %sb = smem_alloc : smem<f16<32,128>, #sw128>
+  %sa = smem_alloc : smem<f16<64,32>, #sw>
+  local_store %sa, %a
+  local_store %sb, %b
+  fence_proxy_async
+  barrier
+  %junk = splat f32 1000 : f32<64,128, #acc128>
+  wgmma_fence
+  %d = wgmma %sa, %sb, %junk, i1 false : f32<64,128, #acc128>
+  wgmma_commit
+  wgmma_wait 0
+  %dl = convert_layout %d : f32<64,128>
+  %z = splat f32 0 : f32<64,128>
+  %e = dot %a, %b, %z : f32<64,128>
+  %rc = make_range 0, 8192 : i32<8192>
+  %rc2 = reshape %rc : i32<64,128>
+  %Cs = splat %C : f32*<64,128>
+  %p1 = gep %Cs, %rc2 : f32*<64,128>
+  store %p1, %dl
+  %off = splat i32 8192 : i32<64,128>
+  %p2 = gep %p1, %off : f32*<64,128>
+  store %p2, %e
+  ret
+}
+)";
+  for (bool RegisterA : {false, true}) {
+    SCOPED_TRACE(RegisterA ? "A in registers" : "A in shared memory");
+    std::string Variant = RegisterA
+                              ? replaced(Text, "  %d = wgmma %sa,",
+                                         "  %ar = local_load %sa : f16<64,32, #dot_op<operand=0, "
+                                         "parent=#acc128, k_width=2>>\n  %d = wgmma %ar,")
+                              : Text;
+    expectWgmmaEqualsDot(Variant);
+  }
+}
+
 TEST(InterpGpu, SlotIndexOutsideTheRing) {
   std::vector<float> C;
   expectError(runStoreKernel(R"(  %ring = smem_alloc : smem<2 x f32<32,32>, #sw128>
