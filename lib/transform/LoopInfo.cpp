@@ -5,6 +5,7 @@
 #include "tritonc/transform/Utils.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace tritonc::transform {
 
@@ -50,11 +51,20 @@ LoopInfo::LoopInfo(const Function &F, AnalysisManager &AM) { compute(F, AM.get<D
 void LoopInfo::compute(const Function &F, const DominatorTree &DT) {
   std::vector<BasicBlock *> RPO = reversePostOrder(F);
   std::set<const BasicBlock *> Reachable(RPO.begin(), RPO.end());
+  // Predecessors once for the whole function: BasicBlock::predecessors
+  // scans every block, which made this quadratic (thousands of ifs).
+  std::unordered_map<const BasicBlock *, std::vector<BasicBlock *>> Preds;
+  for (auto &BB : F.blocks())
+    for (BasicBlock *S : BB->successors()) {
+      std::vector<BasicBlock *> &P = Preds[S];
+      if (std::find(P.begin(), P.end(), BB.get()) == P.end())
+        P.push_back(BB.get());
+    }
 
   // One loop per header, visited in RPO so that outer headers come first.
   for (BasicBlock *H : RPO) {
     std::vector<BasicBlock *> BackEdgeSources;
-    for (BasicBlock *P : H->predecessors())
+    for (BasicBlock *P : Preds[H])
       if (Reachable.count(P) && DT.dominates(H, P))
         BackEdgeSources.push_back(P);
     if (BackEdgeSources.empty())
@@ -70,7 +80,7 @@ void LoopInfo::compute(const Function &F, const DominatorTree &DT) {
       Worklist.pop_back();
       if (!L->BlockSet.insert(BB).second)
         continue;
-      for (BasicBlock *P : BB->predecessors())
+      for (BasicBlock *P : Preds[BB])
         if (Reachable.count(P))
           Worklist.push_back(P);
     }
