@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 
 namespace tritonc::driver {
 
@@ -92,14 +93,26 @@ std::string cubinKind(const runtime::CudaDriver &D, const runtime::JitOptions &J
   return Kind;
 }
 
-/// The variant's module: its cubin from the kernel cache when there is one
-/// (no PTX -> SASS step: a warm process starts launching at once), else the
-/// PTX compiled by the driver's JIT, whose cubin is then stored beside the
-/// PTX. Without a cache or a JIT linker, the PTX is loaded directly.
+/// Whether variants go through the cubin cache (TRITONC_CACHE_CUBIN=1). Off
+/// by default: a cubin made by the driver's JIT linker (cuLinkCreate) loses
+/// the 1024-byte alignment of the dynamic shared memory that swizzled wgmma
+/// and bulk tensor copy buffers need, and those kernels fault with
+/// CUDA_ERROR_MISALIGNED_ADDRESS on the H100 (48 kernel tests of
+/// scripts/gpu-test); loading the PTX keeps it.
+bool cubinCacheEnabled() {
+  const char *V = std::getenv("TRITONC_CACHE_CUBIN");
+  return V && std::string_view(V) == "1";
+}
+
+/// The variant's module: with the cubin cache on, its cubin from the kernel
+/// cache when there is one (no PTX -> SASS step: a warm process starts
+/// launching at once), else the PTX compiled by the driver's JIT linker,
+/// whose cubin is then stored beside the PTX. Otherwise, or without a cache
+/// or a JIT linker, the PTX is loaded directly.
 Expected<runtime::Module> loadVariantModule(runtime::CudaDriver &D, const DeviceCompileResult &C,
                                             const CacheConfig &Cache) {
   runtime::JitOptions J = jitOptionsFromEnv();
-  if (Cache.Cache && !C.CacheKey.empty()) {
+  if (Cache.Cache && !C.CacheKey.empty() && cubinCacheEnabled()) {
     std::string Kind = cubinKind(D, J);
     if (std::optional<std::string> Cubin = Cache.Cache->lookup(C.CacheKey, Kind)) {
       // A damaged image falls through to the JIT below.

