@@ -41,6 +41,7 @@ __all__ = [
     "autotune",
     "Config",
     "cdiv",
+    "cache_stats",
     "InterpretedKernel",
     "Kernel",
     "CompileError",
@@ -78,6 +79,12 @@ def cuda_available():
 def synchronize():
     """Waits for all work on the device."""
     _tritonc.synchronize()
+
+
+def cache_stats():
+    """This process's kernel-cache lookups: {"memory_hits", "disk_hits", "misses", "stores",
+    "corrupt_entries"} (a process that compiles nothing has no misses)."""
+    return _tritonc.cache_stats()
 
 
 def cdiv(a, b):

@@ -452,3 +452,12 @@ def test_compile_remarks():
     assert "[passed:" not in missed.remarks and "[missed:async-copy]" in missed.remarks
     with pytest.raises(ValueError, match="unknown remark pass 'pipelin'"):
         tritonc.compile(KERNELS / "matmul.tc", defines=defines, remarks="missed:pipelin")
+
+
+def test_cache_stats_count_the_lookups_of_a_compile():
+    # The GPU autotune tests read these counters in a fresh process (tritonc.cache_stats).
+    before = tritonc.cache_stats()
+    tritonc.compile(KERNELS / "transpose.tc", defines={"TM": 32, "TN": 32}, arch="sm_80")
+    after = tritonc.cache_stats()
+    assert set(after) == {"memory_hits", "disk_hits", "misses", "stores", "corrupt_entries"}
+    assert sum(after.values()) > sum(before.values())
