@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from common import DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error
-from matmul_suite import _checker, _matmul_defines, _matmul_launcher, autotune
+from matmul_suite import _checker, _matmul_builder, autotune
 
 # (Z, CI, CO, H, W, R, S, stride, pad)
 CONV_SHAPES = [
@@ -116,13 +116,7 @@ def unaligned(results, timer, triton_peers, quick):
         ref = torch.matmul(a, b)
         flops = 2.0 * m * n * k
         label = f"{m}x{n}x{k}"
-        compiled = {}
-
-        def build(cfg):
-            if cfg not in compiled:
-                compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
-            kern = compiled[cfg]
-            return kern, _matmul_launcher(kern, cfg, a, b, c, m, n, k, k, n, n)
+        build = _matmul_builder(dtype, {}, a, b, c, m, n, k, k, n, n)
 
         cfg, kern, run = autotune(results, timer, f"{family} {label}",
                                   UNALIGNED_CONFIGS[:2] if quick else UNALIGNED_CONFIGS, build,

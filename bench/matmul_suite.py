@@ -139,6 +139,17 @@ def _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc):
     return lambda: kern[grid](a, b, c, m, n, k, lda, ldb, ldc)
 
 
+def _matmul_builder(dtype, compiled, a, b, c, m, n, k, lda, ldb, ldc):
+    """build(cfg) -> (kernel, run) for autotune: C = A·B with the candidate's kernel, each
+    configuration compiled once into `compiled`."""
+    def build(cfg):
+        if cfg not in compiled:
+            compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
+        kern = compiled[cfg]
+        return kern, _matmul_launcher(kern, cfg, a, b, c, m, n, k, lda, ldb, ldc)
+    return build
+
+
 def autotune(results, timer, what, candidates, build, check, runs=TUNE_RUNS, finalists=1):
     """build(cfg) -> (kernel, run); check(run) -> None, or what is wrong with the result the run left.
     Returns (cfg, kernel, run) of the fastest correct candidate, each timed with `runs` runs.
@@ -195,12 +206,7 @@ def square(results, timer, triton_peers, quick):
             c = torch.empty(size, size, device="cuda", dtype=dtype)
             ref = torch.matmul(a, b)
             flops = 2.0 * size ** 3
-
-            def build(cfg):
-                if cfg not in compiled:
-                    compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
-                kern = compiled[cfg]
-                return kern, _matmul_launcher(kern, cfg, a, b, c, size, size, size, size, size, size)
+            build = _matmul_builder(dtype, compiled, a, b, c, size, size, size, size, size, size)
 
             tol = 2e-2 if dtype == torch.float16 else 3e-2
             cfg, kern, run = autotune(results, timer, f"{family} {size}", candidates, build,
@@ -234,12 +240,7 @@ def fp32(results, timer, quick):
         c = torch.empty(size, size, device="cuda", dtype=dtype)
         ref = torch.matmul(a, b)
         flops = 2.0 * size ** 3
-
-        def build(cfg):
-            if cfg not in compiled:
-                compiled[cfg] = compile_kernel(cfg.file, _matmul_defines(dtype, cfg), cfg.warps, cfg.stages)
-            kern = compiled[cfg]
-            return kern, _matmul_launcher(kern, cfg, a, b, c, size, size, size, size, size, size)
+        build = _matmul_builder(dtype, compiled, a, b, c, size, size, size, size, size, size)
 
         cfg, kern, run = autotune(results, timer, f"{family} {size}",
                                   QUICK_FLOAT_CONFIGS if quick else FLOAT_CONFIGS, build,
