@@ -3,8 +3,8 @@
 
 #include "tritonc/ir/Verifier.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>

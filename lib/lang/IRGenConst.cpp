@@ -138,10 +138,9 @@ std::optional<ir::Shape> IRGenerator::foldShape(const std::vector<ast::ExprPtr> 
   if (int64_t N = numElements(S); Ok && N > MaxTileElements) {
     // numElements saturates: a product past 64 bits reads as the maximum.
     bool Overflows = N == std::numeric_limits<int64_t>::max();
-    Diags.error(Range, "tile of " +
-                           (Overflows ? "more than " + std::to_string(N) : std::to_string(N)) +
-                           " elements is too large (the limit is " +
-                           std::to_string(MaxTileElements) + ")");
+    Diags.error(
+        Range, "tile of " + (Overflows ? "more than " + std::to_string(N) : std::to_string(N)) +
+                   " elements is too large (the limit is " + std::to_string(MaxTileElements) + ")");
     Ok = false;
   }
   if (!Ok)

@@ -476,8 +476,8 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        const std::vector<std::string> &IncludeDirs, unsigned NumWarps,
                        unsigned NumStages, std::optional<std::string> Arch,
                        std::optional<size_t> Config, bool AllowTF32, bool UseCache,
-                       bool TensorCopies, bool TensorStores, const std::string &Kernel,
-                       bool Debug, const std::string &Remarks) {
+                       bool TensorCopies, bool TensorStores, const std::string &Kernel, bool Debug,
+                       const std::string &Remarks) {
   driver::DeviceCompileOptions Opts;
   Opts.Front.Kernel = Kernel;
   Opts.Front.Debug = Debug;
