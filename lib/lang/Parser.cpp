@@ -20,7 +20,7 @@ constexpr unsigned MaxNestingDepth = 256;
 /// Limit on the height of an expression tree, chains included (`a+b+...`
 /// with this many terms): far above any real kernel, low enough that the
 /// recursive walks of the tree stay within a small part of the stack.
-constexpr unsigned MaxTreeHeight = 2048;
+constexpr unsigned MaxTreeHeight = 1024;
 } // namespace
 
 Parser::Parser(const std::vector<Token> &Tokens, DiagnosticEngine &Diags)

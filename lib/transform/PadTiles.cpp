@@ -56,7 +56,10 @@ Value *neutralElement(IRBuilder &B, ReduceKind K, const Type *T) {
   bool Float = T->getKind() == TypeKind::Float;
   double Inf = std::numeric_limits<double>::infinity();
   unsigned Bits = Float ? 0 : T->getIntBits();
-  int64_t SignBit = Bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (Bits - 1));
+  // Floats have no sign bit of an integer (and Bits - 1 would not be a valid shift).
+  int64_t SignBit = Float        ? 0
+                    : Bits >= 64 ? std::numeric_limits<int64_t>::min()
+                                 : -(int64_t(1) << (Bits - 1));
   switch (K) {
   case ReduceKind::FMax:
     return B.getFloat(T, -Inf);
