@@ -257,6 +257,10 @@ Instruction *BasicBlock::insert(iterator Pos, std::unique_ptr<Instruction> I) {
 }
 
 BasicBlock::iterator BasicBlock::iteratorTo(const Instruction *I) {
+  // Terminators are looked up often (rewrites replace them): no scan of a
+  // long block for its last instruction.
+  if (!Insts.empty() && Insts.back().get() == I)
+    return std::prev(Insts.end());
   for (auto It = Insts.begin(); It != Insts.end(); ++It)
     if (It->get() == I)
       return It;
@@ -318,9 +322,17 @@ BasicBlock *Function::createBlock(std::string BlockName, BasicBlock *Before) {
 }
 
 void Function::eraseBlock(BasicBlock *BB) {
-  for (auto &I : BB->instructions())
-    I->dropAllOperands();
-  Blocks.remove_if([&](auto &B) { return B.get() == BB; });
+  eraseBlocksIf([&](const BasicBlock *B) { return B == BB; });
+}
+
+void Function::eraseBlocksIf(const std::function<bool(const BasicBlock *)> &Dead) {
+  Blocks.remove_if([&](auto &B) {
+    if (!Dead(B.get()))
+      return false;
+    for (auto &I : B->instructions())
+      I->dropAllOperands();
+    return true;
+  });
 }
 
 Module::~Module() {

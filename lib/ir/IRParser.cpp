@@ -277,6 +277,9 @@ private:
     BasicBlock *BB;
     bool Defined;
     size_t Offset; ///< Definition, or first reference while undefined.
+    /// BB's place in the function's block list (list iterators stay valid),
+    /// so moving it to its definition's place needs no search.
+    Function::BlockList::iterator Position;
   };
   std::unordered_map<std::string, BlockInfo> Blocks;
   std::vector<std::string> BlockOrder;
@@ -647,7 +650,7 @@ private:
     if (It != Blocks.end())
       return It->second.BB;
     BasicBlock *BB = F->createBlock(Name);
-    Blocks[Name] = {BB, false, Offset};
+    Blocks[Name] = {BB, false, Offset, std::prev(F->blocks().end())};
     BlockOrder.push_back(Name);
     return BB;
   }
@@ -863,15 +866,11 @@ private:
     if (It != Blocks.end() && It->second.Defined)
       fail("redefinition of block '" + T.Text + "'");
     BasicBlock *BB = getBlock(T.Text, T.Offset);
-    Blocks[T.Text].Defined = true;
-    Blocks[T.Text].Offset = T.Offset;
+    BlockInfo &Info = Blocks[T.Text];
+    Info.Defined = true;
+    Info.Offset = T.Offset;
     // Blocks created by forward references move to their definition's place.
-    auto &List = F->blocks();
-    for (auto BI = List.begin(); BI != List.end(); ++BI)
-      if (BI->get() == BB) {
-        List.splice(List.end(), List, BI);
-        break;
-      }
+    F->blocks().splice(F->blocks().end(), F->blocks(), Info.Position);
     CurBB = BB;
     advance();
     advance();

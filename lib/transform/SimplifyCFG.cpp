@@ -6,6 +6,8 @@
 #include "tritonc/transform/Utils.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace tritonc::transform {
 
@@ -13,15 +15,56 @@ using namespace ir;
 
 namespace {
 
+/// The predecessors of every reachable block, computed once per sweep and
+/// kept exact through the two rewrites below, so that a question about one
+/// block costs its own edges rather than a scan of the function (a chain of
+/// 10,000 `if`s made the pass cubic).
+class PredecessorMap {
+public:
+  /// Every block's edges count, reachable or not, as an unreachable
+  /// predecessor still names its successor.
+  explicit PredecessorMap(Function &F) {
+    for (auto &BB : F.blocks())
+      for (BasicBlock *S : BB->successors())
+        add(S, BB.get());
+  }
+  const std::vector<BasicBlock *> &of(BasicBlock *BB) { return Preds[BB]; }
+  /// Whether BB is the one and only predecessor of S.
+  bool onlyPredecessor(BasicBlock *S, BasicBlock *BB) {
+    const std::vector<BasicBlock *> &P = of(S);
+    return P.size() == 1 && P[0] == BB;
+  }
+  void add(BasicBlock *To, BasicBlock *From) {
+    std::vector<BasicBlock *> &P = Preds[To];
+    if (std::find(P.begin(), P.end(), From) == P.end())
+      P.push_back(From);
+  }
+  void remove(BasicBlock *To, BasicBlock *From) { std::erase(Preds[To], From); }
+  /// Marks BB, emptied but for maybe a `br`, for erasure at the end of the
+  /// sweep (eraseDead).
+  void forget(BasicBlock *BB) {
+    Preds.erase(BB);
+    Erased.insert(BB);
+  }
+  bool erased(BasicBlock *BB) const { return Erased.count(BB) != 0; }
+  void eraseDead(Function &F) {
+    F.eraseBlocksIf([&](const BasicBlock *BB) { return Erased.count(BB) != 0; });
+  }
+
+private:
+  std::unordered_map<BasicBlock *, std::vector<BasicBlock *>> Preds;
+  std::unordered_set<const BasicBlock *> Erased;
+};
+
 /// True when Side, a successor of BB, can be folded into BB: BB is its only
 /// predecessor, it has no phis, it ends with `br` to another block and all
 /// its other instructions are few and safe to speculate. Its branch target
 /// is returned in Join.
-bool isSpeculatableSide(BasicBlock *Side, BasicBlock *BB, BasicBlock *&Join) {
+bool isSpeculatableSide(BasicBlock *Side, BasicBlock *BB, BasicBlock *&Join,
+                        PredecessorMap &Preds) {
   if (Side == BB || Side == BB->getParent()->getEntryBlock())
     return false;
-  std::vector<BasicBlock *> Preds = Side->predecessors();
-  if (Preds.size() != 1 || Preds[0] != BB)
+  if (!Preds.onlyPredecessor(Side, BB))
     return false;
   Instruction *T = Side->getTerminator();
   if (!T || T->getOpcode() != Opcode::Br || T->successors()[0] == Side)
@@ -38,12 +81,19 @@ bool isSpeculatableSide(BasicBlock *Side, BasicBlock *BB, BasicBlock *&Join) {
   return true;
 }
 
-/// Moves the instructions of Side except its terminator before Pos.
-void hoistInto(BasicBlock *Side, BasicBlock *BB, Instruction *Pos) {
+/// The position of BB's terminator (its last instruction): no search, as
+/// BB may have grown to thousands of instructions by merging.
+BasicBlock::iterator terminatorPosition(BasicBlock *BB) {
+  return std::prev(BB->instructions().end());
+}
+
+/// Moves the instructions of Side except its terminator before BB's
+/// terminator.
+void hoistInto(BasicBlock *Side, BasicBlock *BB) {
   Instruction *T = Side->getTerminator();
   while (Side->front() != T) {
     std::unique_ptr<Instruction> I = Side->front()->removeFromParent();
-    BB->insert(BB->iteratorTo(Pos), std::move(I));
+    BB->insert(terminatorPosition(BB), std::move(I));
   }
 }
 
@@ -53,16 +103,17 @@ void replaceTerminatorWithBr(BasicBlock *BB, BasicBlock *Dest) {
   auto Br = Instruction::create(Opcode::Br, Type::getVoid(), {});
   Br->addSuccessor(Dest);
   Br->Loc = Old->Loc;
-  BB->append(std::move(Br));
   Value *Cond = Old->getNumOperands() ? Old->getOperand(0) : nullptr;
+  // Erased while it is the last instruction: found without a scan.
   Old->dropAllOperands();
   Old->eraseFromParent();
+  BB->append(std::move(Br));
   eraseIfTriviallyDead(asInstruction(Cond));
 }
 
 /// Turns the triangle or diamond that BB's cond_br starts into straight-line
 /// code (see the file comment). Returns true if it did.
-bool speculateConditional(BasicBlock *BB) {
+bool speculateConditional(BasicBlock *BB, PredecessorMap &Preds) {
   Instruction *T = BB->getTerminator();
   if (!T || T->getOpcode() != Opcode::CondBr)
     return false;
@@ -70,8 +121,8 @@ bool speculateConditional(BasicBlock *BB) {
   if (S0 == S1)
     return false;
   BasicBlock *Join0 = nullptr, *Join1 = nullptr;
-  bool Spec0 = isSpeculatableSide(S0, BB, Join0);
-  bool Spec1 = isSpeculatableSide(S1, BB, Join1);
+  bool Spec0 = isSpeculatableSide(S0, BB, Join0, Preds);
+  bool Spec1 = isSpeculatableSide(S1, BB, Join1, Preds);
 
   // The blocks the join's phis see on the true and on the false path.
   BasicBlock *Join = nullptr, *FromTrue = nullptr, *FromFalse = nullptr;
@@ -96,9 +147,9 @@ bool speculateConditional(BasicBlock *BB) {
 
   Value *Cond = T->getOperand(0);
   if (FromTrue != BB)
-    hoistInto(FromTrue, BB, T);
+    hoistInto(FromTrue, BB);
   if (FromFalse != BB)
-    hoistInto(FromFalse, BB, T);
+    hoistInto(FromFalse, BB);
 
   for (auto &PhiPtr : Join->instructions()) {
     Instruction *Phi = PhiPtr.get();
@@ -113,7 +164,7 @@ bool speculateConditional(BasicBlock *BB) {
       auto Sel = Instruction::create(Opcode::Select, Phi->getType(), {Cond, OnTrue, OnFalse});
       Sel->Loc = Phi->Loc;
       Sel->setName(Phi->getName());
-      Merged = BB->insert(BB->iteratorTo(T), std::move(Sel));
+      Merged = BB->insert(terminatorPosition(BB), std::move(Sel));
     }
     // One entry from BB replaces the entries of the two paths, at the place
     // of the first of them.
@@ -132,25 +183,25 @@ bool speculateConditional(BasicBlock *BB) {
   }
 
   replaceTerminatorWithBr(BB, Join);
-  Function *F = BB->getParent();
-  if (FromTrue != BB)
-    F->eraseBlock(FromTrue);
-  if (FromFalse != BB)
-    F->eraseBlock(FromFalse);
+  for (BasicBlock *Side : {FromTrue, FromFalse})
+    if (Side != BB) {
+      Preds.remove(Join, Side);
+      Preds.forget(Side);
+    }
+  Preds.add(Join, BB);
   return true;
 }
 
 /// Appends the only successor of BB to BB when BB is that successor's only
 /// predecessor. Returns true if it did.
-bool mergeWithSuccessor(BasicBlock *BB) {
+bool mergeWithSuccessor(BasicBlock *BB, PredecessorMap &Preds) {
   Instruction *T = BB->getTerminator();
   if (!T || T->getOpcode() != Opcode::Br)
     return false;
   BasicBlock *S = T->successors()[0];
   if (S == BB || S == BB->getParent()->getEntryBlock())
     return false;
-  std::vector<BasicBlock *> Preds = S->predecessors();
-  if (Preds.size() != 1 || Preds[0] != BB)
+  if (!Preds.onlyPredecessor(S, BB))
     return false;
 
   // With a single predecessor, every phi of S has one entry.
@@ -163,7 +214,9 @@ bool mergeWithSuccessor(BasicBlock *BB) {
   T->eraseFromParent();
   while (!S->empty())
     BB->append(S->front()->removeFromParent());
-  for (BasicBlock *Succ : BB->successors())
+  for (BasicBlock *Succ : BB->successors()) {
+    Preds.remove(Succ, S);
+    Preds.add(Succ, BB);
     for (auto &I : Succ->instructions()) {
       if (I->getOpcode() != Opcode::Phi)
         break;
@@ -171,7 +224,8 @@ bool mergeWithSuccessor(BasicBlock *BB) {
         if (I->getIncomingBlock(K) == S)
           I->setIncomingBlock(K, BB);
     }
-  BB->getParent()->eraseBlock(S);
+  }
+  Preds.forget(S);
   return true;
 }
 
@@ -183,13 +237,19 @@ bool SimplifyCFGPass::run(Function &F, AnalysisManager &) {
     Again = false;
     // Only reachable blocks: unreachable code may hold cycles that merging
     // would turn into self loops; dce removes it anyway.
-    for (BasicBlock *BB : reversePostOrder(F)) {
-      if (speculateConditional(BB) || mergeWithSuccessor(BB)) {
-        // The block list changed under the traversal: start over.
+    std::vector<BasicBlock *> Order = reversePostOrder(F);
+    PredecessorMap Preds(F);
+    for (BasicBlock *BB : Order) {
+      // Rewrites erase successors of the block they rewrite, which the sweep
+      // may not have reached yet.
+      if (Preds.erased(BB))
+        continue;
+      // A rewrite may enable another at the same block (a merged successor
+      // ending in a new triangle): retry it until nothing applies.
+      while (speculateConditional(BB, Preds) || mergeWithSuccessor(BB, Preds))
         Changed = Again = true;
-        break;
-      }
     }
+    Preds.eraseDead(F);
   }
   return Changed;
 }

@@ -14,6 +14,7 @@
 #include "tritonc/support/SourceManager.h"
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -356,6 +357,9 @@ public:
   BasicBlock *createBlock(std::string Name, BasicBlock *Before = nullptr);
   /// Deletes a block; its instructions must have no uses outside it.
   void eraseBlock(BasicBlock *BB);
+  /// Erases every block for which Dead returns true, in one pass over the
+  /// block list (erasing thousands of blocks one at a time is quadratic).
+  void eraseBlocksIf(const std::function<bool(const BasicBlock *)> &Dead);
 
 private:
   std::string Name;

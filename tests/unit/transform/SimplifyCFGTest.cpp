@@ -4,6 +4,8 @@
 
 #include "tritonc/transform/SimplifyCFG.h"
 
+#include <chrono>
+
 using namespace tritonc::transform::test;
 
 namespace {
@@ -129,6 +131,69 @@ exit:
   EXPECT_TRUE(contains(Out, "body:\n  %q = gep %p, %i : i32*\n  store %q, %i\n")) << Out;
   EXPECT_FALSE(contains(Out, "inc:")) << Out;
   EXPECT_FALSE(contains(Out, "\na:")) << Out;
+}
+
+TEST(SimplifyCFG, AnUnreachablePredecessorKeepsItsSuccessor) {
+  // ^t's predecessors are ^entry and the unreachable ^u: folding ^t into
+  // ^entry would leave ^u branching to an erased block.
+  std::string Out = runPipeline(R"(define void @f(i32* %p, i32 %n, i1 %c) {
+entry:
+  cond_br %c, ^t, ^j
+t:
+  %x = add %n, i32 1 : i32
+  br ^j
+u:
+  br ^t
+j:
+  %v = phi [%x, ^t], [%n, ^entry] : i32
+  store %p, %v
+  ret
+}
+)",
+                                "simplifycfg");
+  EXPECT_TRUE(contains(Out, "cond_br %c, ^t, ^j")) << Out;
+  EXPECT_TRUE(contains(Out, "u:\n  br ^t")) << Out;
+}
+
+TEST(SimplifyCFG, ALongChainOfIfsIsFoldedInLinearTime) {
+  // 20,000 triangles in a row (hostile input; issue 26): the pass once
+  // rescanned the function after each fold and took minutes.
+  const int N = 20000;
+  std::string Text = "define void @f(i32* %p, i32 %n) {\nentry:\n  br ^b0\n";
+  for (int I = 0; I < N; ++I) {
+    std::string B = "b" + std::to_string(I), T = "t" + std::to_string(I),
+                Next = "b" + std::to_string(I + 1);
+    std::string Prev = I == 0 ? "%n" : "%v" + std::to_string(I - 1);
+    Text += B + ":\n  %c" + std::to_string(I) + " = icmp sgt %n, i32 " + std::to_string(I) +
+            " : i1\n  cond_br %c" + std::to_string(I) + ", ^" + T + ", ^" + Next + "x\n";
+    Text += T + ":\n  %a" + std::to_string(I) + " = add " + Prev + ", i32 " + std::to_string(I) +
+            " : i32\n  br ^" + Next + "x\n";
+    Text += Next + "x:\n  %v" + std::to_string(I) + " = phi [%a" + std::to_string(I) + ", ^" + T +
+            "], [" + Prev + ", ^" + B + "] : i32\n  br ^" + Next + "\n";
+  }
+  Text += "b" + std::to_string(N) + ":\n  store %p, %v" + std::to_string(N - 1) + "\n  ret\n}\n";
+  // The yardstick, measured in the same run: parsing the text, which is
+  // linear in its size.
+  using Clock = std::chrono::steady_clock;
+  auto T0 = Clock::now();
+  std::unique_ptr<tritonc::ir::Module> M = parse(Text);
+  ASSERT_TRUE(M);
+  auto T1 = Clock::now();
+  tritonc::transform::PassManager PM;
+  std::string Error;
+  ASSERT_TRUE(PM.addPipeline("simplifycfg", Error)) << Error;
+  ASSERT_TRUE(PM.run(*M, Error)) << Error;
+  auto T2 = Clock::now();
+  ASSERT_TRUE(isValid(*M));
+  std::string Out = tritonc::ir::printModule(*M);
+  // One block is left: every triangle became a select and every join merged.
+  EXPECT_FALSE(contains(Out, "cond_br")) << Out.substr(0, 2000);
+  EXPECT_FALSE(contains(Out, "\nb1:")) << Out.substr(0, 2000);
+  // Linear: within a small multiple of the parse (the quadratic version took
+  // thousands of times longer).
+  double Parse = std::chrono::duration<double>(T1 - T0).count();
+  double Pass = std::chrono::duration<double>(T2 - T1).count();
+  EXPECT_LT(Pass, 20 * Parse + 0.05) << "parse " << Parse << " s, simplifycfg " << Pass << " s";
 }
 
 TEST(SimplifyCFG, NothingToDoIsNoChange) {
