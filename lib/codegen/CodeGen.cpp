@@ -208,10 +208,11 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       remarkStagesLowered(M, Options, Stages, Diags);
     PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options)));
   }
-  Ok = Ok && PM.run(M, Error);
-  if (!Ok)
-    Diags.error(SourceRange(), "internal error in the back end's passes: " + Error);
-  return Ok;
+  if (!Ok) {
+    Diags.internal("the back end's pipeline: " + Error);
+    return false;
+  }
+  return PM.run(M, Diags, "the back end's passes");
 }
 
 /// The registry's description of a pass.

@@ -180,14 +180,8 @@ private:
   }
 
   void runPasses() {
-    std::string Error;
-    if (!PM->run(*R.Module, Error)) {
-      if (const std::optional<transform::PassInputError> &E = PM->inputError())
-        Diags.error(SourceRange(E->Loc), E->Message);
-      else
-        Diags.internal("pass pipeline '" + PipelineText + "' failed: " + Error);
+    if (!PM->run(*R.Module, Diags, "pass pipeline '" + PipelineText + "'"))
       return;
-    }
     if (PM->size() != 0)
       verifyProduced("the pass pipeline '" + PipelineText + "'");
   }

@@ -167,6 +167,17 @@ bool PassManager::run(ir::Module &M, std::string &Error) {
   return Ok;
 }
 
+bool PassManager::run(ir::Module &M, DiagnosticEngine &Diags, const std::string &What) {
+  std::string Error;
+  if (run(M, Error))
+    return true;
+  if (InputError)
+    Diags.error(SourceRange(InputError->Loc), InputError->Message);
+  else
+    Diags.internal(What + " failed: " + Error);
+  return false;
+}
+
 void PassManager::printTimingReport() const {
   double Total = 0;
   for (auto &T : Timings)

@@ -140,6 +140,11 @@ public:
   /// pass that broke it) or a pass raised an internal error.
   bool run(ir::Module &M, std::string &Error);
 
+  /// Runs the pipeline and reports a failure to Diags: the input problem a
+  /// pass raised (PassInputError) as a located error, anything else as an
+  /// internal error naming What (e.g. "the back end's passes").
+  bool run(ir::Module &M, DiagnosticEngine &Diags, const std::string &What);
+
   AnalysisManager &getAnalysisManager() { return AM; }
   /// After run() failed: the input problem a pass reported, if that was the
   /// cause (otherwise the failure is the compiler's).

@@ -179,6 +179,35 @@ TEST(PassManager, VerifyEachNamesTheBreakingPass) {
   EXPECT_TRUE(contains(Error, "after pass 'breaker'")) << Error;
 }
 
+/// A pass that finds the user's input unusable, as print-layouts does with
+/// non-power-of-two tiles.
+struct RejectingPass : Pass {
+  const char *name() const override { return "rejecter"; }
+  bool run(Function &, AnalysisManager &) override {
+    throw PassInputError{"this input is not supported", SourceLoc()};
+  }
+};
+
+TEST(PassManager, AnInputErrorIsReportedAsAnErrorNotAnInternalOne) {
+  auto M = parse(Simple);
+  SourceManager SM;
+  DiagnosticEngine Diags(SM);
+  PassManager PM;
+  PM.addPass(std::make_unique<RejectingPass>());
+  EXPECT_FALSE(PM.run(*M, Diags, "the test pipeline"));
+  std::string Out = Diags.formatAll();
+  EXPECT_TRUE(contains(Out, "error: this input is not supported")) << Out;
+  EXPECT_FALSE(contains(Out, "internal")) << Out;
+  // A pass that breaks down is the compiler's error, named as such.
+  DiagnosticEngine Diags2(SM);
+  PassOptions O;
+  O.VerifyEach = true;
+  PassManager PM3(O);
+  PM3.addPass(std::make_unique<BreakingPass>());
+  EXPECT_FALSE(PM3.run(*M, Diags2, "the test pipeline"));
+  EXPECT_TRUE(contains(Diags2.formatAll(), "the test pipeline failed")) << Diags2.formatAll();
+}
+
 TEST(PassManager, WithoutVerifyEachBrokenIRGoesUnnoticed) {
   auto M = parse(Simple);
   std::string Error;
