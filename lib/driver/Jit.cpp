@@ -289,6 +289,16 @@ double secondsSince(std::chrono::steady_clock::time_point Start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 }
 
+/// Copies R's formatted diagnostics into Out, and whether one of them is an
+/// internal compiler error (the severity, not the text: a user's source line
+/// may contain any words).
+void takeDiagnostics(DeviceCompileResult &Out, const CompileResult &R) {
+  Out.Diagnostics = R.formattedDiagnostics();
+  for (const Diagnostic &D : R.diagnostics())
+    if (D.Sev == Severity::Internal)
+      Out.InternalError = true;
+}
+
 /// Front end, specialization and back end, without the cache. Pre, when
 /// given, is the preprocessed source (StopAfter::Preprocess), which the
 /// front end continues from instead of preprocessing again.
@@ -304,7 +314,7 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
   Out.Timings.IRGen = FrontTimes.IRGen;
   Out.Timings.Passes = FrontTimes.Passes;
   if (!R.ok()) {
-    Out.Diagnostics = R.formattedDiagnostics();
+    takeDiagnostics(Out, R);
     return;
   }
   auto BackStart = std::chrono::steady_clock::now();
@@ -312,20 +322,20 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
   DiagnosticEngine &Diags = R.getDiagnostics();
   const ir::Function *Selected = selectKernel(M, Opts.Front.Kernel, Diags, R.ast());
   if (!Selected) {
-    Out.Diagnostics = R.formattedDiagnostics();
+    takeDiagnostics(Out, R);
     return;
   }
   // selectKernel hands out a const view of a function the module owns.
   ir::Function &F = const_cast<ir::Function &>(*Selected);
   if (Status S = applySpecialization(F, Spec); !S) {
     Diags.error(SourceRange(), S.error());
-    Out.Diagnostics = R.formattedDiagnostics();
+    takeDiagnostics(Out, R);
     return;
   }
   Expected<runtime::KernelSignature> Sig = runtime::signatureFromIR(F);
   if (!Sig) {
     Diags.error(SourceRange(), Sig.error());
-    Out.Diagnostics = R.formattedDiagnostics();
+    takeDiagnostics(Out, R);
     return;
   }
   codegen::PTXOutput PTX;
@@ -348,7 +358,7 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
     }
   }
   Out.Timings.CodeGen = secondsSince(BackStart);
-  Out.Diagnostics = R.formattedDiagnostics();
+  takeDiagnostics(Out, R);
   for (const Diagnostic &D : R.diagnostics())
     if (D.Sev == Severity::Remark)
       Out.Remarks += Diags.format(D);

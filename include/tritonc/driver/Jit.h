@@ -97,6 +97,8 @@ struct DeviceCompileResult {
   /// the errors of a failed compilation, or the warnings of a successful
   /// one (replayed from the cache on a hit).
   std::string Diagnostics;
+  /// Whether Diagnostics holds an internal compiler error (a bug of ours).
+  bool InternalError = false;
   /// The optimization remarks among Diagnostics alone, formatted the same
   /// way ("" unless CompileOptions::Remarks asks for some).
   std::string Remarks;
