@@ -5,7 +5,10 @@ cache), then records a CUDA event, runs the work and records a second event. All
 are queued behind a GPU-side wait (``torch.cuda._sleep``) that lasts longer than the host takes to
 queue them, so the device runs them back to back and no host time (launch overhead, a stalled host)
 reaches the events; when queueing took longer than the wait, the batch is queued again behind a
-longer one. Results are medians (or quantiles) of the per-run device times.
+longer one. A batch holds at most ``BATCH_RUNS`` runs: the driver queues about a thousand
+operations per stream before a launch blocks the host, and a host blocked behind the wait would let
+the device start the batch before it is queued, timing the host's stalls again. Results are medians
+(or quantiles) of the per-run device times.
 
 Needs torch with CUDA for the timing itself; ``perf_report`` needs only matplotlib for its plot
 (the CSV is written without it). torch is imported on first use, not by ``import tritonc``.
@@ -26,6 +29,10 @@ __all__ = ["DeviceTimer", "do_bench", "summarize", "Benchmark", "perf_report", "
 #: Bytes written before each timed run to evict the previous run's data from L2 (50 MB on the
 #: H100; 256 MB covers every current GPU with room to spare).
 FLUSH_BYTES = 256 * 1024 * 1024
+
+#: Runs queued behind one GPU-side wait. Each run queues a flush, two events and the work's
+#: launches; 64 runs stay well inside the driver's launch queue (about 1,000 entries).
+BATCH_RUNS = 64
 
 
 def _torch():
@@ -52,6 +59,7 @@ class DeviceTimer:
         end.record()
         torch.cuda.synchronize()
         self.sleep_cycles_per_ms = 10_000_000 / max(start.elapsed_time(end), 1e-3)
+        self.wait_ms = 2.0  # the GPU-side wait before a batch; grows when the host is slow
 
     def _event(self):
         return self._torch.cuda.Event(enable_timing=True)
@@ -67,10 +75,21 @@ class DeviceTimer:
         rotation (A B A B ...), each after an L2 flush. The flush writes a buffer, leaving L2 full
         of dirty lines; clean=True flushes by reading it instead. before_each runs (untimed) before
         every run, e.g. to zero an accumulator or drop gradients."""
+        out: Dict[str, List[float]] = {name: [] for name in fns}
+        per_batch = max(1, BATCH_RUNS // len(fns))
+        for first in range(0, runs, per_batch):
+            batch = self._batch(fns, min(per_batch, runs - first), clean, before_each)
+            for name, times in batch.items():
+                out[name].extend(times)
+        return out
+
+    def _batch(self, fns: Dict[str, Callable[[], Any]], runs: int, clean: bool,
+               before_each: Optional[Callable[[], Any]]) -> Dict[str, List[float]]:
+        """One batch of ``samples``, queued behind one GPU-side wait."""
         torch = self._torch
         events = [(name, fn, self._event(), self._event()) for _ in range(runs)
                   for name, fn in fns.items()]
-        wait_ms = 2.0
+        wait_ms = self.wait_ms
         for _attempt in range(4):
             wait_start, wait_end = self._event(), self._event()
             wait_start.record()
@@ -90,6 +109,7 @@ class DeviceTimer:
             queue_ms = (time.perf_counter() - queued_at) * 1e3
             torch.cuda.synchronize()
             if queue_ms < wait_start.elapsed_time(wait_end):
+                self.wait_ms = wait_ms  # the next batch starts with a wait that sufficed
                 break
             wait_ms = 2 * queue_ms  # the host fell behind the device: queue again, longer wait
         out: Dict[str, List[float]] = {name: [] for name in fns}
