@@ -93,18 +93,17 @@ std::string cubinKind(const runtime::CudaDriver &D, const runtime::JitOptions &J
   return Kind;
 }
 
-/// Whether variants go through the cubin cache (TRITONC_CACHE_CUBIN=1). Off
-/// by default: a cubin made by the driver's JIT linker (cuLinkCreate) loses
-/// the 1024-byte alignment of the dynamic shared memory that swizzled wgmma
-/// and bulk tensor copy buffers need, and those kernels fault with
-/// CUDA_ERROR_MISALIGNED_ADDRESS on the H100 (48 kernel tests of
-/// scripts/gpu-test); loading the PTX keeps it.
+/// Whether variants go through the cubin cache: on unless
+/// TRITONC_CACHE_CUBIN=0. (It relies on kernels declaring no static shared
+/// memory: next to a static `.shared` variable, the cubin the driver's JIT
+/// linker makes placed the dynamic shared memory off its 1024-byte alignment
+/// on the H100, which the swizzled wgmma and bulk-copy buffers need.)
 bool cubinCacheEnabled() {
   const char *V = std::getenv("TRITONC_CACHE_CUBIN");
-  return V && std::string_view(V) == "1";
+  return !V || std::string_view(V) != "0";
 }
 
-/// The variant's module: with the cubin cache on, its cubin from the kernel
+/// The variant's module: with the cubin cache on (the default), its cubin from the kernel
 /// cache when there is one (no PTX -> SASS step: a warm process starts
 /// launching at once), else the PTX compiled by the driver's JIT linker,
 /// whose cubin is then stored beside the PTX. Otherwise, or without a cache

@@ -278,12 +278,6 @@ void PTXFunctionBuilder::setNumWarps(unsigned NumWarps, ThreadBound B) {
   Bound = B;
 }
 
-void PTXFunctionBuilder::addSharedArray(const std::string &ArrayName, unsigned Bytes,
-                                        unsigned Align) {
-  SharedDecls.push_back(".shared .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
-                        std::to_string(Bytes) + "];");
-}
-
 Reg PTXFunctionBuilder::newReg(Ty T) {
   RegClass C = regClassOf(T);
   unsigned &N = Counts[static_cast<unsigned>(C)];
@@ -311,8 +305,8 @@ void PTXFunctionBuilder::scopeBrace(bool Open) { activeLines().push_back(Open ? 
 
 void PTXFunctionBuilder::addLocalArray(const std::string &ArrayName, unsigned Bytes,
                                        unsigned Align) {
-  SharedDecls.push_back(".local .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
-                        std::to_string(Bytes) + "];");
+  LocalDecls.push_back(".local .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
+                       std::to_string(Bytes) + "];");
 }
 
 void PTXFunctionBuilder::comment(const std::string &Text) {
@@ -666,6 +660,17 @@ void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line
   Body[Handle] = "\t" + Line;
 }
 
+size_t PTXFunctionBuilder::reservePrologueLine() {
+  Prologue.emplace_back();
+  return Prologue.size() - 1;
+}
+
+void PTXFunctionBuilder::fillPrologueLine(size_t Handle, const std::string &Line) {
+  if (Handle >= Prologue.size() || !Prologue[Handle].empty())
+    reportInternalError("PTXBuilder::fillPrologueLine: not a reserved line");
+  Prologue[Handle] = "\t" + Line;
+}
+
 void PTXFunctionBuilder::setBodyLine(size_t I, std::string Line) {
   if (I >= Body.size())
     reportInternalError("PTXBuilder::setBodyLine: no such line");
@@ -728,11 +733,14 @@ std::string PTXFunctionBuilder::str() const {
     if (Counts[C])
       S += std::string("\t.reg .") + regDeclType(static_cast<RegClass>(C)) + " " +
            regPrefix(static_cast<RegClass>(C)) + "<" + std::to_string(Counts[C]) + ">;\n";
-  for (const std::string &D : SharedDecls)
+  for (const std::string &D : LocalDecls)
     S += "\t" + D + "\n";
   S += "\n";
-  for (const std::string &L : Prologue)
+  for (const std::string &L : Prologue) {
+    if (L.empty())
+      reportInternalError("PTXBuilder: kernel " + Name + " has an unfilled prologue line");
     S += L + "\n";
+  }
   for (const std::string &L : Body)
     if (!L.empty())
       S += L + "\n";
