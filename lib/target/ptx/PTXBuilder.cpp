@@ -654,10 +654,16 @@ size_t PTXFunctionBuilder::reserveLine() {
   return Body.size() - 1;
 }
 
+/// Sets reserved line Handle of Lines (body or prologue) to Line, indented.
+static void fillReserved(std::vector<std::string> &Lines, size_t Handle, const std::string &Line,
+                         const char *Caller) {
+  if (Handle >= Lines.size() || !Lines[Handle].empty())
+    reportInternalError(std::string("PTXBuilder::") + Caller + ": not a reserved line");
+  Lines[Handle] = "\t" + Line;
+}
+
 void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line) {
-  if (Handle >= Body.size() || !Body[Handle].empty())
-    reportInternalError("PTXBuilder::fillReservedLine: not a reserved line");
-  Body[Handle] = "\t" + Line;
+  fillReserved(Body, Handle, Line, "fillReservedLine");
 }
 
 size_t PTXFunctionBuilder::reservePrologueLine() {
@@ -666,9 +672,7 @@ size_t PTXFunctionBuilder::reservePrologueLine() {
 }
 
 void PTXFunctionBuilder::fillPrologueLine(size_t Handle, const std::string &Line) {
-  if (Handle >= Prologue.size() || !Prologue[Handle].empty())
-    reportInternalError("PTXBuilder::fillPrologueLine: not a reserved line");
-  Prologue[Handle] = "\t" + Line;
+  fillReserved(Prologue, Handle, Line, "fillPrologueLine");
 }
 
 void PTXFunctionBuilder::setBodyLine(size_t I, std::string Line) {
