@@ -13,17 +13,39 @@ using runtime::makeError;
 using runtime::Status;
 
 Expected<std::unique_ptr<JitKernel>> JitKernel::create(KernelSource Src, DeviceCompileOptions Opts,
-                                                       CacheConfig Cache) {
+                                                       CacheConfig Cache, bool Lazy) {
   std::unique_ptr<JitKernel> K(new JitKernel(std::move(Src), std::move(Opts), std::move(Cache)));
+  if (Lazy) {
+    Expected<runtime::KernelSignature> Sig = kernelSignature(K->Src, K->Opts);
+    if (!Sig)
+      return makeError(Sig.error());
+    K->Signature = Sig.take();
+    return K;
+  }
   std::lock_guard<std::mutex> Lock(K->Mutex);
   Expected<Variant *> V = K->variantLocked("");
   if (!V)
     return makeError(V.error());
   K->Generic = &(*V)->Compiled;
+  K->Signature = K->Generic->Signature;
   return K;
 }
 
-Expected<JitKernel::Variant *> JitKernel::variantLocked(const std::string &Canonical) {
+const DeviceCompileResult &JitKernel::generic() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (Generic)
+    return *Generic;
+  if (!FailedGeneric) {
+    Expected<Variant *> V = variantLocked("");
+    if (V)
+      return *(Generic = &(*V)->Compiled);
+    FailedGeneric.emplace();
+    FailedGeneric->Diagnostics = V.error() + "\n";
+  }
+  return *FailedGeneric;
+}
+
+Expected<JitKernel::Variant *> JitKernel::variantLocked(const std::string &Canonical) const {
   if (auto It = Variants.find(Canonical); It != Variants.end())
     return It->second.get();
   auto V = std::make_unique<Variant>();

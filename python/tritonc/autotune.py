@@ -8,7 +8,8 @@
 
 The first call with new values of the ``key`` arguments tunes: every candidate (``prune`` may
 drop some for the arguments at hand) is compiled and loaded into the driver in parallel, on every
-core (the compiler and the driver's PTX -> SASS step run with the GIL released), launched once
+core (the compiler and the driver's PTX -> SASS step run with the GIL released; only the variant
+these arguments launch is compiled, see ``compile(lazy=True)``), launched once
 to check for errors (candidates that fail to compile or launch are skipped), then timed with
 ``tritonc.testing.do_bench``; the arguments in ``reset_to_zero`` are zeroed before every run. The
 choice is kept in memory and persisted under the kernel cache directory
@@ -140,13 +141,21 @@ class Autotuner:
         self.stats = {"tuned": 0, "compiled": 0, "benchmarked": 0, "from_disk": 0}
         #: {Config: milliseconds} of the last tuning (inf for a candidate that failed).
         self.timings: Dict[Config, float] = {}
+        #: Wall-clock seconds of the last tuning's phases: "compile" (every candidate compiled
+        #: and loaded into the driver, in parallel) and "benchmark" (each launched once, then
+        #: timed).
+        self.tune_seconds: Dict[str, float] = {}
         self.best_config: Optional[Config] = None
 
     # Compilation
 
     def _compile(self, config: Config):
+        """The candidate's kernel, lazily compiled: the tuner launches one specialization of it,
+        and the generic variant (front end and PTX of the unspecialized code, most of the
+        host's work) would go unused."""
         from . import compile as compile_kernel  # noqa: PLC0415
         options = dict(self._options)
+        options["lazy"] = True
         defines = dict(options.pop("defines", {}))
         defines.update(config.defines)
         options.pop("num_warps", None)
@@ -179,7 +188,8 @@ class Autotuner:
     def _device(self) -> str:
         if self._interpret:
             return "interpreter"
-        usable, text = _tritonc.cuda_status()
+        from . import _device_index  # noqa: PLC0415
+        usable, text = _tritonc.cuda_status(_device_index(self._options.get("device")))
         return text if usable else "no-device"
 
     def _record_path(self, key_values, candidates) -> str:
@@ -235,11 +245,14 @@ class Autotuner:
     def _compile_all(self, candidates, args):
         """[(config, kernel or None, error)] with every candidate compiled and loaded into the
         driver, in parallel on every core."""
+        from . import _device_index  # noqa: PLC0415
+        device = _device_index(self._options.get("device"))
+
         def build(config):
             try:
                 kernel = self._compile(config)
                 if not self._interpret:
-                    kernel.load(kernel.specialization(*args))
+                    kernel.load(kernel.specialization(*args), device)
                 return config, kernel, None
             except (_tritonc.CompileError, _tritonc.LaunchError, ValueError, TypeError) as e:
                 return config, None, str(e).splitlines()[0] if str(e) else type(e).__name__
@@ -267,7 +280,11 @@ class Autotuner:
         self.timings = {}
         best = None
         failures = []
-        for i, (config, kernel, error) in enumerate(self._compile_all(candidates, args), 1):
+        start = time.perf_counter()
+        built = self._compile_all(candidates, args)
+        self.tune_seconds = {"compile": time.perf_counter() - start}
+        start = time.perf_counter()
+        for i, (config, kernel, error) in enumerate(built, 1):
             if kernel is None:
                 failures.append(f"{config}: {error}")
                 self._say(f"tritonc.autotune: {failures[-1]}")
@@ -295,6 +312,7 @@ class Autotuner:
             self._say(f"\rtritonc.autotune: timed {i}/{len(candidates)}, best so far "
                       f"{best[0]:.4g} ms ({best[1].describe()})", end="")
         self._say("")
+        self.tune_seconds["benchmark"] = time.perf_counter() - start
         if best is None:
             raise RuntimeError("autotune: no configuration compiled and launched: " +
                                "; ".join(failures))

@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -81,6 +82,19 @@ def test_the_fastest_candidate_is_chosen_and_launched(cache):
     assert len(records) == 2
     assert {json.loads(r.read_text())["config"] for r in records} == {
         CONFIGS[0].describe(), CONFIGS[1].describe()}
+
+
+def test_the_phases_of_a_tuning_are_timed(cache):
+    def slow_bench(fn):
+        fn()
+        time.sleep(0.02)
+        return 1.0
+    tuned = _tuner(slow_bench)
+    x = np.arange(100, dtype=np.float32)
+    tuned[_grid](x, np.zeros(100, dtype=np.float32), 2.0, 100)
+    assert set(tuned.tune_seconds) == {"compile", "benchmark"}
+    assert tuned.tune_seconds["benchmark"] >= 3 * 0.02
+    assert tuned.tune_seconds["compile"] > 0
 
 
 def test_a_candidate_that_does_not_compile_is_skipped(cache):

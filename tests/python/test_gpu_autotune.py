@@ -64,7 +64,8 @@ def test_a_cold_tune_then_a_second_process_that_tunes_nothing(tmp_path):
     # Nothing compiled: every kernel-cache lookup hit the disk.
     assert warm["cache"]["misses"] == 0 and warm["cache"]["stores"] == 0, warm["cache"]
     # The goal for the cold tune (upstream Triton: 4.4 s on the H100).
-    assert cold["seconds"] <= 0.5, f"cold 6-candidate tune took {cold['seconds']:.3f} s"
+    assert cold["seconds"] <= 0.5, \
+        f"cold 6-candidate tune: {cold['seconds']:.3f} s, phases {cold['phases']}"
 
 
 def test_a_warm_process_launches_the_big_matmul_without_the_driver_jit(tmp_path):
