@@ -1,7 +1,8 @@
 """Where the cold 6-candidate autotune of bench/autotune_cold.py spends its time, on the GPU: each
 part measured in a fresh process with an empty kernel cache, so that nothing is warm.
 
-  1. the tune end to end, split by tritonc.autotune into its parallel compile and the timing;
+  1. the tune end to end, split by tritonc.autotune into its parallel compile and the timing
+     (again with TRITONC_SASS=ptxas where ptxas is found: PTX -> SASS in ptxas processes);
   2. per candidate, serially: front end + PTX of the generic variant (which tritonc.compile makes
      and the tune never launches) and of the launched one (every argument a multiple of 16), and
      the launched variant's PTX -> SASS in the driver (as a launch loads it: the JIT linker,
@@ -142,11 +143,16 @@ def main():
     with tempfile.TemporaryDirectory() as cache:
         tune = autotune_cold.TRITONC.replace("SIZE", str(args.size))
         results["tune"] = run("import json\n" + tune, dict(env, TRITONC_CACHE_DIR=cache))
-    t = results["tune"]
-    print(f"1. cold tune {t['seconds'] * 1e3:.1f} ms: "
-          + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in t["phases"].items())
-          + f", the rest (front end for the key, launch) "
-          f"{(t['seconds'] - sum(t['phases'].values())) * 1e3:.1f} ms; chose {t['config']}")
+    ptxas = find_ptxas()
+    if ptxas:
+        with tempfile.TemporaryDirectory() as cache:
+            results["tune with ptxas"] = run("import json\n" + tune, dict(
+                env, TRITONC_CACHE_DIR=cache, TRITONC_SASS="ptxas", TRITONC_PTXAS=ptxas))
+    for name, t in results.items():
+        print(f"1. cold {name} {t['seconds'] * 1e3:.1f} ms: "
+              + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in t["phases"].items())
+              + f", the rest (front end for the key, launch) "
+              f"{(t['seconds'] - sum(t['phases'].values())) * 1e3:.1f} ms; chose {t['config']}")
 
     results["serial"] = part("serial", args.size, env)["rows"]
     print("2. per candidate, serially (ms): generic variant (codegen) | launched variant "
@@ -171,7 +177,6 @@ def main():
               f"6 threads {parallel['wall'] * 1e3:.1f} ms wall (each load summed: "
               f"{parallel['sum'] * 1e3:.1f} ms)")
 
-    ptxas = find_ptxas()
     if ptxas:
         with tempfile.TemporaryDirectory() as ptx_dir:
             part("load-serial", args.size, env, ptx_dir)

@@ -7,6 +7,7 @@ Triton's."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -78,3 +79,22 @@ def test_a_warm_process_launches_the_big_matmul_without_the_driver_jit(tmp_path)
     # The cubin came from the cache: loading it is far below the driver's PTX -> SASS (~100 ms).
     assert warm["load"] < 0.2 * cold["load"], (cold["load"], warm["load"])
     assert warm["seconds"] <= 0.010, f"first launch in a warm process: {warm['seconds']:.4f} s"
+
+
+def _ptxas():
+    for candidate in (os.environ.get("TRITONC_PTXAS"), shutil.which("ptxas"),
+                      "/usr/local/cuda/bin/ptxas"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.mark.skipif(_ptxas() is None,
+                    reason="needs ptxas ($TRITONC_PTXAS, PATH or /usr/local/cuda/bin)")
+def test_variants_compiled_by_ptxas_processes_run_and_are_cached(tmp_path):
+    # TRITONC_SASS=ptxas: the PTX -> SASS step in a ptxas process instead of the driver's linker.
+    cold = _run(FIRST_LAUNCH, tmp_path, TRITONC_SASS="ptxas")
+    warm = _run(FIRST_LAUNCH, tmp_path, TRITONC_SASS="ptxas")
+    assert cold["error"] < 1e-2 and warm["error"] < 1e-2, (cold["error"], warm["error"])
+    assert warm["cache"]["misses"] == 0, warm["cache"]
+    assert warm["load"] < 0.2 * cold["load"], (cold["load"], warm["load"])
