@@ -7,7 +7,6 @@ Triton's."""
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -22,6 +21,7 @@ if not tritonc.cuda_available() or not torch.cuda.is_available():
 # The cold tune of bench/autotune_cold.py (tritonc's side), at 4096^3.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
 import autotune_cold  # noqa: E402
+import autotune_split  # noqa: E402
 
 TUNE = autotune_cold.TRITONC.replace("SIZE", "4096")
 
@@ -81,15 +81,7 @@ def test_a_warm_process_launches_the_big_matmul_without_the_driver_jit(tmp_path)
     assert warm["seconds"] <= 0.010, f"first launch in a warm process: {warm['seconds']:.4f} s"
 
 
-def _ptxas():
-    for candidate in (os.environ.get("TRITONC_PTXAS"), shutil.which("ptxas"),
-                      "/usr/local/cuda/bin/ptxas"):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-@pytest.mark.skipif(_ptxas() is None,
+@pytest.mark.skipif(autotune_split.find_ptxas() is None,
                     reason="needs ptxas ($TRITONC_PTXAS, PATH or /usr/local/cuda/bin)")
 def test_variants_compiled_by_ptxas_processes_run_and_are_cached(tmp_path):
     # TRITONC_SASS=ptxas: the PTX -> SASS step in a ptxas process instead of the driver's linker.
