@@ -429,6 +429,11 @@ public:
   }
 
   JitKernel &kernel() { return *K; }
+  /// The generic variant, which a lazy kernel compiles now: without the GIL.
+  const driver::DeviceCompileResult &generic() {
+    nb::gil_scoped_release Release;
+    return K->generic();
+  }
 
 private:
   std::unique_ptr<JitKernel> K;
@@ -637,11 +642,11 @@ NB_MODULE(_tritonc, m) {
             return K.variantResult(Spec, /*Load=*/false).Info.SharedMemBytes;
           },
           "specialization"_a)
-      .def_prop_ro("ptx", [](PyKernel &K) { return K.kernel().ptx(); })
+      .def_prop_ro("ptx", [](PyKernel &K) { return K.generic().PTX; })
       .def_prop_ro("name", [](PyKernel &K) { return K.kernel().signature().Name; })
-      .def_prop_ro("shared_mem", [](PyKernel &K) { return K.kernel().info().SharedMemBytes; })
-      .def_prop_ro("num_warps", [](PyKernel &K) { return K.kernel().info().NumWarps; })
-      .def_prop_ro("num_stages", [](PyKernel &K) { return K.kernel().generic().NumStages; })
+      .def_prop_ro("shared_mem", [](PyKernel &K) { return K.generic().Info.SharedMemBytes; })
+      .def_prop_ro("num_warps", [](PyKernel &K) { return K.generic().Info.NumWarps; })
+      .def_prop_ro("num_stages", [](PyKernel &K) { return K.generic().NumStages; })
       .def(
           "timings",
           [](PyKernel &K, std::optional<std::string> Spec) {
@@ -654,14 +659,14 @@ NB_MODULE(_tritonc, m) {
             return timingsDict(K.variantResult(Spec, /*Load=*/true, Device).Timings);
           },
           "specialization"_a.none() = nb::none(), "device"_a = 0)
-      .def_prop_ro("num_barriers", [](PyKernel &K) { return K.kernel().info().NumBarriers; })
+      .def_prop_ro("num_barriers", [](PyKernel &K) { return K.generic().Info.NumBarriers; })
       .def_prop_ro("signature", [](PyKernel &K) { return K.kernel().signature().str(); })
       .def_prop_ro("params", &PyKernel::params)
       .def_prop_ro(
           "arch",
           [](PyKernel &K) { return std::string(ptx::archName(K.kernel().options().Back.Arch)); })
-      .def_prop_ro("warnings", [](PyKernel &K) { return K.kernel().generic().Diagnostics; })
-      .def_prop_ro("remarks", [](PyKernel &K) { return K.kernel().generic().Remarks; })
+      .def_prop_ro("warnings", [](PyKernel &K) { return K.generic().Diagnostics; })
+      .def_prop_ro("remarks", [](PyKernel &K) { return K.generic().Remarks; })
       .def_prop_ro("last_specialization",
                    [](PyKernel &K) { return K.kernel().lastSpecialization(); })
       .def_prop_ro("num_variants", [](PyKernel &K) { return K.kernel().numVariants(); });
