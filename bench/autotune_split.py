@@ -7,7 +7,8 @@ part measured in a fresh process with an empty kernel cache, so that nothing is 
      and the tune never launches) and of the launched one (every argument a multiple of 16), and
      the launched variant's PTX -> SASS in the driver (as a launch loads it: the JIT linker,
      whose cubin the cache keeps);
-  3. the host compile of the six candidates serially and in six threads (the GIL is released);
+  3. the host compile of the six candidates serially and in six threads (the GIL is released),
+     with the generic variant and without it (lazy, as the tuner compiles them);
   4. PTX -> SASS of the six launched variants serially and in six threads, by the driver's JIT
      linker (cuLink*) and by cuModuleLoadData (TRITONC_CACHE_CUBIN=0): whether the driver
      compiles in parallel;
@@ -43,10 +44,10 @@ args = (a, b, c, size, size, size, size, size, size)
 warm = tritonc.compile(tritonc.kernels_dir() + "/transpose.tc", defines={"TM": 32, "TN": 32})
 warm.load()
 
-def generic(shape):
+def generic(shape, lazy=False):
     tm, tn, tk, w, s = shape
     return tritonc.compile(tritonc.kernels_dir() + "/matmul.tc", num_warps=w, num_stages=s,
-                           defines={"TYPE": "half", "TM": tm, "TN": tn, "TK": tk})
+                           defines={"TYPE": "half", "TM": tm, "TN": tn, "TK": tk}, lazy=lazy)
 
 def timed(fn, *xs):
     start = time.perf_counter()
@@ -74,12 +75,12 @@ if mode == "serial":
                      "generic_codegen": k.timings()["codegen"],
                      "variant_codegen": k.timings(spec)["codegen"]})
     out["rows"] = rows
-elif mode in ("host-serial", "host-parallel"):
+elif mode.startswith("host"):
     def build(shape):
-        k = generic(shape)
+        k = generic(shape, lazy="lazy" in mode)
         k.variant_ptx(k.specialization(*args))
         return k
-    _, out["wall"] = run_all(build, SHAPES, mode == "host-parallel")
+    _, out["wall"] = run_all(build, SHAPES, mode.endswith("parallel"))
 else:  # load-serial / load-parallel: compile everything first, then time the loads
     kernels = [generic(shape) for shape in SHAPES]
     specs = [k.specialization(*args) for k in kernels]
@@ -162,10 +163,13 @@ def main():
         print(f"   {str(tuple(r['shape'])):22s} {ms['generic']:7.1f} ({ms['generic_codegen']:6.1f})"
               f" | {ms['variant']:6.1f} ({ms['variant_codegen']:5.1f}) | {ms['load']:7.1f}")
 
-    host = {m: part(m, args.size, env)["wall"] for m in ("host-serial", "host-parallel")}
+    modes = ("host-serial", "host-parallel", "host-lazy-serial", "host-lazy-parallel")
+    host = {m: part(m, args.size, env)["wall"] for m in modes}
     results["host"] = host
-    print(f"3. host compile of the six (both variants): serial {host['host-serial'] * 1e3:.1f} ms, "
-          f"6 threads {host['host-parallel'] * 1e3:.1f} ms")
+    print(f"3. host compile of the six, generic + launched variant: serial "
+          f"{host['host-serial'] * 1e3:.1f} ms, 6 threads {host['host-parallel'] * 1e3:.1f} ms; "
+          f"launched variant only (lazy, as the tuner): serial {host['host-lazy-serial'] * 1e3:.1f}"
+          f" ms, 6 threads {host['host-lazy-parallel'] * 1e3:.1f} ms")
 
     results["load"] = {}
     for route, extra in (("JIT linker (cuLink, cubin cached)", {}),
