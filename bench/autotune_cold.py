@@ -16,7 +16,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# The tritonc side, also run by tests/python/test_gpu_autotune.py.
+# The six candidates (TM, TN, TK, num_warps, num_stages), also of bench/autotune_split.py.
+SHAPES = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3),
+          (128, 128, 64, 8, 4), (64, 128, 64, 4, 3)]
+
+# The tritonc side, also run by tests/python/test_gpu_autotune.py. tune_seconds splits the tune
+# into the parallel compile (front end, PTX, PTX -> SASS) and the timing of the candidates.
 TRITONC = r"""
 import json, time, torch, tritonc
 size = SIZE
@@ -24,10 +29,8 @@ a = torch.randn(size, size, device="cuda", dtype=torch.float16)
 b = torch.randn(size, size, device="cuda", dtype=torch.float16)
 c = torch.empty(size, size, device="cuda", dtype=torch.float16)
 torch.cuda.synchronize()
-shapes = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3),
-          (128, 128, 64, 8, 4), (64, 128, 64, 4, 3)]
 configs = [tritonc.Config({"TM": tm, "TN": tn, "TK": tk}, num_warps=w, num_stages=s)
-           for tm, tn, tk, w, s in shapes]
+           for tm, tn, tk, w, s in SHAPES]
 start = time.perf_counter()
 tuned = tritonc.autotune(tritonc.kernels_dir() + "/matmul.tc", configs=configs, key=["M", "N", "K"],
                          defines={"TYPE": "half"}, progress=False)
@@ -38,8 +41,9 @@ seconds = time.perf_counter() - start
 ref = a.float() @ b.float()
 error = ((c.float() - ref).abs().max() / ref.abs().max()).item()
 print(json.dumps({"seconds": seconds, "error": error, "config": tuned.best_config.describe(),
-                  "stats": tuned.stats, "cache": tritonc.cache_stats()}))
-"""
+                  "stats": tuned.stats, "phases": tuned.tune_seconds,
+                  "cache": tritonc.cache_stats()}))
+""".replace("SHAPES", repr(SHAPES))
 
 TRITON = r"""
 import sys, time, torch
@@ -85,7 +89,8 @@ def main():
             results["triton"] = {"error": str(e).strip().splitlines()[-1]}
     for name, r in results.items():
         if "seconds" in r:
-            print(f"{name:14s} {r['seconds'] * 1e3:9.1f} ms  {r.get('config', '')}")
+            phases = "".join(f", {k} {v * 1e3:.1f} ms" for k, v in r.get("phases", {}).items())
+            print(f"{name:14s} {r['seconds'] * 1e3:9.1f} ms  {r.get('config', '')}{phases}")
         else:
             print(f"{name:14s} {r}")
     if args.json:

@@ -354,7 +354,12 @@ bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound) {
   return true;
 }
 
-uint64_t FunctionLowering::scratchLimit() const { return Options.sharedMemoryLimit() - 2048; }
+uint64_t FunctionLowering::scratchLimit() const {
+  // Room for the mbarriers that follow rings and scratch: 2 KB holds those
+  // of the largest rings (8 bytes per slot of at least 1 KB, rings within
+  // ringBudget) with their alignment.
+  return Options.sharedMemoryLimit() - std::max<uint64_t>(2048, MbarBytes + 8);
+}
 
 unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemBytes,
                                             const LinearLayout &To) const {

@@ -673,7 +673,11 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
       {"pack-conversions",
        "pairs of f32 -> f16/bf16 conversions become one cvt "
        "(PackedConversions.cpp)",
-       &FunctionLowering::packConversionsStep}};
+       &FunctionLowering::packConversionsStep},
+      {"place-mbarriers",
+       "sm_90a: the mbarriers of bulk tensor copies after the rest of the dynamic shared memory "
+       "(TensorCopies.cpp)",
+       &FunctionLowering::placeMbarriers}};
   return Steps;
 }
 

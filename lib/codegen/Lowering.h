@@ -100,7 +100,8 @@ unsigned memBytesOf(const ir::Type *Scalar);
 /// Rings above this leave too little of the shared memory a program may use
 /// for the other instructions' scratch (192 KB of the H100's 227 KB; on
 /// smaller devices all but 8 KB, where a conversion next to live rings goes
-/// in smaller row blocks): such functions keep register loads.
+/// in smaller row blocks): such functions keep register loads. The rest also
+/// holds the mbarriers of bulk tensor copies (scratchLimit).
 inline uint64_t ringBudget(const CodeGenOptions &Options) {
   uint64_t Limit = Options.sharedMemoryLimit();
   return std::min<uint64_t>(192 * 1024, Limit > 8 * 1024 ? Limit - 8 * 1024 : 0);
@@ -160,7 +161,7 @@ struct AsyncRing {
   /// Index of the next slot to write, and one phase bit per slot (flipped at
   /// each fill): mutable registers, the same in every thread.
   Reg SlotIndex, PhaseBits;
-  /// Offset of the ring's mbarriers (one per slot) in tritonc_mbar.
+  /// Offset of the ring's mbarriers (one per slot) from the first mbarrier.
   unsigned MbarOffset = 0;
   /// A ring filled in lockstep with an earlier one shares that ring's
   /// mbarriers (TensorCopies.cpp): its index, or -1. On a ring whose
@@ -212,8 +213,11 @@ public:
   };
   /// The steps of run(), in the order it runs them.
   static const std::vector<Step> &steps();
+  /// The dynamic shared memory of a launch: rings and scratch, then the
+  /// mbarriers of bulk tensor copies (the kernel declares no static shared
+  /// memory, see TensorCopies.cpp).
   unsigned sharedBytes() const {
-    return static_cast<unsigned>(std::max(RingBytes + ScratchBytes, ScratchOverRings));
+    return static_cast<unsigned>(MbarBytes ? mbarrierOffset() + MbarBytes : dataSharedBytes());
   }
   unsigned numBarriers() const { return NumBarriers; }
   /// Where the planning steps report optimization remarks (null: nowhere).
@@ -488,6 +492,13 @@ public:
   void waitForTensorSlot(const Reg &Value, const AsyncRing &Ring);
   /// Waits until every copy into every TMA ring is complete.
   void drainTensorCopies();
+  /// Bytes of rings and scratch, and the offset of the mbarriers after them
+  /// (8-byte aligned) in the dynamic shared memory.
+  uint64_t dataSharedBytes() const { return std::max(RingBytes + ScratchBytes, ScratchOverRings); }
+  uint64_t mbarrierOffset() const { return (dataSharedBytes() + 7) / 8 * 8; }
+  /// The last step: fills in the mbarriers' address, now that the rings and
+  /// scratch they follow have their final size.
+  void placeMbarriers();
   /// The s32 value of a polynomial over scalar atoms.
   Reg polyValue(const analysis::Poly &P);
   /// Creates the affine access analysis on first use.
@@ -562,6 +573,12 @@ private:
   Reg EvictFirstPolicy, EvictLastPolicy;
 
   std::vector<AsyncRing> Rings;
+  /// The mbarriers of TMA rings: their bytes (0: none), the register holding
+  /// the address of the first (set in the prologue by placeMbarriers, on the
+  /// line reserved for it).
+  uint64_t MbarBytes = 0;
+  Reg MbarBase;
+  size_t MbarBaseLine = 0;
   std::unique_ptr<ir::DominatorTree> DomTree;
   std::unique_ptr<analysis::AffineAccessAnalysis> Affine;
   /// The tensor-map form of each load of a TMA ring.

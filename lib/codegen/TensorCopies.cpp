@@ -37,8 +37,14 @@
 //    every slot's latest copy is waited for (a slot never filled passes at
 //    once: its "previous" phase counts as complete), in a counted loop.
 //
-// The mbarriers live in their own static shared array, so that scratch over
-// the rings never overwrites them.
+// The mbarriers follow everything else in the dynamic shared memory (8-byte
+// aligned after the rings and the largest scratch, whose size is final only
+// once the body is written: the prologue computes their address on a line
+// reserved for placeMbarriers), so that scratch over the rings never
+// overwrites them. Kernels declare no static `.shared` variable: next to one,
+// the cubin the driver's JIT linker (cuLinkCreate) makes placed the dynamic
+// shared memory 0x20 bytes past a 1024-byte boundary on the H100, and the
+// swizzled slots faulted with a misaligned address.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,8 +61,6 @@ using analysis::TensorAccess;
 using ir::Instruction;
 
 namespace {
-
-constexpr const char *MbarArray = "tritonc_mbar";
 
 /// CUtensorMapDataType of a 16-bit element type.
 unsigned tensorMapDataType(Ty T) { return T == Ty::F16 ? 6 : T == Ty::BF16 ? 9 : 1; }
@@ -211,13 +215,14 @@ void FunctionLowering::planTensorCopies() {
       Wait = 0;
     WaitsResetByMixedRings = true;
   }
-  B.addSharedArray(MbarArray, 8 * MbarSlots, 8);
+  MbarBytes = 8 * MbarSlots;
   auto P = B.prologue();
-  Reg Mbar = B.sharedAddress(MbarArray);
+  MbarBase = B.newReg(Ty::U32);
+  MbarBaseLine = B.reservePrologueLine();
   Reg Thread0 = B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0);
   for (const AsyncRing &Ring : Rings)
     for (unsigned S = 0; Ring.TensorMap >= 0 && Ring.MbarShare < 0 && S < Ring.NumSlots; ++S)
-      B.emit("@" + Thread0.name() + " mbarrier.init.shared::cta.b64 [" + Mbar.name() + "+" +
+      B.emit("@" + Thread0.name() + " mbarrier.init.shared::cta.b64 [" + MbarBase.name() + "+" +
              std::to_string(Ring.MbarOffset + 8 * S) + "], " + std::to_string(Ring.MbarArrivals) +
              ";");
   // The engine signals the mbarriers: make their initialization visible to it.
@@ -265,7 +270,7 @@ void FunctionLowering::lowerTensorLoad(const Instruction &I, AsyncRing &Ring) {
   B.comment("bulk tensor copy into a shared ring slot");
   Reg Slot =
       B.add(Ty::U32, B.add(Ty::U32, ringBase(), static_cast<int64_t>(Ring.Offset)), Ring.Cursor);
-  Reg Mbar = B.add(Ty::U32, B.sharedAddress(MbarArray),
+  Reg Mbar = B.add(Ty::U32, MbarBase,
                    B.madLo(Ty::U32, Ring.SlotIndex, 8, static_cast<int64_t>(Ring.MbarOffset)));
   Reg Unit = polyValue(TA.Coord[TA.UnitDim]);
   Reg Outer = polyValue(TA.Coord[1 - TA.UnitDim]);
@@ -387,7 +392,7 @@ static void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg
 
 void FunctionLowering::waitForTensorSlot(const Reg &Value, const AsyncRing &Ring) {
   Reg Index = B.bitAnd(Ty::B32, B.shr(Ty::U32, Value, 1), 511);
-  Reg Mbar = B.add(Ty::U32, B.sharedAddress(MbarArray),
+  Reg Mbar = B.add(Ty::U32, MbarBase,
                    B.madLo(Ty::U32, Index.as(Ty::U32), 8, static_cast<int64_t>(Ring.MbarOffset)));
   emitPhaseWait(B, Mbar, B.bitAnd(Ty::B32, Value, 1));
 }
@@ -401,7 +406,7 @@ void FunctionLowering::drainTensorCopies() {
       continue;
     // One wait per slot, in a counted loop: unrolled, the waits cost ptxas
     // 6% of its time on the 128 x 256 x 64 matmul (twice the waits then).
-    Reg Mbar = B.add(Ty::U32, B.sharedAddress(MbarArray), static_cast<int64_t>(Ring.MbarOffset));
+    Reg Mbar = B.add(Ty::U32, MbarBase, static_cast<int64_t>(Ring.MbarOffset));
     Reg Slot = B.mov(Ty::U32, 0);
     std::string Loop = B.newLabel("drain");
     B.label(Loop);
@@ -411,6 +416,12 @@ void FunctionLowering::drainTensorCopies() {
     B.movTo(Slot, B.add(Ty::U32, Slot, 1));
     B.braIf(B.setp(ptx::Cmp::Lt, Ty::U32, Slot, static_cast<int64_t>(Ring.NumSlots)), Loop);
   }
+}
+
+void FunctionLowering::placeMbarriers() {
+  if (MbarBytes)
+    B.fillPrologueLine(MbarBaseLine, "mov.u32 " + MbarBase.name() + ", tritonc_smem+" +
+                                         std::to_string(mbarrierOffset()) + ";");
 }
 
 } // namespace tritonc::codegen

@@ -121,10 +121,9 @@ struct @_map_spec {
   cuuint32_t box[5];
 };
 
-static CUdeviceptr @_zero_block; /* 16 zero bytes: the memory of a map with nothing in bounds */
-
+/* zero_block: 16 zero bytes of the context, the memory of a map with nothing in bounds. */
 static CUresult @_encode(CUtensorMap *map, const struct @_map_spec *s, const int64_t *args,
-                         CUdeviceptr base) {
+                         CUdeviceptr base, CUdeviceptr zero_block) {
   cuuint64_t dims[5], strides[4];
   const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   int zero = 0;
@@ -140,12 +139,7 @@ static CUresult @_encode(CUtensorMap *map, const struct @_map_spec *s, const int
   }
   if (zero) {
     /* Every element is out of bounds: a map over zeros. */
-    if (!@_zero_block) {
-      CUresult r = cuMemAlloc(&@_zero_block, 16);
-      if (r != CUDA_SUCCESS || (r = cuMemsetD8(@_zero_block, 0, 16)) != CUDA_SUCCESS)
-        return r;
-    }
-    base = @_zero_block;
+    base = zero_block;
     for (unsigned d = 0; d < s->rank; ++d)
       dims[d] = 1;
     for (unsigned d = 0; d + 1 < s->rank; ++d)
@@ -167,6 +161,101 @@ static CUresult @_encode(CUtensorMap *map, const struct @_map_spec *s, const int
                                 CU_TENSOR_MAP_INTERLEAVE_NONE, (CUtensorMapSwizzle)s->swizzle,
                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+)";
+
+/// Loading the module once per context, safely from any thread: entries of
+/// the table are complete before the count that publishes them grows, so
+/// launches read it without a lock; loads and unloads take a spin lock (GCC
+/// and Clang builtins: no library beyond libcuda). `$` marks where the
+/// kernel-specific steps of a load go.
+const char *LoaderTemplate = R"(
+/* The module in each CUDA context that launched the kernel (at most 16). The entries below
+   @_num_loaded are complete (published with release, read with acquire); loads and unloads
+   hold @_lock, spinning while another thread loads (once per context). */
+static struct @_loaded {
+  CUcontext context;
+  CUmodule module;
+  CUfunction function;
+  CUdeviceptr zero_block;
+} @_modules[16];
+static unsigned @_num_loaded;
+static char @_lock;
+
+static void @_acquire(void) {
+  while (__atomic_test_and_set(&@_lock, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&@_lock, __ATOMIC_RELAXED))
+      ;
+}
+
+static void @_release(void) { __atomic_clear(&@_lock, __ATOMIC_RELEASE); }
+
+static const struct @_loaded *@_find(CUcontext ctx) {
+  unsigned n = __atomic_load_n(&@_num_loaded, __ATOMIC_ACQUIRE);
+  for (unsigned i = 0; i < n; ++i)
+    if (@_modules[i].context == ctx)
+      return &@_modules[i];
+  return 0;
+}
+
+/* Loads the module into ctx (@_lock held) unless another thread just did. */
+static CUresult @_load_locked(CUcontext ctx, const struct @_loaded **out) {
+  if ((*out = @_find(ctx)) != 0)
+    return CUDA_SUCCESS;
+  unsigned n = @_num_loaded;
+  if (n == sizeof @_modules / sizeof @_modules[0])
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  struct @_loaded *e = &@_modules[n];
+  CUresult r = cuModuleLoadData(&e->module, @_cubin);
+  if (r != CUDA_SUCCESS)
+    return r;
+  e->zero_block = 0;
+$  if (r != CUDA_SUCCESS) {
+    if (e->zero_block)
+      cuMemFree(e->zero_block);
+    cuModuleUnload(e->module);
+    return r;
+  }
+  e->context = ctx;
+  __atomic_store_n(&@_num_loaded, n + 1, __ATOMIC_RELEASE);
+  *out = e;
+  return CUDA_SUCCESS;
+}
+
+/* The kernel in the calling thread's current context, loaded on first use. */
+static CUresult @_get(const struct @_loaded **out) {
+  CUcontext ctx = 0;
+  CUresult r = cuCtxGetCurrent(&ctx);
+  if (r != CUDA_SUCCESS)
+    return r;
+  if (!ctx)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if ((*out = @_find(ctx)) != 0)
+    return CUDA_SUCCESS;
+  @_acquire();
+  r = @_load_locked(ctx, out);
+  @_release();
+  return r;
+}
+
+CUresult @_load(void) {
+  const struct @_loaded *e;
+  return @_get(&e);
+}
+
+CUresult @_unload(void) {
+  CUresult r = CUDA_SUCCESS;
+  @_acquire();
+  for (unsigned i = 0; i < @_num_loaded; ++i) {
+    CUresult u = cuModuleUnload(@_modules[i].module);
+    if (@_modules[i].zero_block && u == CUDA_SUCCESS)
+      u = cuMemFree(@_modules[i].zero_block);
+    if (u != CUDA_SUCCESS)
+      r = u;
+  }
+  __atomic_store_n(&@_num_loaded, 0, __ATOMIC_RELEASE);
+  @_release();
+  return r;
 }
 )";
 
@@ -281,10 +370,12 @@ std::string emitAotHeader(const AotInput &In) {
                   "\n   Needs only cuda.h and libcuda (-lcuda); compile with GCC or Clang. */\n";
   S += "#ifndef " + Guard + "\n#define " + Guard + "\n\n#include <cuda.h>\n#include <stdint.h>\n\n";
   S += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  S += "/* Loads the kernel into the calling thread's current context; the first launch does it\n"
-       "   too. Not thread-safe: call it once before launching from several threads. */\n";
+  S += "/* Loads the kernel into the calling thread's current context (up to 16 contexts); the\n"
+       "   first launch in a context does it too. Thread-safe: concurrent first launches load the\n"
+       "   module once. */\n";
   S += "CUresult " + N + "_load(void);\n";
-  S += "/* Unloads it (the next launch loads it again). */\n";
+  S += "/* Unloads it from every context (the next launch loads it again); not while another\n"
+       "   thread launches it. */\n";
   S += "CUresult " + N + "_unload(void);\n";
   S += "/* Launches grid_x * grid_y * grid_z programs of " + std::to_string(K.Info.NumWarps * 32) +
        " threads on stream. 16-bit float scalars are\n"
@@ -305,34 +396,24 @@ std::string emitAotSource(const AotInput &In) {
                   In.HeaderName + "). */\n#include \"" + In.HeaderName + "\"\n\n";
   S += "static const unsigned char " + N + "_cubin[" + std::to_string(In.Cubin.size()) +
        "] __attribute__((aligned(16))) = {" + byteArray(In.Cubin) + "\n};\n\n";
-  S += "static CUcontext " + N + "_context;\nstatic CUmodule " + N +
-       "_module;\nstatic CUfunction " + N + "_function;\n";
+  // The kernel-specific steps of a load, each setting r (LoaderTemplate).
+  std::string Steps = "  r = cuModuleGetFunction(&e->function, e->module, \"" + Sig.Name + "\");\n";
+  if (K.Info.SharedMemBytes > 0) // above the 48 KB a launch gets by default, the function opts in
+    Steps += "  if (r == CUDA_SUCCESS)\n    r = cuFuncSetAttribute(e->function, "
+             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+             std::to_string(K.Info.SharedMemBytes) + ");\n";
+  if (Maps) // 16 zero bytes: the memory of a tensor map with nothing in bounds
+    Steps += "  if (r == CUDA_SUCCESS && (r = cuMemAlloc(&e->zero_block, 16)) == CUDA_SUCCESS)\n"
+             "    r = cuMemsetD8(e->zero_block, 0, 16);\n";
+  std::string Loader = instantiate(LoaderTemplate, N);
+  S += Loader.replace(Loader.find('$'), 1, Steps) + "\n";
   if (Maps)
     S += instantiate(EncoderTemplate, N) + "\n" + mapTables(N, Sig);
-  S += "\nCUresult " + N +
-       "_load(void) {\n  CUcontext ctx = 0;\n"
-       "  CUresult r = cuCtxGetCurrent(&ctx);\n  if (r != CUDA_SUCCESS)\n    return r;\n"
-       "  if (!ctx)\n    return CUDA_ERROR_INVALID_CONTEXT;\n  if (" +
-       N + "_module && " + N + "_context == ctx)\n    return CUDA_SUCCESS;\n";
-  S += "  if ((r = cuModuleLoadData(&" + N + "_module, " + N +
-       "_cubin)) != CUDA_SUCCESS)\n"
-       "    return r;\n";
-  S += "  if ((r = cuModuleGetFunction(&" + N + "_function, " + N + "_module, \"" + Sig.Name +
-       "\")) != CUDA_SUCCESS)\n    return r;\n";
-  if (K.Info.SharedMemBytes > 0) {
-    // Above the 48 KB a launch gets by default, the function must opt in.
-    S += "  if ((r = cuFuncSetAttribute(" + N +
-         "_function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
-         std::to_string(K.Info.SharedMemBytes) + ")) != CUDA_SUCCESS)\n    return r;\n";
-  }
-  S += "  " + N + "_context = ctx;\n  return CUDA_SUCCESS;\n}\n\n";
-  S += "CUresult " + N + "_unload(void) {\n  CUresult r = CUDA_SUCCESS;\n  if (" + N +
-       "_module)\n    r = cuModuleUnload(" + N + "_module);\n  " + N + "_module = 0;\n  " + N +
-       "_context = 0;\n  return r;\n}\n\n";
 
   S += "CUresult " + N + "(CUstream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z" +
        parameterList(Sig) + ") {\n";
-  S += "  CUresult r = " + N + "_load();\n  if (r != CUDA_SUCCESS)\n    return r;\n";
+  S += "  const struct " + N + "_loaded *e;\n  CUresult r = " + N +
+       "_get(&e);\n  if (r != CUDA_SUCCESS)\n    return r;\n";
   // What the specialization assumed: 'D' is a multiple of 16 (bytes for a pointer).
   for (size_t I = 0; I < K.Specialization.size() && I < Sig.Params.size(); ++I)
     if (K.Specialization[I] == 'D')
@@ -346,7 +427,7 @@ std::string emitAotSource(const AotInput &In) {
     for (size_t M = 0; M < Sig.TensorMaps.size(); ++M)
       S += "  if ((r = " + N + "_encode(&maps[" + std::to_string(M) + "], &" + N + "_map" +
            std::to_string(M) + ", args, " + paramName(Sig, Sig.TensorMaps[M].BaseParam) +
-           ")) != CUDA_SUCCESS)\n    return r;\n";
+           ", e->zero_block)) != CUDA_SUCCESS)\n    return r;\n";
   }
   // The user's parameters, then the tensor maps (hidden parameters).
   std::vector<std::string> Params;
@@ -358,7 +439,7 @@ std::string emitAotSource(const AotInput &In) {
   for (size_t I = 0; I < Params.size(); ++I)
     S += (I ? ", " : "") + Params[I];
   S += std::string(Params.empty() ? "0" : "") + "};\n";
-  S += "  return cuLaunchKernel(" + N + "_function, grid_x, grid_y, grid_z, " +
+  S += "  return cuLaunchKernel(e->function, grid_x, grid_y, grid_z, " +
        std::to_string(K.Info.NumWarps * 32) + ", 1, 1, " + std::to_string(K.Info.SharedMemBytes) +
        ", stream, params, 0);\n}\n";
   return S;

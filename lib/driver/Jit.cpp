@@ -421,6 +421,25 @@ static runtime::Expected<DeviceCompileOptions> withConfiguredOptions(DeviceCompi
   return Opts;
 }
 
+Expected<runtime::KernelSignature> kernelSignature(const KernelSource &Src,
+                                                   const DeviceCompileOptions &Given) {
+  runtime::Expected<DeviceCompileOptions> Configured = withConfiguredOptions(Given);
+  if (!Configured)
+    return makeError("error: " + Configured.error());
+  CompileOptions Front = Configured->Front;
+  Front.Stop = StopAfter::IR;
+  CompileResult R = runFrontEnd(Src, Front);
+  const ir::Function *F =
+      R.ok() ? selectKernel(*R.module(), Front.Kernel, R.getDiagnostics(), R.ast()) : nullptr;
+  if (!F) {
+    std::string Msg = R.formattedDiagnostics();
+    while (!Msg.empty() && Msg.back() == '\n')
+      Msg.pop_back();
+    return makeError(Msg);
+  }
+  return runtime::signatureFromIR(*F);
+}
+
 DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompileOptions &Given,
                                      std::string_view Specialization, const CacheConfig &Cache) {
   DeviceCompileResult Out;

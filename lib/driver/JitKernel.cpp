@@ -2,8 +2,12 @@
 
 #include "tritonc/driver/Jit.h"
 
+#include "tritonc/driver/Ptxas.h"
+#include "tritonc/support/Hash.h"
+
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 
 namespace tritonc::driver {
@@ -13,17 +17,39 @@ using runtime::makeError;
 using runtime::Status;
 
 Expected<std::unique_ptr<JitKernel>> JitKernel::create(KernelSource Src, DeviceCompileOptions Opts,
-                                                       CacheConfig Cache) {
+                                                       CacheConfig Cache, bool Lazy) {
   std::unique_ptr<JitKernel> K(new JitKernel(std::move(Src), std::move(Opts), std::move(Cache)));
+  if (Lazy) {
+    Expected<runtime::KernelSignature> Sig = kernelSignature(K->Src, K->Opts);
+    if (!Sig)
+      return makeError(Sig.error());
+    K->Signature = Sig.take();
+    return K;
+  }
   std::lock_guard<std::mutex> Lock(K->Mutex);
   Expected<Variant *> V = K->variantLocked("");
   if (!V)
     return makeError(V.error());
   K->Generic = &(*V)->Compiled;
+  K->Signature = K->Generic->Signature;
   return K;
 }
 
-Expected<JitKernel::Variant *> JitKernel::variantLocked(const std::string &Canonical) {
+const DeviceCompileResult &JitKernel::generic() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (Generic)
+    return *Generic;
+  if (!FailedGeneric) {
+    Expected<Variant *> V = variantLocked("");
+    if (V)
+      return *(Generic = &(*V)->Compiled);
+    FailedGeneric.emplace();
+    FailedGeneric->Diagnostics = V.error() + "\n";
+  }
+  return *FailedGeneric;
+}
+
+Expected<JitKernel::Variant *> JitKernel::variantLocked(const std::string &Canonical) const {
   if (auto It = Variants.find(Canonical); It != Variants.end())
     return It->second.get();
   auto V = std::make_unique<Variant>();
@@ -93,33 +119,55 @@ std::string cubinKind(const runtime::CudaDriver &D, const runtime::JitOptions &J
   return Kind;
 }
 
-/// Whether variants go through the cubin cache (TRITONC_CACHE_CUBIN=1). Off
-/// by default: a cubin made by the driver's JIT linker (cuLinkCreate) loses
-/// the 1024-byte alignment of the dynamic shared memory that swizzled wgmma
-/// and bulk tensor copy buffers need, and those kernels fault with
-/// CUDA_ERROR_MISALIGNED_ADDRESS on the H100 (48 kernel tests of
-/// scripts/gpu-test); loading the PTX keeps it.
+/// Whether variants go through the cubin cache: on unless
+/// TRITONC_CACHE_CUBIN=0. (It relies on kernels declaring no static shared
+/// memory: next to a static `.shared` variable, the cubin the driver's JIT
+/// linker makes placed the dynamic shared memory off its 1024-byte alignment
+/// on the H100, which the swizzled wgmma and bulk-copy buffers need.)
 bool cubinCacheEnabled() {
   const char *V = std::getenv("TRITONC_CACHE_CUBIN");
-  return V && std::string_view(V) == "1";
+  return !V || std::string_view(V) != "0";
 }
 
-/// The variant's module: with the cubin cache on, its cubin from the kernel
+/// With TRITONC_SASS=ptxas, the ptxas that compiles variants' PTX to SASS
+/// instead of the driver's JIT linker (separate processes compile in
+/// parallel, where the linker's calls from several threads may not), and
+/// the cubin kind it makes: the binary's path, size and time identify it.
+/// Nullopt otherwise, or where no ptxas is found (findPtxas).
+std::optional<std::pair<std::string, std::string>> ptxasForVariants(ptx::Arch Arch) {
+  const char *V = std::getenv("TRITONC_SASS");
+  if (!V || std::string_view(V) != "ptxas")
+    return std::nullopt;
+  Expected<std::string> Path = findPtxas();
+  if (!Path)
+    return std::nullopt;
+  std::error_code Ec;
+  auto Size = std::filesystem::file_size(*Path, Ec);
+  auto Time = std::filesystem::last_write_time(*Path, Ec).time_since_epoch().count();
+  std::string Id = *Path + ":" + std::to_string(Size) + ":" + std::to_string(Time);
+  return std::make_pair(*Path, std::string("cubin-") + ptx::archName(Arch) + "-ptxas-" +
+                                   sha256Hex(Id).substr(0, 16));
+}
+
+/// The variant's module: with the cubin cache on (the default), its cubin from the kernel
 /// cache when there is one (no PTX -> SASS step: a warm process starts
-/// launching at once), else the PTX compiled by the driver's JIT linker,
-/// whose cubin is then stored beside the PTX. Otherwise, or without a cache
+/// launching at once), else the PTX compiled by the driver's JIT linker (or
+/// ptxas, ptxasForVariants), whose cubin is then stored beside the PTX.
+/// Otherwise, or without a cache
 /// or a JIT linker, the PTX is loaded directly.
 Expected<runtime::Module> loadVariantModule(runtime::CudaDriver &D, const DeviceCompileResult &C,
-                                            const CacheConfig &Cache) {
+                                            const CacheConfig &Cache, ptx::Arch Arch) {
   runtime::JitOptions J = jitOptionsFromEnv();
   if (Cache.Cache && !C.CacheKey.empty() && cubinCacheEnabled()) {
-    std::string Kind = cubinKind(D, J);
+    auto Ptxas = ptxasForVariants(Arch);
+    std::string Kind = Ptxas ? Ptxas->second : cubinKind(D, J);
     if (std::optional<std::string> Cubin = Cache.Cache->lookup(C.CacheKey, Kind)) {
       // A damaged image falls through to the JIT below.
       if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin))
         return M;
     }
-    if (Expected<std::string> Cubin = runtime::Module::compilePTX(D, C.PTX, J)) {
+    if (Expected<std::string> Cubin = Ptxas ? assembleWithPtxas(C.PTX, Arch, Ptxas->first)
+                                            : runtime::Module::compilePTX(D, C.PTX, J)) {
       if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin)) {
         Cache.Cache->store(C.CacheKey, Kind, *Cubin);
         return M;
@@ -137,7 +185,7 @@ Expected<runtime::Kernel *> JitKernel::loadLocked(runtime::CudaDriver &D, Varian
   if (L.Entry)
     return &*L.Entry;
   auto Start = std::chrono::steady_clock::now();
-  Expected<runtime::Module> M = loadVariantModule(D, V.Compiled, Cache);
+  Expected<runtime::Module> M = loadVariantModule(D, V.Compiled, Cache, Opts.Back.Arch);
   if (!M)
     return makeError("loading kernel " + V.Compiled.Info.Name + " into the driver: " + M.error());
   L.Module.emplace(M.take());

@@ -179,7 +179,7 @@ Expected<Kernel> Module::getKernel(KernelSignature Sig) const {
     return makeError("kernel " + Sig.Name + " not found in the module: " + Driver->describe(R));
   Kernel K(Driver, F, std::move(Sig));
   // The 48 KB a launch gets without opting in hold the static shared memory
-  // (the mbarriers of bulk tensor copies) too.
+  // too (tritonc's kernels declare none; other PTX may).
   Expected<FunctionAttributes> A = Driver->functionAttributes(F);
   if (!A)
     return makeError(A.error());

@@ -404,13 +404,13 @@ public:
   }
 
   /// The variant for Spec ("" or None: the generic one), compiled on
-  /// demand; with Load, also loaded into the driver.
+  /// demand; with Load, also loaded into device Device's driver.
   const driver::DeviceCompileResult &variantResult(const std::optional<std::string> &Spec,
-                                                   bool Load) {
+                                                   bool Load, int Device = 0) {
     std::string S = Spec.value_or("");
     runtime::Expected<const driver::DeviceCompileResult *> V = [&] {
       nb::gil_scoped_release Release;
-      return Load ? K->load(S) : K->variant(S);
+      return Load ? K->load(S, Device) : K->variant(S);
     }();
     if (!V && Load)
       throw LaunchFailure(V.error());
@@ -429,6 +429,11 @@ public:
   }
 
   JitKernel &kernel() { return *K; }
+  /// The generic variant, which a lazy kernel compiles now: without the GIL.
+  const driver::DeviceCompileResult &generic() {
+    nb::gil_scoped_release Release;
+    return K->generic();
+  }
 
 private:
   std::unique_ptr<JitKernel> K;
@@ -477,7 +482,7 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        unsigned NumStages, std::optional<std::string> Arch,
                        std::optional<size_t> Config, bool AllowTF32, bool UseCache,
                        bool TensorCopies, bool TensorStores, const std::string &Kernel, bool Debug,
-                       const std::string &Remarks) {
+                       const std::string &Remarks, int Device, bool Lazy) {
   driver::DeviceCompileOptions Opts;
   Opts.Front.Kernel = Kernel;
   Opts.Front.Debug = Debug;
@@ -499,8 +504,9 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   Opts.Back.TensorStores = TensorStores;
   if (runtime::Status S = driver::checkBackEndOptions(Opts.Back); !S)
     throw std::invalid_argument(S.error());
-  // Without a device (and without arch=) the back end's default target is used.
-  runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get();
+  // For the target and shared memory of the device the kernel will run on;
+  // without a CUDA driver (and without arch=) the back end's default target.
+  runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get(Device);
   if (runtime::Status S = driver::selectTarget(Arch, D ? &(*D)->device() : nullptr, Opts.Back);
       !S) {
     if (Arch)
@@ -512,7 +518,7 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   driver::CacheConfig Cache = UseCache ? driver::defaultCacheConfig() : driver::CacheConfig{};
   runtime::Expected<std::unique_ptr<JitKernel>> K = [&] {
     nb::gil_scoped_release Release;
-    return JitKernel::create(std::move(Src), std::move(Opts), std::move(Cache));
+    return JitKernel::create(std::move(Src), std::move(Opts), std::move(Cache), Lazy);
   }();
   if (!K)
     throw CompileFailure(K.error());
@@ -573,15 +579,16 @@ NB_MODULE(_tritonc, m) {
       "The compiler version that enters the kernel cache key.");
   m.def(
       "cuda_status",
-      [] {
-        runtime::Expected<runtime::CudaDriver *> D = driver::requireCudaDriver();
+      [](int Device) {
+        runtime::Expected<runtime::CudaDriver *> D = driver::requireCudaDriver(Device);
         if (!D)
           return std::make_pair(false, D.error());
         const runtime::DeviceInfo &I = (*D)->device();
         return std::make_pair(true, I.Name + " (" + I.target() + ", CUDA driver " +
                                         (*D)->driverVersionString() + ")");
       },
-      "(usable, description): whether a CUDA device can be used, and which (or why not).");
+      "device"_a = 0,
+      "(usable, description): whether CUDA device `device` can be used, and which (or why not).");
   m.def("synchronize", [] {
     runtime::Status S;
     {
@@ -635,11 +642,11 @@ NB_MODULE(_tritonc, m) {
             return K.variantResult(Spec, /*Load=*/false).Info.SharedMemBytes;
           },
           "specialization"_a)
-      .def_prop_ro("ptx", [](PyKernel &K) { return K.kernel().ptx(); })
-      .def_prop_ro("name", [](PyKernel &K) { return K.kernel().info().Name; })
-      .def_prop_ro("shared_mem", [](PyKernel &K) { return K.kernel().info().SharedMemBytes; })
-      .def_prop_ro("num_warps", [](PyKernel &K) { return K.kernel().info().NumWarps; })
-      .def_prop_ro("num_stages", [](PyKernel &K) { return K.kernel().generic().NumStages; })
+      .def_prop_ro("ptx", [](PyKernel &K) { return K.generic().PTX; })
+      .def_prop_ro("name", [](PyKernel &K) { return K.kernel().signature().Name; })
+      .def_prop_ro("shared_mem", [](PyKernel &K) { return K.generic().Info.SharedMemBytes; })
+      .def_prop_ro("num_warps", [](PyKernel &K) { return K.generic().Info.NumWarps; })
+      .def_prop_ro("num_stages", [](PyKernel &K) { return K.generic().NumStages; })
       .def(
           "timings",
           [](PyKernel &K, std::optional<std::string> Spec) {
@@ -648,18 +655,18 @@ NB_MODULE(_tritonc, m) {
           "specialization"_a.none() = nb::none())
       .def(
           "load",
-          [](PyKernel &K, std::optional<std::string> Spec) {
-            return timingsDict(K.variantResult(Spec, /*Load=*/true).Timings);
+          [](PyKernel &K, std::optional<std::string> Spec, int Device) {
+            return timingsDict(K.variantResult(Spec, /*Load=*/true, Device).Timings);
           },
-          "specialization"_a.none() = nb::none())
-      .def_prop_ro("num_barriers", [](PyKernel &K) { return K.kernel().info().NumBarriers; })
+          "specialization"_a.none() = nb::none(), "device"_a = 0)
+      .def_prop_ro("num_barriers", [](PyKernel &K) { return K.generic().Info.NumBarriers; })
       .def_prop_ro("signature", [](PyKernel &K) { return K.kernel().signature().str(); })
       .def_prop_ro("params", &PyKernel::params)
       .def_prop_ro(
           "arch",
           [](PyKernel &K) { return std::string(ptx::archName(K.kernel().options().Back.Arch)); })
-      .def_prop_ro("warnings", [](PyKernel &K) { return K.kernel().generic().Diagnostics; })
-      .def_prop_ro("remarks", [](PyKernel &K) { return K.kernel().generic().Remarks; })
+      .def_prop_ro("warnings", [](PyKernel &K) { return K.generic().Diagnostics; })
+      .def_prop_ro("remarks", [](PyKernel &K) { return K.generic().Remarks; })
       .def_prop_ro("last_specialization",
                    [](PyKernel &K) { return K.kernel().lastSpecialization(); })
       .def_prop_ro("num_variants", [](PyKernel &K) { return K.kernel().numVariants(); });
@@ -667,7 +674,7 @@ NB_MODULE(_tritonc, m) {
   m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
         "num_warps"_a, "num_stages"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a,
         "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false,
-        "remarks"_a = "");
+        "remarks"_a = "", "device"_a = 0, "lazy"_a = false);
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

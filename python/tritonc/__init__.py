@@ -215,12 +215,12 @@ class Kernel(_KernelBase):
         is loaded by a launch or by load())."""
         return self._impl.timings(specialization)
 
-    def load(self, specialization=None):
-        """Loads a variant into the CUDA driver (its PTX -> SASS compilation)
-        without launching it, and returns its timings() with "load" filled in.
-        A launch with that specialization then starts at once. Raises LaunchError
+    def load(self, specialization=None, device=0):
+        """Loads a variant into the CUDA driver of device ``device`` (its PTX -> SASS
+        compilation) without launching it, and returns its timings() with "load" filled
+        in. A launch with that specialization then starts at once. Raises LaunchError
         without a device."""
-        return self._impl.load(specialization)
+        return self._impl.load(specialization, device)
 
     @property
     def num_barriers(self):
@@ -314,13 +314,29 @@ def _int_option(what, value):
     return n
 
 
+def _device_index(device):
+    """The CUDA ordinal of compile's device= (None: 0; an int; a torch.device or anything with
+    .index and .type "cuda")."""
+    if device is None:
+        return 0
+    if getattr(device, "type", "cuda") != "cuda":
+        raise ValueError(f"device must be a CUDA device, not {device}")
+    index = getattr(device, "index", device)
+    if index is None:
+        return 0
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError(f"device must be a CUDA device ordinal, not {device!r}")
+    return index
+
+
 def _interpret_default():
     return _os.environ.get("TRITONC_INTERPRET", "0") not in ("", "0")
 
 
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
-            tma_store=True, interpret=None, kernel=None, debug=False, remarks=False):
+            tma_store=True, interpret=None, kernel=None, debug=False, remarks=False, device=None,
+            lazy=False):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -344,8 +360,12 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     no code). remarks: True (or "missed") records why optimizations were
     declined, "passed" which applied, "all" both; ":pipeline,dot,..." after the
     kind limits them to some passes (as ``tritonc compile --remarks``); they are
-    in ``Kernel.remarks``. Needs no GPU; raises CompileError on errors, ValueError on
-    out-of-range options.
+    in ``Kernel.remarks``. device: the CUDA device (an int, or a torch.device such as
+    ``x.device``) whose target and shared memory the code is for when arch is None
+    (None: device 0); the kernel still launches on its tensors' device. lazy: run only
+    the front end now and compile each variant when first launched, loaded or asked for
+    (the generic one too: ptx, shared_mem), so that back-end errors surface there. Needs
+    no GPU; raises CompileError on errors, ValueError on out-of-range options.
     """
     text = None
     if _is_file(path_or_source):
@@ -364,7 +384,7 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                         include_dirs=tuple(includes), config=config, allow_tf32=allow_tf32,
                         name=name, cache=cache, tma=tma, tma_store=tma_store,
                         interpret=interpret, kernel=kernel, debug=debug, remarks=remarks,
-                        define_list=define_list)
+                        device=device, lazy=lazy, define_list=define_list)
     if _interpret_default() if interpret is None else interpret:
         impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config,
                                                 str(kernel or ""), bool(debug))
@@ -372,7 +392,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     impl = _tritonc.compile(path, text, define_list, includes, warps, stages, arch, config,
                             bool(allow_tf32), bool(cache), bool(tma), bool(tma_store),
                             str(kernel or ""), bool(debug),
-                            "missed" if remarks is True else (remarks or ""))
+                            "missed" if remarks is True else (remarks or ""),
+                            _device_index(device), bool(lazy))
     return Kernel(impl, compile_args)
 
 

@@ -8,7 +8,9 @@
 
 The first call with new values of the ``key`` arguments tunes: every candidate (``prune`` may
 drop some for the arguments at hand) is compiled and loaded into the driver in parallel, on every
-core (the compiler and the driver's PTX -> SASS step run with the GIL released), launched once
+core (the compiler and the driver's PTX -> SASS step run with the GIL released; only the variant
+these arguments launch is compiled, see ``compile(lazy=True)``); as each one is ready (so that
+timing overlaps the compilation of the others), it is launched once
 to check for errors (candidates that fail to compile or launch are skipped), then timed with
 ``tritonc.testing.do_bench``; the arguments in ``reset_to_zero`` are zeroed before every run. The
 choice is kept in memory and persisted under the kernel cache directory
@@ -140,13 +142,24 @@ class Autotuner:
         self.stats = {"tuned": 0, "compiled": 0, "benchmarked": 0, "from_disk": 0}
         #: {Config: milliseconds} of the last tuning (inf for a candidate that failed).
         self.timings: Dict[Config, float] = {}
+        #: Wall-clock seconds of the last tuning's phases: "compile" (until every candidate was
+        #: compiled and loaded into the driver, in parallel) and "benchmark" (launching each
+        #: once, then timing it; on the GPU it overlaps the compilation of later candidates).
+        self.tune_seconds: Dict[str, float] = {}
+        # Time candidates as they finish compiling (on the GPU), not in their order.
+        self._overlap = not self._interpret
+        self._compiled_count = 0
         self.best_config: Optional[Config] = None
 
     # Compilation
 
     def _compile(self, config: Config):
+        """The candidate's kernel, lazily compiled: the tuner launches one specialization of it,
+        and the generic variant (front end and PTX of the unspecialized code, most of the
+        host's work) would go unused."""
         from . import compile as compile_kernel  # noqa: PLC0415
         options = dict(self._options)
+        options["lazy"] = True
         defines = dict(options.pop("defines", {}))
         defines.update(config.defines)
         options.pop("num_warps", None)
@@ -179,7 +192,8 @@ class Autotuner:
     def _device(self) -> str:
         if self._interpret:
             return "interpreter"
-        usable, text = _tritonc.cuda_status()
+        from . import _device_index  # noqa: PLC0415
+        usable, text = _tritonc.cuda_status(_device_index(self._options.get("device")))
         return text if usable else "no-device"
 
     def _record_path(self, key_values, candidates) -> str:
@@ -232,27 +246,43 @@ class Autotuner:
     def _launch(self, kernel, grid, args, stream):
         kernel[grid](*args, stream=stream)
 
-    def _compile_all(self, candidates, args):
-        """[(config, kernel or None, error)] with every candidate compiled and loaded into the
-        driver, in parallel on every core."""
+    def _compiled(self, candidates, args):
+        """Yields (config, kernel or None, error) for every candidate as it is compiled and loaded
+        into the driver, in parallel on every core. On the GPU in the order they finish: timing
+        the first ones overlaps the compilation of the rest (the timer measures on the device,
+        so host work elsewhere does not reach it); on the interpreter in the candidates' order.
+        Sets tune_seconds["compile"] to the wall time until the last one was ready."""
+        from . import _device_index  # noqa: PLC0415
+        device = _device_index(self._options.get("device"))
+        start = time.perf_counter()
+
         def build(config):
             try:
                 kernel = self._compile(config)
                 if not self._interpret:
-                    kernel.load(kernel.specialization(*args))
-                return config, kernel, None
+                    kernel.load(kernel.specialization(*args), device)
+                result = config, kernel, None
             except (_tritonc.CompileError, _tritonc.LaunchError, ValueError, TypeError) as e:
-                return config, None, str(e).splitlines()[0] if str(e) else type(e).__name__
+                result = config, None, str(e).splitlines()[0] if str(e) else type(e).__name__
+            return result, time.perf_counter()
 
         workers = max(1, min(len(candidates), os.cpu_count() or 1))
-        results = []
+        finished = []
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            for done, result in enumerate(pool.map(build, candidates), 1):
-                results.append(result)
-                self._say(f"\rtritonc.autotune: compiled {done}/{len(candidates)}", end="")
-        self._say("")
+            futures = [pool.submit(build, config) for config in candidates]
+            ready = concurrent.futures.as_completed(futures) if self._overlap else futures
+            for future in ready:
+                result, at = future.result()
+                finished.append(at)
+                self._compiled_count += 1
+                yield result
+        self.tune_seconds["compile"] = max(finished) - start
         self.stats["compiled"] += len(candidates)
-        return results
+
+    def _show_progress(self, timed, total, best):
+        self._say(f"\rtritonc.autotune: compiled {self._compiled_count}/{total}, timed "
+                  f"{timed}/{total}" + (f", best so far {best[0]:.4g} ms ({best[1].describe()})"
+                                        if best else ""), end="")
 
     def _tune(self, candidates, grid, args, named, stream):
         from . import synchronize  # noqa: PLC0415
@@ -267,10 +297,13 @@ class Autotuner:
         self.timings = {}
         best = None
         failures = []
-        for i, (config, kernel, error) in enumerate(self._compile_all(candidates, args), 1):
+        self.tune_seconds = {"compile": 0.0, "benchmark": 0.0}
+        self._compiled_count = 0
+        for i, (config, kernel, error) in enumerate(self._compiled(candidates, args), 1):
+            start = time.perf_counter()
             if kernel is None:
                 failures.append(f"{config}: {error}")
-                self._say(f"tritonc.autotune: {failures[-1]}")
+                self._say(f"\ntritonc.autotune: {failures[-1]}")
                 self.timings[config] = float("inf")
                 continue
             g = grid(dict(kernel.meta, **named)) if callable(grid) else grid
@@ -284,7 +317,7 @@ class Autotuner:
                     synchronize()
             except (_tritonc.LaunchError, ValueError, TypeError) as e:
                 failures.append(f"{config}: {str(e).splitlines()[0] if str(e) else e!r}")
-                self._say(f"tritonc.autotune: {failures[-1]}")
+                self._say(f"\ntritonc.autotune: {failures[-1]}")
                 self.timings[config] = float("inf")
                 continue
             ms = bench(run)
@@ -292,9 +325,11 @@ class Autotuner:
             self.timings[config] = ms
             if best is None or ms < best[0]:
                 best = (ms, config, kernel)
-            self._say(f"\rtritonc.autotune: timed {i}/{len(candidates)}, best so far "
-                      f"{best[0]:.4g} ms ({best[1].describe()})", end="")
+            self.tune_seconds["benchmark"] += time.perf_counter() - start
+            self._show_progress(i, len(candidates), best)
         self._say("")
+        # The candidates' order, not the order they were timed in.
+        self.timings = {c: self.timings[c] for c in candidates}
         if best is None:
             raise RuntimeError("autotune: no configuration compiled and launched: " +
                                "; ".join(failures))

@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -81,6 +82,38 @@ def test_the_fastest_candidate_is_chosen_and_launched(cache):
     assert len(records) == 2
     assert {json.loads(r.read_text())["config"] for r in records} == {
         CONFIGS[0].describe(), CONFIGS[1].describe()}
+
+
+def test_the_phases_of_a_tuning_are_timed(cache):
+    def slow_bench(fn):
+        fn()
+        time.sleep(0.02)
+        return 1.0
+    tuned = _tuner(slow_bench)
+    x = np.arange(100, dtype=np.float32)
+    tuned[_grid](x, np.zeros(100, dtype=np.float32), 2.0, 100)
+    assert set(tuned.tune_seconds) == {"compile", "benchmark"}
+    assert tuned.tune_seconds["benchmark"] >= 3 * 0.02
+    assert tuned.tune_seconds["compile"] > 0
+
+
+def test_candidates_timed_as_they_finish_compiling_give_the_same_choice(cache):
+    # As on the GPU: each candidate is timed once it is ready, in whatever order they finish.
+    by_block = {32: 3.0, 64: 1.0, 128: 2.0}
+
+    def bench(fn):
+        fn()
+        kernel = fn.__defaults__[0]  # run(kernel=..., g=...)
+        return by_block[kernel.meta["BLOCK"]]
+    tuned = _tuner(bench, reset_to_zero=["Y"])
+    tuned._overlap = True
+    x = np.arange(100, dtype=np.float32)
+    y = np.zeros(100, dtype=np.float32)
+    tuned[_grid](x, y, 2.0, 100)
+    assert tuned.best_config == CONFIGS[1]
+    assert list(tuned.timings.values()) == [3.0, 1.0, 2.0]
+    assert tuned.stats == {"tuned": 1, "compiled": 3, "benchmarked": 3, "from_disk": 0}
+    np.testing.assert_array_equal(y, 2 * x)
 
 
 def test_a_candidate_that_does_not_compile_is_skipped(cache):

@@ -6,16 +6,8 @@ import numpy as np
 import pytest
 
 import tritonc
+from kernel_sources import AXPY
 
-AXPY = """
-__global__ void axpy(float *X, float *Y, float a, int N) {
-  int off[128] = get_program_id(0) * 128 + 0 ... 128;
-  bool m[128] = off < N;
-  float *px[128] = X + off;
-  float *py[128] = Y + off;
-  *?(m) py = a * *?(m) px + *?(m) py;
-}
-"""
 
 # The same without the mask: the last program reads past the end of X.
 AXPY_UNMASKED = """

@@ -22,20 +22,11 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import tritonc  # noqa: E402
+from kernel_sources import AXPY  # noqa: E402
 
 KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
 TRANSPOSE = KERNELS / "transpose.tc"
 _GPU, _GPU_TEXT = tritonc.cuda_status()
-
-AXPY = """
-__global__ void axpy(float *X, float *Y, float a, int N) {
-  int off[128] = get_program_id(0) * 128 + 0 ... 128;
-  bool m[128] = off < N;
-  float *px[128] = X + off;
-  float *py[128] = Y + off;
-  *?(m) py = a * *?(m) px + *?(m) py;
-}
-"""
 
 
 def test_compile_file_gives_ptx_and_metadata():
@@ -54,6 +45,30 @@ def test_compile_file_gives_ptx_and_metadata():
     assert "transpose" in repr(k)
     # A str path works too.
     assert tritonc.compile(str(TRANSPOSE)).ptx == k.ptx
+
+
+def test_a_lazy_kernel_compiles_only_the_variants_asked_for():
+    k = tritonc.compile(TRANSPOSE, lazy=True, cache=False)
+    # The front end alone: the parameters, no variant.
+    assert k._impl.num_variants == 0
+    assert k.name == "transpose"
+    assert k.signature == "transpose(f32* X, f32* Y, i32 M, i32 N, i32 ldx, i32 ldy)"
+    assert ".entry transpose(" in k.variant_ptx("DDDDDD")
+    assert k._impl.num_variants == 1
+    # The generic variant when asked for.
+    assert k.ptx == tritonc.compile(TRANSPOSE, cache=False).ptx
+    assert k._impl.num_variants == 2
+    with pytest.raises(tritonc.CompileError, match="expected"):
+        tritonc.compile("__global__ void k(int *X) { X = ; }", lazy=True)
+
+
+def test_the_device_to_compile_for_is_a_cuda_ordinal():
+    class Device:  # as torch.device("cpu") looks
+        type, index = "cpu", None
+    for bad in (-1, "cuda:0", True, Device()):
+        with pytest.raises(ValueError, match="device must be a CUDA device"):
+            tritonc.compile(TRANSPOSE, device=bad)
+    assert tritonc.compile(TRANSPOSE, device=0).ptx == tritonc.compile(TRANSPOSE).ptx
 
 
 def test_options_reach_the_back_end():

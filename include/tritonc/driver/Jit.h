@@ -161,6 +161,12 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
                                      std::string_view Specialization = {},
                                      const CacheConfig &Cache = {});
 
+/// The parameters of the kernel Src selects, from the front end alone (no
+/// back end, no cache): what every variant's signature lists before its
+/// tensor maps. The error is the formatted diagnostics.
+runtime::Expected<runtime::KernelSignature> kernelSignature(const KernelSource &Src,
+                                                            const DeviceCompileOptions &Opts);
+
 /// The "meta" cache artifact of a compilation: what a hit needs besides the
 /// PTX (R's KernelInfo, its signature with the tensor maps, its warnings).
 std::string serializeKernelMeta(const DeviceCompileResult &R);
@@ -178,18 +184,24 @@ using Grid3 = std::array<unsigned, 3>;
 class JitKernel {
 public:
   /// Compiles the generic variant (no specialization) so that errors show
-  /// up here; the error is the formatted diagnostics. Needs no GPU.
+  /// up here; the error is the formatted diagnostics. Needs no GPU. With
+  /// Lazy, runs the front end only (its errors show up here, the back end's
+  /// at the first variant): a caller that launches one specialization (the
+  /// autotuner's candidates) then compiles that variant alone, and the
+  /// generic one only if asked for.
   static runtime::Expected<std::unique_ptr<JitKernel>>
-  create(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache = defaultCacheConfig());
+  create(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache = defaultCacheConfig(),
+         bool Lazy = false);
 
   JitKernel(const JitKernel &) = delete;
   JitKernel &operator=(const JitKernel &) = delete;
 
-  /// The generic variant.
-  const DeviceCompileResult &generic() const { return *Generic; }
-  const runtime::KernelSignature &signature() const { return Generic->Signature; }
-  const std::string &ptx() const { return Generic->PTX; }
-  const codegen::KernelInfo &info() const { return Generic->Info; }
+  /// The generic variant, compiled on first use by a lazy kernel (a failed
+  /// compilation is a result that is not ok(), with its diagnostics).
+  const DeviceCompileResult &generic() const;
+  const runtime::KernelSignature &signature() const { return Signature; }
+  const std::string &ptx() const { return generic().PTX; }
+  const codegen::KernelInfo &info() const { return generic().Info; }
   const DeviceCompileOptions &options() const { return Opts; }
 
   /// The variant for a specialization string (canonicalized first),
@@ -228,7 +240,7 @@ private:
   };
   JitKernel(KernelSource Src, DeviceCompileOptions Opts, CacheConfig Cache)
       : Src(std::move(Src)), Opts(std::move(Opts)), Cache(std::move(Cache)) {}
-  runtime::Expected<Variant *> variantLocked(const std::string &Canonical);
+  runtime::Expected<Variant *> variantLocked(const std::string &Canonical) const;
   /// Loads V into D's device unless it is loaded there; returns its entry.
   runtime::Expected<runtime::Kernel *> loadLocked(runtime::CudaDriver &D, Variant &V);
 
@@ -236,8 +248,13 @@ private:
   DeviceCompileOptions Opts;
   CacheConfig Cache;
   mutable std::mutex Mutex;
-  std::map<std::string, std::unique_ptr<Variant>> Variants;
-  const DeviceCompileResult *Generic = nullptr;
+  /// Compiled on demand, also by the const accessors of the generic variant.
+  mutable std::map<std::string, std::unique_ptr<Variant>> Variants;
+  mutable const DeviceCompileResult *Generic = nullptr;
+  /// The generic variant's failed compilation, once a lazy kernel tried it.
+  mutable std::optional<DeviceCompileResult> FailedGeneric;
+  /// The parameters (the generic variant's signature without tensor maps).
+  runtime::KernelSignature Signature;
   std::string LastSpecialization;
 };
 

@@ -278,12 +278,6 @@ void PTXFunctionBuilder::setNumWarps(unsigned NumWarps, ThreadBound B) {
   Bound = B;
 }
 
-void PTXFunctionBuilder::addSharedArray(const std::string &ArrayName, unsigned Bytes,
-                                        unsigned Align) {
-  SharedDecls.push_back(".shared .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
-                        std::to_string(Bytes) + "];");
-}
-
 Reg PTXFunctionBuilder::newReg(Ty T) {
   RegClass C = regClassOf(T);
   unsigned &N = Counts[static_cast<unsigned>(C)];
@@ -311,8 +305,8 @@ void PTXFunctionBuilder::scopeBrace(bool Open) { activeLines().push_back(Open ? 
 
 void PTXFunctionBuilder::addLocalArray(const std::string &ArrayName, unsigned Bytes,
                                        unsigned Align) {
-  SharedDecls.push_back(".local .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
-                        std::to_string(Bytes) + "];");
+  LocalDecls.push_back(".local .align " + std::to_string(Align) + " .b8 " + ArrayName + "[" +
+                       std::to_string(Bytes) + "];");
 }
 
 void PTXFunctionBuilder::comment(const std::string &Text) {
@@ -660,10 +654,25 @@ size_t PTXFunctionBuilder::reserveLine() {
   return Body.size() - 1;
 }
 
+/// Sets reserved line Handle of Lines (body or prologue) to Line, indented.
+static void fillReserved(std::vector<std::string> &Lines, size_t Handle, const std::string &Line,
+                         const char *Caller) {
+  if (Handle >= Lines.size() || !Lines[Handle].empty())
+    reportInternalError(std::string("PTXBuilder::") + Caller + ": not a reserved line");
+  Lines[Handle] = "\t" + Line;
+}
+
 void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line) {
-  if (Handle >= Body.size() || !Body[Handle].empty())
-    reportInternalError("PTXBuilder::fillReservedLine: not a reserved line");
-  Body[Handle] = "\t" + Line;
+  fillReserved(Body, Handle, Line, "fillReservedLine");
+}
+
+size_t PTXFunctionBuilder::reservePrologueLine() {
+  Prologue.emplace_back();
+  return Prologue.size() - 1;
+}
+
+void PTXFunctionBuilder::fillPrologueLine(size_t Handle, const std::string &Line) {
+  fillReserved(Prologue, Handle, Line, "fillPrologueLine");
 }
 
 void PTXFunctionBuilder::setBodyLine(size_t I, std::string Line) {
@@ -728,11 +737,14 @@ std::string PTXFunctionBuilder::str() const {
     if (Counts[C])
       S += std::string("\t.reg .") + regDeclType(static_cast<RegClass>(C)) + " " +
            regPrefix(static_cast<RegClass>(C)) + "<" + std::to_string(Counts[C]) + ">;\n";
-  for (const std::string &D : SharedDecls)
+  for (const std::string &D : LocalDecls)
     S += "\t" + D + "\n";
   S += "\n";
-  for (const std::string &L : Prologue)
+  for (const std::string &L : Prologue) {
+    if (L.empty())
+      reportInternalError("PTXBuilder: kernel " + Name + " has an unfilled prologue line");
     S += L + "\n";
+  }
   for (const std::string &L : Body)
     if (!L.empty())
       S += L + "\n";

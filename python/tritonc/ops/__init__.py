@@ -31,12 +31,26 @@ def _kernel_path(name):
     return f"{tritonc.kernels_dir()}/{name}"
 
 
-def _matrix(x, what):
-    """(x with unit column stride, its kernel TYPE) for a row-wise 2-D operator."""
+def _device_of(t):
+    """The CUDA ordinal to compile for (the kernels run on the tensor's device), or None: the
+    interpreter, for CPU tensors."""
+    return (t.device.index or 0) if t.is_cuda else None
+
+
+def _row_operator(x, what, transposed, kernel_and_grid):
+    """y = op(x) for a 2-D operator whose kernel takes (X, Y, M, N, ldx, ldy): x with unit column
+    stride, y of x's shape (or transposed); kernel_and_grid(type_name, device, m, n) -> (the
+    kernel, its grid), called only when x is not empty."""
     if x.dim() != 2:
         raise ValueError(f"tritonc.ops.{what}: expected a 2-D tensor, got {x.dim()}-D")
     type_name = _type_name(x, what)
-    return (x if x.stride(1) == 1 else x.contiguous()), type_name
+    x = x if x.stride(1) == 1 else x.contiguous()
+    m, n = x.shape
+    y = torch.empty((n, m) if transposed else (m, n), dtype=x.dtype, device=x.device)
+    if m and n:
+        kernel, grid = kernel_and_grid(type_name, _device_of(x), m, n)
+        kernel[grid](x, y, m, n, x.stride(0), y.stride(0))
+    return y
 
 
 def _type_name(t, what):
@@ -61,7 +75,8 @@ def _matmul_configs(dtype, allow_tf32):
 
 
 @functools.lru_cache(maxsize=None)
-def _matmul_tuner(type_name, trans_a, trans_b, allow_tf32, interpret):
+def _matmul_tuner(type_name, trans_a, trans_b, allow_tf32, device):
+    interpret = device is None
     dtype = {v: k for k, v in _DTYPES.items()}[type_name]
     configs = _matmul_configs(dtype, allow_tf32)
     if interpret:
@@ -70,7 +85,8 @@ def _matmul_tuner(type_name, trans_a, trans_b, allow_tf32, interpret):
     return tritonc.autotune(_kernel_path("matmul.tc"), configs=configs, key=["M", "N", "K"],
                             defines={"TYPE": type_name, "TRANS_A": int(trans_a),
                                      "TRANS_B": int(trans_b)},
-                            allow_tf32=allow_tf32, interpret=interpret, progress=False)
+                            allow_tf32=allow_tf32, interpret=interpret, device=device,
+                            progress=False)
 
 
 def _operand(t):
@@ -102,7 +118,7 @@ def _matmul_op(a: torch.Tensor, b: torch.Tensor, allow_tf32: bool = False) -> to
     a, trans_a, lda = _operand(a)
     b, trans_b, ldb = _operand(b)
     tuner = _matmul_tuner(type_name, trans_a, trans_b, allow_tf32 and a.dtype == torch.float32,
-                          not a.is_cuda)
+                          _device_of(a))
     tuner[lambda meta: (tritonc.cdiv(m, meta["TM"]), tritonc.cdiv(n, meta["TN"]))](
         a, b, c, m, n, k, lda, ldb, c.stride(0))
     return c
@@ -139,22 +155,17 @@ def matmul(a, b, allow_tf32=False):
 #
 
 @functools.lru_cache(maxsize=None)
-def _softmax_kernel(type_name, n, interpret):
+def _softmax_kernel(type_name, n, device):
     tn = 1 << max(4, (n - 1).bit_length()) if n <= 4096 else 1024
     return tritonc.compile(_kernel_path("softmax.tc"),
                            defines={"TYPE": type_name, "TM": 4 if tn <= 1024 else 1, "TN": tn},
-                           num_warps=4, interpret=interpret)
+                           num_warps=4, interpret=device is None, device=device)
 
 
 @torch.library.custom_op("tritonc::softmax", mutates_args=())
 def _softmax_op(x: torch.Tensor) -> torch.Tensor:
-    x, type_name = _matrix(x, "softmax")
-    m, n = x.shape
-    y = torch.empty(m, n, dtype=x.dtype, device=x.device)
-    if m and n:
-        k = _softmax_kernel(type_name, n, not x.is_cuda)
-        k[lambda meta: (tritonc.cdiv(m, meta["TM"]),)](x, y, m, n, x.stride(0), y.stride(0))
-    return y
+    return _row_operator(x, "softmax", False, lambda type_name, device, m, n: (
+        _softmax_kernel(type_name, n, device), lambda meta: (tritonc.cdiv(m, meta["TM"]),)))
 
 
 @_softmax_op.register_fake
@@ -184,21 +195,16 @@ def softmax(x):
 #
 
 @functools.lru_cache(maxsize=None)
-def _transpose_kernel(type_name, interpret):
+def _transpose_kernel(type_name, device):
     return tritonc.compile(_kernel_path("transpose_checked.tc"),
                            defines={"TYPE": type_name, "TM": 32, "TN": 32}, num_warps=4,
-                           interpret=interpret)
+                           interpret=device is None, device=device)
 
 
 @torch.library.custom_op("tritonc::transpose", mutates_args=())
 def _transpose_op(x: torch.Tensor) -> torch.Tensor:
-    x, type_name = _matrix(x, "transpose")
-    m, n = x.shape
-    y = torch.empty(n, m, dtype=x.dtype, device=x.device)
-    if m and n:
-        k = _transpose_kernel(type_name, not x.is_cuda)
-        k[(tritonc.cdiv(m, 32), tritonc.cdiv(n, 32))](x, y, m, n, x.stride(0), y.stride(0))
-    return y
+    return _row_operator(x, "transpose", True, lambda type_name, device, m, n: (
+        _transpose_kernel(type_name, device), (tritonc.cdiv(m, 32), tritonc.cdiv(n, 32))))
 
 
 @_transpose_op.register_fake
@@ -220,12 +226,13 @@ def transpose(x):
 #
 
 @functools.lru_cache(maxsize=None)
-def _conv_kernel(type_name, interpret):
+def _conv_kernel(type_name, device):
     tk = 8 if type_name == "float" else 16
+    interpret = device is None
     tm, tn = (16, 16) if interpret else (32, 32)
     return tritonc.compile(_kernel_path("conv.tc"),
                            defines={"TYPE": type_name, "TM": tm, "TN": tn, "TK": tk},
-                           num_warps=4, interpret=interpret), tk
+                           num_warps=4, interpret=interpret, device=device), tk
 
 
 def _pair(v):
@@ -248,7 +255,7 @@ def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
     y = torch.empty(z, co, p, q, dtype=x.dtype, device=x.device)
     if y.numel() == 0:
         return y
-    kernel, tk = _conv_kernel(type_name, not x.is_cuda)
+    kernel, tk = _conv_kernel(type_name, _device_of(x))
     # The filter as a (CI*R*S) x CO matrix, and the address increments of the reduction.
     b = w.reshape(co, ci * r * s).t().contiguous()
     kk = ci * r * s

@@ -556,6 +556,46 @@ TEST(JitKernel, VariantsPerSpecialization) {
   EXPECT_EQ(J.numVariants(), 2u);
 }
 
+TEST(JitKernel, ALazyKernelCompilesOnlyTheVariantsAskedFor) {
+  TempDir Dir;
+  runtime::KernelCache Cache(Dir.Path);
+  auto K = JitKernel::create(KernelSource::file(Transpose), defaultOptions(), CacheConfig{&Cache},
+                             /*Lazy=*/true);
+  ASSERT_TRUE(K) << K.error();
+  JitKernel &J = **K;
+  // The front end alone: the parameters, and no variant (nothing in the cache either).
+  EXPECT_EQ(J.numVariants(), 0u);
+  EXPECT_EQ(J.signature().str(), "transpose(f32* X, f32* Y, i32 M, i32 N, i32 ldx, i32 ldy)");
+  EXPECT_EQ(Cache.stats().Misses, 0u);
+  ASSERT_TRUE(J.variant("DDDDDD"));
+  EXPECT_EQ(J.numVariants(), 1u);
+  // The generic variant when asked for, the same as an eager kernel's.
+  EXPECT_EQ(J.info().Name, "transpose");
+  EXPECT_EQ(J.numVariants(), 2u);
+  auto Eager = JitKernel::create(KernelSource::file(Transpose), defaultOptions());
+  ASSERT_TRUE(Eager) << Eager.error();
+  EXPECT_EQ(J.ptx(), (*Eager)->ptx());
+  EXPECT_EQ(J.signature().str(), (*Eager)->signature().str());
+}
+
+TEST(JitKernel, ALazyKernelReportsFrontEndErrorsAtOnceAndBackEndErrorsLater) {
+  auto Syntax =
+      JitKernel::create(KernelSource::text("bad.tc", "__global__ void k(int *X) { X = ; }"),
+                        defaultOptions(), CacheConfig{}, /*Lazy=*/true);
+  ASSERT_FALSE(Syntax);
+  EXPECT_NE(Syntax.error().find("bad.tc:1:"), std::string::npos) << Syntax.error();
+  // A back-end option out of range: only the variants find out.
+  DeviceCompileOptions Opts = defaultOptions();
+  Opts.Back.NumWarps = 3;
+  auto Odd = JitKernel::create(KernelSource::file(Transpose), Opts, CacheConfig{}, /*Lazy=*/true);
+  ASSERT_TRUE(Odd) << Odd.error();
+  EXPECT_FALSE((*Odd)->variant("DDDDDD"));
+  EXPECT_FALSE((*Odd)->generic().ok());
+  EXPECT_NE((*Odd)->generic().Diagnostics.find("num_warps must be"), std::string::npos)
+      << (*Odd)->generic().Diagnostics;
+  EXPECT_FALSE(JitKernel::create(KernelSource::file(Transpose), Opts, CacheConfig{}));
+}
+
 TEST(JitKernel, CompileErrorsComeBackFormatted) {
   auto K = JitKernel::create(
       KernelSource::text("oops.tc", "__global__ void k(float *X) {\n  *X = 1 +;\n}\n"),

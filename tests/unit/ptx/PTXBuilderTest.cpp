@@ -46,7 +46,6 @@ TEST(PTXBuilder, EntrySignatureAndRegDecls) {
   EXPECT_EQ(B.addParam(Ty::U64), "p0");
   EXPECT_EQ(B.addParam(Ty::U32), "p1");
   B.setNumWarps(4);
-  B.addSharedArray("buf", 512);
   Reg A = B.ldParam(Ty::U64, "p0");
   EXPECT_EQ(A.name(), "%rd0");
   EXPECT_EQ(A.type(), Ty::U64);
@@ -62,9 +61,8 @@ TEST(PTXBuilder, EntrySignatureAndRegDecls) {
   expectInOrder(S, {".visible .entry k(\n\t.param .u64 p0,\n\t.param .u32 p1\n)\n",
                     ".maxntid 128, 1, 1\n{\n", "\t.reg .pred %p<1>;\n", "\t.reg .b16 %h<1>;\n",
                     "\t.reg .b32 %r<1>;\n", "\t.reg .b64 %rd<1>;\n", "\t.reg .f32 %f<1>;\n",
-                    "\t.reg .f64 %fd<1>;\n", "\t.shared .align 16 .b8 buf[512];\n",
-                    "\tld.param.u64 %rd0, [p0];\n", "\tld.param.u32 %r0, [p1];\n",
-                    "\tsetp.lt.u32 %p0, %r0, 7;\n", "\tret;\n}\n"});
+                    "\t.reg .f64 %fd<1>;\n", "\n\tld.param.u64 %rd0, [p0];\n",
+                    "\tld.param.u32 %r0, [p1];\n", "\tsetp.lt.u32 %p0, %r0, 7;\n", "\tret;\n}\n"});
   EXPECT_EQ(B.numRegs(RegClass::B32), 1u);
 }
 
@@ -109,6 +107,24 @@ TEST(PTXBuilder, ReservedLinesPrintOnlyWhenFilled) {
   // Filling twice, or a line that was never reserved, is a bug of the caller.
   EXPECT_THROW(B.fillReservedLine(Second, "bar.sync 0;"), InternalError);
   (void)First;
+}
+
+TEST(PTXBuilder, ReservedPrologueLinesKeepTheirPlace) {
+  PTXModule M;
+  PTXFunctionBuilder &B = M.addKernel("r");
+  size_t Line;
+  {
+    auto P = B.prologue();
+    B.mov(Ty::U32, 1);
+    Line = B.reservePrologueLine();
+    B.mov(Ty::U32, 2);
+  }
+  B.ret();
+  // Unfilled, the module cannot be printed: the value the line defines would be missing.
+  EXPECT_THROW(M.str(), InternalError);
+  B.fillPrologueLine(Line, "mov.u32 %r9, smem+64;");
+  expectInOrder(M.str(), {"mov.u32 %r0, 1;", "\tmov.u32 %r9, smem+64;", "mov.u32 %r1, 2;", "ret;"});
+  EXPECT_THROW(B.fillPrologueLine(Line, "mov.u32 %r9, smem;"), InternalError);
 }
 
 TEST(PTXBuilder, HoistBodyLines) {
@@ -325,7 +341,7 @@ TEST(PTXBuilder, SampleKernelsHaveTheExpectedShape) {
   expectInOrder(Red, {".extern .shared .align 16 .b8 smem[];", ".reqntid 128, 1, 1",
                       "shfl.sync.bfly.b32", "st.shared.f32", "bar.sync 0;", "ld.shared.v4.b32"});
   std::string F16 = samples::scaleF16(T);
-  expectInOrder(F16, {".shared .align 16 .b8 stage[256];", "cvt.f32.f16", "cvt.rn.f16.f32"});
+  expectInOrder(F16, {".extern .shared .align 16 .b8 stage[];", "cvt.f32.f16", "cvt.rn.f16.f32"});
   std::string Lock = samples::spinLock(T);
   expectInOrder(Lock,
                 {"$L__spin1:", "atom.global.cas.b32", "bra $L__spin1;", "atom.global.exch.b32"});

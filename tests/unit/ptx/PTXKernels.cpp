@@ -102,7 +102,8 @@ std::string scaleF16(PTXTarget T) {
   std::string X = B.addParam(Ty::U64), Y = B.addParam(Ty::U64), Scale = B.addParam(Ty::F32),
               N = B.addParam(Ty::U32);
   B.setNumWarps(2);
-  B.addSharedArray("stage", 64 * 4, 16);
+  // 256 bytes of dynamic shared memory (kernels declare no static arrays).
+  M.addExternShared("stage", 16);
   Reg Tid = B.special(SpecialReg::TidX);
   Reg Pair = B.madLo(Ty::U32, B.special(SpecialReg::CtaIdX), 64, Tid);
   Reg First = B.shl(Ty::U32, Pair, 1);

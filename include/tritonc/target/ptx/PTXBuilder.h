@@ -198,8 +198,6 @@ public:
   std::string addByteArrayParam(unsigned Bytes, unsigned Align);
   /// Threads per CTA = NumWarps * 32, printed as `.maxntid` or `.reqntid`.
   void setNumWarps(unsigned NumWarps, ThreadBound Bound = ThreadBound::MaxNTid);
-  /// Kernel-scope `.shared .align A .b8 Name[Bytes];`.
-  void addSharedArray(const std::string &ArrayName, unsigned Bytes, unsigned Align = 16);
   /// Kernel-scope `.local .align A .b8 Name[Bytes];` (per-thread memory).
   void addLocalArray(const std::string &ArrayName, unsigned Bytes, unsigned Align = 8);
 
@@ -229,6 +227,14 @@ public:
   /// Body line I as emitted (tab-indented instruction, label or comment;
   /// empty while reserved).
   const std::string &bodyLine(size_t I) const { return Body[I]; }
+  /// Reserves an (initially empty) line at the end of the prologue so far,
+  /// for an instruction whose operands are known only once the body is
+  /// written (the address of the mbarriers placed after the rest of the
+  /// shared memory). Prologue lines never move, so the handle stays valid.
+  size_t reservePrologueLine();
+  /// Sets a reserved prologue line (verbatim, tab-indented, no guard); every
+  /// reserved line must be filled before str().
+  void fillPrologueLine(size_t Handle, const std::string &Line);
   /// Moves the body lines from From to the end up to position Before, in
   /// their order; the lines in between follow them. Reserved lines must not
   /// lie in [Before, end): their handles are positions.
@@ -413,7 +419,7 @@ private:
   std::vector<std::string> ParamDecls;
   unsigned NumThreads = 0;
   ThreadBound Bound = ThreadBound::None;
-  std::vector<std::string> SharedDecls;
+  std::vector<std::string> LocalDecls;
   std::vector<std::string> &activeLines() { return InPrologue ? Prologue : Body; }
 
   std::vector<std::string> Prologue;
