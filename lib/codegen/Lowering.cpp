@@ -583,6 +583,9 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
   case Opcode::Broadcast:
     Values[&I] = relabelFromOperand(I, LA.layoutOf(&I));
     return;
+  case Opcode::ConvertLayout:
+    Values[&I] = get(I.getOperand(0), LA.layoutOf(&I));
+    return;
   case Opcode::GetProgramId:
   case Opcode::GetNumPrograms: {
     static const ptx::SpecialReg Ids[] = {ptx::SpecialReg::CtaIdX, ptx::SpecialReg::CtaIdY,
