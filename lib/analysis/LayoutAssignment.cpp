@@ -597,6 +597,12 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
     if (auto In = LayoutOfOperand(0))
       return broadcastResultLayout(*In, T->getShape());
     return defaultLayout(T->getShape());
+  case Opcode::LocalLoad:
+    // Reading shared memory costs the same in any layout: take the one a
+    // global access of the value wants.
+    if (auto L = demandedLayout(&I, 0))
+      return L;
+    return defaultLayout(T->getShape());
   case Opcode::Phi:
     // Values coming around a loop's back edge first: a conversion, if one is
     // needed, then happens once on entry instead of on every iteration.
