@@ -25,14 +25,16 @@
 // then (offset of its lane and warp bits) XOR (offset of the register), the
 // former computed once in the prologue.
 //
-// A dot whose operand is a local_load takes the loaded registers and stages
-// them like any operand.
+// A dot whose operand is a local_load of a slot may read the slot directly
+// (lowerWgmma, lowerDot ask directSlotOperand / plainSlotOperand); else
+// the loaded registers are staged as any operand, with a remark.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
 
 #include "tritonc/analysis/LayoutAttributes.h"
+#include "tritonc/ir/Printer.h"
 
 #include <bit>
 
@@ -44,6 +46,10 @@ using ir::Opcode;
 namespace {
 
 uint64_t alignUp(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
+
+const Instruction *asInstr(const ir::Value *V) {
+  return ir::asInstruction(const_cast<ir::Value *>(V));
+}
 
 /// Bytes between consecutive slots of a buffer type: whole swizzle atoms
 /// (1024 bytes) for hardware swizzle modes, whose pattern follows absolute
@@ -89,6 +95,27 @@ void FunctionLowering::planSharedBuffers() {
   // Scratch never goes over the buffers: they may hold data anywhere.
   for (unsigned B = 0; B < BlockIndex.size(); ++B)
     RingLiveBlocks.insert(B);
+  // Dots that read their operands' slots directly; a local_load used only
+  // by them loads nothing.
+  std::map<const Instruction *, unsigned> DirectUses;
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I->getOpcode() != Opcode::Dot)
+        continue;
+      bool Wgmma = LA.dotOf(I.get()).Kind == DotKind::Wgmma;
+      for (unsigned Idx = 0; Idx < 2; ++Idx) {
+        std::string Why;
+        bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
+                            : !isVectorizedFmaDot(*I) && plainSlotOperand(*I, Idx, Why);
+        if (!Direct)
+          continue;
+        SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
+        ++DirectUses[asInstr(I->getOperand(Idx))];
+      }
+    }
+  for (const auto &[Load, Uses] : DirectUses)
+    if (Uses == Load->users().size())
+      UnloadedSlotReads.insert(Load);
 }
 
 // --- Addresses ----------------------------------------------------------------
@@ -190,6 +217,10 @@ void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
     return;
   case Opcode::CpAsyncWait:
     B.emit("cp.async.wait_group " + std::to_string(I.Count) + ";");
+    // Slots that wgmma reads directly are read through the async proxy: each
+    // thread orders its landed copies before the program's barrier.
+    if (SlotsReadByAsyncProxy)
+      B.emit("fence.proxy.async.shared::cta;");
     return;
   case Opcode::Barrier:
     return forcedBarrier();
@@ -205,6 +236,8 @@ void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
 void FunctionLowering::lowerLocalLoad(const Instruction &I) {
   const ir::Type *Slot = I.getOperand(0)->getType();
   checkSlotElement(I, Slot->getElementType());
+  if (UnloadedSlotReads.count(&I))
+    return; // its dots read the slot
   const LinearLayout &L = LA.layoutOf(&I);
   SlotAccess A = slotAccess(Slot, L, 16);
   Ty T = ptxTypeOf(Slot->getElementType());
@@ -256,6 +289,8 @@ void FunctionLowering::lowerLocalStore(const Instruction &I) {
       G = ptx::Guard{Owner, false};
     B.stShared(Pairs ? Ty::B32 : MT, Base, Off, Words, G);
   }
+  if (SlotsReadByAsyncProxy)
+    B.emit("fence.proxy.async.shared::cta;");
 }
 
 void FunctionLowering::lowerCpAsync(const Instruction &I) {
@@ -301,6 +336,106 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
       Text = "@" + Owner.name() + " " + Text;
     B.emit(Text);
   }
+}
+
+// --- Dots reading slots -------------------------------------------------------
+
+const Instruction *FunctionLowering::slotLoadOperand(const Instruction &Dot, unsigned Idx,
+                                                     std::string &Why) const {
+  const Instruction *Load = asInstr(Dot.getOperand(Idx));
+  if (!Load || Load->getOpcode() != Opcode::LocalLoad)
+    return nullptr;
+  if (Load->getParent() != Dot.getParent()) {
+    Why = "the local_load is in another block than the dot";
+    return nullptr;
+  }
+  // The slot must still hold what the local_load read when the dot runs.
+  bool Between = false;
+  for (const auto &IP : Dot.getParent()->instructions()) {
+    if (IP.get() == Load) {
+      Between = true;
+      continue;
+    }
+    if (IP.get() == &Dot)
+      break;
+    if (!Between)
+      continue;
+    Opcode Op = IP->getOpcode();
+    bool WritesShared = IP->getCategory() == ir::OpCategory::Gpu && IP->hasSideEffects() &&
+                        Op != Opcode::Barrier && Op != Opcode::FenceProxyAsync &&
+                        Op != Opcode::CpAsyncCommit;
+    if (WritesShared) {
+      Why = std::string("a ") + ir::opcodeName(Op) + " between the local_load and the dot may " +
+            "change the slot";
+      return nullptr;
+    }
+  }
+  return Load;
+}
+
+std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
+FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return std::nullopt;
+  const ir::Value *Slot = Load->getOperand(0);
+  const ir::Type *T = Slot->getType();
+  const ir::Layout *SL = T->getLayout();
+  unsigned ElemBytes = memBytesOf(T->getElementType());
+  if (!SL || !SL->hasSwizzleMode() || SL->getSwizzleBytes() == 0) {
+    Why = "the slot's layout is no wgmma swizzle mode (#shared<swizzle=32|64|128>)";
+    return std::nullopt;
+  }
+  if (T->getRank() != 2 || ElemBytes != 2) {
+    Why = "wgmma reads 2-D slots of 16-bit elements";
+    return std::nullopt;
+  }
+  // The generic swizzle equals the hardware's when a row is one swizzle row.
+  unsigned Contig = SL->getOrder()[0];
+  const ir::Shape &S = T->getShape();
+  MmaSharedLayout M = MmaSharedLayout::make(S[0], S[1], Contig, ElemBytes);
+  uint64_t RowBytes = static_cast<uint64_t>(S[Contig]) * ElemBytes;
+  if (!M.valid() || RowBytes != static_cast<uint64_t>(SL->getSwizzleBytes()) ||
+      M.SwizzleBytes != RowBytes) {
+    Why = "its rows (" + std::to_string(RowBytes) + " bytes) are not exactly the swizzle width (" +
+          std::to_string(SL->getSwizzleBytes()) + " bytes), as wgmma's descriptors need";
+    return std::nullopt;
+  }
+  return std::make_pair(Slot, M);
+}
+
+std::optional<std::pair<const ir::Value *, int64_t>>
+FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return std::nullopt;
+  const ir::Type *Slot = Load->getOperand(0)->getType();
+  unsigned ElemBytes = memBytesOf(Slot->getElementType());
+  const ir::Shape &S = Slot->getShape();
+  std::vector<unsigned> RowMajor = {1, 0};
+  if (Slot->getRank() != 2 ||
+      !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, RowMajor))) {
+    Why = "this dot reads its operands as row-major tiles, and the slot is swizzled or "
+          "column-major";
+    return std::nullopt;
+  }
+  if (S[1] * ElemBytes % 16) {
+    Why = "its rows are not a multiple of 16 bytes (ldmatrix reads 16-byte rows)";
+    return std::nullopt;
+  }
+  return std::make_pair(Load->getOperand(0), S[1]);
+}
+
+void FunctionLowering::remarkSlotStaged(const Instruction &Dot, unsigned Idx,
+                                        const std::string &Why) {
+  if (Why.empty() || !wantsRemark(RemarkKind::Missed, "dot"))
+    return;
+  remark(RemarkKind::Missed, "dot", Dot,
+         std::string("operand ") + (Idx ? "B" : "A") + " (" +
+             ir::printOperand(*Dot.getOperand(Idx)) +
+             ", a local_load of a shared slot) goes through registers and is staged in shared "
+             "memory again instead of being read from its slot: " +
+             Why);
 }
 
 } // namespace tritonc::codegen
