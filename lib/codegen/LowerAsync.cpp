@@ -35,6 +35,7 @@
 
 #include "tritonc/analysis/LayoutAttributes.h"
 #include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
 
 #include <bit>
 
@@ -66,8 +67,12 @@ uint64_t slotStride(const ir::Type *Buffer) {
 /// The slot layout of a buffer type as offset -> coordinates: its #shared
 /// layout, or row-major without one.
 LinearLayout slotLayout(const ir::Type *Buffer) {
-  if (std::optional<LinearLayout> L = analysis::toLinearLayout(Buffer))
+  std::string Why;
+  if (std::optional<LinearLayout> L = analysis::toLinearLayout(Buffer, &Why))
     return *L;
+  // The verifier accepts only layouts that fit their buffers.
+  if (Buffer->getLayout())
+    reportInternalError("codegen: no linear form of " + Buffer->str() + ": " + Why);
   std::vector<unsigned> Order;
   for (unsigned D = Buffer->getRank(); D-- > 0;)
     Order.push_back(D);
@@ -122,8 +127,10 @@ void FunctionLowering::planSharedBuffers() {
 
 FunctionLowering::SlotAccess FunctionLowering::slotAccess(const ir::Type *Slot,
                                                           const LinearLayout &L, unsigned MaxVec) {
-  LinearLayout Inverse = *slotLayout(Slot).invert();
-  LinearLayout Offsets = LinearLayout::compose(Inverse, L);
+  std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
+  if (!Inverse) // a #shared layout is a permutation of each slot
+    reportInternalError("codegen: the layout of " + Slot->str() + " is not invertible");
+  LinearLayout Offsets = LinearLayout::compose(*Inverse, L);
   SlotAccess Out;
   Out.ElemBytes = memBytesOf(Slot->getElementType());
   for (int32_t R = 0; R < numRegisters(L); ++R)
