@@ -1,6 +1,7 @@
 //===- LayoutAssignment.cpp - Distributed layouts of tile values ---------===//
 
 #include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/analysis/LayoutAttributes.h"
 #include "tritonc/analysis/PointerBase.h"
 
 #include "tritonc/ir/Dominance.h"
@@ -241,8 +242,14 @@ const DotPlan &LayoutAssignment::dotOf(const Instruction *I) const {
   return It->second;
 }
 
+/// The pointer operand of a global access (cp_async's is its second: the
+/// first is the slot it copies into).
+static unsigned pointerOperandIndex(const Instruction &I) {
+  return I.getOpcode() == Opcode::CpAsync ? 1 : 0;
+}
+
 AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnalysis &AI) const {
-  const ir::Value *Ptr = I.getOperand(0);
+  const ir::Value *Ptr = I.getOperand(pointerOperandIndex(I));
   const ir::Shape &S = Ptr->getType()->getShape();
   const AxisInfo &P = AI.get(Ptr);
   unsigned Rank = static_cast<unsigned>(S.size());
@@ -266,6 +273,8 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
       Mask = I.getOperand(1);
     else if (I.getOpcode() == Opcode::MaskedStore)
       Mask = I.getOperand(2);
+    else if (I.getOpcode() == Opcode::CpAsync && I.getNumOperands() > 2)
+      Mask = I.getOperand(2);
     if (Mask && Mask->getType()->isTile())
       Vec = std::min<int64_t>(Vec, AI.get(Mask).Constancy[Fast]);
     Vec = std::max<int64_t>(Vec, 1);
@@ -287,7 +296,29 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   Plan.VecDim = Fast;
   Plan.Order = Order;
   Plan.Layout = blocked(S, Plan.Vec, Order);
+  // A pointer tile whose type names its layout is accessed in that layout,
+  // vectorized as far as its registers run along the contiguous dimension.
+  if (std::optional<LinearLayout> Typed = typedLayout(Ptr)) {
+    unsigned Run = 1;
+    for (int32_t Bit = 0; Bit < Typed->getInDimSizeLog2("register"); ++Bit) {
+      const LinearLayout::Basis &B = Typed->getBasis("register", Bit);
+      bool Next = B[Fast] == static_cast<int32_t>(Run);
+      for (unsigned D = 0; D < Rank; ++D)
+        Next = Next && (D == Fast || B[D] == 0);
+      if (!Next || Run * 2 > Plan.Vec)
+        break;
+      Run *= 2;
+    }
+    Plan.Vec = Run;
+    Plan.Layout = std::move(*Typed);
+  }
   return Plan;
+}
+
+std::optional<LinearLayout> typedLayout(const ir::Value *V) {
+  if (!V->getType()->isTile() || !V->getType()->getLayout())
+    return std::nullopt;
+  return toLinearLayout(V->getType());
 }
 
 /// Whether Before runs before At wherever both run, with a scalar atomic in
@@ -478,8 +509,8 @@ std::optional<LinearLayout> LayoutAssignment::demandedLayout(const ir::Value *V,
   // A memory access using V directly decides.
   for (const Instruction *U : V->users())
     if (auto A = Accesses.find(U);
-        A != Accesses.end() && U->getOperand(0)->getType()->isTile() &&
-        U->getOperand(0)->getType()->getShape() == V->getType()->getShape())
+        A != Accesses.end() &&
+        U->getOperand(pointerOperandIndex(*U))->getType()->getShape() == V->getType()->getShape())
       return A->second.Layout;
   if (Depth >= 8)
     return std::nullopt;
@@ -521,6 +552,12 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
       return std::nullopt;
     return It->second;
   };
+  // Loads, atomics, dots and reductions produce the layout their lowering
+  // computes in (a layout their type names is a hint: users convert).
+  bool ProducesOwn =
+      I.accessesMemory() || I.getOpcode() == Opcode::Dot || I.getOpcode() == Opcode::Reduce;
+  if (std::optional<LinearLayout> Typed = typedLayout(&I); Typed && !ProducesOwn)
+    return Typed;
   switch (I.getOpcode()) {
   case Opcode::Load:
   case Opcode::MaskedLoad:
@@ -560,6 +597,12 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
     if (auto In = LayoutOfOperand(0))
       return broadcastResultLayout(*In, T->getShape());
     return defaultLayout(T->getShape());
+  case Opcode::LocalLoad:
+    // Reading shared memory costs the same in any layout: take the one a
+    // global access of the value wants.
+    if (auto L = demandedLayout(&I, 0))
+      return L;
+    return defaultLayout(T->getShape());
   case Opcode::Phi:
     // Values coming around a loop's back edge first: a conversion, if one is
     // needed, then happens once on entry instead of on every iteration.
@@ -590,7 +633,8 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
           for (int64_t D : Op->getType()->getShape())
             if (D <= 0 || (D & (D - 1)))
               reportInternalError("layout assignment: tile dimension is not a power of two");
-      if (I.accessesMemory() && I.getOperand(0)->getType()->isTile())
+      if ((I.accessesMemory() || I.getOpcode() == Opcode::CpAsync) &&
+          I.getOperand(pointerOperandIndex(I))->getType()->isTile())
         Accesses.emplace(&I, planAccess(I, AI));
       else if (I.getOpcode() == Opcode::Dot)
         Dots.emplace(&I, planDot(I, NumWarps, HasMmaV2, AllowTF32, HasWgmma));
@@ -612,15 +656,15 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       switch (I.getOpcode()) {
       case Opcode::MakeRange:
       case Opcode::Splat:
-        R = true;
+        R = true; // free in any layout: computed in the one each use needs
         break;
       case Opcode::Reshape:
       case Opcode::Broadcast:
       case Opcode::Trans:
-        R = isRematSource(I.getOperand(0));
+        R = isRematSource(I.getOperand(0)) && !typedLayout(&I);
         break;
       default:
-        if (isCheapElementwise(I)) {
+        if (isCheapElementwise(I) && !typedLayout(&I)) {
           R = true;
           for (const ir::Value *Op : I.operands())
             if (Op->getType()->isTile() && !isRematSource(Op))
@@ -638,7 +682,8 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
     for (const auto &IP : BB->instructions())
       if (IP->getOpcode() == Opcode::Phi && isTileValue(IP.get()) &&
           (IP->getType()->isIntOrIntTile() || IP->getType()->isPointerOrPointerTile()))
-        if (std::optional<LinearLayout> L = demandedLayout(IP.get(), 0))
+        if (std::optional<LinearLayout> L =
+                typedLayout(IP.get()) ? typedLayout(IP.get()) : demandedLayout(IP.get(), 0))
           Layouts.emplace(IP.get(), std::move(*L));
 
   // Layouts of the other tile values; phis need the layouts of their

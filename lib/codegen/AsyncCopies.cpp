@@ -316,6 +316,9 @@ void FunctionLowering::planAsyncCopies() {
       const Instruction *RI = asInst(Root);
       if (RI && (AsyncOf.count(RI) || AsyncTrans.count(RI)))
         continue;
+      // GPU-level IR copied it into a slot itself (LowerAsync.cpp).
+      if (RI && RI->getOpcode() == Opcode::LocalLoad)
+        continue;
       AsyncRing Ring;
       std::string Why;
       const Instruction *At = Dot;

@@ -225,6 +225,17 @@ void FunctionLowering::lowerDot(const Instruction &I) {
                                          BRing = plainRingOperand(I, 1);
   if (ARing || BRing)
     waitForAsyncOperands(I);
+  // Operands that GPU-level IR loaded from row-major slots are read there.
+  for (unsigned Idx = 0; Idx < 2; ++Idx) {
+    std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
+    std::string Why;
+    if (Ring)
+      continue;
+    if (auto Slot = plainSlotOperand(I, Idx, Why))
+      Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
+    else
+      remarkSlotStaged(I, Idx, Why);
+  }
   int64_t SA = ARing ? ARing->second : sharedTileStrides(A->getType()->getShape(), ABytes)[0];
   int64_t SB = BRing ? BRing->second : sharedTileStrides(Bv->getType()->getShape(), BBytes)[0];
   uint64_t SizeA = ARing ? 0 : sharedTileBytes(A->getType()->getShape(), ABytes);

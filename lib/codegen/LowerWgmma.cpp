@@ -423,6 +423,17 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
   std::optional<std::pair<Reg, MmaSharedLayout>> Ops[2] = {asyncOperand(I, 0), asyncOperand(I, 1)};
   if (Ops[0] || Ops[1])
     waitForAsyncOperands(I);
+  // Operands that GPU-level IR loaded from slots in a wgmma swizzle mode are
+  // read there (the copies' fence came with their wait, LowerAsync.cpp).
+  for (unsigned Idx = 0; Idx < 2; ++Idx) {
+    std::string Why;
+    if (Ops[Idx])
+      continue;
+    if (auto Slot = directSlotOperand(I, Idx, Why))
+      Ops[Idx] = std::make_pair(Values.at(Slot->first)[0], Slot->second);
+    else
+      remarkSlotStaged(I, Idx, Why);
+  }
   size_t AfterBarrier = B.bodySize();
   const ir::Value *Staged[2] = {Ops[0] ? nullptr : A, Ops[1] ? nullptr : Bv};
   if (Staged[0] || Staged[1]) {

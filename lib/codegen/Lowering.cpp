@@ -434,7 +434,7 @@ const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
   Regs R;
   Ty T = ptxTypeOf(Phi.getType());
   int32_t N = Phi.getType()->isTile() ? numRegisters(LA.layoutOf(&Phi)) : 1;
-  if (AsyncOf.count(&Phi)) { // a ring slot's address
+  if (AsyncOf.count(&Phi) || Phi.getType()->isSharedBuffer()) { // a ring slot's address
     T = Ty::U32;
     N = 1;
   }
@@ -448,6 +448,8 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
   if (I.getOpcode() == Opcode::Ret) {
     if (!AsyncDots.empty())
       B.emit("wgmma.wait_group.sync.aligned 0;");
+    if (HasExplicitCopies && Rings.empty())
+      B.emit("cp.async.wait_all;");
     if (!Rings.empty()) { // no copy may still be writing when the program ends
       B.emit("cp.async.wait_all;");
       if (!TensorDrainedBlocks.count(CurrentBlock))
@@ -583,6 +585,9 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
   case Opcode::Broadcast:
     Values[&I] = relabelFromOperand(I, LA.layoutOf(&I));
     return;
+  case Opcode::ConvertLayout:
+    Values[&I] = get(I.getOperand(0), LA.layoutOf(&I));
+    return;
   case Opcode::GetProgramId:
   case Opcode::GetNumPrograms: {
     static const ptx::SpecialReg Ids[] = {ptx::SpecialReg::CtaIdX, ptx::SpecialReg::CtaIdY,
@@ -595,6 +600,8 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
     return;
   }
   default:
+    if (I.getCategory() == ir::OpCategory::Gpu)
+      return lowerSharedBufferOp(I);
     if (I.getType()->isVoid())
       reportInternalError(std::string("codegen: cannot lower ") + ir::opcodeName(I.getOpcode()));
     Values[&I] = I.getType()->isTile() ? lowerElementwise(I, &LA.layoutOf(&I))
@@ -653,6 +660,10 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        "loads feeding only a dot become cp.async into shared rings (AsyncCopies.cpp); wait "
        "counts; ring-live blocks; sm_90a: rings filled by bulk tensor copies (TensorCopies.cpp)",
        &FunctionLowering::planAsyncCopies},
+      {"place-shared-buffers",
+       "smem_alloc buffers of GPU-level IR placed after the rings, outside scratch "
+       "(LowerAsync.cpp)",
+       &FunctionLowering::planSharedBuffers},
       {"plan-tensor-stores",
        "sm_90a: 2-D 16-bit tile stores become bulk tensor stores "
        "(TensorStores.cpp)",

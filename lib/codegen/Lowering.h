@@ -382,6 +382,58 @@ public:
   void emitWgmmaLoop(const ir::Instruction &I, const MmaSharedLayout &SA, const Reg &ABase,
                      const MmaSharedLayout &SB, const Reg &BBase, Regs &Acc, unsigned InFlight);
 
+  // --- Explicit shared buffers and asynchronous copies (LowerAsync.cpp) -----
+  /// Places every smem_alloc after the planned rings (a step of run()).
+  void planSharedBuffers();
+  /// smem_alloc, smem_slot, local_load/store, cp_async and its commit and
+  /// wait, barrier.
+  void lowerSharedBufferOp(const ir::Instruction &I);
+  void lowerLocalLoad(const ir::Instruction &I);
+  void lowerLocalStore(const ir::Instruction &I);
+  void lowerCpAsync(const ir::Instruction &I);
+  /// Rejects slot elements the lowering does not handle (8-bit, i1).
+  void checkSlotElement(const ir::Instruction &I, const ir::Type *Elem);
+  /// How the registers of a distributed layout map to a slot's elements.
+  struct SlotAccess {
+    unsigned ElemBytes = 2, Vec = 1; ///< Vec: elements per vector access
+    /// Per register, its element's offset (elements) for lane 0 of warp 0.
+    std::vector<int64_t> RegisterOffsets;
+    /// Offset bits a thread's lane and warp may set (elements), and the
+    /// thread's own offset in bytes (u32, from the prologue).
+    uint64_t ThreadBits = 0;
+    Reg ThreadOffset;
+  };
+  SlotAccess slotAccess(const ir::Type *Slot, const LinearLayout &L, unsigned MaxVec);
+  /// The address of register R's element: a base register (one per set of
+  /// offset bits shared with the thread's, kept in Bases) and an immediate.
+  std::pair<Reg, int64_t> slotAddress(const SlotAccess &A, const Reg &Slot, int32_t R,
+                                      std::map<uint64_t, Reg> &Bases);
+  /// Operand Idx of a dot when it is a local_load of a slot that still
+  /// holds the loaded data at the dot; null otherwise, with a reason in Why
+  /// where it is such a local_load.
+  const ir::Instruction *slotLoadOperand(const ir::Instruction &Dot, unsigned Idx,
+                                         std::string &Why) const;
+  /// Operand Idx of a wgmma dot read straight from its slot: the slot value
+  /// and its layout as wgmma sees it; else nullopt, with Why for remarks.
+  std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
+  directSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  /// Operand Idx of an mma.sync or FMA dot read straight from a row-major
+  /// slot: the slot value and its row stride (elements); else Why.
+  std::optional<std::pair<const ir::Value *, int64_t>>
+  plainSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  /// Reports that a dot operand loaded from a slot is staged again.
+  void remarkSlotStaged(const ir::Instruction &Dot, unsigned Idx, const std::string &Why);
+  /// Offsets of the smem_alloc buffers from the ring base.
+  std::map<const ir::Instruction *, uint64_t> BufferOffsets;
+  /// local_loads whose every user reads the slot itself (never lowered).
+  std::set<const ir::Instruction *> UnloadedSlotReads;
+  /// The thread offsets of slotAccess, by slot type and layout.
+  std::map<std::string, Reg> ThreadSlotOffsets;
+  /// Whether the function issues cp_async (its copies drain at `ret`), and
+  /// whether wgmma reads some slot directly (shared writes then fence the
+  /// async proxy).
+  bool HasExplicitCopies = false, SlotsReadByAsyncProxy = false;
+
   // --- Asynchronous copies into rings (AsyncCopies.cpp) ----------------------
   /// Finds the loads that become cp.async into rings and sizes the rings.
   void planAsyncCopies();

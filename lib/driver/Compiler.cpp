@@ -134,9 +134,34 @@ public:
       R.Module.reset();
   }
 
+  /// A `.tir` file given where Triton-C is expected: the same stages after
+  /// IR generation. Preprocessing keeps the text (so that the JIT's cache
+  /// key and continueCompilation work alike for both inputs); there is no
+  /// syntax tree to stop at.
+  void compileTritonIR(FileId Main) {
+    R.IRInput = Main;
+    if (Opts.Stop == StopAfter::Preprocess) {
+      R.Preprocessed = std::string(R.SM->getText(Main));
+      R.Resumable = true;
+      return;
+    }
+    if (Opts.Stop == StopAfter::Parse) {
+      Diags.error(SourceRange(), "'" + std::string(R.SM->getName(Main)) +
+                                     "' is Triton-IR: it has no syntax tree to print");
+      return;
+    }
+    optimizeIR(Main);
+  }
+
   void continueTritonC() {
     if (!R.Resumable) {
       Diags.internal("continueCompilation needs a compilation that stopped after preprocessing");
+      return;
+    }
+    if (R.IRInput) {
+      R.Resumable = false;
+      R.Preprocessed.clear();
+      compileTritonIR(*R.IRInput);
       return;
     }
     if (!runGuarded(Diags, [&] { continueStages(); }) || !R.ok())
@@ -312,18 +337,29 @@ std::optional<FileId> openInput(CompileResult &R, const std::string &Path) {
 
 } // namespace
 
+bool isTritonIRName(std::string_view Name) {
+  return Name.size() > 4 && Name.substr(Name.size() - 4) == ".tir";
+}
+
 CompileResult compileSource(const std::string &Name, const std::string &Text,
                             const CompileOptions &Opts) {
   CompileResult R;
   FileId Id = R.getSourceManager().addBuffer(Name, Text);
-  CompilerSession(R, Opts).compileTritonC(Id);
+  if (isTritonIRName(Name))
+    CompilerSession(R, Opts).compileTritonIR(Id);
+  else
+    CompilerSession(R, Opts).compileTritonC(Id);
   return R;
 }
 
 CompileResult compileFile(const std::string &Path, const CompileOptions &Opts) {
   CompileResult R;
-  if (std::optional<FileId> Id = openInput(R, Path))
-    CompilerSession(R, Opts).compileTritonC(*Id);
+  if (std::optional<FileId> Id = openInput(R, Path)) {
+    if (isTritonIRName(Path))
+      CompilerSession(R, Opts).compileTritonIR(*Id);
+    else
+      CompilerSession(R, Opts).compileTritonC(*Id);
+  }
   return R;
 }
 

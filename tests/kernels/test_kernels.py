@@ -1451,3 +1451,43 @@ def test_kernel_defaults_and_header(kernel):
         assert field in header, f"header comment lacks '{field}'"
     compiled = tritonc(["compile", str(KERNELS / kernel), "--emit=ir"])
     assert compiled.returncode == 0, compiled.stderr
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hand-written GPU-level IR (tests/kernels/gpuir/*.tir): explicit shared buffers, cp_async with commit
+# groups and waits, barriers, local_load. The interpreter checks the schedule (a read of a slot whose copy
+# is still pending, or a missing barrier, is an error there); on the GPU the same files run through the
+# back end's lowering of these operations (LowerAsync.cpp) and must agree with the interpreter.
+# ---------------------------------------------------------------------------------------------------------
+
+GPUIR = Path(__file__).resolve().parent / "gpuir"
+
+
+@pytest.mark.parametrize("rows", [1, 48, 100, 150])
+def test_gpuir_ring_copy(rows, rng, launch):
+    x = rng.uniform(-1.0, 1.0, size=(rows, 32)).astype(np.float32)
+    y = poisoned((rows + 5, 32), "float")
+    out = launch(str(GPUIR / "ring_copy.tir"), {}, (cdiv(rows, 48),), [("X", x), ("Y", y), ("R", rows)])
+    np.testing.assert_array_equal(out["Y"][:rows], x)
+    assert_poison(out["Y"][rows:], "float", "Y past R")
+
+
+# (M, N, K): N and K multiples of 8 (16-byte copies), M anything.
+GPUIR_MATMUL_SHAPES = [(64, 64, 32), (96, 80, 72), (130, 136, 200), (17, 8, 8)]
+
+
+@pytest.mark.parametrize("form", ["mma", "wgmma"])
+@pytest.mark.parametrize("shape", GPUIR_MATMUL_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_MATMUL_SHAPES])
+def test_gpuir_matmul_ring(form, shape, rng, launch):
+    """matmul_ring_mma.tir keeps its slots row-major (mma.sync reads them with ldmatrix), matmul_ring_wgmma.tir
+    in the wgmma swizzle modes (wgmma reads them through descriptors); either runs on either unit."""
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + 3
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(GPUIR / f"matmul_ring_{form}.tir"), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")

@@ -21,6 +21,12 @@
 //  - Everything else (float arithmetic, selects, phis) takes the layout of
 //    its first operand that has one; phis iterate to a fixpoint, so a loop's
 //    accumulator keeps the dot's layout.
+//  - GPU-level IR may name layouts in tile types (`f32<64,64, #mma0>`): such
+//    a value is an anchor with that layout (make_range and splat stay
+//    rematerializable: any layout is free for them), a global access or
+//    cp_async whose pointer tile names one accesses memory in it, and
+//    `convert_layout` is the value in its result's layout. Layout-free
+//    values are placed as above.
 // Where a use needs another layout than its operand has, the lowering
 // converts: by renaming registers when the two layouts hold the same elements
 // per thread, through shared memory otherwise.
@@ -134,6 +140,11 @@ private:
   std::map<const ir::Instruction *, AccessPlan> Accesses;
   std::map<const ir::Instruction *, DotPlan> Dots;
 };
+
+/// The layout V's tile type names (`f32<64,64, #blocked0>`), as a linear
+/// layout; nullopt for layout-free tiles, non-tiles, and attributes with no
+/// linear form (see analysis/LayoutAttributes.h).
+std::optional<LinearLayout> typedLayout(const ir::Value *V);
 
 // --- Layout algebra used by the lowering ------------------------------------
 

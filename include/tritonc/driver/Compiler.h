@@ -143,15 +143,24 @@ private:
   /// that continueCompilation can go on without preprocessing again.
   std::vector<Token> Tokens;
   bool Resumable = false;
+  /// The input file when it is Triton-IR text (a `.tir` name).
+  std::optional<FileId> IRInput;
   CompileTimings Timings;
 };
 
 /// Compiles a Triton-C file. A file that cannot be read is an error
-/// diagnostic "cannot open 'PATH'".
+/// diagnostic "cannot open 'PATH'". A path ending in `.tir` is Triton-IR
+/// text instead: parsed, verified (a broken module is the user's error)
+/// and run through the same passes; Defines, IncludeDirs and Config do not
+/// apply to it, and StopAfter::Parse is an error (no syntax tree).
 CompileResult compileFile(const std::string &Path, const CompileOptions &Opts);
 
+/// Whether a file or buffer name says Triton-IR text (ends in `.tir`).
+bool isTritonIRName(std::string_view Name);
+
 /// Compiles Triton-C text registered under a display name (used in
-/// diagnostics and as the folder for relative #include).
+/// diagnostics and as the folder for relative #include); a name ending in
+/// `.tir` makes it Triton-IR text, as for compileFile.
 CompileResult compileSource(const std::string &Name, const std::string &Text,
                             const CompileOptions &Opts);
 

@@ -165,6 +165,49 @@ TEST(Compiler, ContinueAfterPreprocessing) {
       << BadIR.formattedDiagnostics();
 }
 
+TEST(Compiler, TritonIRNamesCompileAsIR) {
+  // A .tir name makes compileSource (and compileFile) read Triton-IR: the
+  // same passes as for Triton-C (here the default pipeline's constfold).
+  const char *IR = "define kernel void @f(i32* %p) {\n"
+                   "entry:\n"
+                   "  %a = add i32 2, i32 3 : i32\n"
+                   "  store %p, %a\n"
+                   "  ret\n"
+                   "}\n";
+  CompileOptions Opts;
+  CompileResult R = compileSource("f.tir", IR, Opts);
+  ASSERT_TRUE(R.ok()) << R.formattedDiagnostics();
+  std::string Printed = ir::printModule(*R.module());
+  EXPECT_EQ(Printed.find("add"), std::string::npos) << Printed;
+  EXPECT_NE(Printed.find("store %p, i32 5"), std::string::npos) << Printed;
+
+  // Stopped after "preprocessing" (the JIT's cache key: the text itself)
+  // and continued, it gives the same module.
+  Opts.Stop = StopAfter::Preprocess;
+  CompileResult PP = compileSource("f.tir", IR, Opts);
+  ASSERT_TRUE(PP.ok()) << PP.formattedDiagnostics();
+  EXPECT_EQ(PP.preprocessed(), IR);
+  Opts.Stop = StopAfter::IR;
+  CompileResult Continued = continueCompilation(std::move(PP), Opts);
+  ASSERT_TRUE(Continued.ok()) << Continued.formattedDiagnostics();
+  EXPECT_EQ(ir::printModule(*Continued.module()), Printed);
+
+  // There is no syntax tree to stop at; broken IR is a located user error.
+  Opts.Stop = StopAfter::Parse;
+  CompileResult AST = compileSource("f.tir", IR, Opts);
+  EXPECT_FALSE(AST.ok());
+  EXPECT_FALSE(hasSeverity(AST, Severity::Internal));
+  Opts.Stop = StopAfter::IR;
+  CompileResult Bad =
+      compileSource("g.tir", "define void @g(i32 %n) {\nentry:\n  ret %n\n}\n", Opts);
+  EXPECT_FALSE(Bad.ok());
+  EXPECT_FALSE(hasSeverity(Bad, Severity::Internal));
+  EXPECT_NE(Bad.formattedDiagnostics().find("g.tir:3:"), std::string::npos)
+      << Bad.formattedDiagnostics();
+  // Other names stay Triton-C.
+  EXPECT_FALSE(compileSource("f.tc", IR, Opts).ok());
+}
+
 TEST(Compiler, PipelineSelection) {
   CompileOptions Opts = withTN("32");
   Opts.UsePipelineDefault = false;

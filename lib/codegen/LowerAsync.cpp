@@ -1,0 +1,448 @@
+//===- LowerAsync.cpp - Explicit shared buffers and asynchronous copies ---===//
+//
+// The GPU-level operations that GPU-level IR states itself (docs/IR.md, "GPU
+// level"), each lowered to one PTX sequence:
+//
+//   smem_alloc          the buffer's address: buffers are placed after the
+//                       rings the back end plans itself, before the scratch,
+//                       and no scratch ever overlaps them (every block counts
+//                       as ring-live), so the barrier placement of scratch
+//                       accesses never has to consider them
+//   smem_slot           buffer + index * slot bytes
+//   local_load/store    ld.shared / st.shared at the addresses the slot's
+//                       #shared layout gives (row-major without one),
+//                       vectorized where registers and offsets both run
+//   cp_async            cp.async of each thread's elements (its layout of the
+//                       pointer tile), 4/8/16 bytes, src-size 0 where masked
+//   cp_async_commit     cp.async.commit_group
+//   cp_async_wait N     cp.async.wait_group N
+//   barrier             bar.sync 0
+//   fence_proxy_async   fence.proxy.async.shared::cta
+//
+// Addresses: the slot's layout maps an element offset to coordinates; its
+// inverse composed with a distributed layout L maps (register, lane, warp)
+// to the element's offset, linearly over GF(2). A thread's element offset is
+// then (offset of its lane and warp bits) XOR (offset of the register), the
+// former computed once in the prologue.
+//
+// A dot whose operand is a local_load of a slot may read the slot directly
+// (lowerWgmma, lowerDot ask directSlotOperand / plainSlotOperand); else
+// the loaded registers are staged as any operand, with a remark.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "tritonc/analysis/LayoutAttributes.h"
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
+
+#include <bit>
+
+namespace tritonc::codegen {
+
+using ir::Instruction;
+using ir::Opcode;
+
+namespace {
+
+uint64_t alignUp(uint64_t V, uint64_t A) { return (V + A - 1) / A * A; }
+
+const Instruction *asInstr(const ir::Value *V) {
+  return ir::asInstruction(const_cast<ir::Value *>(V));
+}
+
+/// Bytes between consecutive slots of a buffer type: whole swizzle atoms
+/// (1024 bytes) for hardware swizzle modes, whose pattern follows absolute
+/// address bits; 16 bytes otherwise, so that every slot allows 16-byte
+/// vectors.
+uint64_t slotStride(const ir::Type *Buffer) {
+  uint64_t Bytes = static_cast<uint64_t>(Buffer->getSlotTileType()->getNumElements()) *
+                   memBytesOf(Buffer->getElementType());
+  const ir::Layout *L = Buffer->getLayout();
+  bool Atoms = L && L->hasSwizzleMode() && L->getSwizzleBytes() != 0;
+  return alignUp(Bytes, Atoms ? 1024 : 16);
+}
+
+/// The slot layout of a buffer type as offset -> coordinates: its #shared
+/// layout, or row-major without one.
+LinearLayout slotLayout(const ir::Type *Buffer) {
+  std::string Why;
+  if (std::optional<LinearLayout> L = analysis::toLinearLayout(Buffer, &Why))
+    return *L;
+  // The verifier accepts only layouts that fit their buffers.
+  if (Buffer->getLayout())
+    reportInternalError("codegen: no linear form of " + Buffer->str() + ": " + Why);
+  std::vector<unsigned> Order;
+  for (unsigned D = Buffer->getRank(); D-- > 0;)
+    Order.push_back(D);
+  return analysis::swizzledSharedLayout(Buffer->getShape(), 1, 1, 1, Order);
+}
+
+} // namespace
+
+// --- Placement ---------------------------------------------------------------
+
+void FunctionLowering::planSharedBuffers() {
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I->getOpcode() == Opcode::CpAsync)
+        HasExplicitCopies = true;
+      if (I->getOpcode() != Opcode::SmemAlloc)
+        continue;
+      const ir::Type *T = I->getType();
+      uint64_t Offset = alignUp(RingBytes, 1024);
+      BufferOffsets[I.get()] = Offset;
+      RingBytes = Offset + slotStride(T) * static_cast<uint64_t>(T->getNumSlots());
+    }
+  if (BufferOffsets.empty())
+    return;
+  // Scratch never goes over the buffers: they may hold data anywhere.
+  for (unsigned B = 0; B < BlockIndex.size(); ++B)
+    RingLiveBlocks.insert(B);
+  // Dots that read their operands' slots directly; a local_load used only
+  // by them loads nothing.
+  std::map<const Instruction *, unsigned> DirectUses;
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I->getOpcode() != Opcode::Dot)
+        continue;
+      bool Wgmma = LA.dotOf(I.get()).Kind == DotKind::Wgmma;
+      for (unsigned Idx = 0; Idx < 2; ++Idx) {
+        std::string Why;
+        bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
+                            : !isVectorizedFmaDot(*I) && plainSlotOperand(*I, Idx, Why);
+        if (!Direct)
+          continue;
+        SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
+        ++DirectUses[asInstr(I->getOperand(Idx))];
+      }
+    }
+  for (const auto &[Load, Uses] : DirectUses)
+    if (Uses == Load->users().size())
+      UnloadedSlotReads.insert(Load);
+}
+
+// --- Addresses ----------------------------------------------------------------
+
+FunctionLowering::SlotAccess FunctionLowering::slotAccess(const ir::Type *Slot,
+                                                          const LinearLayout &L, unsigned MaxVec) {
+  std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
+  if (!Inverse) // a #shared layout is a permutation of each slot
+    reportInternalError("codegen: the layout of " + Slot->str() + " is not invertible");
+  LinearLayout Offsets = LinearLayout::compose(*Inverse, L);
+  SlotAccess Out;
+  Out.ElemBytes = memBytesOf(Slot->getElementType());
+  for (int32_t R = 0; R < numRegisters(L); ++R)
+    Out.RegisterOffsets.push_back(static_cast<int64_t>(
+        Offsets.apply({{"register", R}, {"lane", 0}, {"warp", 0}}).front().second));
+  for (const char *Dim : {"lane", "warp"})
+    for (int32_t Bit = 0; Bit < Offsets.getInDimSizeLog2(Dim); ++Bit)
+      Out.ThreadBits |= static_cast<uint64_t>(Offsets.getBasis(Dim, Bit)[0]);
+  // Vectors: the low register bits step through consecutive offsets that no
+  // other input bit touches, so each group is contiguous and aligned.
+  uint64_t OtherBits = Out.ThreadBits;
+  int32_t RegBits = Offsets.getInDimSizeLog2("register");
+  unsigned Vec = 1;
+  while (std::countr_zero(Vec) < RegBits &&
+         Offsets.getBasis("register", std::countr_zero(Vec))[0] == static_cast<int32_t>(Vec) &&
+         Vec * 2 * Out.ElemBytes <= 16 && Vec * 2 <= MaxVec)
+    Vec *= 2;
+  for (int32_t Bit = std::countr_zero(Vec); Bit < RegBits; ++Bit)
+    OtherBits |= static_cast<uint64_t>(Offsets.getBasis("register", Bit)[0]);
+  while (Vec > 1 && (OtherBits & (Vec - 1)))
+    Vec /= 2;
+  Out.Vec = Vec;
+  // The thread's offset in bytes, once per layout pair.
+  std::string Key = Slot->str() + "|" + L.str();
+  auto It = ThreadSlotOffsets.find(Key);
+  if (It == ThreadSlotOffsets.end()) {
+    Reg LaneR = laneId(), WarpR = warpId();
+    auto P = B.prologue();
+    Reg Acc = B.mov(Ty::U32, 0);
+    for (const auto &[Dim, Src] : {std::pair<const char *, Reg>{"lane", LaneR}, {"warp", WarpR}})
+      for (int32_t Bit = 0; Bit < Offsets.getInDimSizeLog2(Dim); ++Bit) {
+        int64_t C = Offsets.getBasis(Dim, Bit)[0] * static_cast<int64_t>(Out.ElemBytes);
+        if (!C)
+          continue;
+        Reg One = B.inst("bfe.u32", Ty::U32, {Src, Bit, 1});
+        Acc = B.bitXor(Ty::B32, Acc, B.mul(Ty::U32, One, C)).as(Ty::U32);
+      }
+    It = ThreadSlotOffsets.emplace(Key, Acc).first;
+  }
+  Out.ThreadOffset = It->second;
+  return Out;
+}
+
+std::pair<Reg, int64_t> FunctionLowering::slotAddress(const SlotAccess &A, const Reg &Slot,
+                                                      int32_t R, std::map<uint64_t, Reg> &Bases) {
+  uint64_t Off = static_cast<uint64_t>(A.RegisterOffsets[R]);
+  uint64_t Flip = Off & A.ThreadBits; // bits the thread's offset may have too
+  Reg &Base = Bases[Flip];
+  if (!Base.valid()) {
+    Reg Thread = Flip ? B.bitXor(Ty::B32, A.ThreadOffset, static_cast<int64_t>(Flip * A.ElemBytes))
+                            .as(Ty::U32)
+                      : A.ThreadOffset;
+    Base = B.add(Ty::U32, Slot, Thread);
+  }
+  return {Base, static_cast<int64_t>((Off & ~A.ThreadBits) * A.ElemBytes)};
+}
+
+// --- Operations ---------------------------------------------------------------
+
+void FunctionLowering::checkSlotElement(const Instruction &I, const ir::Type *Elem) {
+  unsigned Bits = Elem->getScalarBits();
+  if (Bits < 16)
+    throw UnsupportedConstruct(I.Loc, std::string(ir::opcodeName(I.getOpcode())) + " of " +
+                                          Elem->str() +
+                                          " elements: shared buffers of 8-bit and i1 elements "
+                                          "are not lowered yet");
+}
+
+void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
+  switch (I.getOpcode()) {
+  case Opcode::SmemAlloc:
+    Values[&I] = {B.add(Ty::U32, ringBase(), static_cast<int64_t>(BufferOffsets.at(&I)))};
+    return;
+  case Opcode::SmemSlot: {
+    const ir::Value *Index = I.getOperand(1);
+    Reg Idx = scalar(Index);
+    Idx = Index->getType()->getIntBits() == 64 ? B.cvt(Ty::U32, Ty::S64, Idx) : Idx.as(Ty::U32);
+    Reg Base = Values.at(I.getOperand(0))[0];
+    Values[&I] = {
+        B.madLo(Ty::U32, Idx, static_cast<int64_t>(slotStride(I.getOperand(0)->getType())), Base)};
+    return;
+  }
+  case Opcode::LocalLoad:
+    return lowerLocalLoad(I);
+  case Opcode::LocalStore:
+    return lowerLocalStore(I);
+  case Opcode::CpAsync:
+    return lowerCpAsync(I);
+  case Opcode::CpAsyncCommit:
+    B.emit("cp.async.commit_group;");
+    return;
+  case Opcode::CpAsyncWait:
+    B.emit("cp.async.wait_group " + std::to_string(I.Count) + ";");
+    // Slots that wgmma reads directly are read through the async proxy: each
+    // thread orders its landed copies before the program's barrier.
+    if (SlotsReadByAsyncProxy)
+      B.emit("fence.proxy.async.shared::cta;");
+    return;
+  case Opcode::Barrier:
+    return forcedBarrier();
+  case Opcode::FenceProxyAsync:
+    B.emit("fence.proxy.async.shared::cta;");
+    return;
+  default:
+    throw UnsupportedConstruct(I.Loc, std::string("the GPU back end does not lower ") +
+                                          ir::opcodeName(I.getOpcode()) + " yet");
+  }
+}
+
+void FunctionLowering::lowerLocalLoad(const Instruction &I) {
+  const ir::Type *Slot = I.getOperand(0)->getType();
+  checkSlotElement(I, Slot->getElementType());
+  if (UnloadedSlotReads.count(&I))
+    return; // its dots read the slot
+  const LinearLayout &L = LA.layoutOf(&I);
+  SlotAccess A = slotAccess(Slot, L, 16);
+  Ty T = ptxTypeOf(Slot->getElementType());
+  Ty MT = moveTypeOf(T);
+  bool Pairs = A.ElemBytes == 2 && A.Vec >= 2; // 16-bit elements move as b32 pairs
+  Reg SlotAddr = Values.at(I.getOperand(0))[0];
+  std::map<uint64_t, Reg> Bases;
+  Regs Out(static_cast<size_t>(numRegisters(L)));
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
+    auto [Base, Off] = slotAddress(A, SlotAddr, R0, Bases);
+    Regs Words = B.ldShared(Pairs ? Ty::B32 : MT, Pairs ? A.Vec / 2 : A.Vec, Base, Off);
+    size_t R = static_cast<size_t>(R0);
+    for (const Reg &W : Words) {
+      if (!Pairs) {
+        Out[R++] = W.as(T);
+        continue;
+      }
+      auto [Lo, Hi] = B.unpack2x16(W, Ty::B16);
+      Out[R++] = Lo.as(T);
+      Out[R++] = Hi.as(T);
+    }
+  }
+  Values[&I] = std::move(Out);
+}
+
+void FunctionLowering::lowerLocalStore(const Instruction &I) {
+  const ir::Type *Slot = I.getOperand(0)->getType();
+  const ir::Value *Tile = I.getOperand(1);
+  checkSlotElement(I, Slot->getElementType());
+  LinearLayout L = operandLayout(Tile);
+  Regs Vals = get(Tile, L);
+  SlotAccess A = slotAccess(Slot, L, 16);
+  Ty MT = moveTypeOf(ptxTypeOf(Slot->getElementType()));
+  bool Pairs = A.ElemBytes == 2 && A.Vec >= 2;
+  Reg SlotAddr = Values.at(I.getOperand(0))[0];
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  std::map<uint64_t, Reg> Bases;
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
+    if (Dup[R0])
+      continue;
+    auto [Base, Off] = slotAddress(A, SlotAddr, R0, Bases);
+    Regs Words;
+    for (unsigned K = 0; K < A.Vec; K += Pairs ? 2 : 1)
+      Words.push_back(Pairs ? B.pack2x16(Vals[R0 + K].as(MT), Vals[R0 + K + 1].as(MT), Ty::B32)
+                            : Vals[R0 + K].as(MT));
+    std::optional<ptx::Guard> G;
+    if (Owner.valid())
+      G = ptx::Guard{Owner, false};
+    B.stShared(Pairs ? Ty::B32 : MT, Base, Off, Words, G);
+  }
+  if (SlotsReadByAsyncProxy)
+    B.emit("fence.proxy.async.shared::cta;");
+}
+
+void FunctionLowering::lowerCpAsync(const Instruction &I) {
+  const ir::Type *Slot = I.getOperand(0)->getType();
+  checkSlotElement(I, Slot->getElementType());
+  const AccessPlan &Plan = LA.accessOf(&I);
+  const LinearLayout &L = Plan.Layout;
+  SlotAccess A = slotAccess(Slot, L, Plan.Vec);
+  unsigned Bytes = A.Vec * A.ElemBytes;
+  if (Bytes < 4)
+    throw UnsupportedConstruct(
+        I.Loc, "cp_async of " + Slot->getElementType()->str() +
+                   " elements copies at least 4 bytes at a time, but no thread is known to hold " +
+                   std::to_string(4 / A.ElemBytes) +
+                   " contiguous, aligned elements that also lie contiguously in the slot (the "
+                   "pointers' contiguity and divisibility, the mask's constancy, the slot's "
+                   "layout): " +
+                   std::to_string(Plan.Vec) + " in global memory, " + std::to_string(A.Vec) +
+                   " in all");
+  Regs Ptrs = getVectorHeads(I.getOperand(1), L, A.Vec);
+  Regs Mask;
+  if (I.getNumOperands() > 2)
+    Mask = getVectorHeads(I.getOperand(2), L, A.Vec);
+  Reg SlotAddr = Values.at(I.getOperand(0))[0];
+  Reg Owner = ownerPredicate(L);
+  std::vector<bool> Dup = duplicateRegisters(L);
+  std::map<uint64_t, Reg> Bases;
+  // The copies read global memory that other threads may have written.
+  globalAccess(I.getOperand(1), /*Reads=*/true, /*Writes=*/false, &L);
+  // .cg (L2 only) exists for 16-byte copies alone.
+  std::string Op = std::string("cp.async.") + (Bytes == 16 ? "cg" : "ca") + ".shared.global ";
+  for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
+    if (Dup[R0])
+      continue;
+    auto [Base, Off] = slotAddress(A, SlotAddr, R0, Bases);
+    // Masked-off elements copy 0 source bytes: the slot is zero-filled.
+    std::string Size = std::to_string(Bytes);
+    if (!Mask.empty())
+      Size = B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0), Mask[R0]).name();
+    std::string Text = Op + "[" + Base.name() + (Off ? "+" + std::to_string(Off) : "") + "], [" +
+                       Ptrs[R0].name() + "], " + std::to_string(Bytes) + ", " + Size + ";";
+    if (Owner.valid())
+      Text = "@" + Owner.name() + " " + Text;
+    B.emit(Text);
+  }
+}
+
+// --- Dots reading slots -------------------------------------------------------
+
+const Instruction *FunctionLowering::slotLoadOperand(const Instruction &Dot, unsigned Idx,
+                                                     std::string &Why) const {
+  const Instruction *Load = asInstr(Dot.getOperand(Idx));
+  if (!Load || Load->getOpcode() != Opcode::LocalLoad)
+    return nullptr;
+  if (Load->getParent() != Dot.getParent()) {
+    Why = "the local_load is in another block than the dot";
+    return nullptr;
+  }
+  // The slot must still hold what the local_load read when the dot runs.
+  bool Between = false;
+  for (const auto &IP : Dot.getParent()->instructions()) {
+    if (IP.get() == Load) {
+      Between = true;
+      continue;
+    }
+    if (IP.get() == &Dot)
+      break;
+    if (!Between)
+      continue;
+    Opcode Op = IP->getOpcode();
+    bool WritesShared = IP->getCategory() == ir::OpCategory::Gpu && IP->hasSideEffects() &&
+                        Op != Opcode::Barrier && Op != Opcode::FenceProxyAsync &&
+                        Op != Opcode::CpAsyncCommit;
+    if (WritesShared) {
+      Why = std::string("a ") + ir::opcodeName(Op) + " between the local_load and the dot may " +
+            "change the slot";
+      return nullptr;
+    }
+  }
+  return Load;
+}
+
+std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
+FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return std::nullopt;
+  const ir::Value *Slot = Load->getOperand(0);
+  const ir::Type *T = Slot->getType();
+  const ir::Layout *SL = T->getLayout();
+  unsigned ElemBytes = memBytesOf(T->getElementType());
+  if (!SL || !SL->hasSwizzleMode() || SL->getSwizzleBytes() == 0) {
+    Why = "the slot's layout is no wgmma swizzle mode (#shared<swizzle=32|64|128>)";
+    return std::nullopt;
+  }
+  if (T->getRank() != 2 || ElemBytes != 2) {
+    Why = "wgmma reads 2-D slots of 16-bit elements";
+    return std::nullopt;
+  }
+  // The generic swizzle equals the hardware's when a row is one swizzle row.
+  unsigned Contig = SL->getOrder()[0];
+  const ir::Shape &S = T->getShape();
+  MmaSharedLayout M = MmaSharedLayout::make(S[0], S[1], Contig, ElemBytes);
+  uint64_t RowBytes = static_cast<uint64_t>(S[Contig]) * ElemBytes;
+  if (!M.valid() || RowBytes != static_cast<uint64_t>(SL->getSwizzleBytes()) ||
+      M.SwizzleBytes != RowBytes) {
+    Why = "its rows (" + std::to_string(RowBytes) + " bytes) are not exactly the swizzle width (" +
+          std::to_string(SL->getSwizzleBytes()) + " bytes), as wgmma's descriptors need";
+    return std::nullopt;
+  }
+  return std::make_pair(Slot, M);
+}
+
+std::optional<std::pair<const ir::Value *, int64_t>>
+FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return std::nullopt;
+  const ir::Type *Slot = Load->getOperand(0)->getType();
+  unsigned ElemBytes = memBytesOf(Slot->getElementType());
+  const ir::Shape &S = Slot->getShape();
+  std::vector<unsigned> RowMajor = {1, 0};
+  if (Slot->getRank() != 2 ||
+      !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, RowMajor))) {
+    Why = "this dot reads its operands as row-major tiles, and the slot is swizzled or "
+          "column-major";
+    return std::nullopt;
+  }
+  if (S[1] * ElemBytes % 16) {
+    Why = "its rows are not a multiple of 16 bytes (ldmatrix reads 16-byte rows)";
+    return std::nullopt;
+  }
+  return std::make_pair(Load->getOperand(0), S[1]);
+}
+
+void FunctionLowering::remarkSlotStaged(const Instruction &Dot, unsigned Idx,
+                                        const std::string &Why) {
+  if (Why.empty() || !wantsRemark(RemarkKind::Missed, "dot"))
+    return;
+  remark(RemarkKind::Missed, "dot", Dot,
+         std::string("operand ") + (Idx ? "B" : "A") + " (" +
+             ir::printOperand(*Dot.getOperand(Idx)) +
+             ", a local_load of a shared slot) goes through registers and is staged in shared "
+             "memory again instead of being read from its slot: " +
+             Why);
+}
+
+} // namespace tritonc::codegen

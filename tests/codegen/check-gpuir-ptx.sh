@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Compiles every hand-written GPU-level kernel (tests/kernels/gpuir/*.tir) for sm_90a and sm_80 with 1, 4
+# and 8 warps and checks that ptxas assembles each module (../check-ptxas.sh, warnings are errors).
+# Usage: check-gpuir-ptx.sh path/to/tritonc path/to/ptxas
+set -euo pipefail
+tritonc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+count=0
+for f in "$(dirname "$0")"/../kernels/gpuir/*.tir; do
+  for arch in sm_90a sm_80; do
+    for warps in 1 4 8; do
+      "$tritonc" compile "$f" --emit=ptx --arch="$arch" --num-warps="$warps" \
+        -o "$tmp/$(basename "$f" .tir)-w$warps.$arch.ptx"
+      count=$((count + 1))
+    done
+  done
+done
+"$(dirname "$0")"/../check-ptxas.sh "$2" "$tmp" "$count"
