@@ -89,9 +89,13 @@ def format_cmd(cmd):
 class Launcher:
     """Runs kernels through `tritonc run --interpret`, one fresh directory per launch."""
 
-    def __init__(self, tmp_path, pipeline_args=()):
+    def __init__(self, tmp_path, pipeline_args=(), same_bits_as_default=False):
+        """same_bits_as_default: also run each launch after the default passes (on the interpreter) and
+        require every output buffer to be identical byte for byte (a differential test of the passes in
+        pipeline_args)."""
         self.tmp_path = tmp_path
         self.pipeline_args = list(pipeline_args)
+        self.same_bits_as_default = same_bits_as_default
         self.count = 0
 
     def __call__(self, kernel, defines, grid, args, extra=(), computed_in=None):
@@ -104,9 +108,9 @@ class Launcher:
         indir, outdir = workdir / "in", workdir / "out"
         indir.mkdir(parents=True)
         outdir.mkdir()
-        def command(mode, outdir):
+        def command(mode, outdir, pipeline_args=self.pipeline_args):
             cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
-            cmd += list(extra) + self.pipeline_args
+            cmd += list(extra) + pipeline_args
             cmd += ["--grid", ",".join(str(g) for g in grid), mode, "--out", str(outdir)]
             for name, value in args:
                 if isinstance(value, np.ndarray):
@@ -133,6 +137,15 @@ class Launcher:
                 assert "ERROR SUMMARY: 0 errors" in report or "(0 errors, 0 warnings)" in report, report
 
         run(command("--device" if ON_DEVICE else "--interpret", outdir))
+        if self.same_bits_as_default and not ON_DEVICE:
+            default_dir = workdir / "default"
+            default_dir.mkdir()
+            run(command("--interpret", default_dir, pipeline_args=[]))
+            for name, value in args:
+                if isinstance(value, np.ndarray):
+                    got, want = np.load(outdir / f"{name}.npy"), np.load(default_dir / f"{name}.npy")
+                    assert got.tobytes() == want.tobytes(), (
+                        f"{kernel} {name}: {' '.join(self.pipeline_args)} changes the result bits")
         if ON_DEVICE:
             interp_dir = workdir / "interp"
             interp_dir.mkdir()
@@ -178,7 +191,8 @@ WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
-# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results).
+# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), which must give the
+# default pipeline's result bit for bit: a differential test of the pass over every bundled configuration.
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined"]
 
 
@@ -187,7 +201,7 @@ def launch(request, tmp_path):
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":
-        return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES])
+        return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES], same_bits_as_default=True)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
