@@ -190,10 +190,13 @@ class Launcher:
 WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
+# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR).
+RINGS_PASSES = PIPELINED_PASSES + ",async-rings"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
-# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), which must give the
-# default pipeline's result bit for bit: a differential test of the pass over every bundled configuration.
-PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined"]
+# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
+# async-rings (the interpreter fails a wrong wait count or a missing barrier). Both must give the default
+# pipeline's result bit for bit: a differential test of the passes over every bundled configuration.
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings"]
 
 
 @pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS)
@@ -202,6 +205,8 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":
         return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES], same_bits_as_default=True)
+    if request.param == "rings":
+        return Launcher(tmp_path, ["--passes=" + RINGS_PASSES], same_bits_as_default=True)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
