@@ -422,6 +422,12 @@ SDDMM_CONFIGS = [
     {"TYPE": "half", "BLOCK": 16, "TK": 8},
     {"TYPE": "double", "ACC": "double", "BLOCK": 8, "TK": 16},
 ]
+# BLOCK, TN; the widest block row holds several blocks, N is not a multiple of TN
+DSD_CONFIGS = [
+    {"TYPE": "float", "BLOCK": 16, "TN": 32},
+    {"TYPE": "half", "BLOCK": 16, "TN": 16},
+    {"TYPE": "double", "ACC": "double", "BLOCK": 8, "TN": 16},
+]
 BS_SOFTMAX_CONFIGS = [
     {"TYPE": "float", "BLOCK": 8, "TN": 32},
     {"TYPE": "float", "BLOCK": 8, "TN": 32, "APPLY_RPE": 1, "APPLY_MASK": 1},
@@ -1005,6 +1011,69 @@ def test_blocksparse_sddmm(defines, rng, launch):
         assert_poison(got[zi, nnz * block * block:], ty, "C")
 
 
+def blocksparse_dsd_lut(layout):
+    """Headers (size, offset) per (head, block row), then 2 ints per block: id, column. Block ids number
+    the non-zero blocks in np.argwhere order (the order of A's blocks)."""
+    heads, nblocks, _ = layout.shape
+    base = 2 * heads * nblocks
+    headers, entries, block_id = [], [], 0
+    for h in range(heads):
+        for bm in range(nblocks):
+            cols = [int(bn) for bn in np.flatnonzero(layout[h, bm])]
+            headers += [len(cols), base + len(entries)]
+            for bn in cols:
+                entries += [block_id, bn]
+                block_id += 1
+    return np.array(headers + entries, dtype=np.int32)
+
+
+@pytest.mark.parametrize("defines", DSD_CONFIGS, ids=config_id)
+def test_blocksparse_dsd(defines, rng, launch):
+    ty, block, tn = defines["TYPE"], defines["BLOCK"], defines["TN"]
+    z, heads, nblocks = 2, 2, 4
+    length = nblocks * block
+    n = not_multiple(rng, tn + 1, 3 * tn, tn)
+    layout = random_layout(rng, heads, nblocks)
+    layout[0, 0, :] = True  # one block row with every block: the loop runs nblocks times
+    layout[1, 1, :] = False  # and one without any: the loop does not run
+    coo = np.argwhere(layout)
+    nnz = len(coo)
+    lut = blocksparse_dsd_lut(layout)
+    stride_za = nnz * block * block + 5
+    av = round_to(rng.uniform(-1, 1, size=(z, nnz, block, block)), ty)
+    a = poisoned(z * stride_za, ty)
+    for zi in range(z):
+        a[zi * stride_za:][:nnz * block * block] = encode(av[zi].ravel(), ty)
+    ldb, ldc = n + int(rng.integers(1, 4)), n + int(rng.integers(1, 4))
+    stride_hb, stride_hc = length * ldb + 3, length * ldc + 1
+    stride_zb, stride_zc = heads * stride_hb + 2, heads * stride_hc + 4
+    bv = round_to(rng.uniform(-1, 1, size=(z, heads, length, n)), ty)
+    b = poisoned(z * stride_zb, ty)
+    for zi in range(z):
+        for hi in range(heads):
+            for row in range(length):
+                b[zi * stride_zb + hi * stride_hb + row * ldb:][:n] = encode(bv[zi, hi, row], ty)
+    c = poisoned(z * stride_zc, ty)
+    out = launch("blocksparse_dsd.tc", defines, (heads * nblocks, cdiv(n, tn), z),
+                 [("A", a), ("B", b), ("C", c), ("LUT", lut), ("NBLOCKS", nblocks), ("N", n),
+                  ("stride_za", stride_za), ("stride_zb", stride_zb), ("stride_hb", stride_hb),
+                  ("ldb", ldb), ("stride_zc", stride_zc), ("stride_hc", stride_hc), ("ldc", ldc)])
+    got = out["C"]
+    written = np.zeros(c.size, dtype=bool)
+    for zi in range(z):
+        dense = np.zeros((heads, length, length))
+        for i, (h, bm, bn) in enumerate(coo):
+            dense[h, bm * block:(bm + 1) * block, bn * block:(bn + 1) * block] = av[zi, i]
+        expected = np.einsum("hml,hln->hmn", dense, bv[zi])
+        for hi in range(heads):
+            for row in range(length):
+                at = zi * stride_zc + hi * stride_hc + row * ldc
+                assert_close(got[at:at + n], expected[hi, row], ty, scale=math.sqrt(length),
+                             what=f"C row {row} of head {hi}, batch {zi}")
+                written[at:at + n] = True
+    assert_poison(got[~written], ty, "C")
+
+
 def blocksparse_softmax_lut(layout):
     """Headers (size, offset) per (head, block row), then 4 ints per block: id, column, row, head.
     Block ids number the non-zero blocks in np.argwhere order (the order of X's blocks)."""
@@ -1435,6 +1504,7 @@ ALL_CONFIGS = (
     + [("conv.tc", c[0]) for c in CONV_CONFIGS]
     + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
     + [("blocksparse_sddmm.tc", d) for d in SDDMM_CONFIGS]
+    + [("blocksparse_dsd.tc", d) for d in DSD_CONFIGS]
     + [("blocksparse_softmax.tc", d) for d in BS_SOFTMAX_CONFIGS]
     + [("reduce.tc", d) for d in REDUCE_CONFIGS]
     + [("elementwise.tc", d) for d in ELEMENTWISE_CONFIGS]
