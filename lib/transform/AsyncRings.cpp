@@ -299,7 +299,10 @@ void RingBuilder::rewrite() {
 
   // Body top: wait for the group of this iteration, make it visible to all
   // threads, read the slots.
-  Instruction *Top = Body->instructions().front().get();
+  auto TopIt = Body->instructions().begin();
+  while ((*TopIt)->getOpcode() == Opcode::Phi)
+    ++TopIt;
+  Instruction *Top = TopIt->get();
   const Instruction *FirstUse = Chains[0].Phis[0];
   insertBefore(Top, Void(Opcode::CpAsyncWait, D - 1), "", FirstUse);
   insertBefore(Top, Void(Opcode::Barrier), "", FirstUse);
