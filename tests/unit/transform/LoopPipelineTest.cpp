@@ -122,10 +122,13 @@ unsigned countOpcode(const ir::BasicBlock &BB, ir::Opcode Op) {
 }
 
 /// Runs simplifycfg and pipeline with NumStages on M, verifying after each.
-void pipeline(ir::Module &M, unsigned NumStages) {
+/// simplifycfg and pipeline; WithRings adds async-rings.
+void pipeline(ir::Module &M, unsigned NumStages, bool WithRings = false) {
   PassManager PM(PassOptions{.VerifyEach = true});
   PM.addPass(createPassByName("simplifycfg"));
   PM.addPass(createLoopPipelinePass(NumStages));
+  if (WithRings)
+    PM.addPass(createPassByName("async-rings"));
   std::string Error;
   ASSERT_TRUE(PM.run(M, Error)) << Error;
 }
@@ -151,11 +154,11 @@ std::vector<float> runMatmul(const ir::Module &M, int K) {
   return C;
 }
 
-void expectSameResults(const std::string &Text, unsigned NumStages) {
+void expectSameResults(const std::string &Text, unsigned NumStages, bool WithRings = false) {
   auto Before = parse(Text);
   auto After = parse(Text);
   ASSERT_TRUE(Before && After);
-  pipeline(*After, NumStages);
+  pipeline(*After, NumStages, WithRings);
   for (int K : {0, 4, 8, 12, 20}) {
     std::vector<float> Expected = runMatmul(*Before, K), Got = runMatmul(*After, K);
     EXPECT_EQ(0, std::memcmp(Expected.data(), Got.data(), Expected.size() * sizeof(float)))
@@ -352,6 +355,13 @@ TEST(LoopPipeline, PipelinesPointersAdvancedByLoadedDeltas) {
     EXPECT_EQ(S > 2, contains(Out, "= masked_load %dp")) << Out;
     EXPECT_EQ(S == 4, contains(Out, "%pa.ahead = phi")) << Out;
     expectSameResults(Text, S);
+    // The same loop with its operands in cp_async rings.
+    auto R = parse(Text);
+    ASSERT_TRUE(R);
+    pipeline(*R, S, /*WithRings=*/true);
+    EXPECT_TRUE(contains(ir::printModule(*R), "cp_async_wait " + std::to_string(S - 2)))
+        << ir::printModule(*R);
+    expectSameResults(Text, S, /*WithRings=*/true);
   }
 }
 
