@@ -41,13 +41,28 @@ void IterationValues::findInductions() {
         Ind.Step = Next->getOperand(1);
       else if (Op == Opcode::Add && Next->getOperand(1) == Phi)
         Ind.Step = Next->getOperand(0);
-      if (!Ind.Step || !isInvariant(Ind.Step))
+      if (!Ind.Step)
         continue;
       Ind.Next = Next;
+      if (!isInvariant(Ind.Step)) {
+        Gathers[Phi] = Ind;
+        continue;
+      }
       NextOf[Next] = Phi;
     }
     Inductions[Phi] = Ind;
   }
+}
+
+void IterationValues::enableGathers(const ExitBranch &Branch) {
+  GatherBranch = Branch;
+  for (auto &[Phi, Ind] : Gathers)
+    NextOf[Ind.Next] = Phi;
+}
+
+const Induction *IterationValues::gatherInduction(Value *V) const {
+  auto It = Gathers.find(asInstruction(V));
+  return It == Gathers.end() ? nullptr : &It->second;
 }
 
 bool IterationValues::isInvariant(Value *V) {
@@ -62,20 +77,37 @@ bool IterationValues::isInvariant(Value *V) {
   return InvariantMemo[V] = Ok;
 }
 
-bool IterationValues::isSliceClean(Value *V) {
+bool IterationValues::isSliceClean(Value *V) { return isClean(V, GatherBranch.has_value()); }
+
+bool IterationValues::isSliceCleanWithoutLoads(Value *V) { return isClean(V, false); }
+
+bool IterationValues::isClean(Value *V, bool WithGathers) {
   Instruction *I = asInstruction(V);
   if (!I || !L.contains(I))
     return true;
-  if (I->getOpcode() == Opcode::Phi)
-    return Inductions.count(I) != 0;
-  if (auto It = CleanMemo.find(V); It != CleanMemo.end())
+  std::map<Value *, bool> &Memo = WithGathers ? GatherCleanMemo : CleanMemo;
+  if (auto It = Memo.find(V); It != Memo.end())
     return It->second;
-  bool Ok = mayClone(*I) && std::all_of(I->operands().begin(), I->operands().end(),
-                                        [&](Value *Op) { return isSliceClean(Op); });
-  return CleanMemo[V] = Ok;
+  if (I->getOpcode() == Opcode::Phi) {
+    if (Inductions.count(I))
+      return true;
+    auto It = Gathers.find(I);
+    if (!WithGathers || It == Gathers.end())
+      return false;
+    // A step computed from the phi itself (a pointer chased through memory)
+    // would need the value of the iteration before: not clean.
+    Memo[V] = false;
+    return Memo[V] = isClean(It->second.Step, true);
+  }
+  bool Ok =
+      mayClone(*I, WithGathers) && std::all_of(I->operands().begin(), I->operands().end(),
+                                               [&](Value *Op) { return isClean(Op, WithGathers); });
+  return Memo[V] = Ok;
 }
 
-bool IterationValues::mayClone(const Instruction &I) const {
+bool IterationValues::mayClone(const Instruction &I, bool WithGathers) const {
+  if (WithGathers && (I.getOpcode() == Opcode::Load || I.getOpcode() == Opcode::MaskedLoad))
+    return true;
   return isSafeToSpeculate(I) || (GuardDivisors && isDivision(I.getOpcode()) && isPure(I));
 }
 
@@ -83,7 +115,7 @@ Instruction *IterationValues::sliceObstacle(Value *V) {
   if (isSliceClean(V))
     return nullptr;
   Instruction *I = asInstruction(V);
-  if (I->getOpcode() == Opcode::Phi || !mayClone(*I))
+  if (I->getOpcode() == Opcode::Phi || !mayClone(*I, GatherBranch.has_value()))
     return I;
   for (Value *Op : I->operands())
     if (Instruction *O = sliceObstacle(Op))
@@ -134,14 +166,18 @@ Value *IterationValues::valueAt(Value *V, Where W, unsigned T) {
     T = 0;
   }
   if (I->getOpcode() == Opcode::Phi)
-    return inductionAt(Inductions.at(I), W, T);
+    return Inductions.count(I) ? inductionAt(Inductions.at(I), W, T)
+                               : gatherInductionAt(Gathers.at(I), W, T);
   // The update of an induction at iteration i + T is the induction at
   // i + T + 1: one instruction instead of two.
   if (auto It = NextOf.find(I); It != NextOf.end())
-    return inductionAt(Inductions.at(It->second), W, T + 1);
+    return Inductions.count(It->second) ? inductionAt(Inductions.at(It->second), W, T + 1)
+                                        : gatherInductionAt(Gathers.at(It->second), W, T + 1);
   auto Key = std::make_tuple(V, W, T);
   if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
     return It->second;
+  if (I->getOpcode() == Opcode::Load || I->getOpcode() == Opcode::MaskedLoad)
+    return ValueMemo[Key] = loadAt(I, W, T);
   std::vector<Value *> Ops;
   for (Value *Op : I->operands())
     Ops.push_back(valueAt(Op, W, T));
@@ -207,6 +243,95 @@ Value *IterationValues::inductionAt(const Induction &Ind, Where W, unsigned T) {
   return ValueMemo[Key] = Result;
 }
 
+Value *IterationValues::gatherInductionAt(const Induction &Ind, Where W, unsigned T) {
+  if (T == 0)
+    return W == Where::Body ? static_cast<Value *>(Ind.Phi) : Ind.Init;
+  if (W == Where::Body && T == 1)
+    return Ind.Next;
+  auto Key = std::make_tuple(static_cast<Value *>(Ind.Phi), W, T);
+  if (auto It = ValueMemo.find(Key); It != ValueMemo.end())
+    return It->second;
+  ClonedGathers = true;
+  Value *Prev = nullptr;
+  Instruction *Carried = nullptr;
+  if (W == Where::Preheader) {
+    Prev = gatherInductionAt(Ind, W, T - 1);
+  } else if (T == 2) {
+    Prev = Ind.Next;
+  } else {
+    // The value of iteration i + T - 1, carried around the loop, so that
+    // each iteration adds one step instead of T - 1.
+    Value *Start = gatherInductionAt(Ind, Where::Preheader, T - 1);
+    BasicBlock *Header = L.getHeader();
+    auto FirstNonPhi = Header->instructions().begin();
+    while ((*FirstNonPhi)->getOpcode() == Opcode::Phi)
+      ++FirstNonPhi;
+    auto Phi = Instruction::create(Opcode::Phi, Ind.Phi->getType(), {});
+    Phi->Loc = Ind.Phi->Loc;
+    Phi->setName(Ind.Phi->getName().empty() ? "ahead" : Ind.Phi->getName() + ".ahead");
+    Carried = Header->insert(FirstNonPhi, std::move(Phi));
+    Carried->addIncoming(Start, Preheader);
+    Prev = Carried;
+  }
+  Value *Step = valueAt(Ind.Step, W, T - 1);
+  Instruction *Result = insert(
+      W, Instruction::create(Ind.Next->getOpcode(), Ind.Phi->getType(), {Prev, Step}), Ind.Next);
+  ValueMemo[Key] = Result;
+  if (Carried)
+    Carried->addIncoming(Result, Latch);
+  return Result;
+}
+
+Value *IterationValues::loadAt(Instruction *I, Where W, unsigned T) {
+  ClonedGathers = true;
+  const Type *Ty = I->getType();
+  Value *Guard = runsThrough(*GatherBranch, W, T);
+  if (Ty->isTile()) {
+    const Type *MaskTy = Ty->withScalar(Type::getI1());
+    Value *&Splat = SplatMemo[{W, Guard, MaskTy}];
+    if (!Splat)
+      Splat = insert(W, Instruction::create(Opcode::Splat, MaskTy, {Guard}), nullptr);
+    Guard = Splat;
+  }
+  Value *Ptr = valueAt(I->getOperand(0), W, T);
+  Value *Mask = Guard, *Other = nullptr;
+  if (I->getOpcode() == Opcode::MaskedLoad) {
+    Mask = andWith(W, valueAt(I->getOperand(1), W, T), Guard);
+    Other = valueAt(I->getOperand(2), W, T);
+  } else {
+    Other = zeroOf(Ty);
+  }
+  return insert(W, Instruction::create(Opcode::MaskedLoad, Ty, {Ptr, Mask, Other}), I);
+}
+
+Value *IterationValues::zeroOf(const Type *T) {
+  Value *&Zero = ZeroMemo[T];
+  if (!Zero)
+    Zero = zeroOfType(M, T, Preheader->getTerminator());
+  return Zero;
+}
+
+Value *IterationValues::runsThrough(const ExitBranch &Branch, Where W, unsigned T) {
+  unsigned First = W == Where::Body ? 1 : 0;
+  if (T < First)
+    return nullptr;
+  auto Key = std::make_pair(W, T);
+  if (auto It = RunsThroughMemo.find(Key); It != RunsThroughMemo.end())
+    return It->second;
+  // The earlier iterations first: the chain reads in iteration order.
+  Value *Before = T > First ? runsThrough(Branch, W, T - 1) : nullptr;
+  Value *Runs = loopRunsAt(Branch, W, T);
+  return RunsThroughMemo[Key] = Before ? andWith(W, Before, Runs) : Runs;
+}
+
+Value *zeroOfType(Module &M, const Type *T, Instruction *InsertBefore) {
+  const Type *S = T->getScalarType();
+  Constant *C = S->getKind() == TypeKind::Float     ? M.getFloat(S, 0)
+                : S->getKind() == TypeKind::Pointer ? M.getNullPointer(S)
+                                                    : M.getInt(S, 0);
+  return materializeConstant(C, T, InsertBefore);
+}
+
 std::optional<ExitBranch> exitBranch(const Loop &L, std::string &Why) {
   Instruction *T = L.getHeader()->getTerminator();
   if (!T || T->getOpcode() != Opcode::CondBr) {
@@ -224,6 +349,57 @@ std::optional<ExitBranch> exitBranch(const Loop &L, std::string &Why) {
   E.Body = E.BodyOnTrue ? S0 : S1;
   E.Exit = E.BodyOnTrue ? S1 : S0;
   return E;
+}
+
+std::optional<SingleBlockLoop> singleBlockLoop(const Loop &L, std::string &Why) {
+  BasicBlock *Header = L.getHeader();
+  SingleBlockLoop S;
+  if (!L.subLoops().empty())
+    Why = "contains a nested loop";
+  else if (L.blocks().size() != 2)
+    Why = "the body is not a single block";
+  else if (!(S.Preheader = L.getPreheader()))
+    Why = "no preheader";
+  if (!Why.empty())
+    return std::nullopt;
+  std::optional<ExitBranch> Branch = exitBranch(L, Why);
+  if (!Branch)
+    return std::nullopt;
+  S.Branch = *Branch;
+  Instruction *BT = S.Branch.Body->getTerminator();
+  if (S.Branch.Body == Header)
+    Why = "the header is the body";
+  else if (!BT || BT->getOpcode() != Opcode::Br || BT->successors()[0] != Header)
+    Why = "the body does not branch back to the header";
+  if (!Why.empty())
+    return std::nullopt;
+  return S;
+}
+
+Instruction *firstSideEffect(const Loop &L, BasicBlock *Body) {
+  for (BasicBlock *BB : {L.getHeader(), Body})
+    for (auto &I : BB->instructions())
+      if (I->hasSideEffects() && !I->isTerminator())
+        return I.get();
+  return nullptr;
+}
+
+const Instruction *firstDotOf(const Loop &L, const LoopInfo &LI) {
+  for (BasicBlock *BB : L.blocks())
+    if (LI.getLoopFor(BB) == &L)
+      for (auto &I : BB->instructions())
+        if (I->getOpcode() == Opcode::Dot)
+          return I.get();
+  return nullptr;
+}
+
+Value *stripTransInLoop(const Loop &L, Value *V) {
+  while (Instruction *Tr = asInstruction(V))
+    if (Tr->getOpcode() == Opcode::Trans && L.contains(Tr))
+      V = Tr->getOperand(0);
+    else
+      break;
+  return V;
 }
 
 Value *IterationValues::loopRunsAt(const ExitBranch &Branch, Where W, unsigned T) {

@@ -10,6 +10,19 @@
 // repeat the step. Slices may only hold instructions that are safe to
 // speculate (isSliceClean).
 //
+// With gathers enabled (enableGathers), slices may also hold loads (the
+// loop must not write memory, which the caller checks) and *gather
+// inductions*: phi = [init, phi (add|sub|gep) step] whose step varies from
+// one iteration to the next because it is computed from loads (conv's
+// increment table, a look-up table). A load at iteration i + T becomes a
+// masked_load whose mask is the original one AND "iterations i .. i + T all
+// run" (the exit condition, which must be free of loads), so nothing is read
+// that the original program did not read. A gather induction at i + T is
+// accumulated step by step: in the preheader init + step(0) + ... +
+// step(T-1); in the loop the update (i + 1), the update plus step(i + 1)
+// (i + 2), and for T >= 3 a header phi carrying the value of i + T - 1
+// plus step(i + T - 1), so one step is loaded per iteration.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -24,6 +37,7 @@
 namespace tritonc::transform {
 
 class Loop;
+class LoopInfo;
 
 /// Where a value "at iteration i + t" is computed: in the preheader, or at
 /// the loop's insertion point (see IterationValues).
@@ -49,6 +63,23 @@ struct ExitBranch {
 /// L's ExitBranch, or nullopt with the reason in Why.
 std::optional<ExitBranch> exitBranch(const Loop &L, std::string &Why);
 
+/// The loop shape the pipelining passes handle: innermost, a preheader, a
+/// header that ends with the exit branch, and one body block that branches
+/// back to it.
+struct SingleBlockLoop {
+  ir::BasicBlock *Preheader = nullptr;
+  ExitBranch Branch;
+};
+/// L as a SingleBlockLoop, or nullopt with the reason in Why.
+std::optional<SingleBlockLoop> singleBlockLoop(const Loop &L, std::string &Why);
+/// The first instruction of L's header and body (not a terminator) that has
+/// side effects, or null.
+ir::Instruction *firstSideEffect(const Loop &L, ir::BasicBlock *Body);
+/// The first dot in L's own blocks (not in its subloops), if any.
+const ir::Instruction *firstDotOf(const Loop &L, const LoopInfo &LI);
+/// V, or what it transposes when it is a `trans` in L (repeatedly).
+ir::Value *stripTransInLoop(const Loop &L, ir::Value *V);
+
 class IterationValues {
 public:
   /// Values of L at later iterations, cloned before the preheader's
@@ -61,6 +92,24 @@ public:
   /// Finds the induction phis of the header (incoming from the preheader and
   /// the latch).
   void findInductions();
+  /// Lets slices hold loads and gather inductions (file comment); Branch
+  /// decides which iterations run. Needs NextAtBodyPoint and a loop that
+  /// does not write memory; call after findInductions.
+  void enableGathers(const ExitBranch &Branch);
+  /// isSliceClean without loads and gather inductions, whatever the mode
+  /// (the exit condition: load guards are computed from it).
+  bool isSliceCleanWithoutLoads(ir::Value *V);
+  /// Whether valueAt cloned a load or a gather induction (a gather was
+  /// pipelined).
+  bool clonedGathers() const { return ClonedGathers; }
+  /// The gather induction phi (enableGathers) V is, or null.
+  const Induction *gatherInduction(ir::Value *V) const;
+  /// "Iterations i .. i + T all run" at W (in the loop iteration i is known
+  /// to run, so the conjunction starts at i + 1): a chain of `and`s of
+  /// loopRunsAt, made once per (W, T). Null at W = Body, T = 0.
+  ir::Value *runsThrough(const ExitBranch &Branch, Where W, unsigned T);
+  /// The zero of T (zeroOfType) in the preheader, made once per type.
+  ir::Value *zeroOf(const ir::Type *T);
   bool isInvariant(ir::Value *V);
   /// V is computed in the loop only from inductions, invariants and
   /// instructions that are safe to speculate.
@@ -89,8 +138,12 @@ public:
 private:
   bool availableAtBodyPoint(const ir::Instruction *I) const;
   /// Whether a slice may clone I (before looking at its operands).
-  bool mayClone(const ir::Instruction &I) const;
+  bool mayClone(const ir::Instruction &I, bool Gathers) const;
+  bool isClean(ir::Value *V, bool Gathers);
   ir::Value *inductionAt(const Induction &Ind, Where W, unsigned T);
+  ir::Value *gatherInductionAt(const Induction &Ind, Where W, unsigned T);
+  /// The load I at iteration i + T, masked by runsThrough(W, T).
+  ir::Value *loadAt(ir::Instruction *I, Where W, unsigned T);
 
   const Loop &L;
   ir::BasicBlock *Preheader, *Latch;
@@ -100,10 +153,20 @@ private:
   std::map<ir::Instruction *, Induction> Inductions;
   /// Next of an induction -> its phi.
   std::map<ir::Instruction *, ir::Instruction *> NextOf;
-  std::map<ir::Value *, bool> InvariantMemo, CleanMemo;
+  /// Gather induction candidates: the step is not invariant.
+  std::map<ir::Instruction *, Induction> Gathers;
+  std::optional<ExitBranch> GatherBranch;
+  bool ClonedGathers = false;
+  std::map<ir::Value *, bool> InvariantMemo, CleanMemo, GatherCleanMemo;
+  std::map<std::tuple<Where, ir::Value *, const ir::Type *>, ir::Value *> SplatMemo;
+  std::map<std::pair<Where, unsigned>, ir::Value *> RunsThroughMemo;
+  std::map<const ir::Type *, ir::Value *> ZeroMemo;
   std::map<std::tuple<ir::Value *, Where, unsigned>, ir::Value *> ValueMemo;
   std::map<std::tuple<Where, ir::Value *, ir::Value *>, ir::Value *> AndMemo;
   std::map<std::pair<Where, unsigned>, ir::Value *> RunsMemo;
 };
+
+/// The zero of T's element type, splatted to T's shape before InsertBefore.
+ir::Value *zeroOfType(ir::Module &M, const ir::Type *T, ir::Instruction *InsertBefore);
 
 } // namespace tritonc::transform

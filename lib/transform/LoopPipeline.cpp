@@ -41,19 +41,10 @@ bool isLoad(const Value *V) {
   return I && (I->getOpcode() == Opcode::Load || I->getOpcode() == Opcode::MaskedLoad);
 }
 
-/// The zero of T's element type, splatted to T's shape before InsertBefore.
-Value *zeroOfType(Module &M, const Type *T, Instruction *InsertBefore) {
-  const Type *S = T->getScalarType();
-  Constant *C = S->getKind() == TypeKind::Float     ? M.getFloat(S, 0)
-                : S->getKind() == TypeKind::Pointer ? M.getNullPointer(S)
-                                                    : M.getInt(S, 0);
-  return materializeConstant(C, T, InsertBefore);
-}
-
 class LoopPipeliner {
 public:
   LoopPipeliner(const Loop &L, unsigned Depth)
-      : L(L), D(Depth), Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
+      : L(L), D(Depth), Header(L.getHeader()) {}
 
   /// Checks that the loop can be pipelined; returns why not, or "".
   std::string analyze();
@@ -70,7 +61,6 @@ private:
     return IV->insert(W, std::move(I), Like);
   }
   Value *andWith(Where W, Value *A, Value *B) { return IV->andWith(W, A, B); }
-  Value *loopRunsAt(Where W, unsigned T) { return IV->loopRunsAt(Branch, W, T); }
   Value *guardInPreheader(unsigned Iteration);
   Value *guardInBody();
   void prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard);
@@ -81,7 +71,6 @@ private:
   BasicBlock *Header;
   BasicBlock *Body = nullptr;
   BasicBlock *Preheader = nullptr;
-  Module &M;
   /// The header's branch: condition, body and exit.
   ExitBranch Branch;
 
@@ -89,11 +78,8 @@ private:
   std::optional<IterationValues> IV;
   std::vector<OperandLoad> Loads;
 
-  /// Splats of guards and zeros of load types, made once each.
+  /// Splats of guards, made once each.
   std::map<std::pair<Value *, const Type *>, Value *> SplatMemo;
-  std::map<const Type *, Value *> ZeroMemo;
-  std::vector<Value *> PreheaderGuards;
-  Value *BodyGuard = nullptr;
   const Instruction *Culprit = nullptr;
 };
 
@@ -120,9 +106,24 @@ std::string spell(const Value &V) {
 
 /// Why Obstacle (IterationValues::sliceObstacle) keeps a value from being
 /// computed iterations ahead, in a kernel author's words.
-std::string describeObstacle(const Loop &L, BasicBlock *Latch, Instruction *Obstacle) {
+std::string describeObstacle(const Loop &L, IterationValues &IV, BasicBlock *Latch,
+                             Instruction *Obstacle) {
   if (Obstacle->getOpcode() == Opcode::Phi) {
     std::string Name = printOperand(*Obstacle);
+    if (const Induction *Gather = IV.gatherInduction(Obstacle)) {
+      // Its step is loaded, but the step cannot be computed ahead either.
+      Instruction *Inner = IV.sliceObstacle(Gather->Step);
+      std::string Why;
+      if (Inner == Obstacle)
+        Why = "the step is loaded through addresses computed from " + Name + " itself";
+      else if (!Inner || IV.gatherInduction(Inner)) // no recursion through cycles
+        Why = "it depends on " + (Inner ? spell(*Inner) : std::string("values")) +
+              ", which cannot be computed ahead";
+      else
+        Why = describeObstacle(L, IV, Latch, Inner);
+      return Name + " advances by a step computed in the loop that cannot be computed " +
+             "iterations ahead: " + Why;
+    }
     Instruction *Next = asInstruction(Obstacle->getIncomingValueFor(Latch));
     if (Next && (Next->getOpcode() == Opcode::Add || Next->getOpcode() == Opcode::Sub ||
                  Next->getOpcode() == Opcode::GEP)) {
@@ -141,39 +142,31 @@ std::string describeObstacle(const Loop &L, BasicBlock *Latch, Instruction *Obst
 }
 
 std::string LoopPipeliner::analyze() {
-  if (!L.subLoops().empty())
-    return "contains a nested loop";
-  if (L.blocks().size() != 2)
-    return "the body is not a single block";
-  Preheader = L.getPreheader();
-  if (!Preheader)
-    return "no preheader";
   std::string Why;
-  std::optional<ExitBranch> HeaderBranch = exitBranch(L, Why);
-  if (!HeaderBranch)
+  std::optional<SingleBlockLoop> Shape = singleBlockLoop(L, Why);
+  if (!Shape)
     return Why;
-  Branch = *HeaderBranch;
+  Preheader = Shape->Preheader;
+  Branch = Shape->Branch;
   Body = Branch.Body;
-  if (Body == Header)
-    return "the header is the body";
-  Instruction *BT = Body->getTerminator();
-  if (!BT || BT->getOpcode() != Opcode::Br || BT->successors()[0] != Header)
-    return "the body does not branch back to the header";
-
-  for (BasicBlock *BB : {Header, Body})
-    for (auto &I : BB->instructions())
-      if (I->hasSideEffects() && !I->isTerminator())
-        return "the loop writes memory";
+  if (firstSideEffect(L, Body))
+    return "the loop writes memory";
   for (auto &I : Body->instructions())
     if (I->getOpcode() == Opcode::Phi)
       return "the body has phis";
 
   IV.emplace(L, Preheader, Body, Body->getTerminator(), /*NextAtBodyPoint=*/true);
   IV->findInductions();
+  // The loop writes no memory, so a load may be issued iterations early.
+  IV->enableGathers(Branch);
+  // Index arithmetic of gathers divides by runtime sizes (conv.tc's
+  // `rk % S`): a clone for an iteration that may not run divides by 1 where
+  // the divisor is 0; where the iteration runs, the program divides by it.
+  IV->GuardDivisors = true;
 
   if (std::string Why = findOperandLoads(); !Why.empty())
     return Why;
-  if (!IV->isSliceClean(Branch.Cond))
+  if (!IV->isSliceCleanWithoutLoads(Branch.Cond))
     return "the exit condition is not a pure function of inductions";
   for (OperandLoad &Op : Loads)
     for (unsigned K = 0; K < Op.Load->getNumOperands(); ++K)
@@ -182,7 +175,7 @@ std::string LoopPipeliner::analyze() {
         const char *What = K == 0 ? "address" : K == 1 ? "mask" : "`other` value";
         return std::string("the ") + What +
                " of this dot operand load cannot be computed iterations ahead: " +
-               describeObstacle(L, Body, Obstacle);
+               describeObstacle(L, *IV, Body, Obstacle);
       }
   return "";
 }
@@ -193,12 +186,7 @@ std::string LoopPipeliner::findOperandLoads() {
     if (I->getOpcode() != Opcode::Dot)
       continue;
     for (unsigned K = 0; K < 2; ++K) {
-      Value *V = I->getOperand(K);
-      while (Instruction *Tr = asInstruction(V))
-        if (Tr->getOpcode() == Opcode::Trans && L.contains(Tr))
-          V = Tr->getOperand(0);
-        else
-          break;
+      Value *V = stripTransInLoop(L, I->getOperand(K));
       OperandLoad Op;
       Instruction *VI = asInstruction(V);
       if (!VI || !L.contains(VI))
@@ -238,25 +226,14 @@ std::string LoopPipeliner::findOperandLoads() {
 
 Value *LoopPipeliner::guardInPreheader(unsigned Iteration) {
   // Iteration j runs when the condition holds at 0, 1, ..., j.
-  while (PreheaderGuards.size() <= Iteration) {
-    unsigned J = static_cast<unsigned>(PreheaderGuards.size());
-    Value *Runs = loopRunsAt(Where::Preheader, J);
-    PreheaderGuards.push_back(J == 0 ? Runs
-                                     : andWith(Where::Preheader, PreheaderGuards.back(), Runs));
-  }
-  return PreheaderGuards[Iteration];
+  return IV->runsThrough(Branch, Where::Preheader, Iteration);
 }
 
 Value *LoopPipeliner::guardInBody() {
   // The body runs, so the condition held at i; i + D runs when it also holds
   // at i + 1, ..., i + D. Checking only i + D would be enough for monotonic
   // inductions that do not wrap around, which is not checked here.
-  if (!BodyGuard) {
-    BodyGuard = loopRunsAt(Where::Body, 1);
-    for (unsigned T = 2; T <= D; ++T)
-      BodyGuard = andWith(Where::Body, BodyGuard, loopRunsAt(Where::Body, T));
-  }
-  return BodyGuard;
+  return IV->runsThrough(Branch, Where::Body, D);
 }
 
 void LoopPipeliner::prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard) {
@@ -276,10 +253,7 @@ void LoopPipeliner::prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Gua
     Op.Other = valueAt(X->getOperand(2), W, T);
   } else {
     Op.Mask = G;
-    Value *&Zero = ZeroMemo[Ty];
-    if (!Zero)
-      Zero = zeroOfType(M, Ty, Preheader->getTerminator());
-    Op.Other = Zero;
+    Op.Other = IV->zeroOf(Ty);
   }
 }
 
@@ -389,16 +363,6 @@ LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages) {
 
 namespace {
 
-/// The first dot in L's own blocks (not in its subloops), if any.
-const Instruction *dotOfLoop(const Loop &L, const LoopInfo &LI) {
-  for (BasicBlock *BB : L.blocks())
-    if (LI.getLoopFor(BB) == &L)
-      for (auto &I : BB->instructions())
-        if (I->getOpcode() == Opcode::Dot)
-          return I.get();
-  return nullptr;
-}
-
 /// Where remarks about L point: the header's branch (the `for` statement).
 const Instruction &loopLocation(const Loop &L) {
   const Instruction *T = L.getHeader()->getTerminator();
@@ -419,7 +383,7 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
   // info stays valid for the other loops.
   for (Loop *L : LI.loopsInnermostFirst()) {
     // Loops without a dot have nothing to pipeline: no remark.
-    const Instruction *Dot = dotOfLoop(*L, LI);
+    const Instruction *Dot = firstDotOf(*L, LI);
     if (!L->subLoops().empty()) {
       if (Dot)
         Remark(RemarkKind::Missed, loopLocation(*L),

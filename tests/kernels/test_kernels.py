@@ -89,9 +89,13 @@ def format_cmd(cmd):
 class Launcher:
     """Runs kernels through `tritonc run --interpret`, one fresh directory per launch."""
 
-    def __init__(self, tmp_path, pipeline_args=()):
+    def __init__(self, tmp_path, pipeline_args=(), same_bits_as_default=False):
+        """same_bits_as_default: also run each launch after the default passes (on the interpreter) and
+        require every output buffer to be identical byte for byte (a differential test of the passes in
+        pipeline_args)."""
         self.tmp_path = tmp_path
         self.pipeline_args = list(pipeline_args)
+        self.same_bits_as_default = same_bits_as_default
         self.count = 0
 
     def __call__(self, kernel, defines, grid, args, extra=(), computed_in=None):
@@ -104,9 +108,9 @@ class Launcher:
         indir, outdir = workdir / "in", workdir / "out"
         indir.mkdir(parents=True)
         outdir.mkdir()
-        def command(mode, outdir):
+        def command(mode, outdir, pipeline_args=self.pipeline_args):
             cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
-            cmd += list(extra) + self.pipeline_args
+            cmd += list(extra) + pipeline_args
             cmd += ["--grid", ",".join(str(g) for g in grid), mode, "--out", str(outdir)]
             for name, value in args:
                 if isinstance(value, np.ndarray):
@@ -133,6 +137,15 @@ class Launcher:
                 assert "ERROR SUMMARY: 0 errors" in report or "(0 errors, 0 warnings)" in report, report
 
         run(command("--device" if ON_DEVICE else "--interpret", outdir))
+        if self.same_bits_as_default and not ON_DEVICE:
+            default_dir = workdir / "default"
+            default_dir.mkdir()
+            run(command("--interpret", default_dir, pipeline_args=[]))
+            for name, value in args:
+                if isinstance(value, np.ndarray):
+                    got, want = np.load(outdir / f"{name}.npy"), np.load(default_dir / f"{name}.npy")
+                    assert got.tobytes() == want.tobytes(), (
+                        f"{kernel} {name}: {' '.join(self.pipeline_args)} changes the result bits")
         if ON_DEVICE:
             interp_dir = workdir / "interp"
             interp_dir.mkdir()
@@ -177,9 +190,13 @@ class Launcher:
 WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
+# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR).
+RINGS_PASSES = PIPELINED_PASSES + ",async-rings"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
-# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results).
-PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined"]
+# (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
+# async-rings (the interpreter fails a wrong wait count or a missing barrier). Both must give the default
+# pipeline's result bit for bit: a differential test of the passes over every bundled configuration.
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings"]
 
 
 @pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS)
@@ -187,7 +204,9 @@ def launch(request, tmp_path):
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":
-        return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES])
+        return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES], same_bits_as_default=True)
+    if request.param == "rings":
+        return Launcher(tmp_path, ["--passes=" + RINGS_PASSES], same_bits_as_default=True)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
@@ -402,6 +421,12 @@ SDDMM_CONFIGS = [
     {"TYPE": "float", "BLOCK": 16, "TK": 16},
     {"TYPE": "half", "BLOCK": 16, "TK": 8},
     {"TYPE": "double", "ACC": "double", "BLOCK": 8, "TK": 16},
+]
+# BLOCK, TN; the widest block row holds several blocks, N is not a multiple of TN
+DSD_CONFIGS = [
+    {"TYPE": "float", "BLOCK": 16, "TN": 32},
+    {"TYPE": "half", "BLOCK": 16, "TN": 16},
+    {"TYPE": "double", "ACC": "double", "BLOCK": 8, "TN": 16},
 ]
 BS_SOFTMAX_CONFIGS = [
     {"TYPE": "float", "BLOCK": 8, "TN": 32},
@@ -986,6 +1011,69 @@ def test_blocksparse_sddmm(defines, rng, launch):
         assert_poison(got[zi, nnz * block * block:], ty, "C")
 
 
+def blocksparse_dsd_lut(layout):
+    """Headers (size, offset) per (head, block row), then 2 ints per block: id, column. Block ids number
+    the non-zero blocks in np.argwhere order (the order of A's blocks)."""
+    heads, nblocks, _ = layout.shape
+    base = 2 * heads * nblocks
+    headers, entries, block_id = [], [], 0
+    for h in range(heads):
+        for bm in range(nblocks):
+            cols = [int(bn) for bn in np.flatnonzero(layout[h, bm])]
+            headers += [len(cols), base + len(entries)]
+            for bn in cols:
+                entries += [block_id, bn]
+                block_id += 1
+    return np.array(headers + entries, dtype=np.int32)
+
+
+@pytest.mark.parametrize("defines", DSD_CONFIGS, ids=config_id)
+def test_blocksparse_dsd(defines, rng, launch):
+    ty, block, tn = defines["TYPE"], defines["BLOCK"], defines["TN"]
+    z, heads, nblocks = 2, 2, 4
+    length = nblocks * block
+    n = not_multiple(rng, tn + 1, 3 * tn, tn)
+    layout = random_layout(rng, heads, nblocks)
+    layout[0, 0, :] = True  # one block row with every block: the loop runs nblocks times
+    layout[1, 1, :] = False  # and one without any: the loop does not run
+    coo = np.argwhere(layout)
+    nnz = len(coo)
+    lut = blocksparse_dsd_lut(layout)
+    stride_za = nnz * block * block + 5
+    av = round_to(rng.uniform(-1, 1, size=(z, nnz, block, block)), ty)
+    a = poisoned(z * stride_za, ty)
+    for zi in range(z):
+        a[zi * stride_za:][:nnz * block * block] = encode(av[zi].ravel(), ty)
+    ldb, ldc = n + int(rng.integers(1, 4)), n + int(rng.integers(1, 4))
+    stride_hb, stride_hc = length * ldb + 3, length * ldc + 1
+    stride_zb, stride_zc = heads * stride_hb + 2, heads * stride_hc + 4
+    bv = round_to(rng.uniform(-1, 1, size=(z, heads, length, n)), ty)
+    b = poisoned(z * stride_zb, ty)
+    for zi in range(z):
+        for hi in range(heads):
+            for row in range(length):
+                b[zi * stride_zb + hi * stride_hb + row * ldb:][:n] = encode(bv[zi, hi, row], ty)
+    c = poisoned(z * stride_zc, ty)
+    out = launch("blocksparse_dsd.tc", defines, (heads * nblocks, cdiv(n, tn), z),
+                 [("A", a), ("B", b), ("C", c), ("LUT", lut), ("NBLOCKS", nblocks), ("N", n),
+                  ("stride_za", stride_za), ("stride_zb", stride_zb), ("stride_hb", stride_hb),
+                  ("ldb", ldb), ("stride_zc", stride_zc), ("stride_hc", stride_hc), ("ldc", ldc)])
+    got = out["C"]
+    written = np.zeros(c.size, dtype=bool)
+    for zi in range(z):
+        dense = np.zeros((heads, length, length))
+        for i, (h, bm, bn) in enumerate(coo):
+            dense[h, bm * block:(bm + 1) * block, bn * block:(bn + 1) * block] = av[zi, i]
+        expected = np.einsum("hml,hln->hmn", dense, bv[zi])
+        for hi in range(heads):
+            for row in range(length):
+                at = zi * stride_zc + hi * stride_hc + row * ldc
+                assert_close(got[at:at + n], expected[hi, row], ty, scale=math.sqrt(length),
+                             what=f"C row {row} of head {hi}, batch {zi}")
+                written[at:at + n] = True
+    assert_poison(got[~written], ty, "C")
+
+
 def blocksparse_softmax_lut(layout):
     """Headers (size, offset) per (head, block row), then 4 ints per block: id, column, row, head.
     Block ids number the non-zero blocks in np.argwhere order (the order of X's blocks)."""
@@ -1416,6 +1504,7 @@ ALL_CONFIGS = (
     + [("conv.tc", c[0]) for c in CONV_CONFIGS]
     + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
     + [("blocksparse_sddmm.tc", d) for d in SDDMM_CONFIGS]
+    + [("blocksparse_dsd.tc", d) for d in DSD_CONFIGS]
     + [("blocksparse_softmax.tc", d) for d in BS_SOFTMAX_CONFIGS]
     + [("reduce.tc", d) for d in REDUCE_CONFIGS]
     + [("elementwise.tc", d) for d in ELEMENTWISE_CONFIGS]

@@ -37,8 +37,22 @@
 // loop, replacing each induction phi phi = [init, phi (add|sub|gep) step]
 // (step loop-invariant) by phi + t*step (init + t*step in the preheader):
 // one instruction with a folded constant for constant steps, repeated
-// application of the step otherwise. Slices may hold only instructions that
-// are safe to speculate; anything else leaves the loop unchanged.
+// application of the step otherwise. Slices may hold instructions that are
+// safe to speculate and, for gathers, loads:
+//   - a load in a slice (a look-up table entry, an increment) is cloned for
+//     iteration i+t as a masked_load whose mask is its own AND "iterations
+//     i .. i+t all run", so it reads only what the original read;
+//   - an address that advances by loaded steps, phi = [init, phi (add|sub|
+//     gep) step] with step computed from loads (conv.tc's ADELTA), is run
+//     ahead: init + step(0) + ... + step(t-1) in the preheader; in the body
+//     the update (i+1), the update + step(i+1) (i+2), and beyond that a new
+//     header phi `<name>.ahead` carrying the value of iteration i+t-1, so
+//     one step is loaded per iteration (IterationValues.h).
+// The exit condition must not depend on loads (the guards are computed from
+// it), and a step loaded through addresses computed from its own phi is
+// refused. Anything else leaves the loop unchanged, with a remark saying
+// why at the culprit load. The original address recurrence stays in the
+// loop when nothing else uses it; dce removes it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

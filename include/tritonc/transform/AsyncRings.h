@@ -1,0 +1,57 @@
+//===- AsyncRings.h - Pipelined dot operands as async-copy rings -*- C++ -*-===//
+//
+// Registered as "async-rings"; runs after `pipeline` (LoopPipeline.h) and is
+// not part of the default pipeline. It makes the asynchrony of a pipelined
+// innermost loop explicit in GPU-level IR (docs/IR.md, "GPU level"), so that
+// the wait counts are computed here, once, instead of being reconstructed
+// from the shape of the loop later.
+//
+// Input: the form `pipeline` leaves, per dot operand (directly or through
+// `trans`): header phis Q_0 .. Q_{D-1} (Q_0 feeds the dot, Q_j takes
+// Q_{j+1} on the back edge and Q_{D-1} the refill load X at the end of the
+// body), their preheader values I_0 .. I_{D-1} loaded in the preheader.
+// With S = D + 1 slots, each such operand becomes:
+//
+//   preheader:  %r = smem_alloc : smem<S x T<shape>, #shared<...>>
+//               per iteration j < D: per operand `smem_slot %r, j` and
+//               `cp_async %slot, ptrs(I_j), mask(I_j)`; one cp_async_commit
+//   header:     %ring.read = phi [0, pre], [(read + 1) mod S, body]
+//               %ring.write = phi [D, pre], [(write + 1) mod S, body]
+//   body top:   cp_async_wait D-1  (the group of iteration i is complete:
+//                                   D + i groups committed, i + 1 needed)
+//               barrier            (the copies are visible to every thread,
+//                                   and the slot refilled below was last read
+//                                   in the previous iteration, before it)
+//               %x = local_load (smem_slot %r, read)  replaces Q_0
+//   body end:   in place of X: cp_async (smem_slot %r, write), ptrs(X), mask(X)
+//               cp_async_commit; read and write advance modulo S
+//   exit:       cp_async_wait 0 (and a barrier where the loop is nested in
+//               another one, before its prologue overwrites the slots again)
+//
+// cp_async zero-fills masked-off elements, so every load's `other` must be
+// +0; a load with another `other`, a scalar load, a prologue value that is
+// not loaded in the preheader (e.g. issued a tile ahead by
+// prefetchAcrossTiles) or a loop that writes memory leaves the loop
+// unchanged, with a remark naming the reason at the load or the loop.
+//
+// Each ring's #shared layout is a hardware swizzle mode (what wgmma and
+// ldmatrix read without bank conflicts): `order` puts first the dimension
+// along which the pointers are contiguous (axis info; row-major when none
+// is), and the swizzle is the widest of 128/64/32 bytes that the contiguous
+// row holds (0 below 32 bytes). local_load results carry no layout: the back
+// end chooses register layouts.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+namespace tritonc::transform {
+
+class AsyncRingsPass : public Pass {
+public:
+  const char *name() const override { return "async-rings"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+};
+
+} // namespace tritonc::transform

@@ -1,0 +1,414 @@
+//===- AsyncRings.cpp - Pipelined dot operands as async-copy rings --------===//
+#include "tritonc/transform/AsyncRings.h"
+
+#include "IterationValues.h"
+
+#include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/LoopInfo.h"
+#include "tritonc/transform/Passes.h"
+#include "tritonc/transform/Utils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace tritonc::transform {
+
+using namespace ir;
+
+namespace {
+
+/// The most slots a ring may have (docs/IR.md, "GPU types").
+constexpr unsigned MaxSlots = 64;
+
+bool isLoad(const Value *V) {
+  const Instruction *I = asInstruction(const_cast<Value *>(V));
+  return I && (I->getOpcode() == Opcode::Load || I->getOpcode() == Opcode::MaskedLoad);
+}
+
+/// One pipelined dot operand: the chain of phis `pipeline` made for it.
+struct OperandChain {
+  /// Q_0 .. Q_{D-1}.
+  std::vector<Instruction *> Phis;
+  /// I_0 .. I_{D-1}: the loads of iterations 0 .. D-1 in the preheader.
+  std::vector<Instruction *> Initial;
+  /// X: the load of iteration i + D at the end of the body.
+  Instruction *Refill = nullptr;
+  const Layout *Shared = nullptr;
+  Instruction *Ring = nullptr;
+};
+
+class RingBuilder {
+public:
+  RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI)
+      : L(L), AI(AI), Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
+
+  /// Checks that the loop has the form `pipeline` leaves; returns why not.
+  std::string analyze();
+  const Instruction *culprit() const { return Culprit; }
+  void rewrite();
+  unsigned depth() const { return D; }
+  unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
+
+private:
+  std::string collectChain(Instruction *Q0);
+  std::string checkCopyable(Instruction *Load, const char *What);
+  std::string refuse(const Instruction *At, std::string Why) {
+    Culprit = At;
+    return Why;
+  }
+  const Layout *chooseLayout(const Instruction *Load) const;
+  Instruction *insertBefore(Instruction *Pos, std::unique_ptr<Instruction> I,
+                            const std::string &Name = "", const Instruction *LocFrom = nullptr);
+  Value *advanceModulo(Instruction *Index, Instruction *Pos);
+  void copyInto(Instruction *Ring, Value *Slot, Instruction *Load, Instruction *Pos);
+  void eraseOldValues();
+
+  const Loop &L;
+  const analysis::AxisInfoAnalysis &AI;
+  BasicBlock *Header;
+  BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
+  Module &M;
+  unsigned D = 0;
+  std::vector<OperandChain> Chains;
+  const Instruction *Culprit = nullptr;
+};
+
+std::string RingBuilder::analyze() {
+  std::string Why;
+  std::optional<SingleBlockLoop> Shape = singleBlockLoop(L, Why);
+  if (!Shape)
+    return Why;
+  Preheader = Shape->Preheader;
+  Body = Shape->Branch.Body;
+  Exit = Shape->Branch.Exit;
+  if (Instruction *Write = firstSideEffect(L, Body))
+    return refuse(Write, "the loop writes memory or already has GPU-level operations");
+
+  for (auto &I : Body->instructions()) {
+    if (I->getOpcode() != Opcode::Dot)
+      continue;
+    for (unsigned K = 0; K < 2; ++K) {
+      Instruction *VI = asInstruction(stripTransInLoop(L, I->getOperand(K)));
+      if (!VI || !L.contains(VI))
+        continue;
+      if (isLoad(VI))
+        return refuse(VI, "this dot operand is loaded in the iteration that uses it (run "
+                          "`pipeline` first, or see its remark)");
+      if (VI->getOpcode() != Opcode::Phi || VI->getParent() != Header)
+        continue; // computed in registers: nothing to copy
+      bool Seen = std::any_of(Chains.begin(), Chains.end(),
+                              [&](const OperandChain &C) { return C.Phis[0] == VI; });
+      if (!Seen)
+        if (std::string Why = collectChain(VI); !Why.empty())
+          return Why;
+    }
+  }
+  if (Chains.empty())
+    return "no dot operand is carried in pipelined phis";
+  if (D + 1 > MaxSlots)
+    return "a ring would need more than " + std::to_string(MaxSlots) + " slots";
+  for (OperandChain &C : Chains)
+    C.Shared = chooseLayout(C.Refill);
+  return "";
+}
+
+/// Follows Q_0 through the back edges to the refill load and records the
+/// preheader loads.
+std::string RingBuilder::collectChain(Instruction *Q0) {
+  OperandChain C;
+  Instruction *Q = Q0;
+  while (true) {
+    if (Q->getNumOperands() != 2 || !Q->getIncomingValueFor(Preheader))
+      return refuse(Q, "the dot operand phi " + printOperand(*Q) +
+                           " is not a pipelined operand (two entries: preheader, body)");
+    C.Phis.push_back(Q);
+    Instruction *Back = asInstruction(Q->getIncomingValueFor(Body));
+    if (Back && Back->getOpcode() == Opcode::Phi && Back->getParent() == Header &&
+        C.Phis.size() <= MaxSlots) {
+      Q = Back;
+      continue;
+    }
+    if (!Back || !isLoad(Back) || Back->getParent() != Body)
+      return refuse(Q0, "the dot operand " + printOperand(*Q0) +
+                            " is not carried from a load at the end of the body");
+    C.Refill = Back;
+    break;
+  }
+  unsigned Depth = static_cast<unsigned>(C.Phis.size());
+  if (D != 0 && Depth != D)
+    return refuse(Q0, "the dot operands are issued different numbers of iterations ahead (" +
+                          std::to_string(D) + " and " + std::to_string(Depth) + ")");
+  D = Depth;
+  for (unsigned J = 0; J < D; ++J) {
+    Value *Init = C.Phis[J]->getIncomingValueFor(Preheader);
+    Instruction *I = asInstruction(Init);
+    if (I && I->getOpcode() == Opcode::Phi)
+      return refuse(C.Phis[J], "the operand of iteration " + std::to_string(J) +
+                                   " comes from a phi (a prologue issued a tile ahead?), not "
+                                   "from a load in the preheader");
+    if (!isLoad(Init) || I->getParent() != Preheader)
+      return refuse(C.Phis[J], "the operand of iteration " + std::to_string(J) +
+                                   " is not loaded in the loop's preheader");
+    // The copies are issued at the preheader's end: nothing may write memory
+    // between the load and there.
+    for (auto It = Preheader->iteratorTo(I); It != Preheader->instructions().end(); ++It)
+      if ((*It)->hasSideEffects() && !(*It)->isTerminator())
+        return refuse(I, "memory is written between this load and the loop");
+    if (std::string Why = checkCopyable(I, "prologue load"); !Why.empty())
+      return Why;
+    C.Initial.push_back(I);
+  }
+  if (std::string Why = checkCopyable(C.Refill, "load"); !Why.empty())
+    return Why;
+  // Q_0 is replaced by a local_load at the top of the body: every use must
+  // be there. The other phis and the loads feed only the chain.
+  for (Instruction *U : Q0->users())
+    if (U->getParent() != Body)
+      return refuse(U, "the dot operand " + printOperand(*Q0) + " is used outside the body");
+  for (unsigned J = 1; J < D; ++J)
+    if (C.Phis[J]->users().size() != 1)
+      return refuse(C.Phis[J], "a pipelined operand phi has other uses");
+  if (C.Refill->users().size() != 1)
+    return refuse(C.Refill, "the refill load has other uses");
+  Chains.push_back(std::move(C));
+  return "";
+}
+
+/// cp_async copies a tile of elements and zero-fills masked-off ones.
+std::string RingBuilder::checkCopyable(Instruction *Load, const char *What) {
+  const Type *T = Load->getType();
+  if (!T->isTile())
+    return refuse(Load, std::string("this ") + What + " reads a scalar, not a tile");
+  if (T->getScalarType()->isPointerOrPointerTile() || T->isBoolOrBoolTile())
+    return refuse(Load, std::string("this ") + What + " reads pointers or booleans");
+  if (Load->getOpcode() == Opcode::Load)
+    return "";
+  Constant *Other = getConstantOrSplat(Load->getOperand(2));
+  bool PlusZero =
+      Other && Other->isZero() && !(T->isFloatOrFloatTile() && std::signbit(Other->getFloat()));
+  if (!PlusZero)
+    return refuse(Load, std::string("this ") + What +
+                            " gives masked-off elements a value other than +0 (cp_async "
+                            "zero-fills them)");
+  return "";
+}
+
+const Layout *RingBuilder::chooseLayout(const Instruction *Load) const {
+  const Type *T = Load->getType();
+  unsigned Rank = T->getRank();
+  const analysis::AxisInfo &Info = AI.get(Load->getOperand(0));
+  // Fastest dimension first: the most contiguous one, the last on ties.
+  std::vector<unsigned> Order(Rank);
+  std::iota(Order.rbegin(), Order.rend(), 0u);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](unsigned A, unsigned B) { return Info.Contiguity[A] > Info.Contiguity[B]; });
+  int64_t RowBytes = T->getShape()[Order[0]] * T->getScalarSizeInBytes();
+  int32_t Swizzle = 0;
+  for (int32_t Mode : {128, 64, 32})
+    if (RowBytes >= Mode) {
+      Swizzle = Mode;
+      break;
+    }
+  return Layout::getSharedSwizzle(Swizzle, Order);
+}
+
+Instruction *RingBuilder::insertBefore(Instruction *Pos, std::unique_ptr<Instruction> I,
+                                       const std::string &Name, const Instruction *LocFrom) {
+  I->Loc = (LocFrom ? LocFrom : Pos)->Loc;
+  if (!Name.empty())
+    I->setName(Name);
+  BasicBlock *BB = Pos->getParent();
+  return BB->insert(BB->iteratorTo(Pos), std::move(I));
+}
+
+/// (Index + 1) mod S as an add, a compare and a select.
+Value *RingBuilder::advanceModulo(Instruction *Index, Instruction *Pos) {
+  const Type *I32 = Type::getI32();
+  Instruction *Next = insertBefore(
+      Pos, Instruction::create(Opcode::Add, I32, {Index, M.getInt(I32, 1)}), Index->getName());
+  auto Wraps = Instruction::create(Opcode::ICmp, Type::getI1(), {Next, M.getInt(I32, D + 1)});
+  Wraps->Predicate = CmpPredicate::EQ;
+  Instruction *Cmp = insertBefore(Pos, std::move(Wraps));
+  return insertBefore(Pos, Instruction::create(Opcode::Select, I32, {Cmp, M.getInt(I32, 0), Next}),
+                      Index->getName());
+}
+
+/// `smem_slot Ring, Slot` and a cp_async of Load's pointers and mask into
+/// it, before Pos.
+void RingBuilder::copyInto(Instruction *Ring, Value *Slot, Instruction *Load, Instruction *Pos) {
+  const Type *RT = Ring->getType();
+  const Type *SlotTy =
+      Type::getSharedBuffer(RT->getElementType(), RT->getShape(), RT->getLayout(), 1);
+  Instruction *S = insertBefore(Pos, Instruction::create(Opcode::SmemSlot, SlotTy, {Ring, Slot}),
+                                Ring->getName() + ".slot", Load);
+  std::vector<Value *> Ops = {S, Load->getOperand(0)};
+  if (Load->getOpcode() == Opcode::MaskedLoad)
+    Ops.push_back(Load->getOperand(1));
+  insertBefore(Pos, Instruction::create(Opcode::CpAsync, Type::getVoid(), Ops), "", Load);
+}
+
+/// The name the values of a chain are named after: Q_0's without the
+/// `.pipe0` that `pipeline` adds.
+std::string baseName(const Instruction *Q0) {
+  std::string N = Q0->getName();
+  if (N.size() > 6 && N.compare(N.size() - 6, 6, ".pipe0") == 0)
+    N.resize(N.size() - 6);
+  return N.empty() ? "operand" : N;
+}
+
+void RingBuilder::rewrite() {
+  const Type *I32 = Type::getI32();
+  auto Void = [](Opcode Op, int64_t Count = 0) {
+    auto I = Instruction::create(Op, Type::getVoid(), {});
+    I->Count = Count;
+    return I;
+  };
+  // Preheader: the rings, then the copies of iterations 0 .. D-1, one
+  // commit group per iteration.
+  Instruction *PreEnd = Preheader->getTerminator();
+  for (OperandChain &C : Chains) {
+    const Type *T = C.Refill->getType();
+    const Type *RingTy = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, D + 1);
+    C.Ring = insertBefore(PreEnd, Instruction::create(Opcode::SmemAlloc, RingTy, {}),
+                          baseName(C.Phis[0]) + ".ring", C.Initial[0]);
+  }
+  for (unsigned J = 0; J < D; ++J) {
+    for (OperandChain &C : Chains)
+      copyInto(C.Ring, M.getInt(I32, J), C.Initial[J], PreEnd);
+    insertBefore(PreEnd, Void(Opcode::CpAsyncCommit));
+  }
+
+  // Header: the read and write slots.
+  auto FirstNonPhi = Header->instructions().begin();
+  while ((*FirstNonPhi)->getOpcode() == Opcode::Phi)
+    ++FirstNonPhi;
+  auto MakeIndex = [&](const char *Name, unsigned Init) {
+    auto Phi = Instruction::create(Opcode::Phi, I32, {});
+    Phi->Loc = Header->getTerminator()->Loc;
+    Phi->setName(Name);
+    Instruction *P = Header->insert(FirstNonPhi, std::move(Phi));
+    P->addIncoming(M.getInt(I32, Init), Preheader);
+    return P;
+  };
+  Instruction *Read = MakeIndex("ring.read", 0);
+  Instruction *Write = MakeIndex("ring.write", D);
+
+  // Body top: wait for the group of this iteration, make it visible to all
+  // threads, read the slots.
+  auto TopIt = Body->instructions().begin();
+  while ((*TopIt)->getOpcode() == Opcode::Phi)
+    ++TopIt;
+  Instruction *Top = TopIt->get();
+  const Instruction *FirstUse = Chains[0].Phis[0];
+  insertBefore(Top, Void(Opcode::CpAsyncWait, D - 1), "", FirstUse);
+  insertBefore(Top, Void(Opcode::Barrier), "", FirstUse);
+  for (OperandChain &C : Chains) {
+    Instruction *Q0 = C.Phis[0];
+    const Type *RT = C.Ring->getType();
+    const Type *SlotTy =
+        Type::getSharedBuffer(RT->getElementType(), RT->getShape(), RT->getLayout(), 1);
+    Instruction *S =
+        insertBefore(Top, Instruction::create(Opcode::SmemSlot, SlotTy, {C.Ring, Read}),
+                     C.Ring->getName() + ".slot", Q0);
+    Instruction *X = insertBefore(Top, Instruction::create(Opcode::LocalLoad, Q0->getType(), {S}),
+                                  baseName(Q0), Q0);
+    Q0->replaceAllUsesWith(X);
+  }
+
+  // Body end: the refills of iteration i + D where the loads were, one
+  // commit, the indices advanced.
+  for (OperandChain &C : Chains)
+    copyInto(C.Ring, Write, C.Refill, C.Refill);
+  Instruction *End = Body->getTerminator();
+  insertBefore(End, Void(Opcode::CpAsyncCommit), "", Chains.back().Refill);
+  Read->addIncoming(advanceModulo(Read, End), Body);
+  Write->addIncoming(advanceModulo(Write, End), Body);
+
+  // Exit: nothing in flight after the loop; a loop run again (nested) must
+  // not refill slots other threads may still be reading.
+  auto ExitPos = Exit->instructions().begin();
+  while ((*ExitPos)->getOpcode() == Opcode::Phi)
+    ++ExitPos;
+  insertBefore(ExitPos->get(), Void(Opcode::CpAsyncWait, 0), "", Header->getTerminator());
+  if (L.getParentLoop())
+    insertBefore(ExitPos->get(), Void(Opcode::Barrier), "", Header->getTerminator());
+  eraseOldValues();
+}
+
+void RingBuilder::eraseOldValues() {
+  std::vector<Instruction *> Loads;
+  for (OperandChain &C : Chains) {
+    for (Instruction *Q : C.Phis)
+      Q->dropAllOperands();
+    for (Instruction *Q : C.Phis)
+      Q->eraseFromParent();
+    Loads.push_back(C.Refill);
+    Loads.insert(Loads.end(), C.Initial.begin(), C.Initial.end());
+  }
+  // The loads, then what only they used. Values are shared between the
+  // loads (a guard, a zero): a value leaves the set when it is erased, so
+  // nothing is looked at after.
+  std::set<Instruction *> Candidates(Loads.begin(), Loads.end());
+  for (bool Progress = true; Progress;) {
+    Progress = false;
+    for (auto It = Candidates.begin(); It != Candidates.end();) {
+      Instruction *I = *It;
+      if (I->hasUses() || !(isPure(*I) || isLoad(I))) {
+        ++It;
+        continue;
+      }
+      for (Value *V : I->operands())
+        if (Instruction *Op = asInstruction(V))
+          Candidates.insert(Op);
+      I->dropAllOperands();
+      I->eraseFromParent();
+      It = Candidates.erase(It);
+      Progress = true;
+    }
+  }
+}
+
+} // namespace
+
+bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
+  DiagnosticEngine *Diags = AM.diagnostics();
+  auto Remark = [&](RemarkKind Kind, const Instruction &At, std::string Message) {
+    if (Diags)
+      Diags->remark(Kind, "async-rings", SourceRange(At.Loc), std::move(Message));
+  };
+  const LoopInfo &LI = AM.get<LoopInfo>(F);
+  const auto &AI = AM.get<analysis::AxisInfoAnalysis>(F);
+  bool Changed = false;
+  // The rewrite adds instructions but no blocks or edges: the loop info
+  // stays valid. The axis info of the values it reads is computed before.
+  for (Loop *L : LI.loopsInnermostFirst()) {
+    const Instruction *Dot = firstDotOf(*L, LI);
+    if (!Dot)
+      continue;
+    const Instruction *T = L->getHeader()->getTerminator();
+    const Instruction &LoopAt = T ? *T : *Dot;
+    RingBuilder B(*L, AI);
+    if (std::string Why = B.analyze(); !Why.empty()) {
+      Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
+             "dot operands not copied into shared-memory rings: " + Why);
+      continue;
+    }
+    B.rewrite();
+    Changed = true;
+    unsigned N = B.numRings();
+    Remark(RemarkKind::Passed, LoopAt,
+           std::to_string(N) + " dot operand" + (N == 1 ? "" : "s") +
+               " copied asynchronously (cp_async) into shared-memory ring" + (N == 1 ? "" : "s") +
+               " of " + std::to_string(B.depth() + 1) + " slots, waiting with cp_async_wait " +
+               std::to_string(B.depth() - 1));
+  }
+  return Changed;
+}
+
+std::unique_ptr<Pass> createAsyncRingsPass() { return std::make_unique<AsyncRingsPass>(); }
+
+} // namespace tritonc::transform
