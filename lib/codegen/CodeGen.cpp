@@ -119,6 +119,42 @@ bool checkTileSizes(const ir::Module &M, DiagnosticEngine &Diags) {
   return true;
 }
 
+/// The warps a distributed layout attribute spreads a tile over (the
+/// parent's for slices and dot operands); 0 for shared layouts.
+int64_t warpsOfLayout(const ir::Layout *L) {
+  while (L && (L->getKind() == ir::LayoutKind::Slice || L->getKind() == ir::LayoutKind::DotOperand))
+    L = L->getParent();
+  if (!L || L->isShared())
+    return 0;
+  int64_t Warps = 1;
+  for (int32_t W : L->getWarpsPerCTA())
+    Warps *= W;
+  return Warps;
+}
+
+/// GPU-level IR names layouts for one number of warps: a layout on a tile
+/// whose warps differ from the kernel's would leave elements to warps that
+/// do not exist (or hand them to two), so it is an error at the value.
+bool checkLayoutWarps(const ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
+  for (const auto &F : M.functions())
+    for (const auto &BB : F->blocks())
+      for (const auto &I : BB->instructions()) {
+        const ir::Type *T = I->getType();
+        if (!T->isTile() || !T->getLayout())
+          continue;
+        int64_t Warps = warpsOfLayout(T->getLayout());
+        if (Warps == 0 || Warps == Options.NumWarps)
+          continue;
+        Diags.error(SourceRange(I->Loc),
+                    "the layout of " + T->str() + " spreads the tile over " +
+                        std::to_string(Warps) + " warps, but the kernel runs with " +
+                        std::to_string(Options.NumWarps) +
+                        " (num_warps): GPU-level IR is written for one number of warps");
+        return false;
+      }
+  return true;
+}
+
 /// Whether I is a dot that sm_90a computes with wgmma.
 bool isSm90WgmmaDot(const ir::Instruction &I, const CodeGenOptions &Options) {
   return I.getOpcode() == ir::Opcode::Dot &&
@@ -170,6 +206,28 @@ void remarkStagesLowered(const ir::Module &M, const CodeGenOptions &Options, uns
                            std::to_string(ringBudget(Options) / 1024) + " KB ring budget");
 }
 
+/// The back end's answer to the pipeliner about a gathered dot operand load
+/// (transform::GatherFilter): "" when its pointers hold a contiguous,
+/// aligned run of 4 bytes or more somewhere, so that AsyncCopies.cpp can copy
+/// it with cp.async into a ring; otherwise why not. Issued ahead through
+/// registers instead, a gather only holds S - 1 more operand tiles there:
+/// conv.tc's NCHW fp16 loads (2-byte runs) spilled 2.9-23 KB per thread with
+/// 3 stages where one stage spilled 0.1-16 KB.
+std::string gatherCopiedAsynchronously(const ir::Instruction &Load) {
+  analysis::AxisInfoAnalysis Info(*Load.getParent()->getParent());
+  const ir::Value *Ptr = Load.getOperand(0);
+  const analysis::AxisInfo &A = Info.get(Ptr);
+  int64_t Bytes = memBytesOf(Ptr->getType()->getPointee());
+  int64_t Run = 0;
+  for (unsigned D = 0; D < A.rank(); ++D)
+    Run = std::max(Run, std::min(A.Contiguity[D] * Bytes, A.Divisibility[D]));
+  if (Run >= 4)
+    return "";
+  return "whose pointers have no aligned run of 4 contiguous bytes, so the back end loads it "
+         "through registers (cp.async copies 4, 8 or 16 bytes): issued ahead, it would only hold "
+         "more tiles in registers";
+}
+
 /// Whether the pipeline may issue a K loop's prologue for the next tile above
 /// the current tile's epilogue (TilePrefetch.cpp): only where every dot is a
 /// wgmma whose rings bulk tensor copies fill (sm_90a, TMA on). cp.async rings
@@ -206,7 +264,8 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     unsigned Stages = stagesThatFit(M, Options);
     if (Stages != Options.NumStages)
       remarkStagesLowered(M, Options, Stages, Diags);
-    PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options)));
+    PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options),
+                                                 gatherCopiedAsynchronously));
   }
   if (!Ok) {
     Diags.internal("the back end's pipeline: " + Error);
@@ -261,7 +320,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     return Out;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.
-  bool Padded = checkTileSizes(M, Diags);
+  bool Padded = checkTileSizes(M, Diags) && checkLayoutWarps(M, Options, Diags);
   for (const auto &FP : M.functions())
     if (std::optional<transform::PadTilesError> E =
             Padded ? transform::padTilesToPowersOfTwo(*FP) : std::nullopt) {

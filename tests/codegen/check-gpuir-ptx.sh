@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles every hand-written GPU-level kernel (tests/kernels/gpuir/*.tir) for sm_90a and sm_80 with 1, 4
-# and 8 warps and checks that ptxas assembles each module (../check-ptxas.sh, warnings are errors).
+# and 8 warps and checks that ptxas assembles each module (../check-ptxas.sh, warnings are errors). A kernel
+# whose IR names layouts for one warp count (a `; warps: N` line) is compiled with that count only.
 # Usage: check-gpuir-ptx.sh path/to/tritonc path/to/ptxas
 set -euo pipefail
 tritonc=$1
@@ -8,8 +9,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 count=0
 for f in "$(dirname "$0")"/../kernels/gpuir/*.tir; do
+  counts="1 4 8"
+  fixed=$(sed -n 's/^; warps: \([0-9]*\)$/\1/p' "$f")
+  [ -n "$fixed" ] && counts=$fixed
   for arch in sm_90a sm_80; do
-    for warps in 1 4 8; do
+    for warps in $counts; do
       "$tritonc" compile "$f" --emit=ptx --arch="$arch" --num-warps="$warps" \
         -o "$tmp/$(basename "$f" .tir)-w$warps.$arch.ptx"
       count=$((count + 1))
