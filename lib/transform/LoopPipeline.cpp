@@ -43,8 +43,8 @@ bool isLoad(const Value *V) {
 
 class LoopPipeliner {
 public:
-  LoopPipeliner(const Loop &L, unsigned Depth)
-      : L(L), D(Depth), Header(L.getHeader()) {}
+  LoopPipeliner(const Loop &L, unsigned Depth, const GatherFilter &Gathers)
+      : L(L), D(Depth), Header(L.getHeader()), Gathers(Gathers) {}
 
   /// Checks that the loop can be pipelined; returns why not, or "".
   std::string analyze();
@@ -69,6 +69,7 @@ private:
   const Loop &L;
   unsigned D;
   BasicBlock *Header;
+  const GatherFilter &Gathers;
   BasicBlock *Body = nullptr;
   BasicBlock *Preheader = nullptr;
   /// The header's branch: condition, body and exit.
@@ -177,6 +178,14 @@ std::string LoopPipeliner::analyze() {
                " of this dot operand load cannot be computed iterations ahead: " +
                describeObstacle(L, *IV, Body, Obstacle);
       }
+  if (Gathers)
+    for (OperandLoad &Op : Loads)
+      if (!IV->isSliceCleanWithoutLoads(Op.Load->getOperand(0)))
+        if (std::string Why = Gathers(*Op.Load); !Why.empty()) {
+          Culprit = Op.Load;
+          return "this dot operand load is a gather (its address comes from loads in the loop) " +
+                 Why;
+        }
   return "";
 }
 
@@ -344,13 +353,13 @@ void LoopPipeliner::rewrite() {
 
 } // namespace
 
-LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages) {
+LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages, const GatherFilter &Gathers) {
   LoopPipelineResult R;
   if (NumStages <= 1) {
     R.Reason = "one stage: nothing to issue ahead";
     return R;
   }
-  LoopPipeliner P(L, NumStages - 1);
+  LoopPipeliner P(L, NumStages - 1, Gathers);
   R.Reason = P.analyze();
   R.Culprit = P.culprit();
   if (!R.Reason.empty())
@@ -396,7 +405,7 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
                "loop not pipelined: num_stages is 1 (pipelining is off)");
       continue;
     }
-    LoopPipelineResult R = pipelineLoop(*L, NumStages);
+    LoopPipelineResult R = pipelineLoop(*L, NumStages, Gathers);
     if (!R.Changed) {
       if (Dot)
         Remark(RemarkKind::Missed, R.Culprit ? *R.Culprit : loopLocation(*L),
@@ -416,8 +425,9 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
   return Changed;
 }
 
-std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles) {
-  return std::make_unique<LoopPipelinePass>(NumStages, AcrossTiles);
+std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles,
+                                             GatherFilter Gathers) {
+  return std::make_unique<LoopPipelinePass>(NumStages, AcrossTiles, std::move(Gathers));
 }
 
 std::unique_ptr<Pass> createLoopPipelinePass() {

@@ -59,24 +59,34 @@
 
 #include "tritonc/transform/PassManager.h"
 
+#include <functional>
 #include <string>
 
 namespace tritonc::transform {
 
 class Loop;
 
+/// Asked by the pipeliner about a dot operand load whose address comes from
+/// loads in the loop (a gather): why issuing it ahead would not pay, or ""
+/// when it should be. The GPU back end answers "" only for loads it copies
+/// asynchronously; a gather it loads through registers would only hold
+/// S - 1 more operand tiles in registers (and spill).
+using GatherFilter = std::function<std::string(const ir::Instruction &Load)>;
+
 class LoopPipelinePass : public Pass {
 public:
   /// AcrossTiles: also issue the prologue of a loop nested in another one
-  /// iteration of that loop ahead (prefetchAcrossTiles).
-  explicit LoopPipelinePass(unsigned NumStages, bool AcrossTiles = true)
-      : NumStages(NumStages), AcrossTiles(AcrossTiles) {}
+  /// iteration of that loop ahead (prefetchAcrossTiles). Gathers: see
+  /// GatherFilter (none: every gather is pipelined).
+  explicit LoopPipelinePass(unsigned NumStages, bool AcrossTiles = true, GatherFilter Gathers = {})
+      : NumStages(NumStages), AcrossTiles(AcrossTiles), Gathers(std::move(Gathers)) {}
   const char *name() const override { return "pipeline"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
   unsigned NumStages;
   bool AcrossTiles;
+  GatherFilter Gathers;
 };
 
 /// The number of stages of the registered "pipeline" pass.
@@ -96,7 +106,8 @@ struct LoopPipelineResult {
 /// Pipelines the dot operand loads of L with NumStages stages (see the file
 /// comment). The control-flow graph does not change, so the loop info and
 /// dominator tree of the function stay valid.
-LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages);
+LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages,
+                                const GatherFilter &Gathers = {});
 
 /// Issues the prologue loads of the pipelined loop Inner one iteration of
 /// its parent loop ahead, above the code after Inner (TilePrefetch.cpp);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/PassManager.h"
 
 #include <memory>
@@ -18,6 +19,7 @@ namespace tritonc::transform {
 /// The loop pipelining pass (registered as "pipeline" with 3 stages) for a
 /// given number of stages: loads feeding a `dot` in a loop are issued
 /// NumStages - 1 iterations ahead (see LoopPipeline.h). 1 changes nothing.
-std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles = true);
+std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles = true,
+                                             GatherFilter Gathers = {});
 
 } // namespace tritonc::transform
