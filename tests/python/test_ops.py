@@ -13,6 +13,17 @@ _GPU = tritonc.cuda_available() and torch.cuda.is_available()
 gpu = pytest.mark.skipif(not _GPU, reason="needs a CUDA device")
 
 
+def test_tritonc_imported_before_torch():
+    """On the H100 host, `import tritonc; import torch` crashed in torch's ostream code: the
+    module exported the symbols of the C++ runtime linked into it statically."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", "import tritonc; import torch; print(torch.ones(2).sum())"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "tensor(2.)" in out.stdout
+
+
 def test_the_ops_are_registered_with_fake_implementations():
     for name in ("matmul", "softmax", "conv2d", "transpose"):
         assert hasattr(torch.ops.tritonc, name)

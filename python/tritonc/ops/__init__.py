@@ -235,6 +235,16 @@ def _conv_kernel(type_name, device):
                            num_warps=4, interpret=interpret, device=device), tk
 
 
+@functools.lru_cache(maxsize=256)
+def _conv_increments(ci, r, s, stride_c, stride_h, stride_w, tk, device):
+    """conv.tc's ADELTA table for one input shape and layout, made once: built on the host, its copy
+    to the device would otherwise wait for the device at every call."""
+    kk = ci * r * s
+    idx = torch.arange(kk + tk, device="cpu")
+    off = (idx // (r * s)) * stride_c + ((idx // s) % r) * stride_h + (idx % s) * stride_w
+    return (off[tk:] - off[:kk]).to(torch.int32).to(device)
+
+
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -259,9 +269,7 @@ def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
     # The filter as a (CI*R*S) x CO matrix, and the address increments of the reduction.
     b = w.reshape(co, ci * r * s).t().contiguous()
     kk = ci * r * s
-    idx = torch.arange(kk + tk, device="cpu")
-    off = (idx // (r * s)) * x.stride(1) + ((idx // s) % r) * x.stride(2) + (idx % s) * x.stride(3)
-    delta = (off[tk:] - off[:kk]).to(torch.int32).to(x.device)
+    delta = _conv_increments(ci, r, s, x.stride(1), x.stride(2), x.stride(3), tk, x.device)
     mm, nn = z * p * q, co
     kernel[(tritonc.cdiv(mm, kernel.meta["TM"]), tritonc.cdiv(nn, kernel.meta["TN"]))](
         x, b, y, delta, mm, nn, kk, h, wd, r, s, p, q, ph, pw, sh, sw, x.stride(0), x.stride(1),
