@@ -404,11 +404,14 @@ CONV_CONFIGS = [
     ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (3, 3), (1, 2), (2, 2)),
     ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 8}, (2, 3), (0, 1), (1, 2)),
 ]
-# (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w), (dil_h, dil_w)); CI is a multiple of TK
+# (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w), (dil_h, dil_w), aligned); CI is a multiple of TK.
+# aligned: CI, CO and every stride multiples of 16, which launches specialize: on sm_90a A's tiles are then
+# cp.async copies and B's bulk tensor copies feeding wgmma (tests/lit/remarks/conv-nhwc.test).
 CONV_NHWC_CONFIGS = [
-    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), (1, 1)),
-    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), (2, 1)),
-    ({"TYPE": "bfloat16", "TM": 16, "TN": 32, "TK": 8}, (1, 1), (0, 0), (2, 2), (1, 1)),
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), (2, 1), False),
+    ({"TYPE": "bfloat16", "TM": 16, "TN": 32, "TK": 8}, (1, 1), (0, 0), (2, 2), (1, 1), False),
+    ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 16}, (3, 3), (1, 1), (1, 1), (1, 1), True),
 ]
 # (defines, N): rows shorter than, a bit longer than, and several times the tile
 SOFTMAX_CONFIGS = [
@@ -956,32 +959,34 @@ def test_conv(defines, rs, pad, stride, rng, launch):
 # ---------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("defines,rs,pad,stride,dil", CONV_NHWC_CONFIGS,
-                         ids=[config_id(c[0]) for c in CONV_NHWC_CONFIGS])
-def test_conv_nhwc(defines, rs, pad, stride, dil, rng, launch):
+@pytest.mark.parametrize("defines,rs,pad,stride,dil,aligned", CONV_NHWC_CONFIGS,
+                         ids=[config_id(c[0]) + ("-aligned" if c[5] else "") for c in CONV_NHWC_CONFIGS])
+def test_conv_nhwc(defines, rs, pad, stride, dil, aligned, rng, launch):
     ty = defines["TYPE"]
     tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
     r, s = rs
-    z, ci, co = 2, tk * int(rng.integers(1, 3)), not_multiple(rng, 3, 2 * tn - 1, tn)
+    unit = 16 if aligned else 1  # what strides and padding are multiples of
+    z, ci = 2, tk * int(rng.integers(1, 3))
+    co = 16 * int(rng.integers(1, 2 * tn // 16)) if aligned else not_multiple(rng, 3, 2 * tn - 1, tn)
     h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
     p = (h + 2 * pad[0] - dil[0] * (r - 1) - 1) // stride[0] + 1
     q = (w + 2 * pad[1] - dil[1] * (s - 1) - 1) // stride[1] + 1
     m, n, k = z * p * q, co, r * s * ci
     # A: NHWC with padded strides (channels contiguous)
-    lda_w = ci + int(rng.integers(0, 3))
-    lda_h = w * lda_w + int(rng.integers(0, 5))
-    lda_z = h * lda_h + int(rng.integers(0, 5))
+    lda_w = ci + unit * int(rng.integers(0, 3))
+    lda_h = w * lda_w + unit * int(rng.integers(0, 5))
+    lda_z = h * lda_h + unit * int(rng.integers(0, 5))
     xv = round_to(rng.uniform(-1, 1, size=(z, h, w, ci)), ty)
     a = poisoned(z * lda_z, ty)
     a[strided_offsets(xv.shape, (lda_z, lda_h, lda_w, 1))] = encode(xv, ty).ravel()
     # B: (R*S*CI) x CO in the order (r, s, ci), row stride ldb
-    ldb = co + int(rng.integers(1, 4))
+    ldb = co + unit * int(rng.integers(1, 4))
     b, bv = padded_matrix(rng, k, co, ldb, ty)
     wv = bv.reshape(r, s, ci, co).transpose(2, 0, 1, 3)
     # C: Z x P x Q x CO with padded strides
-    ldc_q = co + int(rng.integers(0, 3))
-    ldc_p = q * ldc_q + int(rng.integers(0, 3))
-    ldc_z = p * ldc_p + int(rng.integers(0, 3))
+    ldc_q = co + unit * int(rng.integers(0, 3))
+    ldc_p = q * ldc_q + unit * int(rng.integers(0, 3))
+    ldc_z = p * ldc_p + unit * int(rng.integers(0, 3))
     c = poisoned(z * ldc_z, ty)
     out = launch("conv_nhwc.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("H", h), ("W", w), ("CI", ci),
