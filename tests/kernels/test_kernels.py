@@ -404,6 +404,15 @@ CONV_CONFIGS = [
     ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (3, 3), (1, 2), (2, 2)),
     ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 8}, (2, 3), (0, 1), (1, 2)),
 ]
+# (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w), (dil_h, dil_w), aligned); CI is a multiple of TK.
+# aligned: CI, CO and every stride multiples of 16, which launches specialize: on sm_90a A's tiles are then
+# cp.async copies and B's bulk tensor copies feeding wgmma (tests/lit/remarks/conv-nhwc.test).
+CONV_NHWC_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), (2, 1), False),
+    ({"TYPE": "bfloat16", "TM": 16, "TN": 32, "TK": 8}, (1, 1), (0, 0), (2, 2), (1, 1), False),
+    ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 16}, (3, 3), (1, 1), (1, 1), (1, 1), True),
+]
 # (defines, N): rows shorter than, a bit longer than, and several times the tile
 SOFTMAX_CONFIGS = [
     ({"TYPE": "float", "TM": 4, "TN": 64}, 45),
@@ -876,7 +885,7 @@ def conv_adelta(k_total, tk, r, s, lda_ci, lda_h, lda_w):
     return (offset(i + tk) - offset(i)).astype(np.int32)
 
 
-def conv_reference(x, w, pad, stride, p, q):
+def conv_reference(x, w, pad, stride, p, q, dil=(1, 1)):
     """x: Z x CI x H x W, w: CI x R x S x CO (float64) -> Z x CO x P x Q."""
     z, ci, h, wd = x.shape
     _, r, s, co = w.shape
@@ -885,9 +894,25 @@ def conv_reference(x, w, pad, stride, p, q):
     out = np.zeros((z, co, p, q))
     for rr in range(r):
         for ss in range(s):
-            patch = xp[:, :, rr:rr + stride[0] * p:stride[0], ss:ss + stride[1] * q:stride[1]]
+            h0, w0 = rr * dil[0], ss * dil[1]
+            patch = xp[:, :, h0:h0 + stride[0] * p:stride[0], w0:w0 + stride[1] * q:stride[1]]
             out += np.einsum("zcpq,ck->zkpq", patch, w[:, rr, ss, :])
     return out
+
+
+def strided_offsets(shape, strides):
+    """Offsets of every element of a tensor of `shape` with `strides` (in elements), in row-major order."""
+    grids = np.meshgrid(*[np.arange(n) for n in shape], indexing="ij")
+    return sum(g * st for g, st in zip(grids, strides)).ravel()
+
+
+def check_conv_output(buf, expected, strides, ty, k, what):
+    """The elements of buf at `strides` match `expected` (a reduction of k terms); the rest is still poison."""
+    where = strided_offsets(expected.shape, strides)
+    assert_close(buf[where].reshape(expected.shape), expected, ty, scale=math.sqrt(k), what=what)
+    untouched = np.ones(buf.size, dtype=bool)
+    untouched[where] = False
+    assert_poison(buf[untouched], ty, "C")
 
 
 @pytest.mark.parametrize("defines,rs,pad,stride", CONV_CONFIGS,
@@ -907,8 +932,7 @@ def test_conv(defines, rs, pad, stride, rng, launch):
     lda_z = ci * lda_ci + int(rng.integers(0, 5))
     xv = round_to(rng.uniform(-1, 1, size=(z, ci, h, w)), ty)
     a = poisoned(z * lda_z, ty)
-    zz, cc, hh, ww = np.meshgrid(np.arange(z), np.arange(ci), np.arange(h), np.arange(w), indexing="ij")
-    a[(zz * lda_z + cc * lda_ci + hh * lda_h + ww * lda_w).ravel()] = encode(xv, ty).ravel()
+    a[strided_offsets(xv.shape, (lda_z, lda_ci, lda_h, lda_w))] = encode(xv, ty).ravel()
     # B: (CI*R*S) x CO, row stride ldb
     ldb = co + int(rng.integers(1, 4))
     b, bv = padded_matrix(rng, k, co, ldb, ty)
@@ -926,14 +950,53 @@ def test_conv(defines, rs, pad, stride, rng, launch):
                   ("lda_z", lda_z), ("lda_ci", lda_ci), ("lda_h", lda_h), ("lda_w", lda_w),
                   ("ldb", ldb), ("ldc_z", ldc_z), ("ldc_co", ldc_co), ("ldc_p", ldc_p)])
     expected = conv_reference(xv, wv, pad, stride, p, q)
-    zz, kk, pp, qq = np.meshgrid(np.arange(z), np.arange(co), np.arange(p), np.arange(q), indexing="ij")
-    where = (zz * ldc_z + kk * ldc_co + pp * ldc_p + qq).ravel()
-    got = out["C"][where].reshape(z, co, p, q)
-    assert_close(got, expected, ty, scale=math.sqrt(k),
-                 what=f"C, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s}")
-    untouched = np.ones(c.size, dtype=bool)
-    untouched[where] = False
-    assert_poison(out["C"][untouched], ty, "C")
+    check_conv_output(out["C"], expected, (ldc_z, ldc_co, ldc_p, 1), ty, k,
+                      f"C, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# conv_nhwc.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("defines,rs,pad,stride,dil,aligned", CONV_NHWC_CONFIGS,
+                         ids=[config_id(c[0]) + ("-aligned" if c[5] else "") for c in CONV_NHWC_CONFIGS])
+def test_conv_nhwc(defines, rs, pad, stride, dil, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    r, s = rs
+    unit = 16 if aligned else 1  # what strides and padding are multiples of
+    z, ci = 2, tk * int(rng.integers(1, 3))
+    co = 16 * int(rng.integers(1, 2 * tn // 16)) if aligned else not_multiple(rng, 3, 2 * tn - 1, tn)
+    h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
+    p = (h + 2 * pad[0] - dil[0] * (r - 1) - 1) // stride[0] + 1
+    q = (w + 2 * pad[1] - dil[1] * (s - 1) - 1) // stride[1] + 1
+    m, n, k = z * p * q, co, r * s * ci
+    # A: NHWC with padded strides (channels contiguous)
+    lda_w = ci + unit * int(rng.integers(0, 3))
+    lda_h = w * lda_w + unit * int(rng.integers(0, 5))
+    lda_z = h * lda_h + unit * int(rng.integers(0, 5))
+    xv = round_to(rng.uniform(-1, 1, size=(z, h, w, ci)), ty)
+    a = poisoned(z * lda_z, ty)
+    a[strided_offsets(xv.shape, (lda_z, lda_h, lda_w, 1))] = encode(xv, ty).ravel()
+    # B: (R*S*CI) x CO in the order (r, s, ci), row stride ldb
+    ldb = co + unit * int(rng.integers(1, 4))
+    b, bv = padded_matrix(rng, k, co, ldb, ty)
+    wv = bv.reshape(r, s, ci, co).transpose(2, 0, 1, 3)
+    # C: Z x P x Q x CO with padded strides
+    ldc_q = co + unit * int(rng.integers(0, 3))
+    ldc_p = q * ldc_q + unit * int(rng.integers(0, 3))
+    ldc_z = p * ldc_p + unit * int(rng.integers(0, 3))
+    c = poisoned(z * ldc_z, ty)
+    out = launch("conv_nhwc.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("H", h), ("W", w), ("CI", ci),
+                  ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
+                  ("stride_h", stride[0]), ("stride_w", stride[1]), ("dil_h", dil[0]), ("dil_w", dil[1]),
+                  ("lda_z", lda_z), ("lda_h", lda_h), ("lda_w", lda_w), ("ldb", ldb),
+                  ("ldc_z", ldc_z), ("ldc_p", ldc_p), ("ldc_q", ldc_q)])
+    expected = conv_reference(xv.transpose(0, 3, 1, 2), wv, pad, stride, p, q, dil).transpose(0, 2, 3, 1)
+    check_conv_output(out["C"], expected, (ldc_z, ldc_p, ldc_q, 1), ty, k,
+                      f"C, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} dilation={dil}")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1502,6 +1565,7 @@ ALL_CONFIGS = (
     + [("matmul_streamk.tc", c[0]) for c in MATMUL_STREAMK_CONFIGS]
     + [("matmul_splitk.tc", d) for d in MATMUL_SPLITK_CONFIGS]
     + [("conv.tc", c[0]) for c in CONV_CONFIGS]
+    + [("conv_nhwc.tc", c[0]) for c in CONV_NHWC_CONFIGS]
     + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
     + [("blocksparse_sddmm.tc", d) for d in SDDMM_CONFIGS]
     + [("blocksparse_dsd.tc", d) for d in DSD_CONFIGS]
