@@ -770,7 +770,9 @@ AxisInfo Solver::compute(const Instruction &I) const {
 } // namespace
 
 AxisInfo AxisInfo::pessimistic(const Type *T) {
-  size_t N = std::max<size_t>(1, T->getRank());
+  // One entry per tile dimension, as dimsOf: shared buffers and tensor
+  // descriptors (GPU-level IR) have a shape but are not tiles.
+  size_t N = T->isTile() ? std::max<size_t>(1, T->getRank()) : 1;
   AxisInfo R;
   R.Contiguity.assign(N, 1);
   R.Divisibility.assign(N, 1);

@@ -40,6 +40,15 @@ std::string wrap(const std::string &Args, const std::string &Body) {
   return "define void @f(" + Args + ") {\nentry:\n" + Body + "  ret\n}\n";
 }
 
+TEST(AxisInfo, GpuTypesHaveOneEntryLikeScalars) {
+  // A shared buffer has a slot shape but is not a tile: its facts have the
+  // one entry normalize() expects (two made it read past the shape, ASan).
+  const Type *Ring = Type::getSharedBuffer(Type::getF16(), {64, 32}, nullptr, 3);
+  EXPECT_EQ(AxisInfo::pessimistic(Ring).rank(), 1u);
+  EXPECT_EQ(AxisInfo::pessimistic(Type::getTensorDesc(Type::getF16(), {64, 32})).rank(), 1u);
+  EXPECT_EQ(AxisInfo::pessimistic(Type::getTile(Type::getF16(), {64, 32})).rank(), 2u);
+}
+
 TEST(AxisInfo, Pow2Divisor) {
   EXPECT_EQ(largestPow2Divisor(0), MaxDivisibility);
   EXPECT_EQ(largestPow2Divisor(12), 4);
