@@ -86,4 +86,16 @@ std::optional<LinearLayout> toLinearLayout(const ir::Type *T, std::string *Why) 
   return toLinearLayout(*T->getLayout(), T->getShape(), Elem->getScalarBits(), Why);
 }
 
+uint64_t sharedSlotStride(const ir::Type *Buffer) {
+  uint64_t Bytes = static_cast<uint64_t>(Buffer->getSlotTileType()->getNumElements()) *
+                   Buffer->getElementType()->getScalarSizeInBytes();
+  const ir::Layout *L = Buffer->getLayout();
+  uint64_t Align = L && L->hasSwizzleMode() && L->getSwizzleBytes() != 0 ? 1024 : 16;
+  return (Bytes + Align - 1) / Align * Align;
+}
+
+uint64_t sharedBufferBytes(const ir::Type *Buffer) {
+  return sharedSlotStride(Buffer) * static_cast<uint64_t>(Buffer->getNumSlots());
+}
+
 } // namespace tritonc::analysis

@@ -56,13 +56,7 @@ const Instruction *asInstr(const ir::Value *V) {
 /// (1024 bytes) for hardware swizzle modes, whose pattern follows absolute
 /// address bits; 16 bytes otherwise, so that every slot allows 16-byte
 /// vectors.
-uint64_t slotStride(const ir::Type *Buffer) {
-  uint64_t Bytes = static_cast<uint64_t>(Buffer->getSlotTileType()->getNumElements()) *
-                   memBytesOf(Buffer->getElementType());
-  const ir::Layout *L = Buffer->getLayout();
-  bool Atoms = L && L->hasSwizzleMode() && L->getSwizzleBytes() != 0;
-  return alignUp(Bytes, Atoms ? 1024 : 16);
-}
+uint64_t slotStride(const ir::Type *Buffer) { return analysis::sharedSlotStride(Buffer); }
 
 /// The slot layout of a buffer type as offset -> coordinates: its #shared
 /// layout, or row-major without one.
@@ -84,17 +78,25 @@ LinearLayout slotLayout(const ir::Type *Buffer) {
 // --- Placement ---------------------------------------------------------------
 
 void FunctionLowering::planSharedBuffers() {
+  std::vector<const Instruction *> Allocs;
   for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions()) {
       if (I->getOpcode() == Opcode::CpAsync)
         HasExplicitCopies = true;
       if (I->getOpcode() != Opcode::SmemAlloc)
         continue;
-      const ir::Type *T = I->getType();
-      uint64_t Offset = alignUp(RingBytes, 1024);
-      BufferOffsets[I.get()] = Offset;
-      RingBytes = Offset + slotStride(T) * static_cast<uint64_t>(T->getNumSlots());
+      Allocs.push_back(I.get());
     }
+  // After the rings of the planner; offsets chosen by allocate-shared (the
+  // verifier lets every buffer have one or none) are relative to that base,
+  // else the buffers follow one another.
+  uint64_t Base = alignUp(RingBytes, 1024);
+  for (const Instruction *I : Allocs) {
+    uint64_t Offset = I->SharedOffset >= 0 ? Base + static_cast<uint64_t>(I->SharedOffset)
+                                           : alignUp(RingBytes, 1024);
+    BufferOffsets[I] = Offset;
+    RingBytes = std::max(RingBytes, Offset + analysis::sharedBufferBytes(I->getType()));
+  }
   if (BufferOffsets.empty())
     return;
   // Scratch never goes over the buffers: they may hold data anywhere.

@@ -723,10 +723,13 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
     G.Slots = static_cast<uint64_t>(Data->getNumSlots());
   }
   if (I->getOpcode() == Opcode::SmemAlloc) {
-    // Static placement, 128-byte aligned (the largest swizzle period): an
-    // allocation executed again is the same buffer.
-    G.SharedOffset = (C.SharedBytes + 127) / 128 * 128;
-    C.SharedBytes = G.SharedOffset + G.Slots * G.SlotBytes;
+    // Static placement: an allocation executed again is the same buffer.
+    // The offset allocate-shared chose, where it ran (buffers then may share
+    // bytes, and the hazard checks see a wrong choice), else one buffer after
+    // another, 128-byte aligned (the largest swizzle period).
+    G.SharedOffset = I->SharedOffset >= 0 ? static_cast<uint64_t>(I->SharedOffset)
+                                          : (C.SharedBytes + 127) / 128 * 128;
+    C.SharedBytes = std::max(C.SharedBytes, G.SharedOffset + G.Slots * G.SlotBytes);
     if (C.SharedBytes > (uint64_t(1) << 26))
       fail(I, "shared memory of the program exceeds the interpreter's 64 MiB");
   }

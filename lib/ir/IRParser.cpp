@@ -1071,6 +1071,12 @@ private:
           fail("multipleof needs a positive integer");
         expect(Tok::RParen, "')'");
       }
+      if (Op == Opcode::SmemAlloc && isIdent("offset")) {
+        advance();
+        expect(Tok::LParen, "'('");
+        I->SharedOffset = parseCount("the shared-memory offset");
+        expect(Tok::RParen, "')'");
+      }
     }
     Instruction *Raw = CurBB->append(std::move(I));
     if (HasResult)

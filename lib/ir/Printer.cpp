@@ -290,6 +290,8 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
     Out += " : " + Names.type(I.getType());
   if (I.MultipleOf != 1)
     Out += " multipleof(" + std::to_string(I.MultipleOf) + ")";
+  if (I.SharedOffset >= 0)
+    Out += " offset(" + std::to_string(I.SharedOffset) + ")";
   return Out;
 }
 

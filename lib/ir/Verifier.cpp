@@ -521,6 +521,7 @@ public:
       for (auto &I : BB->instructions())
         checkInstruction(*I, Preds[BB.get()], DT);
     checkUseLists();
+    checkSharedPlacement();
   }
 
 private:
@@ -538,6 +539,20 @@ private:
   using UseCounts =
       std::unordered_map<std::pair<const Value *, const Instruction *>, size_t, PairHash>;
   UseCounts UsesFromOperands;
+
+  /// Shared buffers are placed all together (allocate-shared) or not at
+  /// all: a placed buffer says nothing of where the others may go.
+  void checkSharedPlacement() {
+    const Instruction *Placed = nullptr, *Unplaced = nullptr;
+    for (auto &BB : F.blocks())
+      for (auto &I : BB->instructions())
+        if (I->getOpcode() == Opcode::SmemAlloc)
+          (I->SharedOffset >= 0 ? Placed : Unplaced) = I.get();
+    if (Placed && Unplaced)
+      error(Unplaced->getParent(), Unplaced,
+            "this smem_alloc has no offset but another one has: either every shared buffer of a "
+            "function is placed (offset(N)) or none");
+  }
 
   /// Use lists must mirror operands: passes rely on users(). Each used
   /// value's list is walked once (constants are shared by every function, so

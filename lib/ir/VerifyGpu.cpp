@@ -146,6 +146,15 @@ std::string checkGpuTypes(const Instruction &I) {
       return Msg;
     if (!R->isSharedBuffer())
       return "smem_alloc produces a shared buffer, not " + typeName(R);
+    if (I.SharedOffset >= 0) {
+      // A swizzled slot is addressed in 1024-byte atoms (wgmma descriptors
+      // need that base); any slot in 128 bytes, the widest swizzle's period.
+      const Layout *L = R->getLayout();
+      int64_t Align = L && L->hasSwizzleMode() && L->getSwizzleBytes() != 0 ? 1024 : 128;
+      if (I.SharedOffset % Align != 0)
+        return "smem_alloc offset " + std::to_string(I.SharedOffset) + " is not a multiple of " +
+               std::to_string(Align) + " bytes (the alignment its #shared layout needs)";
+    }
     return "";
   case Opcode::SmemSlot:
     if (std::string Msg = expectCount(I, 2, 2); !Msg.empty())

@@ -190,8 +190,9 @@ class Launcher:
 WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
-# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR).
-RINGS_PASSES = PIPELINED_PASSES + ",async-rings"
+# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), placed
+# in shared memory by allocate-shared.
+RINGS_PASSES = PIPELINED_PASSES + ",async-rings,allocate-shared"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
 # async-rings (the interpreter fails a wrong wait count or a missing barrier). Both must give the default

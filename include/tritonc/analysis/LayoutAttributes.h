@@ -29,4 +29,12 @@ std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vecto
 /// when it carries none).
 std::optional<LinearLayout> toLinearLayout(const ir::Type *T, std::string *Why = nullptr);
 
+/// The bytes between two slots of a shared buffer type in the GPU's shared
+/// memory: a slot's elements rounded up to 1024 bytes (the repeat of the
+/// hardware swizzle atoms, which wgmma descriptors address from 1024-aligned
+/// bases) for a swizzled layout, else to 16 bytes.
+uint64_t sharedSlotStride(const ir::Type *Buffer);
+/// The bytes a shared buffer occupies: its slots times sharedSlotStride.
+uint64_t sharedBufferBytes(const ir::Type *Buffer);
+
 } // namespace tritonc::analysis

@@ -259,6 +259,10 @@ public:
   /// cp_async_wait, wgmma_wait, tma_store_wait: groups left in flight;
   /// mbarrier_init: arrivals per phase; mbarrier_expect_tx: bytes.
   int64_t Count = 0;
+  /// smem_alloc: the buffer's byte offset in the program's shared memory,
+  /// chosen by the `allocate-shared` pass over live ranges; -1: not placed
+  /// (the interpreter and the emitter then place buffers one after another).
+  int64_t SharedOffset = -1;
 
   /// Removes this instruction from its block and deletes it. It must have no
   /// uses left.

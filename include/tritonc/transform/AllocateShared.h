@@ -1,0 +1,47 @@
+//===- AllocateShared.h - Shared-memory offsets over live ranges -*- C++ -*-===//
+//
+// Registered as "allocate-shared". Gives every `smem_alloc` of a function an
+// offset in the program's shared memory (`offset(N)` on the instruction), so
+// that buffers never live at the same time share bytes (thesis section
+// 5.3.4). The emitter and the interpreter place the buffers there; without
+// this pass they put them one after another.
+//
+// Program points are the instructions in a reverse post-order that keeps
+// each loop's blocks together. A buffer is live from its first to its last
+// mention: the smem_alloc, every value derived from it (smem_slot results,
+// and phis or selects of those) and every instruction using one of them.
+// Two rules widen that interval, each because the bytes stay in use beyond
+// the last mention:
+//
+//  - A loop the interval touches is covered whole: an smem_alloc executed
+//    again yields the same buffer, so data written in one iteration may be
+//    read in the next (a ring), and the uses before the back edge need the
+//    bytes until the loop ends.
+//  - Asynchronous writes (cp_async, tma_load) land after the instruction
+//    that issues them, and asynchronous reads (wgmma, tma_store) continue
+//    after it: the interval extends to the first wait after it (in program
+//    order, after the loops it covers) that retires every operation of that
+//    kind (`cp_async_wait 0`, `wgmma_wait 0`, `tma_store_wait 0`), or to the
+//    end of the function when none follows. The passes that emit these
+//    operations put such a wait where every path passes.
+//    A tma_load completes through an mbarrier, not a numbered wait, so a
+//    buffer it writes lives to the end of the function.
+//
+// The offsets come from analysis::allocateSharedMemory (largest buffer
+// first, first fit), aligned to 1024 bytes, the most any #shared layout
+// needs. Running the pass again recomputes every offset.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+namespace tritonc::transform {
+
+class AllocateSharedPass : public Pass {
+public:
+  const char *name() const override { return "allocate-shared"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+};
+
+} // namespace tritonc::transform

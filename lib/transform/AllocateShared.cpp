@@ -1,0 +1,214 @@
+//===- AllocateShared.cpp - Shared-memory offsets over buffer live ranges --===//
+//
+// See AllocateShared.h.
+//
+//===----------------------------------------------------------------------===//
+#include "tritonc/transform/AllocateShared.h"
+
+#include "tritonc/analysis/LayoutAttributes.h"
+#include "tritonc/analysis/SharedMemoryAllocator.h"
+#include "tritonc/transform/LoopInfo.h"
+#include "tritonc/transform/Passes.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tritonc::transform {
+
+using namespace ir;
+
+namespace {
+
+constexpr uint64_t BufferAlignment = 1024;
+
+/// Linear program points: the instructions of a reverse post-order in
+/// which every loop's blocks are contiguous, numbered, and each block's
+/// [first, last + 1) range.
+struct ProgramPoints {
+  std::map<const Instruction *, uint64_t> Of;
+  std::map<const BasicBlock *, std::pair<uint64_t, uint64_t>> BlockRange;
+  std::vector<const Instruction *> InOrder;
+  std::vector<const BasicBlock *> Blocks;
+
+  ProgramPoints(const Function &F, const LoopInfo &LI) {
+    for (const BasicBlock *BB : loopContiguousOrder(F, LI)) {
+      uint64_t Begin = InOrder.size();
+      for (const auto &I : BB->instructions()) {
+        Of[I.get()] = InOrder.size();
+        InOrder.push_back(I.get());
+      }
+      BlockRange[BB] = {Begin, InOrder.size()};
+      Blocks.push_back(BB);
+    }
+  }
+
+private:
+  /// A depth-first search that visits a block's successors outside its
+  /// innermost loop before those inside: the exits finish first, so in
+  /// reverse post-order they follow the loop instead of splitting it.
+  static std::vector<const BasicBlock *> loopContiguousOrder(const Function &F,
+                                                             const LoopInfo &LI) {
+    std::vector<const BasicBlock *> PostOrder;
+    std::set<const BasicBlock *> Seen;
+    auto SuccessorsInVisitOrder = [&](const BasicBlock *BB) {
+      std::vector<const BasicBlock *> Out, In;
+      const Loop *L = LI.getLoopFor(BB);
+      for (const BasicBlock *S : BB->successors())
+        (L && L->contains(S) ? In : Out).push_back(S);
+      Out.insert(Out.end(), In.begin(), In.end());
+      return Out;
+    };
+    std::vector<std::pair<const BasicBlock *, std::vector<const BasicBlock *>>> Stack;
+    const BasicBlock *Entry = F.getEntryBlock();
+    Seen.insert(Entry);
+    Stack.push_back({Entry, SuccessorsInVisitOrder(Entry)});
+    while (!Stack.empty()) {
+      auto &[BB, Next] = Stack.back();
+      if (Next.empty()) {
+        PostOrder.push_back(BB);
+        Stack.pop_back();
+        continue;
+      }
+      const BasicBlock *S = Next.front();
+      Next.erase(Next.begin());
+      if (Seen.insert(S).second)
+        Stack.push_back({S, SuccessorsInVisitOrder(S)});
+    }
+    return {PostOrder.rbegin(), PostOrder.rend()};
+  }
+};
+
+/// Whether an instruction writes (cp_async, tma_load) or reads (wgmma,
+/// tma_store) its shared operands after it has executed, and which wait
+/// retires all such operations; Opcode::Ret when only the function's end
+/// does.
+std::optional<Opcode> asyncRetiredBy(const Instruction &I) {
+  switch (I.getOpcode()) {
+  case Opcode::CpAsync:
+    return Opcode::CpAsyncWait;
+  case Opcode::Wgmma:
+    return Opcode::WgmmaWait;
+  case Opcode::TmaStore:
+    return Opcode::TmaStoreWait;
+  case Opcode::TmaLoad:
+    return Opcode::Ret;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool isSharedValue(const Value *V) { return V->getType()->isSharedBuffer(); }
+
+class SharedAllocator {
+public:
+  SharedAllocator(const Function &F, const LoopInfo &LI) : LI(LI), Points(F, LI) {}
+
+  bool run() {
+    std::vector<Instruction *> Allocs;
+    for (const BasicBlock *BB : Points.Blocks)
+      for (const auto &I : BB->instructions())
+        if (I->getOpcode() == Opcode::SmemAlloc)
+          Allocs.push_back(I.get());
+    if (Allocs.empty())
+      return false;
+    std::vector<analysis::SharedBuffer> Buffers;
+    for (unsigned K = 0; K < Allocs.size(); ++K) {
+      auto [Start, End] = liveRange(*Allocs[K]);
+      Buffers.push_back(
+          {K, analysis::sharedBufferBytes(Allocs[K]->getType()), BufferAlignment, Start, End});
+    }
+    analysis::SharedMemoryPlan Plan = analysis::allocateSharedMemory(Buffers);
+    bool Changed = false;
+    for (unsigned K = 0; K < Allocs.size(); ++K) {
+      auto Offset = static_cast<int64_t>(Plan.Offsets[K]);
+      Changed |= Allocs[K]->SharedOffset != Offset;
+      Allocs[K]->SharedOffset = Offset;
+    }
+    return Changed;
+  }
+
+private:
+  const LoopInfo &LI;
+  ProgramPoints Points;
+
+  /// [Start, End) of the buffer Alloc, with the widening rules of the file
+  /// comment.
+  std::pair<uint64_t, uint64_t> liveRange(Instruction &Alloc) {
+    uint64_t Start = Points.Of.at(&Alloc), End = Start + 1;
+    std::set<Opcode> Waits; // what retires the asynchronous operations on it
+    std::set<const Value *> Views{&Alloc};
+    std::vector<const Value *> Work{&Alloc};
+    while (!Work.empty()) {
+      const Value *V = Work.back();
+      Work.pop_back();
+      for (const Instruction *U : V->users()) {
+        auto It = Points.Of.find(U);
+        if (It == Points.Of.end()) // unreachable: never executes
+          continue;
+        Start = std::min(Start, It->second);
+        End = std::max(End, It->second + 1);
+        if (isSharedValue(U) && Views.insert(U).second)
+          Work.push_back(U);
+        if (std::optional<Opcode> Wait = asyncRetiredBy(*U))
+          Waits.insert(*Wait);
+      }
+    }
+    coverLoops(Start, End);
+    // The retiring wait is searched after the widened interval: an operation
+    // issued in a loop's last iteration is still in flight at the loop's end.
+    uint64_t Retired = End;
+    for (Opcode Wait : Waits)
+      Retired = std::max(Retired, retiredAt(End, Wait));
+    if (Retired > End) {
+      End = Retired;
+      coverLoops(Start, End);
+    }
+    return {Start, End};
+  }
+
+  /// The point after the first `Wait 0` at or after From in program order
+  /// (the passes that emit asynchronous copies put it where every path
+  /// passes); the function's end when none follows, or when Wait is Ret
+  /// (nothing but the end retires the operation).
+  uint64_t retiredAt(uint64_t From, Opcode Wait) const {
+    if (Wait != Opcode::Ret)
+      for (uint64_t P = From; P < Points.InOrder.size(); ++P) {
+        const Instruction *I = Points.InOrder[P];
+        if (I->getOpcode() == Wait && I->Count == 0)
+          return P + 1;
+      }
+    return Points.InOrder.size();
+  }
+
+  /// Widens [Start, End) until it covers every loop it overlaps.
+  void coverLoops(uint64_t &Start, uint64_t &End) const {
+    for (bool Grew = true; Grew;) {
+      Grew = false;
+      for (const Loop *L : LI.loopsInnermostFirst()) {
+        uint64_t LoopStart = UINT64_MAX, LoopEnd = 0;
+        for (const BasicBlock *BB : L->blocks()) {
+          auto [B, E] = Points.BlockRange.at(BB);
+          LoopStart = std::min(LoopStart, B);
+          LoopEnd = std::max(LoopEnd, E);
+        }
+        if (LoopStart < End && Start < LoopEnd && (LoopStart < Start || LoopEnd > End)) {
+          Start = std::min(Start, LoopStart);
+          End = std::max(End, LoopEnd);
+          Grew = true;
+        }
+      }
+    }
+  }
+};
+
+} // namespace
+
+bool AllocateSharedPass::run(Function &F, AnalysisManager &AM) {
+  // Offsets are attributes: no analysis result changes with them.
+  return SharedAllocator(F, AM.get<LoopInfo>(F)).run();
+}
+
+std::unique_ptr<Pass> createAllocateSharedPass() { return std::make_unique<AllocateSharedPass>(); }
+
+} // namespace tritonc::transform
