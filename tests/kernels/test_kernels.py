@@ -15,6 +15,7 @@ launches under compute-sanitizer and fails on any report.
 """
 import math
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -1634,6 +1635,27 @@ def test_gpuir_ring_copy(rows, rng, launch):
     out = launch(str(GPUIR / "ring_copy.tir"), {}, (cdiv(rows, 48),), [("X", x), ("Y", y), ("R", rows)])
     np.testing.assert_array_equal(out["Y"][:rows], x)
     assert_poison(out["Y"][rows:], "float", "Y past R")
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_gpuir_shared_reuse(n, rng, launch):
+    """allocate-shared places %after over the bytes of the loop's buffers (checked in the PTX: 2 KiB less
+    shared memory), and the kernel computes the same on the GPU and the interpreter as with one buffer after another.
+    Variants that set their own --passes run it unplaced."""
+    def shared_bytes(passes):
+        ptx = subprocess.run([TRITONC, "compile", str(GPUIR / "shared_reuse.tir"), passes, "--emit=ptx",
+                              "--arch=sm_80", "-o", "-"], capture_output=True, text=True)
+        assert ptx.returncode == 0, ptx.stderr
+        return int(re.search(r"// dynamic shared memory: (\d+) bytes", ptx.stdout).group(1))
+    # The layout conversions' scratch follows the buffers either way.
+    assert shared_bytes("--passes=allocate-shared") == shared_bytes("--passes=") - 2048
+    x = rng.uniform(-1.0, 1.0, size=(16, 32)).astype(np.float32)
+    acc, y = x.copy(), None
+    for _ in range(n):
+        y, acc = acc, acc + x
+    out = launch(str(GPUIR / "shared_reuse.tir"), {}, (1,), [("X", x), ("Y", poisoned((16, 32), "float")),
+                                                              ("n", n)], extra=["--passes=allocate-shared"])
+    np.testing.assert_array_equal(out["Y"], y + x)
 
 
 # (M, N, K): N and K multiples of 8 (16-byte copies), M anything.
