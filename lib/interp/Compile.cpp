@@ -176,6 +176,9 @@ private:
   CompiledFunction &C;
   const SourceManager *SM;
   std::unordered_map<const ir::Value *, uint32_t> SlotOf;
+  /// smem_alloc -> its number in GpuOpInfo::Buffers.
+  std::unordered_map<const ir::Instruction *, uint32_t> BufferNumbers;
+  uint32_t bufferNumber(const ir::Value *V);
   std::unordered_map<const ir::BasicBlock *, uint32_t> BlockIndex;
   uint64_t Next = 0;
   uint64_t MaxPhiTemp = 0;
@@ -676,6 +679,19 @@ void Lowering::lowerMemory(const ir::Instruction *I, CInst &CI) {
   }
 }
 
+uint32_t Lowering::bufferNumber(const ir::Value *V) {
+  const ir::Instruction *Root = ir::asInstruction(const_cast<ir::Value *>(V));
+  while (Root && Root->getOpcode() == Opcode::SmemSlot)
+    Root = ir::asInstruction(Root->getOperand(0));
+  if (!Root || Root->getOpcode() != Opcode::SmemAlloc)
+    return 0;
+  auto [It, New] =
+      BufferNumbers.try_emplace(Root, static_cast<uint32_t>(C.SharedBuffers.size() + 1));
+  if (New)
+    C.SharedBuffers.push_back(Root);
+  return It->second;
+}
+
 void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
   // The executor trusts shapes and kinds, so the verifier's rules are
   // checked here rather than assumed.
@@ -683,8 +699,10 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
   if (!Msg.empty())
     fail(I, Msg);
   GpuOpInfo G;
-  for (unsigned K = 0; K < I->getNumOperands(); ++K)
+  for (unsigned K = 0; K < I->getNumOperands(); ++K) {
     G.Ops.push_back(Operand{slotOf(I, operandValue(I, K)), 1});
+    G.Buffers.push_back(bufferNumber(operandValue(I, K)));
+  }
   auto OperandType = [&](unsigned K) { return operandValue(I, K)->getType(); };
   const ir::Type *Data = nullptr; // the shared buffer or descriptor the op is about
   switch (I->getOpcode()) {

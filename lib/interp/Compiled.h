@@ -275,10 +275,14 @@ struct GpuOpInfo {
   std::vector<Operand> Ops;      ///< Every operand, in operand order.
   ElemKind Elem = ElemKind::I64; ///< Element of the shared data / tile.
   unsigned ElemBytes = 0;
-  std::vector<int64_t> Shape;       ///< Slot, box or tile shape.
-  uint64_t SlotBytes = 0;           ///< Bytes of one slot (shared operands).
-  uint64_t Slots = 1;               ///< smem_alloc, smem_slot: slots of the buffer.
-  uint64_t SharedOffset = 0;        ///< smem_alloc: its place in the program's shared memory.
+  std::vector<int64_t> Shape; ///< Slot, box or tile shape.
+  uint64_t SlotBytes = 0;     ///< Bytes of one slot (shared operands).
+  uint64_t Slots = 1;         ///< smem_alloc, smem_slot: slots of the buffer.
+  uint64_t SharedOffset = 0;  ///< smem_alloc: its place in the program's shared memory.
+  /// Per operand: 1 + the index in CompiledFunction::SharedBuffers of the
+  /// smem_alloc a shared operand addresses (directly or through smem_slot);
+  /// 0 for other operands, or when a phi or select hides the buffer.
+  std::vector<uint32_t> Buffers;
   bool ARegisters = false;          ///< wgmma: A is a register tile.
   ElemKind AccKind = ElemKind::F32; ///< wgmma: accumulator element.
 };
@@ -304,6 +308,8 @@ struct CompiledFunction {
   std::vector<GpuOpInfo> GpuOps;
   /// Bytes of shared memory one program instance uses (every smem_alloc).
   uint64_t SharedBytes = 0;
+  /// The smem_alloc instructions, in the order GpuOpInfo::Buffers numbers them.
+  std::vector<const ir::Instruction *> SharedBuffers;
 };
 
 /// The dot product of the interpreter (dot and wgmma share it so that a

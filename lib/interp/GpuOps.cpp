@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "GpuState.h"
 
+#include "tritonc/ir/Printer.h"
+
 #include <algorithm>
 
 namespace tritonc::interp::detail {
@@ -28,6 +30,7 @@ GpuState::GpuState(const CompiledFunction &CF, std::vector<uint64_t> &Slots, Glo
 void GpuState::startProgram() {
   Shared.assign(CF.SharedBytes, 0);
   Flags.assign(CF.SharedBytes, 0);
+  Owner.assign(CF.SharedBytes, 0);
   Pending.clear();
   Barriers.clear();
   PendingValues.clear();
@@ -86,7 +89,8 @@ static const char *retiredBy(uint8_t Kind) {
   }
 }
 
-void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy) {
+void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy,
+                         uint32_t Buffer) {
   if (const AsyncOp *Op = pendingOverlap(Begin, End, true, false))
     fail(I, "reads shared memory that the pending " + where(Op->Src) + " still writes (missing " +
                 retiredBy(static_cast<uint8_t>(Op->Kind)) + ")");
@@ -98,6 +102,10 @@ void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool Asyn
               "barrier)");
     if (AsyncProxy && (Flags[B] & Unfenced))
       fail(I, "reads generic-proxy writes through the async proxy (missing fence_proxy_async)");
+    if (Buffer && Owner[B] && Owner[B] != Buffer)
+      fail(I, "reads bytes of " + bufferName(Buffer) + " that " + bufferName(Owner[B]) +
+                  " wrote since: the two buffers share shared memory while both are live (their "
+                  "smem_alloc offsets overlap)");
   }
   // Reads through the async proxy are tracked as pending operations until
   // their wait; generic reads must be separated from later writes by a
@@ -121,10 +129,21 @@ void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const ch
                   "barrier)");
 }
 
-void GpuState::land(uint64_t Begin, const std::vector<uint8_t> &Data, uint8_t Set) {
-  std::copy(Data.begin(), Data.end(), Shared.begin() + static_cast<std::ptrdiff_t>(Begin));
-  for (uint64_t B = Begin; B < Begin + Data.size(); ++B)
+void GpuState::land(const AsyncOp &Op, uint8_t Set) {
+  std::copy(Op.Data.begin(), Op.Data.end(), Shared.begin() + static_cast<std::ptrdiff_t>(Op.Begin));
+  for (uint64_t B = Op.Begin; B < Op.End; ++B)
     Flags[B] = static_cast<uint8_t>((Flags[B] & ~(UnsyncedWrite | Unfenced)) | Set);
+  own(Op.Begin, Op.End, Op.Buffer);
+}
+
+void GpuState::own(uint64_t Begin, uint64_t End, uint32_t Buffer) {
+  std::fill(Owner.begin() + static_cast<std::ptrdiff_t>(Begin),
+            Owner.begin() + static_cast<std::ptrdiff_t>(End), Buffer);
+}
+
+std::string GpuState::bufferName(uint32_t Buffer) const {
+  return ir::printOperand(*CF.SharedBuffers[Buffer - 1]) + " (" +
+         where(CF.SharedBuffers[Buffer - 1]) + ")";
 }
 
 uint64_t GpuState::readShared(uint64_t Addr, ElemKind K) const {
@@ -186,7 +205,7 @@ void GpuState::retire(AsyncKind Kind, int64_t Before) {
     // for its own copies: other threads need a barrier, the async proxy a
     // fence.
     if (Kind == AsyncKind::CpAsync)
-      land(Op.Begin, Op.Data, Init | UnsyncedWrite | Unfenced);
+      land(Op, Init | UnsyncedWrite | Unfenced);
   }
   Pending = std::move(Kept);
 }
@@ -269,7 +288,7 @@ void GpuState::execLocal(const CInst &I) {
   const GpuOpInfo &G = info(I);
   auto [Begin, End] = range(I, 0, G.SlotBytes);
   if (I.Op == Opcode::LocalLoad) {
-    checkRead(I, Begin, End, /*AsyncProxy=*/false);
+    checkRead(I, Begin, End, /*AsyncProxy=*/false, bufferOf(I, 0));
     uint64_t *R = &Slots[I.Res];
     for (uint32_t L = 0; L < I.N; ++L)
       R[L] = readShared(Begin + uint64_t(L) * G.ElemBytes, G.Elem);
@@ -282,6 +301,7 @@ void GpuState::execLocal(const CInst &I) {
     writeShared(Shared, Begin + L * G.ElemBytes, V[L], G.Elem);
   for (uint64_t B = Begin; B < End; ++B)
     Flags[B] |= Init | UnsyncedWrite | Unfenced;
+  own(Begin, End, bufferOf(I, 0));
 }
 
 void GpuState::execCpAsync(const CInst &I) {
@@ -301,7 +321,7 @@ void GpuState::execCpAsync(const CInst &I) {
   checkWrite(I, Begin, End, "cp_async overwrites");
   // The global reads happen now (the sources must not change while the
   // copy is in flight); the bytes land when the group is retired.
-  AsyncOp Op{AsyncKind::CpAsync, Begin, End, std::vector<uint8_t>(End - Begin, 0)};
+  AsyncOp Op{AsyncKind::CpAsync, Begin, End, bufferOf(I, 0), std::vector<uint8_t>(End - Begin, 0)};
   Op.Src = I.Src;
   const uint64_t *P = &Slots[G.Ops[1].Off];
   const uint64_t *Mask = G.Ops.size() == 3 ? &Slots[G.Ops[2].Off] : nullptr;
@@ -370,7 +390,7 @@ void GpuState::execMbarrier(const CInst &I) {
     std::vector<AsyncOp> Kept;
     for (AsyncOp &Op : Pending) {
       if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr && Op.Landed)
-        land(Op.Begin, Op.Data, Init); // every thread waited: no barrier needed
+        land(Op, Init); // every thread waited: no barrier needed
       else
         Kept.push_back(std::move(Op));
     }
@@ -422,7 +442,7 @@ void GpuState::execTensorCopy(const CInst &I) {
   if (IsLoad)
     checkWrite(I, Begin, End, "tma_load overwrites");
   else
-    checkRead(I, Begin, End, /*AsyncProxy=*/true);
+    checkRead(I, Begin, End, /*AsyncProxy=*/true, bufferOf(I, 1 + unsigned(Rank)));
   // Walk the box row-major; elements outside the tensor are zero (load) or
   // skipped (store), as the copy engine does.
   uint64_t Count = G.SlotBytes / G.ElemBytes;
@@ -448,7 +468,11 @@ void GpuState::execTensorCopy(const CInst &I) {
       Idx[D] = 0;
     }
   }
-  AsyncOp Op{IsLoad ? AsyncKind::TmaLoad : AsyncKind::TmaStore, Begin, End, {}};
+  AsyncOp Op{IsLoad ? AsyncKind::TmaLoad : AsyncKind::TmaStore,
+             Begin,
+             End,
+             bufferOf(I, 1 + unsigned(Rank)),
+             {}};
   Op.Src = I.Src;
   if (!IsLoad) {
     // The store reads shared memory until its bulk group is waited for;
@@ -477,11 +501,11 @@ void GpuState::execWgmma(const CInst &I) {
   // A is [M, K] and B [K, N] elements (GpuOpInfo::SlotBytes is B's).
   auto ReadSlot = [&](unsigned Operand, uint64_t Elements, std::vector<uint64_t> &To) {
     auto [Begin, End] = range(I, Operand, Elements * G.ElemBytes);
-    checkRead(I, Begin, End, /*AsyncProxy=*/true);
+    checkRead(I, Begin, End, /*AsyncProxy=*/true, bufferOf(I, Operand));
     To.resize((End - Begin) / G.ElemBytes);
     for (size_t L = 0; L < To.size(); ++L)
       To[L] = readShared(Begin + L * G.ElemBytes, G.Elem);
-    AsyncOp Op{AsyncKind::WgmmaRead, Begin, End, {}};
+    AsyncOp Op{AsyncKind::WgmmaRead, Begin, End, bufferOf(I, Operand), {}};
     Op.Src = I.Src;
     Pending.push_back(std::move(Op));
   };

@@ -60,6 +60,7 @@ private:
   struct AsyncOp {
     AsyncKind Kind;
     uint64_t Begin, End;       ///< Shared byte range.
+    uint32_t Buffer = 0;       ///< GpuOpInfo::Buffers number of its slot.
     std::vector<uint8_t> Data; ///< Bytes to write (cp_async, tma_load).
     int64_t Group = -1;        ///< Commit group (-1: not yet committed).
     uint64_t Barrier = 0;      ///< tma_load: mbarrier offset...
@@ -77,6 +78,8 @@ private:
 
   [[noreturn]] void fail(const CInst &I, const std::string &Msg);
   std::string where(const ir::Instruction *I) const;
+  /// A buffer number as the smem_alloc's name and place.
+  std::string bufferName(uint32_t Buffer) const;
   const GpuOpInfo &info(const CInst &I) const { return CF.GpuOps[I.D0]; }
   uint64_t slotValue(const GpuOpInfo &G, unsigned K) const { return Slots[G.Ops[K].Off]; }
   /// The byte range [slot, slot + Bytes) of the shared operand K.
@@ -84,11 +87,15 @@ private:
 
   // Hazard checks on shared byte ranges.
   const AsyncOp *pendingOverlap(uint64_t Begin, uint64_t End, bool Writes, bool Reads) const;
-  /// A read of [Begin, End) by the generic proxy (local_load) or the async
-  /// proxy (wgmma, tma_store).
-  void checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy);
+  /// The buffer number of shared operand K (GpuOpInfo::Buffers).
+  uint32_t bufferOf(const CInst &I, unsigned K) const { return info(I).Buffers[K]; }
+  /// A read of [Begin, End) of Buffer by the generic proxy (local_load) or
+  /// the async proxy (wgmma, tma_store).
+  void checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy, uint32_t Buffer);
   void checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What);
-  void land(uint64_t Begin, const std::vector<uint8_t> &Data, uint8_t Flags);
+  void land(const AsyncOp &Op, uint8_t Flags);
+  /// Records that Buffer wrote [Begin, End).
+  void own(uint64_t Begin, uint64_t End, uint32_t Buffer);
 
   // Elements of shared memory, row-major within a slot.
   uint64_t readShared(uint64_t Addr, ElemKind K) const;
@@ -114,6 +121,10 @@ private:
   /// the last barrier), Unfenced (generic-proxy write since the last
   /// fence_proxy_async).
   std::vector<uint8_t> Flags;
+  /// Per shared byte: the buffer that last wrote it (0: none known). A read
+  /// through another buffer means two buffers live at the same time share
+  /// bytes (a wrong smem_alloc offset).
+  std::vector<uint32_t> Owner;
   std::vector<AsyncOp> Pending;
   std::map<uint64_t, Mbarrier> Barriers;
   std::unordered_map<uint32_t, int64_t> PendingValues; ///< wgmma result slot -> group.
