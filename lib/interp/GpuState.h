@@ -14,8 +14,10 @@
 //    a pending operation reads or writes, reading bytes never written,
 //    crossing threads without a `barrier` (a write then a read, or a read
 //    then a write, of the same bytes), reading generic-proxy writes through
-//    the async proxy without `fence_proxy_async`, and waiting for an
-//    mbarrier phase that cannot complete are errors.
+//    the async proxy without `fence_proxy_async`, waiting for an mbarrier
+//    phase that cannot complete, and reading through one smem_alloc bytes
+//    that another one wrote (offsets that overlap while both are live) are
+//    errors.
 //
 // docs/IR.md ("GPU level", "Interpreter semantics") states the rules.
 //
