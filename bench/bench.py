@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-STEPS = ("compile", "launch", "matmul", "fp32", "mlp", "covariance", "transpose", "softmax", "conv", "unaligned",
-         "ptxas")
+STEPS = ("compile", "launch", "matmul", "fp32", "mlp", "covariance", "transpose", "softmax", "conv", "conv_nhwc",
+         "unaligned", "ptxas")
 
 
 def parse_args():
@@ -145,6 +145,7 @@ def main():
         ("transpose", "transpose", memory_suite.transpose, (results, timer, args.quick)),
         ("softmax", "softmax", memory_suite.softmax, (results, timer, triton_peers, args.quick)),
         ("conv", "convolution", conv_suite.conv, (results, timer, args.quick)),
+        ("conv_nhwc", "convolution, channels last", conv_suite.conv_nhwc, (results, timer, args.quick)),
         ("unaligned", "matmul with unaligned rows", conv_suite.unaligned,
          (results, timer, triton_peers, args.quick)),
         ("ptxas", "ptxas/SASS report", compile_suite.ptxas_report, (results, out_dir)),

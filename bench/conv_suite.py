@@ -8,6 +8,10 @@ tiles and checked against torch first, against `torch.nn.functional.conv2d` with
 `cudnn.benchmark = True` in NCHW and in channels_last (NHWC) layout; the faster of the two is the
 "cuDNN" peer. Shapes: 3x3, pad 1, stride 1 at Z = 1 and Z = 32, and stride-2 and 1x1 layers of ResNet-50.
 
+conv_nhwc: the same shapes with `kernels/conv_nhwc.tc` on channels_last input and output (the filter as
+an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), autotuned, checked and
+timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
+
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
 possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS."""
 import torch
@@ -15,6 +19,7 @@ import torch.nn.functional as F
 
 from common import DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error
 from matmul_suite import _checker, _matmul_builder, autotune
+from tritonc.convolution import ConvShape
 
 # (Z, CI, CO, H, W, R, S, stride, pad)
 CONV_SHAPES = [
@@ -28,10 +33,16 @@ CONV_SHAPES = [
     (32, 256, 1024, 14, 14, 1, 1, 1, 0),
 ]
 QUICK_CONV_SHAPES = [(1, 64, 64, 56, 56, 3, 3, 1, 1), (1, 256, 256, 8, 8, 3, 3, 1, 1)]
-# (TM, TN, TK, warps, stages)
-CONV_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (64, 128, 32, 4, 3), (128, 128, 32, 8, 3),
-                (128, 128, 64, 8, 3), (64, 64, 64, 4, 3), (128, 256, 64, 8, 3)]
+# (TM, TN, TK, warps, stages). ptxas -v (sm_90a) reports no spills for any of these; 128x64x32 with 4
+# warps (188 bytes) and 128x256x64 with 8 (180 bytes) spilled.
+CONV_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 8, 3), (64, 128, 32, 4, 3), (128, 128, 32, 8, 3),
+                (128, 128, 64, 8, 3), (64, 64, 64, 4, 3), (64, 256, 32, 8, 3)]
 QUICK_CONV_CONFIGS = [(64, 64, 32, 4, 3)]
+# conv_nhwc.tc: TK divides CI (every shape above has CI >= 64). ptxas -v (sm_90a) reports no
+# spills for any of these.
+CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 3), (64, 128, 64, 4, 3),
+                     (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3)]
+QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
 UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
@@ -47,14 +58,33 @@ def shape_label(z, ci, co, h, w, r, s, stride, pad):
     return label + (f" s{stride}" if stride != 1 else "")
 
 
-def adelta_table(k_total, tk, r, s, lda_ci, lda_h, lda_w, device):
-    """The thesis' listing 5.9: the increment of A's offset from reduction index i to i + TK."""
-    i = torch.arange(k_total, device=device, dtype=torch.int64)
+def _problem(shape, dtype):
+    """The ConvShape of a CONV_SHAPES entry, random NCHW input and filter, and torch's result."""
+    z, ci, co, h, w, r, s, stride, pad = shape
+    cs = ConvShape(z, ci, h, w, co, r, s, (stride, stride), (pad, pad))
+    x = torch.randn(z, ci, h, w, device="cuda", dtype=dtype)
+    weight = torch.randn(co, ci, r, s, device="cuda", dtype=dtype) / (cs.k ** 0.5)
+    return cs, x, weight, F.conv2d(x, weight, stride=stride, padding=pad)
 
-    def offset(j):
-        return (j // (r * s)) * lda_ci + ((j // s) % r) * lda_h + (j % s) * lda_w
 
-    return (offset(i + tk) - offset(i)).to(torch.int32)
+def _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text):
+    """Times run against cuDNN in NCHW and in NHWC (channels_last), interleaved, and records
+    tritonc and the faster cuDNN layout."""
+    stride, pad = cs.stride[0], cs.padding[0]
+    x_nhwc = x.to(memory_format=torch.channels_last)
+    w_nhwc = weight.to(memory_format=torch.channels_last)
+    providers = {"tritonc": run,
+                 "cuDNN NCHW": lambda: F.conv2d(x, weight, stride=stride, padding=pad),
+                 "cuDNN NHWC": lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad)}
+    err = relative_error(F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad),
+                         F.conv2d(x, weight, stride=stride, padding=pad))
+    assert err < 1e-2, f"cuDNN NHWC differs from NCHW by {err} at {label}"
+    seconds = timer.compare(providers, rounds=3)
+    results.note_comparison(f"{family} {label}", timer)
+    flops = 2.0 * cs.m * cs.n * cs.k
+    results.add(family, label, "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, cfg_text)
+    best = min(("cuDNN NCHW", "cuDNN NHWC"), key=lambda name: seconds[name])
+    results.add(family, label, "cuDNN", "TFLOP/s", flops / seconds[best] / 1e12, best[6:])
 
 
 def conv(results, timer, quick):
@@ -62,16 +92,9 @@ def conv(results, timer, quick):
     dtype = torch.float16
     family = "conv half (implicit GEMM, conv.tc)"
     for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
-        z, ci, co, h, w, r, s, stride, pad = shape
-        p = (h + 2 * pad - r) // stride + 1
-        q = (w + 2 * pad - s) // stride + 1
-        m, n, k = z * p * q, co, ci * r * s
-        x = torch.randn(z, ci, h, w, device="cuda", dtype=dtype)
-        weight = torch.randn(co, ci, r, s, device="cuda", dtype=dtype) / (k ** 0.5)
-        ref = F.conv2d(x, weight, stride=stride, padding=pad)
-        bmat = weight.reshape(co, k).t().contiguous()  # (CI*R*S) x CO
-        out = torch.empty(z, co, p, q, device="cuda", dtype=dtype)
-        flops = 2.0 * m * n * k
+        cs, x, weight, ref = _problem(shape, dtype)
+        bmat = weight.reshape(cs.co, cs.k).t().contiguous()  # (CI*R*S) x CO, rows (ci, r, s)
+        out = torch.empty(cs.z, cs.co, cs.p, cs.q, device="cuda", dtype=dtype)
         label = shape_label(*shape)
         tables = {}
 
@@ -79,11 +102,12 @@ def conv(results, timer, quick):
             tm, tn, tk, warps, stages = cfg
             kern = compile_kernel("conv.tc", {"TYPE": "half", "ACC": "float", "TM": tm, "TN": tn, "TK": tk},
                                   warps, stages)
-            if tk not in tables:
-                tables[tk] = adelta_table(k, tk, r, s, h * w, w, 1, x.device)
-            grid = ((m + tm - 1) // tm, (n + tn - 1) // tn)
-            args = (x, bmat, out, tables[tk], m, n, k, h, w, r, s, p, q, pad, pad, stride, stride,
-                    ci * h * w, h * w, w, 1, n, co * p * q, p * q, q)
+            if tk not in tables:  # the library's increment table (tritonc.convolution)
+                tables[tk] = torch.tensor(cs.increments(tk, x.stride()[1:]), dtype=torch.int32,
+                                          device=x.device)
+            args = cs.nchw_arguments(x, bmat, out, tables[tk], x.stride(), bmat.stride(0),
+                                     out.stride()[:3])
+            grid = cs.grid(tm, tn)
             return kern, lambda: kern[grid](*args)
 
         cfg, kern, run = autotune(results, timer, f"{family} {label}",
@@ -91,18 +115,41 @@ def conv(results, timer, quick):
                                   _checker(out, ref, 2e-2))
         cfg_text = "conv.tc {}x{}x{} w{} s{}".format(*cfg)
         results.add_kernel(f"{family} {label}: {cfg_text}", kern)
+        _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
+
+
+def conv_nhwc(results, timer, quick):
+    """The channels-last kernel (conv_nhwc.tc: A's rows copied with cp.async, B by TMA) over the
+    same shapes, on channels_last input and output, against the same cuDNN peers."""
+    torch.backends.cudnn.benchmark = True
+    dtype = torch.float16
+    family = "conv half (implicit GEMM, conv_nhwc.tc)"
+    for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
+        cs, x, weight, ref = _problem(shape, dtype)
         x_nhwc = x.to(memory_format=torch.channels_last)
-        w_nhwc = weight.to(memory_format=torch.channels_last)
-        providers = {"tritonc": run,
-                     "cuDNN NCHW": lambda: F.conv2d(x, weight, stride=stride, padding=pad),
-                     "cuDNN NHWC": lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad)}
-        err = relative_error(F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad), ref)
-        assert err < 1e-2, f"cuDNN NHWC differs from NCHW by {err} at {label}"
-        seconds = timer.compare(providers, rounds=3)
-        results.note_comparison(f"{family} {label}", timer)
-        results.add(family, label, "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, cfg_text)
-        best = min(("cuDNN NCHW", "cuDNN NHWC"), key=lambda name: seconds[name])
-        results.add(family, label, "cuDNN", "TFLOP/s", flops / seconds[best] / 1e12, best[6:])
+        # The filter as an (R*S*CI) x CO matrix, rows in the order (r, s, ci).
+        bmat = weight.permute(2, 3, 1, 0).reshape(cs.k, cs.co).contiguous()
+        out = torch.empty(cs.z, cs.co, cs.p, cs.q, device="cuda", dtype=dtype,
+                          memory_format=torch.channels_last)
+        label = shape_label(*shape)
+        args = cs.nhwc_arguments(x_nhwc, bmat, out, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
+                                 bmat.stride(0), (out.stride(0), out.stride(2), out.stride(3)))
+        # TK must divide CI: configurations whose TK does not are left out for this shape.
+        candidates = [c for c in (QUICK_CONV_NHWC_CONFIGS if quick else CONV_NHWC_CONFIGS)
+                      if cs.ci % c[2] == 0]
+
+        def build(cfg):
+            tm, tn, tk, warps, stages = cfg
+            kern = compile_kernel("conv_nhwc.tc", {"TYPE": "half", "ACC": "float", "TM": tm, "TN": tn,
+                                                   "TK": tk}, warps, stages)
+            grid = cs.grid(tm, tn)
+            return kern, lambda: kern[grid](*args)
+
+        cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build,
+                                  _checker(out, ref, 2e-2))
+        cfg_text = "conv_nhwc.tc {}x{}x{} w{} s{}".format(*cfg)
+        results.add_kernel(f"{family} {label}: {cfg_text}", kern)
+        _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
 
 
 def unaligned(results, timer, triton_peers, quick):

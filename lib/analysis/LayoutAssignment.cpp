@@ -20,9 +20,9 @@ namespace {
 
 bool isTileValue(const ir::Value *V) { return V->getType()->isTile(); }
 
-/// Element-wise opcodes that may be recomputed at every use when their
-/// operands can be: cheap integer/pointer/boolean arithmetic.
-bool isCheapElementwise(const Instruction &I) {
+/// Element-wise integer, pointer or boolean arithmetic (divisions included):
+/// index computations, whose layout their uses may as well decide.
+bool isIndexArithmetic(const Instruction &I) {
   switch (I.getCategory()) {
   case OpCategory::Binary:
   case OpCategory::Cmp:
@@ -35,8 +35,13 @@ bool isCheapElementwise(const Instruction &I) {
   default:
     return false;
   }
-  const ir::Type *T = I.getType()->getScalarType();
-  if (T->getKind() == ir::TypeKind::Float)
+  return I.getType()->getScalarType()->getKind() != ir::TypeKind::Float;
+}
+
+/// Element-wise opcodes that may be recomputed at every use when their
+/// operands can be: cheap integer/pointer/boolean arithmetic.
+bool isCheapElementwise(const Instruction &I) {
+  if (!isIndexArithmetic(I))
     return false;
   // Division is not cheap, and dividing by a zero that a mask excluded must
   // not happen again elsewhere; keep it at its definition.
@@ -217,6 +222,10 @@ bool LayoutAssignment::isRematSource(const ir::Value *V) const {
 bool LayoutAssignment::isRematerializable(const ir::Value *V) const {
   auto It = Remat.find(V);
   return It != Remat.end() && It->second;
+}
+
+bool LayoutAssignment::isRecomputable(const ir::Value *V) const {
+  return RecomputeSteps.count(V) != 0;
 }
 
 const LinearLayout &LayoutAssignment::layoutOf(const ir::Value *V) const {
@@ -505,15 +514,28 @@ DotPlan planDot(const Instruction &I, unsigned NumWarps, bool HasMmaV2, bool All
 }
 
 std::optional<LinearLayout> LayoutAssignment::demandedLayout(const ir::Value *V,
-                                                             unsigned Depth) const {
+                                                             unsigned Levels) const {
+  // The answer depends on V and the levels left only; users fan out, so
+  // without remembering it a deep search would revisit shared users.
+  auto Key = std::make_pair(V, Levels);
+  if (auto It = DemandCache.find(Key); It != DemandCache.end())
+    return It->second;
+  std::optional<LinearLayout> L = searchDemandedLayout(V, Levels);
+  DemandCache.emplace(Key, L);
+  return L;
+}
+
+std::optional<LinearLayout> LayoutAssignment::searchDemandedLayout(const ir::Value *V,
+                                                                   unsigned Levels) const {
   // A memory access using V directly decides.
   for (const Instruction *U : V->users())
     if (auto A = Accesses.find(U);
         A != Accesses.end() &&
         U->getOperand(pointerOperandIndex(*U))->getType()->getShape() == V->getType()->getShape())
       return A->second.Layout;
-  if (Depth >= 8)
+  if (Levels == 0)
     return std::nullopt;
+  unsigned Below = Levels - 1;
   // Otherwise look through element-wise users and relabelings (not phis:
   // they are the loop itself).
   for (const Instruction *U : V->users()) {
@@ -521,22 +543,22 @@ std::optional<LinearLayout> LayoutAssignment::demandedLayout(const ir::Value *V,
       continue;
     switch (U->getOpcode()) {
     case Opcode::Reshape:
-      if (auto L = demandedLayout(U, Depth + 1))
+      if (auto L = demandedLayout(U, Below))
         return reshapeLayout(*L, V->getType()->getShape());
       break;
     case Opcode::Broadcast:
-      if (auto L = demandedLayout(U, Depth + 1))
+      if (auto L = demandedLayout(U, Below))
         return broadcastOperandLayout(*L, V->getType()->getShape()).removeZeroBases("register");
       break;
     case Opcode::Trans:
-      if (auto L = demandedLayout(U, Depth + 1))
+      if (auto L = demandedLayout(U, Below))
         return transposeLayout(*L);
       break;
     default:
       if (U->getCategory() == OpCategory::Binary || U->getCategory() == OpCategory::Cmp ||
           U->getCategory() == OpCategory::Cast || U->getOpcode() == Opcode::Select ||
           U->getOpcode() == Opcode::GEP)
-        if (auto L = demandedLayout(U, Depth + 1))
+        if (auto L = demandedLayout(U, Below))
           return L;
       break;
     }
@@ -600,7 +622,7 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
   case Opcode::LocalLoad:
     // Reading shared memory costs the same in any layout: take the one a
     // global access of the value wants.
-    if (auto L = demandedLayout(&I, 0))
+    if (auto L = demandedLayout(&I, AccessDemandLevels))
       return L;
     return defaultLayout(T->getShape());
   case Opcode::Phi:
@@ -616,6 +638,16 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
       }
     return std::nullopt; // Decided in a later sweep, or defaulted.
   default:
+    // Index arithmetic that is not rematerialized (a division, or a value
+    // computed from one, a load or a loop-carried tile) is computed in the
+    // layout the memory access it feeds needs: the conv's row decomposition
+    // (`rm / Q`, `rm % Q`) then builds A's pointer tile and mask where the
+    // copy wants them, and what moves between threads, if anything, is the
+    // narrow operand where another use needs another layout, not the
+    // address tile every iteration.
+    if (isIndexArithmetic(I))
+      if (auto L = demandedLayout(&I, IndexDemandLevels))
+        return L;
     for (unsigned Op = 0; Op < I.getNumOperands(); ++Op)
       if (I.getOperand(Op)->getType()->isTile())
         if (auto In = LayoutOfOperand(Op))
@@ -673,6 +705,21 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
         break;
       }
       Remat[&I] = R;
+      // A division of rematerializable values (and arithmetic on such
+      // divisions) is recomputable: the lowering may compute it again in
+      // another layout instead of moving it (isRecomputable).
+      if (!R && isIndexArithmetic(I) && !typedLayout(&I)) {
+        unsigned Steps = 1;
+        for (const ir::Value *Op : I.operands()) {
+          if (!Op->getType()->isTile() || isRematerializable(Op))
+            continue;
+          auto It = RecomputeSteps.find(Op);
+          Steps =
+              It == RecomputeSteps.end() ? MaxRecomputeSteps + 1 : std::max(Steps, It->second + 1);
+        }
+        if (Steps <= MaxRecomputeSteps)
+          RecomputeSteps.emplace(&I, Steps);
+      }
     }
 
   // Loop-carried index and pointer tiles (phis of rematerializable values
@@ -682,8 +729,9 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
     for (const auto &IP : BB->instructions())
       if (IP->getOpcode() == Opcode::Phi && isTileValue(IP.get()) &&
           (IP->getType()->isIntOrIntTile() || IP->getType()->isPointerOrPointerTile()))
-        if (std::optional<LinearLayout> L =
-                typedLayout(IP.get()) ? typedLayout(IP.get()) : demandedLayout(IP.get(), 0))
+        if (std::optional<LinearLayout> L = typedLayout(IP.get())
+                                                ? typedLayout(IP.get())
+                                                : demandedLayout(IP.get(), AccessDemandLevels))
           Layouts.emplace(IP.get(), std::move(*L));
 
   // Layouts of the other tile values; phis need the layouts of their
@@ -715,6 +763,7 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       if (isTileValue(IP.get()) && !isRematerializable(IP.get()) && !Layouts.count(IP.get()))
         Layouts.emplace(IP.get(), defaultLayout(IP->getType()->getShape()));
   DT = nullptr;
+  DemandCache.clear();
   for (const auto &[V, L] : Layouts)
     if (!hasDistinctPowerOfTwoBases(L))
       reportInternalError("layout assignment: a layout has overlapping bases:\n" + L.str());

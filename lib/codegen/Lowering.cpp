@@ -414,6 +414,12 @@ Regs FunctionLowering::get(const ir::Value *V, const LinearLayout &L) {
     if (auto Map = registerRemap(Own, L)) {
       for (int32_t Src : *Map)
         R.push_back(Have[Src]);
+    } else if (LA.isRecomputable(V) && CurrentBlockRunsOnce) {
+      // A few divisions per thread, once, cost less than a round trip
+      // through shared memory with two barriers (the conv's epilogue needs
+      // its row decomposition in the store's layout). In a loop the
+      // divisions would run every iteration, so there it is moved.
+      R = lowerElementwise(*I, &L);
     } else {
       remarkSharedConversion(*V);
       R = convertViaShared(Have, V->getType()->getScalarType(), V->getType()->getShape(), Own, L);
@@ -612,6 +618,7 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
 
 void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
   CurrentBlock = BlockIndex.at(&BB);
+  CurrentBlockRunsOnce = !BB.leadsTo(&BB);
   BlockCache.clear();
   B.label(Labels.at(&BB));
   // Where scratch may overlap the rings, every bulk copy (the masked-off

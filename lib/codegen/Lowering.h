@@ -708,6 +708,9 @@ private:
   std::map<std::tuple<const ir::Value *, unsigned, bool>, uint64_t> GlobalKeys;
   std::optional<bool> OneGlobalClass;
   unsigned CurrentBlock = 0;
+  /// Whether the block being lowered runs at most once per program (is in
+  /// no loop).
+  bool CurrentBlockRunsOnce = false;
   /// Whether planTensorCopies reset every cp.async wait count to 0 because
   /// some rings use bulk tensor copies and others cp.async (for remarks).
   bool WaitsResetByMixedRings = false;

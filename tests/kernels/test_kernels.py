@@ -414,6 +414,8 @@ CONV_NHWC_CONFIGS = [
     ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), (2, 1), False),
     ({"TYPE": "bfloat16", "TM": 16, "TN": 32, "TK": 8}, (1, 1), (0, 0), (2, 2), (1, 1), False),
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 16}, (3, 3), (1, 1), (1, 1), (1, 1), True),
+    # A benchmarked tile (bench/conv_suite.py): A's pointer tile and mask built in the copy's layout.
+    ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32}, (3, 3), (1, 1), (2, 2), (1, 1), True),
 ]
 # (defines, N): rows shorter than, a bit longer than, and several times the tile
 SOFTMAX_CONFIGS = [

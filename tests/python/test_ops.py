@@ -48,6 +48,20 @@ def test_cpu_tensors_run_on_the_interpreter():
     torch.testing.assert_close(ops.transpose(a), a.t())
 
 
+def test_channels_last_conv2d_runs_the_nhwc_kernel_on_the_interpreter():
+    """A channels_last input runs conv_nhwc.tc (TK = 4 for 12 channels, dilation-free here) and
+    gives a channels_last output; an NCHW input still runs conv.tc."""
+    x = torch.randn(2, 12, 9, 7).to(memory_format=torch.channels_last)
+    w = torch.randn(5, 12, 3, 2)
+    ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=(2, 1), padding=(1, 0))
+    y = ops.conv2d(x, w, stride=(2, 1), padding=(1, 0))
+    assert y.is_contiguous(memory_format=torch.channels_last) and not y.is_contiguous()
+    torch.testing.assert_close(y.double(), ref, rtol=1e-5, atol=1e-5)
+    y_nchw = ops.conv2d(x.contiguous(), w, stride=(2, 1), padding=(1, 0))
+    assert y_nchw.is_contiguous()
+    torch.testing.assert_close(y_nchw.double(), ref, rtol=1e-5, atol=1e-5)
+
+
 def test_torch_compile_traces_a_model_with_no_graph_break():
     class Model(torch.nn.Module):
         def __init__(self):
@@ -109,6 +123,17 @@ def test_conv2d_forward_data_and_weight_gradients_against_float64():
     _grads(lambda x, w: ops.conv2d(x, w, stride=2, padding=1),
            lambda x, w: torch.nn.functional.conv2d(x, w, stride=2, padding=1),
            (2, 3, 17, 15), (8, 3, 3, 3), rtol=1e-3, atol=1e-3)
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-3), (torch.float16, 2e-2)])
+def test_channels_last_conv2d_and_its_gradients_against_float64(dtype, tol):
+    """conv_nhwc.tc on the GPU: 64 channels (TK = 32 for 16-bit types), stride 1 and 2."""
+    for stride in (1, 2):
+        _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, stride=stride,
+                                       padding=1),
+               lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=1),
+               (2, 64, 17, 15), (48, 64, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
 
 
 @gpu

@@ -18,6 +18,11 @@
 //    blocked one on the FMA path); a reduction produces the slice of its
 //    operand's layout; reshape, trans and broadcast relabel their operand's
 //    layout (no data moves).
+//  - Index arithmetic that is not rematerializable (integer divisions and
+//    remainders, and integer/pointer/boolean arithmetic on them, on loads or
+//    on loop-carried tiles) takes the layout of the memory access it feeds
+//    through element-wise users and relabelings, so address tiles and masks
+//    built from it are computed where their access needs them.
 //  - Everything else (float arithmetic, selects, phis) takes the layout of
 //    its first operand that has one; phis iterate to a fixpoint, so a loop's
 //    accumulator keeps the dot's layout.
@@ -98,6 +103,12 @@ public:
 
   /// True for tile values recomputed at each use (see the file comment).
   bool isRematerializable(const ir::Value *V) const;
+  /// True for index arithmetic that has a layout but is computed from
+  /// rematerializable values alone, through divisions (`rm / Q`, `rm % Q`,
+  /// and what is computed from those, at most MaxRecomputeSteps deep): a
+  /// use in another layout may compute it again from those values instead
+  /// of moving it between threads.
+  bool isRecomputable(const ir::Value *V) const;
   /// The layout of a non-rematerializable tile value.
   const LinearLayout &layoutOf(const ir::Value *V) const;
   /// The access plan of a load, masked load, store, masked store or tile atomic.
@@ -125,9 +136,16 @@ private:
   std::optional<LinearLayout> derive(const ir::Instruction &I) const;
   /// Rematerializable, or an integer/pointer phi (see isRematerializable).
   bool isRematSource(const ir::Value *V) const;
-  /// The layout a memory access reached from V through element-wise users
-  /// and relabelings wants V in, if any.
-  std::optional<LinearLayout> demandedLayout(const ir::Value *V, unsigned Depth) const;
+  /// The layout a memory access reached from V through at most Levels
+  /// element-wise users and relabelings wants V in, if any (remembered per
+  /// value and Levels in DemandCache while assign() runs).
+  std::optional<LinearLayout> demandedLayout(const ir::Value *V, unsigned Levels) const;
+  std::optional<LinearLayout> searchDemandedLayout(const ir::Value *V, unsigned Levels) const;
+  /// How far demandedLayout looks for loop-carried tiles and shared-memory
+  /// reads, and for index arithmetic (from a division to the access it
+  /// addresses: the conv's `rm / Q` is 12 users from A's copy).
+  static constexpr unsigned AccessDemandLevels = 8;
+  static constexpr unsigned IndexDemandLevels = 16;
 
   unsigned NumWarps;
   bool HasMmaV2;
@@ -137,6 +155,11 @@ private:
   const ir::DominatorTree *DT = nullptr;
   std::map<const ir::Value *, LinearLayout> Layouts;
   std::map<const ir::Value *, bool> Remat;
+  /// Recomputable values (isRecomputable) and the length of the longest
+  /// chain of them that each ends.
+  std::map<const ir::Value *, unsigned> RecomputeSteps;
+  static constexpr unsigned MaxRecomputeSteps = 8;
+  mutable std::map<std::pair<const ir::Value *, unsigned>, std::optional<LinearLayout>> DemandCache;
   std::map<const ir::Instruction *, AccessPlan> Accesses;
   std::map<const ir::Instruction *, DotPlan> Dots;
 };

@@ -6,7 +6,9 @@ without a graph break, and with autograd formulas:
                                     (a transposed view runs as TRANS_A / TRANS_B, no copy), autotuned
                                     per shape; allow_tf32=True lets fp32 use tensor cores
     tritonc.ops.softmax(x)          row softmax of a 2-D tensor
-    tritonc.ops.conv2d(x, w, stride, padding)   NCHW convolution (implicit GEMM)
+    tritonc.ops.conv2d(x, w, stride, padding)   convolution (implicit GEMM): NCHW input with
+                                    conv.tc, channels_last input with conv_nhwc.tc (output in
+                                    the input's memory format)
     tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
@@ -21,6 +23,7 @@ from typing import List
 import torch
 
 import tritonc
+from tritonc.convolution import ConvShape, nhwc_block_k
 
 __all__ = ["matmul", "softmax", "conv2d", "transpose"]
 
@@ -235,18 +238,47 @@ def _conv_kernel(type_name, device):
                            num_warps=4, interpret=interpret, device=device), tk
 
 
+@functools.lru_cache(maxsize=None)
+def _conv_nhwc_kernel(type_name, tk, device):
+    interpret = device is None
+    tm, tn = (16, 16) if interpret else (64, 64)
+    return tritonc.compile(_kernel_path("conv_nhwc.tc"),
+                           defines={"TYPE": type_name, "TM": tm, "TN": tn, "TK": tk},
+                           num_warps=4, interpret=interpret, device=device)
+
+
 @functools.lru_cache(maxsize=256)
 def _conv_increments(ci, r, s, stride_c, stride_h, stride_w, tk, device):
     """conv.tc's ADELTA table for one input shape and layout, made once: built on the host, its copy
     to the device would otherwise wait for the device at every call."""
-    kk = ci * r * s
-    idx = torch.arange(kk + tk, device="cpu")
-    off = (idx // (r * s)) * stride_c + ((idx // s) % r) * stride_h + (idx % s) * stride_w
-    return (off[tk:] - off[:kk]).to(torch.int32).to(device)
+    shape = ConvShape(1, ci, 1, 1, 1, r, s)
+    table = shape.increments(tk, (stride_c, stride_h, stride_w))
+    return torch.tensor(table, dtype=torch.int32).to(device)
 
 
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _is_channels_last(x):
+    """Whether x is laid out NHWC (and not also NCHW, as 1x1 images or one channel are)."""
+    return x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+
+
+def _conv2d_nhwc(x, w, shape, type_name):
+    """conv_nhwc.tc on a channels_last input: the output is channels_last too."""
+    y = torch.empty(shape.z, shape.co, shape.p, shape.q, dtype=x.dtype, device=x.device,
+                    memory_format=torch.channels_last)
+    if y.numel() == 0:
+        return y
+    tk = nhwc_block_k(shape.ci, 8 if type_name == "float" else 32)
+    kernel = _conv_nhwc_kernel(type_name, tk, _device_of(x))
+    # The filter as an (R*S*CI) x CO matrix, rows in the order (r, s, ci).
+    b = w.permute(2, 3, 1, 0).reshape(shape.r * shape.s * shape.ci, shape.co).contiguous()
+    args = shape.nhwc_arguments(x, b, y, (x.stride(0), x.stride(2), x.stride(3)), b.stride(0),
+                                (y.stride(0), y.stride(2), y.stride(3)))
+    kernel[shape.grid(kernel.meta["TM"], kernel.meta["TN"])](*args)
+    return y
 
 
 @torch.library.custom_op("tritonc::conv2d", mutates_args=())
@@ -256,24 +288,21 @@ def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
         raise ValueError(f"tritonc.ops.conv2d: input {tuple(x.shape)} and filter "
                          f"{tuple(w.shape)} do not fit (NCHW and CO x CI x R x S)")
     type_name = _type_name(x, "conv2d")
-    x = x.contiguous()
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
-    (sh, sw), (ph, pw) = stride, padding
-    p = (h + 2 * ph - r) // sh + 1
-    q = (wd + 2 * pw - s) // sw + 1
-    y = torch.empty(z, co, p, q, dtype=x.dtype, device=x.device)
+    shape = ConvShape(z, ci, h, wd, co, r, s, tuple(stride), tuple(padding))
+    if _is_channels_last(x):
+        return _conv2d_nhwc(x, w, shape, type_name)
+    x = x.contiguous()
+    y = torch.empty(z, co, shape.p, shape.q, dtype=x.dtype, device=x.device)
     if y.numel() == 0:
         return y
     kernel, tk = _conv_kernel(type_name, _device_of(x))
     # The filter as a (CI*R*S) x CO matrix, and the address increments of the reduction.
-    b = w.reshape(co, ci * r * s).t().contiguous()
-    kk = ci * r * s
+    b = w.reshape(co, shape.k).t().contiguous()
     delta = _conv_increments(ci, r, s, x.stride(1), x.stride(2), x.stride(3), tk, x.device)
-    mm, nn = z * p * q, co
-    kernel[(tritonc.cdiv(mm, kernel.meta["TM"]), tritonc.cdiv(nn, kernel.meta["TN"]))](
-        x, b, y, delta, mm, nn, kk, h, wd, r, s, p, q, ph, pw, sh, sw, x.stride(0), x.stride(1),
-        x.stride(2), x.stride(3), b.stride(0), y.stride(0), y.stride(1), y.stride(2))
+    args = shape.nchw_arguments(x, b, y, delta, x.stride(), b.stride(0), y.stride()[:3])
+    kernel[shape.grid(kernel.meta["TM"], kernel.meta["TN"])](*args)
     return y
 
 
@@ -282,7 +311,9 @@ def _(x, w, stride, padding):
     (sh, sw), (ph, pw) = stride, padding
     p = (x.shape[2] + 2 * ph - w.shape[2]) // sh + 1
     q = (x.shape[3] + 2 * pw - w.shape[3]) // sw + 1
-    return x.new_empty(x.shape[0], w.shape[0], p, q)
+    layout = torch.channels_last if _is_channels_last(x) else torch.contiguous_format
+    return torch.empty(x.shape[0], w.shape[0], p, q, dtype=x.dtype, device=x.device,
+                       memory_format=layout)
 
 
 def _conv2d_backward(ctx, grad):
@@ -315,5 +346,7 @@ _conv2d_op.register_autograd(_conv2d_backward, setup_context=_conv2d_setup)
 
 
 def conv2d(x, w, stride=1, padding=0):
-    """NCHW convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias or dilation."""
+    """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias or dilation. A
+    channels_last x runs the channels-last kernel and gives a channels_last result; any other
+    layout is made contiguous (NCHW)."""
     return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)))

@@ -1,0 +1,48 @@
+//===- Convolution.h - Host-side tables of the convolution kernels -*- C++ -*-===//
+//
+// What a caller of the bundled convolution kernels would otherwise compute
+// itself: the output size, the implicit GEMM's M x N x K, conv.tc's table of
+// address increments (the thesis' ADELTA, listing 5.9) and a TK for
+// conv_nhwc.tc. The Python package has the same functions
+// (tritonc.convolution); strides are in elements.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tritonc::driver {
+
+/// A 2-D convolution of Z images of CI x H x W by CO filters of CI x R x S
+/// (groups = 1).
+struct ConvShape {
+  int64_t Z = 1, CI = 1, H = 1, W = 1, CO = 1, R = 1, S = 1;
+  int64_t StrideH = 1, StrideW = 1, PadH = 0, PadW = 0, DilH = 1, DilW = 1;
+
+  /// Why the shape is not one (a negative size, an empty filter, a stride
+  /// or dilation below 1, negative padding), or "" when it is.
+  std::string check() const;
+  int64_t outputHeight() const; ///< P
+  int64_t outputWidth() const;  ///< Q
+  int64_t gemmM() const { return Z * outputHeight() * outputWidth(); }
+  int64_t gemmN() const { return CO; }
+  int64_t gemmK() const { return CI * R * S; }
+};
+
+/// conv.tc's ADELTA for an NCHW input with strides (LdaCI, LdaH, LdaW): for
+/// each reduction index i = (ci, r, s) (s fastest), how far A's offset moves
+/// from i to i + TK. gemmK() entries. nullopt, with the reason in Error,
+/// for a shape that check() rejects, a dilated one (conv.tc has none) or
+/// TK < 1.
+std::optional<std::vector<int32_t>> convIncrements(const ConvShape &Shape, int64_t TK,
+                                                   int64_t LdaCI, int64_t LdaH, int64_t LdaW,
+                                                   std::string &Error);
+
+/// A TK for conv_nhwc.tc: the largest power of two that divides CI, at most
+/// Largest (the kernel needs TK to divide CI).
+int64_t nhwcBlockK(int64_t CI, int64_t Largest);
+
+} // namespace tritonc::driver

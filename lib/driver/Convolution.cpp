@@ -1,0 +1,62 @@
+//===- Convolution.cpp - Host-side tables of the convolution kernels -----===//
+
+#include "tritonc/driver/Convolution.h"
+
+#include <algorithm>
+
+namespace tritonc::driver {
+
+std::string ConvShape::check() const {
+  if (Z < 0 || CI < 0 || H < 0 || W < 0 || CO < 0)
+    return "a negative size";
+  if (R < 1 || S < 1)
+    return "an empty filter";
+  if (StrideH < 1 || StrideW < 1 || DilH < 1 || DilW < 1)
+    return "a stride or dilation below 1";
+  if (PadH < 0 || PadW < 0)
+    return "negative padding";
+  return "";
+}
+
+/// Output positions along one dimension: those whose dilated window fits in
+/// the padded input.
+static int64_t outputExtent(int64_t In, int64_t Filter, int64_t Stride, int64_t Pad, int64_t Dil) {
+  int64_t Window = Dil * (Filter - 1) + 1;
+  return std::max<int64_t>(0, (In + 2 * Pad - Window) / Stride + 1);
+}
+
+int64_t ConvShape::outputHeight() const { return outputExtent(H, R, StrideH, PadH, DilH); }
+
+int64_t ConvShape::outputWidth() const { return outputExtent(W, S, StrideW, PadW, DilW); }
+
+std::optional<std::vector<int32_t>> convIncrements(const ConvShape &Shape, int64_t TK,
+                                                   int64_t LdaCI, int64_t LdaH, int64_t LdaW,
+                                                   std::string &Error) {
+  if (std::string Why = Shape.check(); !Why.empty()) {
+    Error = "the convolution has " + Why;
+    return std::nullopt;
+  }
+  if (Shape.DilH != 1 || Shape.DilW != 1 || TK < 1) {
+    Error = Shape.DilH != 1 || Shape.DilW != 1 ? "conv.tc has no dilation: use conv_nhwc.tc"
+                                               : "TK must be at least 1";
+    return std::nullopt;
+  }
+  int64_t RS = Shape.R * Shape.S;
+  auto Offset = [&](int64_t J) {
+    return (J / RS) * LdaCI + ((J / Shape.S) % Shape.R) * LdaH + (J % Shape.S) * LdaW;
+  };
+  std::vector<int32_t> Table;
+  Table.reserve(static_cast<size_t>(Shape.gemmK()));
+  for (int64_t I = 0; I < Shape.gemmK(); ++I)
+    Table.push_back(static_cast<int32_t>(Offset(I + TK) - Offset(I)));
+  return Table;
+}
+
+int64_t nhwcBlockK(int64_t CI, int64_t Largest) {
+  int64_t TK = 1;
+  while (TK * 2 <= Largest && CI % (TK * 2) == 0)
+    TK *= 2;
+  return TK;
+}
+
+} // namespace tritonc::driver

@@ -1,0 +1,121 @@
+"""Host-side arithmetic of the bundled convolution kernels, shared by ``tritonc.ops.conv2d``, the
+benchmarks and the tests, so that no caller computes it again (and none needs torch for it):
+
+    shape = ConvShape(z, ci, h, w, co, r, s, stride=(1, 1), padding=(1, 1), dilation=(1, 1))
+    shape.p, shape.q, shape.m, shape.n, shape.k   output size and the implicit GEMM's M x N x K
+    shape.increments(tk, (lda_ci, lda_h, lda_w))  conv.tc's ADELTA table (NCHW input)
+    shape.nchw_arguments(x, b, y, delta, ...)     conv.tc's argument list
+    nhwc_block_k(ci, largest)                     a TK for conv_nhwc.tc (a power of two dividing CI)
+    shape.nhwc_arguments(x, b, y, ...)            conv_nhwc.tc's argument list
+    shape.grid(tm, tn)                            the launch grid of either kernel
+
+Strides are in elements. conv.tc reads its filter as a (CI*R*S) x CO matrix whose rows are in the
+order (ci, r, s); conv_nhwc.tc as an (R*S*CI) x CO matrix in the order (r, s, ci). The C++ API has
+the same functions in ``tritonc/driver/Convolution.h``.
+"""
+
+from dataclasses import dataclass
+from typing import List, Sequence, Tuple
+
+
+def _cdiv(a, b):
+    return (a + b - 1) // b
+
+
+@dataclass(frozen=True)
+class ConvShape:
+    """A 2-D convolution of Z images of CI x H x W by CO filters of CI x R x S (groups = 1)."""
+    z: int
+    ci: int
+    h: int
+    w: int
+    co: int
+    r: int
+    s: int
+    stride: Tuple[int, int] = (1, 1)
+    padding: Tuple[int, int] = (0, 0)
+    dilation: Tuple[int, int] = (1, 1)
+
+    def __post_init__(self):
+        for name in ("z", "ci", "h", "w", "co"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"ConvShape: {name} = {getattr(self, name)} is negative")
+        if self.r < 1 or self.s < 1:
+            raise ValueError(f"ConvShape: the filter is {self.r} x {self.s}")
+        if min(self.stride) < 1 or min(self.dilation) < 1 or min(self.padding) < 0:
+            raise ValueError(f"ConvShape: stride {self.stride}, dilation {self.dilation} and "
+                             f"padding {self.padding} must be positive (padding non-negative)")
+
+    @property
+    def p(self):
+        """Output rows."""
+        extent = self.dilation[0] * (self.r - 1) + 1
+        return max(0, (self.h + 2 * self.padding[0] - extent) // self.stride[0] + 1)
+
+    @property
+    def q(self):
+        """Output columns."""
+        extent = self.dilation[1] * (self.s - 1) + 1
+        return max(0, (self.w + 2 * self.padding[1] - extent) // self.stride[1] + 1)
+
+    @property
+    def m(self):
+        """Rows of the implicit GEMM: one per output pixel, Z * P * Q."""
+        return self.z * self.p * self.q
+
+    @property
+    def n(self):
+        return self.co
+
+    @property
+    def k(self):
+        """The reduction: CI * R * S filter taps."""
+        return self.ci * self.r * self.s
+
+    def grid(self, tm, tn):
+        return (_cdiv(self.m, tm), _cdiv(self.n, tn))
+
+    def increments(self, tk, x_strides: Sequence[int]) -> List[int]:
+        """conv.tc's ADELTA (the thesis' listing 5.9): for reduction index i = (ci, r, s), how far
+        A's offset moves from i to i + TK; x_strides = (lda_ci, lda_h, lda_w). One entry per
+        index of K; the entries past K - TK point beyond the filter and are masked off."""
+        if self.dilation != (1, 1):
+            raise ValueError("conv.tc has no dilation: use conv_nhwc.tc")
+        lda_ci, lda_h, lda_w = x_strides
+        rs = self.r * self.s
+
+        def offset(j):
+            return (j // rs) * lda_ci + ((j // self.s) % self.r) * lda_h + (j % self.s) * lda_w
+
+        return [offset(i + tk) - offset(i) for i in range(self.k)]
+
+    def nchw_arguments(self, x, b, y, delta, x_strides: Sequence[int], ldb,
+                       y_strides: Sequence[int]):
+        """conv.tc's arguments after its pointers x (NCHW input), b (the (CI*R*S) x CO filter,
+        row stride ldb), y (NCHW output) and delta (increments(TK, ...)); x_strides =
+        (lda_z, lda_ci, lda_h, lda_w), y_strides = (ldc_z, ldc_co, ldc_p) (q has stride 1)."""
+        if self.dilation != (1, 1):
+            raise ValueError("conv.tc has no dilation: use conv_nhwc.tc")
+        (sh, sw), (ph, pw) = self.stride, self.padding
+        return (x, b, y, delta, self.m, self.n, self.k, self.h, self.w, self.r, self.s, self.p,
+                self.q, ph, pw, sh, sw, *x_strides, ldb, *y_strides)
+
+    def nhwc_arguments(self, x, b, y, x_strides: Sequence[int], ldb, y_strides: Sequence[int]):
+        """conv_nhwc.tc's arguments after its pointers x (NHWC input, channels contiguous), b (the
+        (R*S*CI) x CO filter, row stride ldb) and y (NHWC output, channels contiguous);
+        x_strides = (lda_z, lda_h, lda_w), y_strides = (ldc_z, ldc_p, ldc_q)."""
+        (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
+        return (x, b, y, self.m, self.n, self.h, self.w, self.ci, self.r, self.s, self.p, self.q,
+                ph, pw, sh, sw, dh, dw, *x_strides, ldb, *y_strides)
+
+
+def nhwc_block_k(ci, largest):
+    """The TK of conv_nhwc.tc for CI channels: the largest power of two that divides CI, at most
+    `largest` (the kernel needs TK to divide CI; 16-bit tensor cores want a multiple of 16)."""
+    if ci < 0 or largest < 1:
+        raise ValueError(f"nhwc_block_k: CI = {ci} must not be negative, largest = {largest} "
+                         f"must be positive")
+    tk = 1
+    while tk * 2 <= largest and ci % (tk * 2) == 0:
+        tk *= 2
+    return tk

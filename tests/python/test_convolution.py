@@ -1,0 +1,103 @@
+"""tritonc.convolution: the host-side arithmetic of the convolution kernels (output sizes, conv.tc's
+increment table, the argument lists of conv.tc and conv_nhwc.tc), checked against direct
+definitions and by running both kernels on the interpreter against a float64 NumPy convolution.
+Needs no torch (tritonc.ops and the benchmarks build on these functions)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import tritonc
+from tritonc.convolution import ConvShape, nhwc_block_k
+
+
+def reference(x, wt, shape):
+    """x: Z x CI x H x W, wt: CO x CI x R x S (float64) -> Z x CO x P x Q, by the definition."""
+    (sh, sw), (ph, pw), (dh, dw) = shape.stride, shape.padding, shape.dilation
+    out = np.zeros((shape.z, shape.co, shape.p, shape.q))
+    for p, q, r, s in itertools.product(range(shape.p), range(shape.q), range(shape.r),
+                                        range(shape.s)):
+        h, w = p * sh - ph + r * dh, q * sw - pw + s * dw
+        if 0 <= h < shape.h and 0 <= w < shape.w:
+            out[:, :, p, q] += x[:, :, h, w] @ wt[:, :, r, s].T
+    return out
+
+
+def test_output_sizes_follow_the_definition():
+    for h, r, stride, pad, dil in [(7, 3, 1, 1, 1), (8, 3, 2, 1, 1), (9, 2, 3, 0, 2), (5, 5, 1, 0, 1),
+                                   (4, 3, 1, 0, 2)]:
+        shape = ConvShape(1, 1, h, h, 1, r, r, (stride, stride), (pad, pad), (dil, dil))
+        # Output rows: the p whose window fits in the padded input.
+        fits = [p for p in range(h + 2 * pad) if p * stride + (r - 1) * dil < h + 2 * pad]
+        assert shape.p == shape.q == len(fits)
+        assert shape.m == shape.p * shape.q and shape.k == r * r
+
+
+def test_the_increments_walk_every_filter_tap_in_ci_r_s_order():
+    shape = ConvShape(1, 3, 6, 7, 1, 2, 3)
+    strides = (100, 10, 1)  # lda_ci, lda_h, lda_w
+    taps = [ci * 100 + r * 10 + s for ci in range(3) for r in range(2) for s in range(3)]
+    for tk in (1, 2, 4, 8):
+        table = shape.increments(tk, strides)
+        assert len(table) == shape.k
+        # Starting from tap i (< TK) and adding the increments reaches tap i + j * TK.
+        for i in range(min(tk, shape.k)):
+            offset = taps[i]
+            for j in range(i, shape.k - tk, tk):
+                offset += table[j]
+                assert offset == taps[j + tk]
+
+
+def test_conv_tc_refuses_dilation():
+    shape = ConvShape(1, 1, 5, 5, 1, 3, 3, dilation=(2, 1))
+    with pytest.raises(ValueError, match="dilation"):
+        shape.increments(8, (25, 5, 1))
+
+
+def test_block_k_is_the_largest_power_of_two_dividing_ci():
+    assert [nhwc_block_k(ci, 32) for ci in (1, 3, 6, 16, 48, 64, 256)] == [1, 1, 2, 16, 16, 32, 32]
+    assert nhwc_block_k(64, 8) == 8
+    with pytest.raises(ValueError):
+        nhwc_block_k(16, 0)
+
+
+def test_conv_nchw_arguments_run_on_the_interpreter():
+    rng = np.random.default_rng(1)
+    shape = ConvShape(2, 3, 7, 6, 5, 3, 2, stride=(2, 1), padding=(1, 0))
+    tm, tn, tk = 16, 16, 8
+    x = rng.uniform(-1, 1, (shape.z, shape.ci, shape.h, shape.w)).astype(np.float32)
+    wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
+    b = np.ascontiguousarray(wt.reshape(shape.co, shape.k).T)  # (CI*R*S) x CO
+    y = np.full((shape.z, shape.co, shape.p, shape.q), np.nan, dtype=np.float32)
+    delta = np.array(shape.increments(tk, (shape.h * shape.w, shape.w, 1)), dtype=np.int32)
+    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv.tc", interpret=True,
+                             defines={"TYPE": "float", "TM": tm, "TN": tn, "TK": tk})
+    x_strides = (shape.ci * shape.h * shape.w, shape.h * shape.w, shape.w, 1)
+    y_strides = (shape.co * shape.p * shape.q, shape.p * shape.q, shape.q)
+    kernel[shape.grid(tm, tn)](*shape.nchw_arguments(x.ravel(), b.ravel(), y.ravel(), delta,
+                                                     x_strides, shape.co, y_strides))
+    expected = reference(x.astype(np.float64), wt.astype(np.float64), shape)
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [((1, 1), (1, 1), (1, 1)),
+                                                      ((2, 1), (0, 2), (1, 2))])
+def test_conv_nhwc_arguments_run_on_the_interpreter(stride, padding, dilation):
+    rng = np.random.default_rng(2)
+    shape = ConvShape(2, 12, 7, 8, 9, 3, 2, stride, padding, dilation)
+    tm, tn, tk = 16, 16, nhwc_block_k(12, 8)
+    assert tk == 4
+    x = rng.uniform(-1, 1, (shape.z, shape.ci, shape.h, shape.w)).astype(np.float32)
+    wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
+    x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    b = np.ascontiguousarray(wt.transpose(2, 3, 1, 0).reshape(shape.k, shape.co))  # (r, s, ci) x CO
+    y = np.full((shape.z, shape.p, shape.q, shape.co), np.nan, dtype=np.float32)
+    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc.tc", interpret=True,
+                             defines={"TYPE": "float", "TM": tm, "TN": tn, "TK": tk})
+    x_strides = (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci)
+    y_strides = (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co)
+    kernel[shape.grid(tm, tn)](*shape.nhwc_arguments(x_nhwc.ravel(), b.ravel(), y.ravel(),
+                                                     x_strides, shape.co, y_strides))
+    expected = reference(x.astype(np.float64), wt.astype(np.float64), shape)
+    np.testing.assert_allclose(y.transpose(0, 3, 1, 2), expected, rtol=1e-5, atol=1e-5)

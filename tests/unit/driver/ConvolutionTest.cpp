@@ -1,0 +1,53 @@
+//===- ConvolutionTest.cpp - Host-side tables of the convolution kernels ---===//
+
+#include "tritonc/driver/Convolution.h"
+
+#include <gtest/gtest.h>
+
+using namespace tritonc::driver;
+
+TEST(Convolution, OutputSizesFollowTheWindowThatFits) {
+  ConvShape Same{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(Same.outputHeight(), 56);
+  EXPECT_EQ(Same.gemmM(), 56 * 56);
+  EXPECT_EQ(Same.gemmK(), 64 * 9);
+  // ResNet-50's stride-2 3x3: 56 -> 28; a dilated 3-tap filter spans 5.
+  ConvShape Strided{32, 128, 56, 56, 128, 3, 3, 2, 2, 1, 1, 1, 1};
+  EXPECT_EQ(Strided.outputWidth(), 28);
+  ConvShape Dilated{1, 1, 9, 4, 1, 3, 3, 1, 1, 0, 0, 2, 2};
+  EXPECT_EQ(Dilated.outputHeight(), 5);
+  EXPECT_EQ(Dilated.outputWidth(), 0);
+  EXPECT_EQ(Dilated.gemmM(), 0);
+}
+
+TEST(Convolution, IncrementsWalkTheTapsInCiRSOrder) {
+  ConvShape Shape{1, 3, 6, 7, 1, 2, 3, 1, 1, 0, 0, 1, 1};
+  auto Tap = [](int64_t I) { return (I / 6) * 100 + (I / 3 % 2) * 10 + I % 3; };
+  for (int64_t TK : {1, 2, 4, 8}) {
+    std::string Error;
+    auto Table = convIncrements(Shape, TK, 100, 10, 1, Error);
+    ASSERT_TRUE(Table) << Error;
+    ASSERT_EQ(static_cast<int64_t>(Table->size()), Shape.gemmK());
+    for (int64_t I = 0; I + TK < Shape.gemmK(); ++I)
+      EXPECT_EQ(Tap(I) + (*Table)[I], Tap(I + TK)) << "TK " << TK << " index " << I;
+  }
+}
+
+TEST(Convolution, IncrementsRefuseDilationAndBadShapes) {
+  std::string Error;
+  ConvShape Dilated{1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 2, 1};
+  EXPECT_FALSE(convIncrements(Dilated, 8, 25, 5, 1, Error));
+  EXPECT_NE(Error.find("dilation"), std::string::npos) << Error;
+  ConvShape Empty{1, 1, 5, 5, 1, 0, 3, 1, 1, 0, 0, 1, 1};
+  EXPECT_FALSE(convIncrements(Empty, 8, 25, 5, 1, Error));
+  EXPECT_NE(Error.find("empty filter"), std::string::npos) << Error;
+  ConvShape Fine{1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 1, 1};
+  EXPECT_FALSE(convIncrements(Fine, 0, 25, 5, 1, Error));
+}
+
+TEST(Convolution, BlockKIsTheLargestPowerOfTwoDividingCI) {
+  EXPECT_EQ(nhwcBlockK(3, 32), 1);
+  EXPECT_EQ(nhwcBlockK(48, 32), 16);
+  EXPECT_EQ(nhwcBlockK(256, 32), 32);
+  EXPECT_EQ(nhwcBlockK(256, 8), 8);
+}
