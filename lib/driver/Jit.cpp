@@ -361,21 +361,6 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
 
 } // namespace
 
-/// Opts with the warp count and the pipelining depth of the selected
-/// configuration, where it tunes them. An invalid space or configuration
-/// index leaves Opts as they are: the front end reports both.
-static DeviceCompileOptions withConfiguredOptions(DeviceCompileOptions Opts) {
-  if (Opts.Front.Tuned.empty())
-    return Opts;
-  std::optional<Configuration> C =
-      findConfiguration(Opts.Front.Defines, Opts.Front.Tuned, Opts.Front.Config.value_or(0));
-  if (C && C->NumWarps)
-    Opts.Back.NumWarps = *C->NumWarps;
-  if (C && C->NumStages)
-    Opts.Back.NumStages = *C->NumStages;
-  return Opts;
-}
-
 Expected<runtime::KernelSignature> kernelSignature(const KernelSource &Src,
                                                    const DeviceCompileOptions &Given) {
   CompileOptions Front = Given.Front;
@@ -405,7 +390,7 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
       return Out;
     }
   }
-  const DeviceCompileOptions Opts = withConfiguredOptions(Given);
+  const DeviceCompileOptions Opts{Given.Front, configuredBackEnd(Given.Front, Given.Back)};
   Out.NumStages = Opts.Back.NumStages;
   if (!Cache.Cache || !cacheable(Opts.Front)) {
     compileUncached(Src, Opts, Specialization, Out);

@@ -22,7 +22,8 @@ void addStep(std::string &Out, const std::string &Name, const std::string &Descr
 
 } // namespace
 
-std::string describePipeline(const CompileOptions &Front, const codegen::CodeGenOptions &Back) {
+std::string describePipeline(const CompileOptions &Front, const codegen::CodeGenOptions &Given) {
+  codegen::CodeGenOptions Back = configuredBackEnd(Front, Given);
   std::string Out = "target " + std::string(ptx::archName(Back.Arch)) + ", options " +
                     Back.optionsString() + "\n";
   if (!Front.Tuned.empty())
@@ -56,6 +57,19 @@ std::string describePipeline(const CompileOptions &Front, const codegen::CodeGen
   Out += "output:\n";
   addStep(Out, "emit", "one PTX module; every function a .visible .entry");
   return Out;
+}
+
+codegen::CodeGenOptions configuredBackEnd(const CompileOptions &Front,
+                                          codegen::CodeGenOptions Back) {
+  if (Front.Tuned.empty())
+    return Back;
+  std::optional<Configuration> C =
+      findConfiguration(Front.Defines, Front.Tuned, Front.Config.value_or(0));
+  if (C && C->NumWarps)
+    Back.NumWarps = *C->NumWarps;
+  if (C && C->NumStages)
+    Back.NumStages = *C->NumStages;
+  return Back;
 }
 
 bool validateBackendOptions(const codegen::CodeGenOptions &Back, const TunedOptions &Tuned,

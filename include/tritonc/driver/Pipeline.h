@@ -33,9 +33,15 @@
 namespace tritonc::driver {
 
 /// The whole pipeline of a compilation with these options, one step a line:
-/// the target and the back-end options first, then each stage's steps with
-/// a short description.
+/// the target and the back-end options (of the selected configuration)
+/// first, then each stage's steps with a short description.
 std::string describePipeline(const CompileOptions &Front, const codegen::CodeGenOptions &Back);
+
+/// Back with the num_warps and num_stages of the configuration Front
+/// selects (Front.Config, else 0), where Front.Tuned tunes them; Back as it
+/// is when the space or the index is invalid (the front end reports both).
+codegen::CodeGenOptions configuredBackEnd(const CompileOptions &Front,
+                                          codegen::CodeGenOptions Back);
 
 /// The one validation of the back end's options, which the CLI, the C++ API
 /// (compileForDevice) and the Python module run: the first invalid option of
