@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -72,11 +73,11 @@ const char *CompileUsage =
     "                        libcuda\n"
     "  --arch=sm_90a|sm_80   the GPU target of ptx/cubin (default: sm_90a)\n"
     "  --num-warps=N         warps per program: 1, 2, 4, 8 or 16 (default: 4); a list\n"
-    "                        [4,8] is tuned like a -D list (TRITONC_NUM_WARPS)\n"
+    "                        [4,8] is tuned like a -D list (not a macro)\n"
     "  --num-stages=N        software-pipelining depth of loops feeding a dot: 1 to 8\n"
     "                        (default: 3; 1 turns pipelining off; sm_90a lowers it to\n"
     "                        what the shared operand rings hold); a list [3,4] is\n"
-    "                        tuned like a -D list (TRITONC_NUM_STAGES)\n"
+    "                        tuned like a -D list (not a macro)\n"
     "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
     "  --no-tma              sm_90a: fill the shared rings of wgmma operands with\n"
     "                        cp.async instead of bulk tensor copies (TMA)\n"
@@ -198,10 +199,10 @@ bool isList(const std::string &Value) {
   return First != std::string::npos && Value[First] == '[';
 }
 
-/// Parses "N" or a list "[N1, N2, ...]" of an option whose values Check
-/// accepts; nullopt when the text or a value is invalid.
-std::optional<std::vector<unsigned>> parseOptionValues(const std::string &Text,
-                                                       runtime::Status (*Check)(unsigned)) {
+/// Parses "N" or a list "[N1, N2, ...]" of numbers; nullopt when the text
+/// is neither. The values are checked with the other back-end options
+/// (validateBackendOptions).
+std::optional<std::vector<unsigned>> parseOptionValues(const std::string &Text) {
   std::string Inner = Text;
   if (isList(Text)) {
     size_t Open = Text.find('['), Close = Text.rfind(']');
@@ -219,7 +220,7 @@ std::optional<std::vector<unsigned>> parseOptionValues(const std::string &Text,
     size_t B = Item.find_first_not_of(" \t"), E = Item.find_last_not_of(" \t");
     Item = B == std::string::npos ? "" : Item.substr(B, E - B + 1);
     uint64_t N = 0;
-    if (!cli::parseUnsigned(Item, N) || N > 1024 || !Check(unsigned(N)))
+    if (!cli::parseUnsigned(Item, N) || N > std::numeric_limits<unsigned>::max())
       return std::nullopt;
     Values.push_back(unsigned(N));
     if (Comma == std::string::npos)
@@ -228,6 +229,12 @@ std::optional<std::vector<unsigned>> parseOptionValues(const std::string &Text,
   }
   // A single value in brackets is still a (one-element) list.
   return Values;
+}
+
+/// The usage error of an option value that is not a number or a list.
+std::string notANumber(const std::string &Flag, const std::string &Value) {
+  return "invalid " + Flag + " value '" + Value + "': expected a number or a list [" +
+         (Flag == "--num-warps" ? "4,8" : "3,4") + "]";
 }
 
 /// State shared by the commands: the streams and the error helpers.
@@ -260,10 +267,11 @@ private:
   void passOptions(const ParsedArgs &P, CompileOptions &Opts);
   /// Fills CompileOptions::Remarks from --remarks.
   int remarkOptions(const std::string &Command, const ParsedArgs &P, CompileOptions &Opts);
-  /// Fills the back-end options (--arch, --num-warps); ArchGiven tells
-  /// whether --arch was on the command line.
+  /// Fills the back-end options (--arch, --num-warps, ...) and checks them
+  /// with Tuned (validateBackendOptions); ArchGiven tells whether --arch
+  /// was on the command line.
   int backEndOptions(const std::string &Command, const ParsedArgs &P, codegen::CodeGenOptions &Back,
-                     bool &ArchGiven);
+                     const TunedOptions &Tuned, bool &ArchGiven);
   /// Compiles FILE ("-": stdin).
   CompileResult compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR);
   /// FILE as a kernel source for the GPU path ("-": the text read from stdin).
@@ -336,13 +344,18 @@ int Tool::frontEndOptions(const std::string &Command, const ParsedArgs &P, Compi
       Opts.Defines.emplace_back(Name, Value);
     }
   }
-  // A list of warp counts (or stages) joins the tuning space as the define
-  // the JIT reads (compileForDevice): every configuration then carries its
-  // own value.
-  if (const std::string *W = P.last("--num-warps"); W && isList(*W))
-    Opts.Defines.emplace_back(NumWarpsDefine, *W);
-  if (const std::string *S = P.last("--num-stages"); S && isList(*S))
-    Opts.Defines.emplace_back(NumStagesDefine, *S);
+  // A list of warp counts (or stages) is a dimension of the tuning space;
+  // its values are checked with the other back-end options (backEndOptions).
+  for (auto [Flag, List] : {std::pair{"--num-warps", &Opts.Tuned.NumWarps},
+                            std::pair{"--num-stages", &Opts.Tuned.NumStages}}) {
+    const std::string *V = P.last(Flag);
+    if (!V || !isList(*V))
+      continue;
+    std::optional<std::vector<unsigned>> Values = parseOptionValues(*V);
+    if (!Values)
+      return usageError(Command, notANumber(Flag, *V));
+    *List = std::move(*Values);
+  }
   if (auto It = P.Values.find("-I"); It != P.Values.end())
     Opts.IncludeDirs = It->second;
   if (const std::string *K = P.last("--kernel"))
@@ -381,41 +394,45 @@ int Tool::remarkOptions(const std::string &Command, const ParsedArgs &P, Compile
 }
 
 int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
-                         codegen::CodeGenOptions &Back, bool &ArchGiven) {
+                         codegen::CodeGenOptions &Back, const TunedOptions &Tuned,
+                         bool &ArchGiven) {
   ArchGiven = false;
   if (const std::string *A = P.last("--arch")) {
-    if (!selectTarget(*A, nullptr, Back))
-      return usageError(Command, "invalid --arch value '" + *A + "': expected sm_90a or sm_80");
+    if (runtime::Status S = selectTarget(*A, nullptr, Back); !S)
+      return usageError(Command, "--arch: " + S.error());
     ArchGiven = true;
   }
-  if (const std::string *W = P.last("--num-warps")) {
-    std::optional<std::vector<unsigned>> Values = parseOptionValues(*W, checkNumWarps);
-    if (!Values)
-      return usageError(Command, "invalid --num-warps value '" + *W +
-                                     "': expected 1, 2, 4, 8 or 16 (or a list [4,8])");
-    if (!isList(*W))
-      Back.NumWarps = Values->front();
-  }
-  if (const std::string *S = P.last("--num-stages")) {
-    std::optional<std::vector<unsigned>> Values = parseOptionValues(*S, checkNumStages);
-    if (!Values)
-      return usageError(Command, "invalid --num-stages value '" + *S +
-                                     "': expected 1 to 8 (or a list [3,4])");
-    if (!isList(*S))
-      Back.NumStages = Values->front();
+  for (auto [Flag, Field] :
+       {std::pair{"--num-warps", &Back.NumWarps}, std::pair{"--num-stages", &Back.NumStages}}) {
+    const std::string *V = P.last(Flag);
+    if (!V || isList(*V)) // Lists: frontEndOptions.
+      continue;
+    std::optional<std::vector<unsigned>> Values = parseOptionValues(*V);
+    if (!Values || Values->size() != 1)
+      return usageError(Command, notANumber(Flag, *V));
+    *Field = Values->front();
   }
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
   if (const std::string *M = P.last("--max-shared")) {
     uint64_t Bytes;
-    if (!cli::parseUnsigned(*M, Bytes) || Bytes < 16 * 1024 || Bytes > 1024 * 1024)
+    // 0 would mean "the target's limit" (CodeGenOptions::MaxSharedBytes).
+    if (!cli::parseUnsigned(*M, Bytes) || Bytes == 0 ||
+        Bytes > std::numeric_limits<unsigned>::max())
       return usageError(Command, "invalid --max-shared value '" + *M +
-                                     "': expected bytes of shared memory per program, from 16384 "
-                                     "to 1048576");
+                                     "': expected a positive number of bytes");
     Back.MaxSharedBytes = static_cast<unsigned>(Bytes);
   }
-  return -1;
+  // The values themselves: the check the C++ API and the Python module run.
+  SourceManager SM;
+  DiagnosticEngine Diags(SM);
+  if (validateBackendOptions(Back, Tuned, Diags))
+    return -1;
+  const std::vector<Diagnostic> &Errors = Diags.diagnostics();
+  for (size_t I = 0; I + 1 < Errors.size(); ++I)
+    Err << "tritonc: error: " << Errors[I].Message << "\n";
+  return usageError(Command, Errors.back().Message);
 }
 
 CompileResult Tool::compileInput(const std::string &File, const CompileOptions &Opts, bool IsIR) {
@@ -484,7 +501,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
     return Rc;
   DeviceCompileOptions DOpts;
   bool ArchGiven = false;
-  if (int Rc = backEndOptions("compile", P, DOpts.Back, ArchGiven); Rc >= 0)
+  if (int Rc = backEndOptions("compile", P, DOpts.Back, Opts.Tuned, ArchGiven); Rc >= 0)
     return Rc;
   if (const std::string *Spec = P.last("--specialize");
       Spec && Spec->find_first_not_of("DN1F") != std::string::npos)
@@ -511,7 +528,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
       else
         Text += L;
     };
-    if (!forEachConfiguration(Opts.Defines, Line, Error))
+    if (!forEachConfiguration(Opts.Defines, Opts.Tuned, Line, Error))
       return error(Error);
     return ToStdout ? ExitSuccess : emit(P, Text);
   }
@@ -645,7 +662,7 @@ int Tool::run(const std::vector<std::string> &Args) {
     return Rc;
   DeviceCompileOptions DOpts;
   bool ArchGiven = false;
-  if (int Rc = backEndOptions("run", P, DOpts.Back, ArchGiven); Rc >= 0)
+  if (int Rc = backEndOptions("run", P, DOpts.Back, Opts.Tuned, ArchGiven); Rc >= 0)
     return Rc;
   bool OnDevice = P.has("--device");
   if (OnDevice && P.has("--interpret"))
@@ -756,7 +773,7 @@ int Tool::tune(const std::vector<std::string> &Args) {
   if (int Rc = frontEndOptions("tune", P, DOpts.Front); Rc >= 0)
     return Rc;
   bool ArchGiven = false;
-  if (int Rc = backEndOptions("tune", P, DOpts.Back, ArchGiven); Rc >= 0)
+  if (int Rc = backEndOptions("tune", P, DOpts.Back, DOpts.Front.Tuned, ArchGiven); Rc >= 0)
     return Rc;
   const std::string *GridText = P.last("--grid");
   if (P.Positionals.empty())

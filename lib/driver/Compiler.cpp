@@ -94,30 +94,6 @@ std::string joinLines(const std::vector<std::string> &Lines) {
   return S;
 }
 
-std::string describeChoice(const TuningSpace &Space, size_t Index) {
-  const auto &Lists = Space.lists();
-  std::vector<size_t> Choice(Lists.size());
-  // Mixed-radix digits, last list fastest (the order of TuningSpace).
-  for (size_t L = Lists.size(); L-- > 0;) {
-    Choice[L] = Index % Lists[L].second.size();
-    Index /= Lists[L].second.size();
-  }
-  std::string S;
-  for (size_t L = 0; L < Lists.size(); ++L) {
-    if (!S.empty())
-      S += ' ';
-    S += Lists[L].first + "=" + Lists[L].second[Choice[L]];
-  }
-  return S;
-}
-
-std::string listNames(const TuningSpace &Space) {
-  std::string S;
-  for (const auto &[Name, Values] : Space.lists())
-    S += (S.empty() ? "" : ", ") + Name;
-  return S;
-}
-
 } // namespace
 
 /// Runs the stages of a compilation on a CompileResult it fills in.
@@ -241,8 +217,8 @@ private:
   /// Selects the configuration of the tuning space and preprocesses the
   /// main file with it; false when that reported errors.
   bool preprocessStage(FileId Main, std::vector<Token> &Tokens) {
-    TuningSpace Space;
-    if (!Space.init(Opts.Defines, Diags))
+    ConfigurationSpace Space;
+    if (!Space.init(Opts.Defines, Opts.Tuned, Diags))
       return false;
     size_t Index = Opts.Config.value_or(0);
     if (Opts.Config && *Opts.Config >= Space.size()) {
@@ -255,16 +231,16 @@ private:
       return false;
     }
     if (!Opts.Config && Space.size() > 1) {
-      bool One = Space.lists().size() == 1;
+      bool One = Space.numLists() == 1;
       Diags.error(SourceRange(), std::string(One ? "the tuning list " : "the tuning lists ") +
-                                     listNames(Space) + (One ? " defines " : " define ") +
+                                     Space.listNames() + (One ? " defines " : " define ") +
                                      std::to_string(Space.size()) +
                                      " configurations; select one with --config=N "
                                      "(--list-configs lists them)");
       return false;
     }
 
-    PreprocessorOptions PPOpts{Space.configuration(Index), Opts.IncludeDirs};
+    PreprocessorOptions PPOpts{Space.configuration(Index).Defines, Opts.IncludeDirs};
     Tokens = preprocess(*R.SM, Main, PPOpts, Diags);
     if (Diags.hasErrors())
       return false;
@@ -382,35 +358,6 @@ CompileResult optimizeIRFile(const std::string &Path, const CompileOptions &Opts
   if (std::optional<FileId> Id = openInput(R, Path))
     CompilerSession(R, Opts).optimizeIR(*Id);
   return R;
-}
-
-bool forEachConfiguration(const DefineList &Defines,
-                          const std::function<void(size_t, const Configuration &)> &Visit,
-                          std::string &Error) {
-  SourceManager SM;
-  DiagnosticEngine Diags(SM);
-  TuningSpace Space;
-  bool Ok = runGuarded(Diags, [&] {
-    if (!Space.init(Defines, Diags))
-      return;
-    for (size_t I = 0; I < Space.size(); ++I)
-      Visit(I, Configuration{Space.configuration(I), describeChoice(Space, I)});
-  });
-  if (Ok && !Diags.hasErrors())
-    return true;
-  Error =
-      Diags.diagnostics().empty() ? "invalid tuning lists" : Diags.diagnostics().front().Message;
-  return false;
-}
-
-bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
-                        std::string &Error) {
-  Out.clear();
-  bool Ok = forEachConfiguration(
-      Defines, [&](size_t, const Configuration &C) { Out.push_back(C); }, Error);
-  if (!Ok)
-    Out.clear();
-  return Ok;
 }
 
 } // namespace tritonc::driver

@@ -115,16 +115,6 @@ void limitSharedMemoryToDevice(const runtime::DeviceInfo &Device, codegen::CodeG
     Back.MaxSharedBytes = static_cast<unsigned>(Device.MaxSharedPerBlockOptin);
 }
 
-Status checkNumWarps(unsigned N) {
-  std::string Error = codegen::numWarpsError(N);
-  return Error.empty() ? Status::ok() : makeError(Error);
-}
-
-Status checkNumStages(unsigned N) {
-  std::string Error = codegen::numStagesError(N);
-  return Error.empty() ? Status::ok() : makeError(Error);
-}
-
 Expected<runtime::CudaDriver *> requireCudaDriver(int Device) {
   Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get(Device);
   if (!D)
@@ -255,6 +245,10 @@ std::string frontOptionsString(const CompileOptions &Opts) {
   S += Opts.UsePipelineDefault ? "<default>" : "[" + Opts.Pipeline + "]";
   S += " verify_each=" + std::string(Opts.Passes.VerifyEach ? "1" : "0");
   S += " config=" + (Opts.Config ? std::to_string(*Opts.Config) : std::string("-"));
+  // The selected values enter through CodeGenOptions; the lists decide
+  // which configuration the index selects.
+  if (!Opts.Tuned.empty())
+    S += " tuned=" + Opts.Tuned.str();
   if (!Opts.Kernel.empty())
     S += " kernel=" + Opts.Kernel;
   if (Opts.Debug)
@@ -365,68 +359,11 @@ void compileUncached(const KernelSource &Src, const DeviceCompileOptions &Opts,
   Out.Ok = !Diags.hasErrors() && !Out.PTX.empty();
 }
 
-/// The value of a back-end option define (TRITONC_NUM_WARPS, ...) in the
-/// selected configuration, checked by Check; nullopt when the
-/// configuration does not define it. The error names the define, its value,
-/// what was expected and, in a tuning space, the configuration.
-Expected<std::optional<unsigned>> configuredValue(const std::vector<Configuration> &Configs,
-                                                  size_t Index, const char *Define,
-                                                  Status (*Check)(unsigned),
-                                                  const char *Expectation) {
-  for (const auto &[Name, Value] : Configs[Index].Defines) {
-    if (Name != Define)
-      continue;
-    unsigned N = 0;
-    auto [End, Ec] = std::from_chars(Value.data(), Value.data() + Value.size(), N);
-    if (Ec == std::errc() && End == Value.data() + Value.size() && !Value.empty() && Check(N))
-      return std::optional<unsigned>(N);
-    std::string Where;
-    if (Configs.size() > 1)
-      Where = " (configuration " + std::to_string(Index) + ": " + Configs[Index].Description + ")";
-    return makeError(std::string(Define) + "=" + Value + ": expected " + Expectation + Where);
-  }
-  return std::optional<unsigned>();
-}
-
 } // namespace
-
-/// Opts with the warp count and the pipelining depth of the selected
-/// configuration's TRITONC_NUM_WARPS and TRITONC_NUM_STAGES defines, where
-/// it has them.
-static runtime::Expected<DeviceCompileOptions> withConfiguredOptions(DeviceCompileOptions Opts) {
-  bool Mentioned = false;
-  for (const auto &[Name, Value] : Opts.Front.Defines)
-    Mentioned = Mentioned || Name == NumWarpsDefine || Name == NumStagesDefine;
-  if (!Mentioned)
-    return Opts;
-  std::vector<Configuration> Configs;
-  std::string Error;
-  if (!listConfigurations(Opts.Front.Defines, Configs, Error))
-    return runtime::makeError(Error); // The front end reports it with its location.
-  size_t Index = Opts.Front.Config.value_or(0);
-  if (Index >= Configs.size())
-    return Opts; // Reported by the front end.
-  Expected<std::optional<unsigned>> Warps =
-      configuredValue(Configs, Index, NumWarpsDefine, checkNumWarps, "1, 2, 4, 8 or 16 warps");
-  if (!Warps)
-    return makeError(Warps.error());
-  Expected<std::optional<unsigned>> Stages =
-      configuredValue(Configs, Index, NumStagesDefine, checkNumStages, "1 to 8 pipeline stages");
-  if (!Stages)
-    return makeError(Stages.error());
-  if (*Warps)
-    Opts.Back.NumWarps = **Warps;
-  if (*Stages)
-    Opts.Back.NumStages = **Stages;
-  return Opts;
-}
 
 Expected<runtime::KernelSignature> kernelSignature(const KernelSource &Src,
                                                    const DeviceCompileOptions &Given) {
-  runtime::Expected<DeviceCompileOptions> Configured = withConfiguredOptions(Given);
-  if (!Configured)
-    return makeError("error: " + Configured.error());
-  CompileOptions Front = Configured->Front;
+  CompileOptions Front = Given.Front;
   Front.Stop = StopAfter::IR;
   CompileResult R = runFrontEnd(Src, Front);
   const ir::Function *F =
@@ -444,16 +381,16 @@ DeviceCompileResult compileForDevice(const KernelSource &Src, const DeviceCompil
                                      std::string_view Specialization, const CacheConfig &Cache) {
   DeviceCompileResult Out;
   Out.Specialization = std::string(Specialization);
-  runtime::Expected<DeviceCompileOptions> Configured = withConfiguredOptions(Given);
-  if (!Configured) {
-    Out.Diagnostics = "error: " + Configured.error() + "\n";
-    return Out;
+  {
+    // The options as given: a configuration's values come from a checked list.
+    SourceManager SM;
+    DiagnosticEngine Diags(SM);
+    if (!validateBackendOptions(Given.Back, Given.Front.Tuned, Diags)) {
+      Out.Diagnostics = Diags.formatAll();
+      return Out;
+    }
   }
-  const DeviceCompileOptions &Opts = *Configured;
-  if (Status S = checkBackEndOptions(Opts.Back); !S) {
-    Out.Diagnostics = "error: " + S.error() + "\n";
-    return Out;
-  }
+  const DeviceCompileOptions Opts{Given.Front, configuredBackEnd(Given.Front, Given.Back)};
   Out.NumStages = Opts.Back.NumStages;
   if (!Cache.Cache || !cacheable(Opts.Front)) {
     compileUncached(Src, Opts, Specialization, Out);

@@ -22,9 +22,12 @@ void addStep(std::string &Out, const std::string &Name, const std::string &Descr
 
 } // namespace
 
-std::string describePipeline(const CompileOptions &Front, const codegen::CodeGenOptions &Back) {
+std::string describePipeline(const CompileOptions &Front, const codegen::CodeGenOptions &Given) {
+  codegen::CodeGenOptions Back = configuredBackEnd(Front, Given);
   std::string Out = "target " + std::string(ptx::archName(Back.Arch)) + ", options " +
                     Back.optionsString() + "\n";
+  if (!Front.Tuned.empty())
+    Out += "tuned options: " + Front.Tuned.str() + " (a configuration compiles one value each)\n";
   Out += "front end:\n";
   addStep(Out, "preprocess", "macros (-D, -I), #include, tuning lists (one configuration)");
   addStep(Out, "parse", "Triton-C to a syntax tree");
@@ -56,9 +59,53 @@ std::string describePipeline(const CompileOptions &Front, const codegen::CodeGen
   return Out;
 }
 
-Status checkBackEndOptions(const codegen::CodeGenOptions &Back) {
-  std::string Error = Back.check();
-  return Error.empty() ? Status::ok() : makeError(Error);
+codegen::CodeGenOptions configuredBackEnd(const CompileOptions &Front,
+                                          codegen::CodeGenOptions Back) {
+  if (Front.Tuned.empty())
+    return Back;
+  std::optional<Configuration> C =
+      findConfiguration(Front.Defines, Front.Tuned, Front.Config.value_or(0));
+  if (C && C->NumWarps)
+    Back.NumWarps = *C->NumWarps;
+  if (C && C->NumStages)
+    Back.NumStages = *C->NumStages;
+  return Back;
+}
+
+bool validateBackendOptions(const codegen::CodeGenOptions &Back, const TunedOptions &Tuned,
+                            DiagnosticEngine &Diags) {
+  bool Ok = true;
+  auto Report = [&](const std::string &Error, const std::string &Where) {
+    if (Error.empty())
+      return;
+    Diags.error(SourceRange(), Error + Where);
+    Ok = false;
+  };
+  Report(Back.check(), "");
+  // The messages of a list's values are those of a single value; the list
+  // is named because the value alone may not be found on the command line.
+  auto CheckList = [&](const std::vector<unsigned> &Values, std::string (*Error)(unsigned),
+                       const char *Name) {
+    std::string List;
+    for (unsigned V : Values)
+      List += (List.empty() ? "" : ",") + std::to_string(V);
+    for (unsigned V : Values)
+      Report(Error(V), std::string(" (in the list ") + Name + "=[" + List + "])");
+  };
+  CheckList(Tuned.NumWarps, codegen::numWarpsError, "num_warps");
+  CheckList(Tuned.NumStages, codegen::numStagesError, "num_stages");
+  return Ok;
+}
+
+Status checkBackEndOptions(const codegen::CodeGenOptions &Back, const TunedOptions &Tuned) {
+  SourceManager SM;
+  DiagnosticEngine Diags(SM);
+  if (validateBackendOptions(Back, Tuned, Diags))
+    return Status::ok();
+  std::string Errors;
+  for (const Diagnostic &D : Diags.diagnostics())
+    Errors += (Errors.empty() ? "" : "; ") + D.Message;
+  return makeError(Errors);
 }
 
 Status selectTarget(const std::optional<std::string> &Arch, const runtime::DeviceInfo *Device,

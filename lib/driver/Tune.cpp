@@ -235,7 +235,7 @@ Expected<std::vector<TuneResult>> tuneOnDevice(const KernelSource &Src,
     return makeError(D.error());
   std::vector<Configuration> Configs;
   std::string Error;
-  if (!listConfigurations(Opts.Front.Defines, Configs, Error))
+  if (!listConfigurations(Opts.Front.Defines, Opts.Front.Tuned, Configs, Error))
     return makeError(Error);
   size_t N = Configs.size();
   std::vector<TuneResult> Results(N);

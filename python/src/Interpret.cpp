@@ -13,6 +13,7 @@
 
 #include "tritonc/driver/Compiler.h"
 #include "tritonc/driver/Launch.h"
+#include "tritonc/driver/Pipeline.h"
 #include "tritonc/interp/Interpreter.h"
 
 #include <nanobind/ndarray.h>
@@ -198,13 +199,23 @@ private:
 };
 
 /// The front end of tritonc.compile for the interpreter: defines, include
-/// folders and the configuration as for the GPU; no back end.
+/// folders, the tuned options and the configuration as for the GPU (the
+/// options checked as there, so that a call valid here is valid there); no
+/// back end.
 PyInterpretedKernel
 compileForInterpreter(const std::string &Name, std::optional<std::string> Text,
                       const std::vector<std::pair<std::string, std::string>> &Defines,
                       const std::vector<std::string> &IncludeDirs, std::optional<size_t> Config,
-                      const std::string &Kernel, bool Debug) {
+                      const std::string &Kernel, bool Debug, unsigned NumWarps, unsigned NumStages,
+                      const std::vector<unsigned> &NumWarpsList,
+                      const std::vector<unsigned> &NumStagesList) {
   driver::CompileOptions Opts;
+  Opts.Tuned = {NumWarpsList, NumStagesList};
+  codegen::CodeGenOptions Back;
+  Back.NumWarps = NumWarps;
+  Back.NumStages = NumStages;
+  if (runtime::Status S = driver::checkBackEndOptions(Back, Opts.Tuned); !S)
+    throw std::invalid_argument(S.error());
   Opts.Kernel = Kernel;
   Opts.Debug = Debug;
   for (const auto &D : Defines)
@@ -237,7 +248,9 @@ void bindInterpreter(nb::module_ &M) {
         return Out;
       });
   M.def("compile_for_interpreter", &compileForInterpreter, "name"_a, "text"_a.none(), "defines"_a,
-        "include_dirs"_a, "config"_a.none(), "kernel"_a = "", "debug"_a = false);
+        "include_dirs"_a, "config"_a.none(), "kernel"_a = "", "debug"_a = false, "num_warps"_a = 4,
+        "num_stages"_a = 3, "num_warps_list"_a = std::vector<unsigned>(),
+        "num_stages_list"_a = std::vector<unsigned>());
 }
 
 } // namespace tritonc::python

@@ -482,7 +482,9 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        unsigned NumStages, std::optional<std::string> Arch,
                        std::optional<size_t> Config, bool AllowTF32, bool UseCache,
                        bool TensorCopies, bool TensorStores, const std::string &Kernel, bool Debug,
-                       const std::string &Remarks, int Device, bool Lazy) {
+                       const std::string &Remarks, int Device, bool Lazy,
+                       const std::vector<unsigned> &NumWarpsList,
+                       const std::vector<unsigned> &NumStagesList) {
   driver::DeviceCompileOptions Opts;
   Opts.Front.Kernel = Kernel;
   Opts.Front.Debug = Debug;
@@ -502,7 +504,8 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   Opts.Back.AllowTF32 = AllowTF32;
   Opts.Back.TensorCopies = TensorCopies;
   Opts.Back.TensorStores = TensorStores;
-  if (runtime::Status S = driver::checkBackEndOptions(Opts.Back); !S)
+  Opts.Front.Tuned = {NumWarpsList, NumStagesList};
+  if (runtime::Status S = driver::checkBackEndOptions(Opts.Back, Opts.Front.Tuned); !S)
     throw std::invalid_argument(S.error());
   // For the target and shared memory of the device the kernel will run on;
   // without a CUDA driver (and without arch=) the back end's default target.
@@ -674,7 +677,9 @@ NB_MODULE(_tritonc, m) {
   m.def("compile", &compileKernel, "name"_a, "text"_a.none(), "defines"_a, "include_dirs"_a,
         "num_warps"_a, "num_stages"_a, "arch"_a.none(), "config"_a.none(), "allow_tf32"_a,
         "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false,
-        "remarks"_a = "", "device"_a = 0, "lazy"_a = false);
+        "remarks"_a = "", "device"_a = 0, "lazy"_a = false,
+        "num_warps_list"_a = std::vector<unsigned>(),
+        "num_stages_list"_a = std::vector<unsigned>());
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

@@ -141,11 +141,13 @@ class _KernelBase:
         """{define: value} of the compiled configuration, with num_warps and num_stages."""
         if self._meta is None:
             args = self._compile_args
-            configs = _tritonc.list_configs(args["define_list"])
-            defines, _ = configs[args["config"] or 0]
+            _, warps_list = _back_end_option("num_warps", args["num_warps"])
+            _, stages_list = _back_end_option("num_stages", args["num_stages"])
+            configs = _tritonc.list_configs(args["define_list"], warps_list, stages_list)
+            defines, warps, stages, _ = configs[args["config"] or 0]
             meta = {name: _meta_value(value) for name, value in defines}
-            meta["num_warps"] = meta.pop("TRITONC_NUM_WARPS", args["num_warps"])
-            meta["num_stages"] = meta.pop("TRITONC_NUM_STAGES", args["num_stages"])
+            meta["num_warps"] = args["num_warps"] if warps is None else warps
+            meta["num_stages"] = args["num_stages"] if stages is None else stages
             self._meta = meta
         return self._meta
 
@@ -289,16 +291,16 @@ def _is_file(path_or_source):
     return True
 
 
-def _back_end_option(what, value, define, define_list):
-    """An int option, or a list that joins the tuning space as ``define`` (then
-    the int returned is a placeholder the configuration overrides)."""
+def _back_end_option(what, value):
+    """(value, values) of num_warps or num_stages: an int and no list, or a list (the options'
+    own dimension of the tuning space) and its first value. Only the Python types are checked
+    here; the values are checked by the compiler, as for the command line."""
     if isinstance(value, (list, tuple)):
         if not value:
             raise ValueError(f"{what}: the list is empty")
         ints = [_int_option(what, v) for v in value]
-        define_list.append((define, _define_value(define, ints)))
-        return ints[0]
-    return _int_option(what, value)
+        return ints[0], ints
+    return _int_option(what, value), []
 
 
 def _int_option(what, value):
@@ -309,8 +311,9 @@ def _int_option(what, value):
     except TypeError:
         raise TypeError(f"{what} must be an int or a list of ints, not "
                         f"{type(value).__name__}") from None
-    if not 0 < n < 2**31:
-        raise ValueError(f"{what} must be positive, not {n}")
+    if not 0 <= n < 2**32:
+        # What the compiler's unsigned option can hold; it checks the range itself.
+        raise ValueError(f"{what} must be a non-negative 32-bit int, not {n}")
     return n
 
 
@@ -344,8 +347,10 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     value is a tuning list, and then ``config`` picks the configuration.
     num_warps: 1, 2, 4, 8 or 16. num_stages: software-pipelining depth of loops
     feeding a dot, 1 to 8 (1: no pipelining; sm_90a lowers it to what the shared
-    operand buffers hold). Either may be a list, tuned like a
-    define list (TRITONC_NUM_WARPS, TRITONC_NUM_STAGES; ``config`` picks).
+    operand buffers hold). Either may be a list, tuned like a define list
+    (``config`` picks; the options follow the defines in the configuration
+    order, num_stages fastest); they are options of the back end, never
+    macros the kernel can see.
     arch: "sm_90a" or "sm_80"; None picks the device's target (sm_90a without a
     device). name: the file name shown in diagnostics for source text. cache:
     use the on-disk kernel cache. tma: on sm_90a, fill the shared buffers of
@@ -365,7 +370,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     (None: device 0); the kernel still launches on its tensors' device. lazy: run only
     the front end now and compile each variant when first launched, loaded or asked for
     (the generic one too: ptx, shared_mem), so that back-end errors surface there. Needs
-    no GPU; raises CompileError on errors, ValueError on out-of-range options.
+    no GPU; raises CompileError on errors, ValueError on out-of-range options (checked
+    by the compiler, with the messages of ``tritonc compile``).
     """
     text = None
     if _is_file(path_or_source):
@@ -376,8 +382,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
         text = path_or_source
         path = name or "<source>"
     define_list = [(str(k), _define_value(k, v)) for k, v in (defines or {}).items()]
-    warps = _back_end_option("num_warps", num_warps, "TRITONC_NUM_WARPS", define_list)
-    stages = _back_end_option("num_stages", num_stages, "TRITONC_NUM_STAGES", define_list)
+    warps, warps_list = _back_end_option("num_warps", num_warps)
+    stages, stages_list = _back_end_option("num_stages", num_stages)
     includes = [_os.fspath(d) for d in include_dirs]
     compile_args = dict(path_or_source=path_or_source, defines=dict(defines or {}),
                         num_warps=num_warps, num_stages=num_stages, arch=arch,
@@ -387,13 +393,14 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                         device=device, lazy=lazy, define_list=define_list)
     if _interpret_default() if interpret is None else interpret:
         impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config,
-                                                str(kernel or ""), bool(debug))
+                                                str(kernel or ""), bool(debug), warps, stages,
+                                                warps_list, stages_list)
         return InterpretedKernel(impl, compile_args)
     impl = _tritonc.compile(path, text, define_list, includes, warps, stages, arch, config,
                             bool(allow_tf32), bool(cache), bool(tma), bool(tma_store),
                             str(kernel or ""), bool(debug),
                             "missed" if remarks is True else (remarks or ""),
-                            _device_index(device), bool(lazy))
+                            _device_index(device), bool(lazy), warps_list, stages_list)
     return Kernel(impl, compile_args)
 
 

@@ -60,14 +60,12 @@ class Config:
         return hash(self.describe())
 
 
-def _configs_of_space(define_list) -> List[Config]:
-    """The configurations of a tuning space (define lists, num_warps/num_stages lists)."""
+def _configs_of_space(define_list, warps, warps_list, stages, stages_list) -> List[Config]:
+    """The configurations of a tuning space (define lists, num_warps/num_stages lists; the
+    values warps and stages where they are not tuned)."""
     out = []
-    for defines, _ in _tritonc.list_configs(define_list):
-        d = dict(defines)
-        warps = int(d.pop("TRITONC_NUM_WARPS", 4))
-        stages = int(d.pop("TRITONC_NUM_STAGES", 3))
-        out.append(Config(d, warps, stages))
+    for defines, w, s, _ in _tritonc.list_configs(define_list, warps_list, stages_list):
+        out.append(Config(dict(defines), warps if w is None else w, stages if s is None else s))
     return out
 
 
@@ -119,11 +117,9 @@ class Autotuner:
             # The tuning space of the kernel's own define, num_warps and num_stages lists.
             define_list = [(str(k), _define_value(k, v))
                            for k, v in self._options.get("defines", {}).items()]
-            _back_end_option("num_warps", self._options.get("num_warps", 4),
-                             "TRITONC_NUM_WARPS", define_list)
-            _back_end_option("num_stages", self._options.get("num_stages", 3),
-                             "TRITONC_NUM_STAGES", define_list)
-            configs = _configs_of_space(define_list)
+            warps = _back_end_option("num_warps", self._options.get("num_warps", 4))
+            stages = _back_end_option("num_stages", self._options.get("num_stages", 3))
+            configs = _configs_of_space(define_list, *warps, *stages)
             self._options["defines"] = {}
         if not configs:
             raise ValueError("autotune: no configurations")

@@ -152,16 +152,57 @@ def test_num_stages():
         tritonc.compile(TRANSPOSE, num_stages=[2, 4])
     with pytest.raises(ValueError, match="num_stages must be 1 to 8, not 9"):
         tritonc.compile(TRANSPOSE, num_stages=9)
-    with pytest.raises(ValueError, match="num_stages must be positive, not 0"):
+    # The compiler's check (as for tritonc compile): the same message for 0 as for 9.
+    with pytest.raises(ValueError, match="num_stages must be 1 to 8, not 0"):
         tritonc.compile(TRANSPOSE, num_stages=0)
+    with pytest.raises(ValueError, match="num_stages must be a non-negative 32-bit int, not -1"):
+        tritonc.compile(TRANSPOSE, num_stages=-1)
     with pytest.raises(TypeError, match="num_stages must be an int or a list of ints, not float"):
         tritonc.compile(TRANSPOSE, num_stages=2.5)
     with pytest.raises(TypeError, match="num_stages must be an int or a list of ints, not bool"):
         tritonc.compile(TRANSPOSE, num_stages=True)
-    with pytest.raises(tritonc.CompileError,
-                       match=r"TRITONC_NUM_STAGES=9: expected 1 to 8 pipeline stages "
-                             r"\(configuration 1: TRITONC_NUM_STAGES=9\)"):
-        tritonc.compile(TRANSPOSE, num_stages=[3, 9], config=1)
+    # Every value of a list is checked, whichever configuration is selected.
+    with pytest.raises(ValueError, match=re.escape(
+            "num_stages must be 1 to 8, not 9 (in the list num_stages=[3,9])")):
+        tritonc.compile(TRANSPOSE, num_stages=[3, 9], config=0)
+
+
+SHOWS_OPTIONS = """
+#if defined(TRITONC_NUM_WARPS) || defined(TRITONC_NUM_STAGES)
+__global__ void visible(float *X) { *X = 1.0f; }
+#else
+__global__ void hidden(float *X) { *X = 1.0f; }
+#endif
+"""
+
+
+def test_options_are_not_macros():
+    # num_warps / num_stages reach the back end, never the preprocessor: on the GPU path and on
+    # the interpreter, tuned or not.
+    k = tritonc.compile(SHOWS_OPTIONS, num_warps=[4, 8], num_stages=[2, 4], config=3)
+    assert k.name == "hidden"
+    assert (k.num_warps, k.num_stages) == (8, 4)
+    assert (k.meta["num_warps"], k.meta["num_stages"]) == (8, 4)
+    assert ".reqntid 256, 1, 1" in k.ptx
+    assert tritonc.compile(SHOWS_OPTIONS, num_warps=8, interpret=True).name == "hidden"
+    # The retired macros point to the options.
+    with pytest.raises(tritonc.CompileError, match=re.escape(
+            "-DTRITONC_NUM_WARPS=8 does not set the warp count: use --num-warps=8 "
+            "(num_warps= in Python)")):
+        tritonc.compile(SHOWS_OPTIONS, defines={"TRITONC_NUM_WARPS": 8})
+
+
+def test_option_errors_come_from_the_compiler():
+    # One message per rule, the same as the CLI's and the C++ API's (validateBackendOptions);
+    # the interpreter path checks them too, so that a call valid there is valid on the GPU.
+    for interpret in (False, True):
+        with pytest.raises(ValueError, match=r"^num_warps must be 1, 2, 4, 8 or 16, not 3$"):
+            tritonc.compile(TRANSPOSE, num_warps=3, interpret=interpret)
+        with pytest.raises(ValueError, match=re.escape(
+                "num_warps must be 1, 2, 4, 8 or 16, not 5 (in the list num_warps=[4,5])")):
+            tritonc.compile(TRANSPOSE, num_warps=[4, 5], config=0, interpret=interpret)
+    with pytest.raises(ValueError, match="num_warps: the list is empty"):
+        tritonc.compile(TRANSPOSE, num_warps=[])
 
 
 def test_compile_timings():

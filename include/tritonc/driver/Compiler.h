@@ -12,13 +12,15 @@
 // stage) are caught here and turned into an internal diagnostic that asks for
 // a bug report. Nothing in this library exits or aborts the process.
 //
-// Defines may contain tuning lists (-DTM=[32,64]); their cross product is a
-// configuration space (TuningSpace). A compilation builds one configuration,
-// chosen with CompileOptions::Config; listConfigurations enumerates them.
+// Defines may contain tuning lists (-DTM=[32,64]) and CompileOptions::Tuned
+// lists of back-end options; their cross product is a configuration space
+// (Configurations.h). A compilation builds one configuration, chosen with
+// CompileOptions::Config; listConfigurations enumerates them.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/driver/Configurations.h"
 #include "tritonc/ir/IR.h"
 #include "tritonc/lang/AST.h"
 #include "tritonc/lang/Preprocessor.h"
@@ -68,6 +70,10 @@ struct CompileTimings {
 struct CompileOptions {
   /// -D definitions in command-line order. A bracketed value is a tuning list.
   DefineList Defines;
+  /// Back-end options tuned like -D lists (--num-warps=[4,8]): more
+  /// dimensions of the tuning space, which the preprocessor never sees;
+  /// compileForDevice compiles the selected configuration's values.
+  TunedOptions Tuned;
   /// -I directories searched by #include after the including file's folder.
   std::vector<std::string> IncludeDirs;
   /// Comma-separated pass names; used only when UsePipelineDefault is false.
@@ -179,26 +185,6 @@ CompileResult optimizeIRSource(const std::string &Name, const std::string &Text,
                                const CompileOptions &Opts);
 /// As optimizeIRSource, reading the text from a file.
 CompileResult optimizeIRFile(const std::string &Path, const CompileOptions &Opts);
-
-/// One configuration of a tuning space.
-struct Configuration {
-  /// The complete -D list of this configuration (fixed defines included).
-  DefineList Defines;
-  /// Only the tuned parameters, "TM=32 TN=64" (empty when nothing is tuned).
-  std::string Description;
-};
-
-/// Enumerates the configuration space of Defines (one configuration, with an
-/// empty description, when there is no tuning list). Returns false with the
-/// reason in Error when a list is malformed or the space has more than
-/// TuningSpace::MaxConfigurations configurations.
-bool listConfigurations(const DefineList &Defines, std::vector<Configuration> &Out,
-                        std::string &Error);
-/// As listConfigurations, handing each configuration to Visit in order
-/// instead of collecting them (the listing streams; nothing is kept).
-bool forEachConfiguration(const DefineList &Defines,
-                          const std::function<void(size_t, const Configuration &)> &Visit,
-                          std::string &Error);
 
 /// Runs Body and converts an InternalError or any other exception escaping
 /// it into DiagnosticEngine::internal. Returns false when one was caught.

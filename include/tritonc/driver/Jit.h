@@ -10,7 +10,8 @@
 // compileForDevice runs the first three steps and caches their result in a
 // runtime::KernelCache (memory and $TRITONC_CACHE_DIR). The key covers the
 // preprocessed source (plus the text of every file the preprocessor read),
-// the defines, the front-end pipeline, the back-end options, the
+// the defines, the front-end pipeline, the back-end options (the selected
+// configuration's num_warps and num_stages included), the
 // specialization, the compiler version and the target; a hit skips the front
 // end after preprocessing and the back end entirely, because the kernel's
 // KernelInfo and signature are stored next to the PTX (artifact kind "meta").
@@ -37,20 +38,13 @@
 
 namespace tritonc::driver {
 
-/// Options of a compilation for the GPU: the front end's and the back end's.
-/// The define that sets the warp count per configuration: when the selected
-/// configuration of the defines has TRITONC_NUM_WARPS (e.g. from
-/// `-DTRITONC_NUM_WARPS=[4,8]` or `--num-warps=[4,8]`), it overrides
-/// CodeGenOptions::NumWarps, so num_warps is tuned like any -D list.
-inline constexpr const char *NumWarpsDefine = "TRITONC_NUM_WARPS";
-/// The define that sets the software-pipelining depth per configuration, as
-/// TRITONC_NUM_WARPS does for the warps: it overrides
-/// CodeGenOptions::NumStages (`--num-stages=[3,4]`, `num_stages=[3, 4]`).
-inline constexpr const char *NumStagesDefine = "TRITONC_NUM_STAGES";
 /// The range of CodeGenOptions::NumStages (1: no pipelining).
 inline constexpr unsigned MinNumStages = codegen::MinNumStages;
 inline constexpr unsigned MaxNumStages = codegen::MaxNumStages;
 
+/// Options of a compilation for the GPU: the front end's and the back end's.
+/// Front.Tuned lists of num_warps / num_stages override Back's value with
+/// the selected configuration's (Configurations.h).
 struct DeviceCompileOptions {
   CompileOptions Front;
   codegen::CodeGenOptions Back;
@@ -113,7 +107,7 @@ struct DeviceCompileResult {
   /// The cache key (64 hex digits); empty when uncached.
   std::string CacheKey;
   CacheOutcome Cache = CacheOutcome::Uncached;
-  /// The pipelining depth it was compiled with (TRITONC_NUM_STAGES applied).
+  /// The pipelining depth it was compiled with (a tuned num_stages applied).
   unsigned NumStages = 0;
   /// Time spent in each phase. A cache hit has only Preprocess and Cache;
   /// JitKernel adds Load when it loads the variant into the driver.
@@ -146,11 +140,6 @@ runtime::Expected<ptx::Arch> archForDevice(const runtime::DeviceInfo &Device);
 /// program, unless it is set already (the back end sizes its operand rings
 /// and scratch to it: 99 KB on sm_86/sm_89 cards against 163 KB on the A100).
 void limitSharedMemoryToDevice(const runtime::DeviceInfo &Device, codegen::CodeGenOptions &Back);
-/// Fails unless N is 1, 2, 4, 8 or 16 (codegen::numWarpsError); for one
-/// value of a list. Whole options: checkBackEndOptions (Pipeline.h).
-runtime::Status checkNumWarps(unsigned N);
-/// Fails unless N is in MinNumStages..MaxNumStages (codegen::numStagesError).
-runtime::Status checkNumStages(unsigned N);
 
 /// Compiles Src for the GPU with the given specialization (see
 /// applySpecialization; "" for none), through Cache. Never throws: errors

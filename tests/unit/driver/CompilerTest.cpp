@@ -254,7 +254,7 @@ TEST(Compiler, ListConfigurations) {
   std::vector<Configuration> Configs;
   std::string Error;
   ASSERT_TRUE(
-      listConfigurations({{"TM", "[32,64]"}, {"K", "4"}, {"TN", "[16, 32]"}}, Configs, Error));
+      listConfigurations({{"TM", "[32,64]"}, {"K", "4"}, {"TN", "[16, 32]"}}, {}, Configs, Error));
   ASSERT_EQ(Configs.size(), 4u);
   EXPECT_EQ(Configs[0].Description, "TM=32 TN=16");
   EXPECT_EQ(Configs[1].Description, "TM=32 TN=32");
@@ -262,13 +262,63 @@ TEST(Compiler, ListConfigurations) {
   DefineList Expected = {{"TM", "64"}, {"K", "4"}, {"TN", "16"}};
   EXPECT_EQ(Configs[2].Defines, Expected);
 
-  ASSERT_TRUE(listConfigurations({{"K", "4"}}, Configs, Error));
+  ASSERT_TRUE(listConfigurations({{"K", "4"}}, {}, Configs, Error));
   ASSERT_EQ(Configs.size(), 1u);
   EXPECT_EQ(Configs[0].Description, "");
 
-  EXPECT_FALSE(listConfigurations({{"TM", "[32,"}}, Configs, Error));
+  EXPECT_FALSE(listConfigurations({{"TM", "[32,"}}, {}, Configs, Error));
   EXPECT_NE(Error.find("TM"), std::string::npos);
   EXPECT_TRUE(Configs.empty());
+}
+
+TEST(Compiler, OptionListsAreDimensionsAfterTheDefines) {
+  std::vector<Configuration> Configs;
+  std::string Error;
+  TunedOptions Tuned;
+  Tuned.NumWarps = {4, 8};
+  Tuned.NumStages = {2, 3, 4};
+  ASSERT_TRUE(listConfigurations({{"TM", "[32,64]"}}, Tuned, Configs, Error)) << Error;
+  ASSERT_EQ(Configs.size(), 12u);
+  EXPECT_EQ(Configs[0].Description, "TM=32 num_warps=4 num_stages=2");
+  EXPECT_EQ(Configs[5].Description, "TM=32 num_warps=8 num_stages=4");
+  EXPECT_EQ(Configs[7].Description, "TM=64 num_warps=4 num_stages=3");
+  // The options are fields, never defines.
+  DefineList Expected = {{"TM", "64"}};
+  EXPECT_EQ(Configs[7].Defines, Expected);
+  EXPECT_EQ(Configs[7].NumWarps, 4u);
+  EXPECT_EQ(Configs[7].NumStages, 3u);
+  ASSERT_TRUE(listConfigurations({}, TunedOptions{{16}, {}}, Configs, Error));
+  ASSERT_EQ(Configs.size(), 1u);
+  EXPECT_EQ(Configs[0].Description, "num_warps=16");
+  EXPECT_FALSE(Configs[0].NumStages);
+
+  // --config counts the option lists; without it the front end names them.
+  CompileOptions Opts = withTN("[16,32]");
+  Opts.Tuned.NumWarps = {4, 8};
+  CompileResult Ambiguous = compileSource("add.tc", AddKernel, Opts);
+  EXPECT_NE(Ambiguous.formattedDiagnostics().find(
+                "the tuning lists TN, num_warps define 4 configurations"),
+            std::string::npos)
+      << Ambiguous.formattedDiagnostics();
+  Opts.Config = 3;
+  EXPECT_TRUE(compileSource("add.tc", AddKernel, Opts).ok());
+  Opts.Config = 4;
+  EXPECT_NE(compileSource("add.tc", AddKernel, Opts)
+                .formattedDiagnostics()
+                .find("configuration 4 does not exist: the tuning space has 4 configurations"),
+            std::string::npos);
+
+  // The retired macros are errors that name the option to use instead.
+  CompileOptions Retired = withTN("16");
+  Retired.Defines.emplace_back("TRITONC_NUM_STAGES", "[3,4]");
+  CompileResult R = compileSource("add.tc", AddKernel, Retired);
+  EXPECT_NE(R.formattedDiagnostics().find(
+                "-DTRITONC_NUM_STAGES=[3,4] does not set the pipelining depth: use "
+                "--num-stages=[3,4] (num_stages= in Python)"),
+            std::string::npos)
+      << R.formattedDiagnostics();
+  EXPECT_FALSE(listConfigurations({{"TRITONC_NUM_WARPS", "4"}}, {}, Configs, Error));
+  EXPECT_NE(Error.find("--num-warps=4"), std::string::npos) << Error;
 }
 
 TEST(Compiler, RunGuardedCatchesEverything) {

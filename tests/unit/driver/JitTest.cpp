@@ -103,8 +103,12 @@ TEST(JitCache, EveryInputOfTheKeyMisses) {
   Warps.Back.NumWarps = 8;
   DeviceCompileOptions Stages = defaultOptions();
   Stages.Back.NumStages = 4;
-  DeviceCompileOptions StagesDefine = defaultOptions();
-  StagesDefine.Front.Defines.emplace_back(NumStagesDefine, "2");
+  DeviceCompileOptions StagesList = defaultOptions();
+  StagesList.Front.Tuned.NumStages = {2, 3};
+  StagesList.Front.Config = 1; // num_stages=3, the default: the list itself changes the key.
+  DeviceCompileOptions WarpsList = defaultOptions();
+  WarpsList.Front.Tuned.NumWarps = {2, 8};
+  WarpsList.Front.Config = 1;
   DeviceCompileOptions Arch = defaultOptions();
   Arch.Back.Arch = Arch.Back.Arch == ptx::Arch::SM90a ? ptx::Arch::SM80 : ptx::Arch::SM90a;
   DeviceCompileOptions Passes = defaultOptions();
@@ -120,7 +124,8 @@ TEST(JitCache, EveryInputOfTheKeyMisses) {
       {"define", Define, "", runtime::CacheKeyInputs::compilerVersion()},
       {"num_warps", Warps, "", runtime::CacheKeyInputs::compilerVersion()},
       {"num_stages", Stages, "", runtime::CacheKeyInputs::compilerVersion()},
-      {"TRITONC_NUM_STAGES", StagesDefine, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"num_stages list", StagesList, "", runtime::CacheKeyInputs::compilerVersion()},
+      {"num_warps list", WarpsList, "", runtime::CacheKeyInputs::compilerVersion()},
       {"arch", Arch, "", runtime::CacheKeyInputs::compilerVersion()},
       {"pipeline", Passes, "", runtime::CacheKeyInputs::compilerVersion()},
       {"specialization", defaultOptions(), "DDDDNN", runtime::CacheKeyInputs::compilerVersion()},
@@ -145,7 +150,10 @@ TEST(JitCache, EveryInputOfTheKeyMisses) {
   DeviceCompileResult S = compileTranspose(Warm, Stages);
   EXPECT_EQ(S.Cache, CacheOutcome::Hit);
   EXPECT_EQ(S.NumStages, 4u);
-  EXPECT_EQ(compileTranspose(Warm, StagesDefine).NumStages, 2u);
+  EXPECT_EQ(compileTranspose(Warm, StagesList).NumStages, 3u);
+  EXPECT_EQ(compileTranspose(Warm, WarpsList).Info.NumWarps, 8u);
+  StagesList.Front.Config = 0;
+  EXPECT_EQ(compileTranspose(Warm, StagesList).NumStages, 2u);
   EXPECT_EQ(Base.NumStages, 3u);
 
   // And the unchanged compilation still hits.
@@ -323,7 +331,8 @@ TEST(JitOptions, OneValidationAndOneTargetSelection) {
   DeviceCompileOptions Opts;
   Opts.Back = Back;
   EXPECT_EQ(compileForDevice(KernelSource::file(Transpose), Opts).Diagnostics,
-            "error: the shared memory per program must be 16384 to 1048576 bytes, not 100\n");
+            "tritonc: error: the shared memory per program must be 16384 to 1048576 bytes, not "
+            "100\n");
 
   runtime::DeviceInfo A100;
   A100.Name = "A100";
@@ -352,11 +361,16 @@ TEST(JitOptions, ArchAndNumWarps) {
   EXPECT_EQ(*parseArch("sm_90a"), ptx::Arch::SM90a);
   EXPECT_EQ(*parseArch("sm_80"), ptx::Arch::SM80);
   EXPECT_EQ(parseArch("sm_90").error(), "unknown target 'sm_90': expected sm_90a or sm_80");
+  auto Warps = [](unsigned N) {
+    codegen::CodeGenOptions Back;
+    Back.NumWarps = N;
+    return checkBackEndOptions(Back);
+  };
   for (unsigned N : {1u, 2u, 4u, 8u, 16u})
-    EXPECT_TRUE(checkNumWarps(N).isOk()) << N;
+    EXPECT_TRUE(Warps(N).isOk()) << N;
   for (unsigned N : {0u, 3u, 32u})
-    EXPECT_FALSE(checkNumWarps(N).isOk()) << N;
-  EXPECT_EQ(checkNumWarps(3).error(), "num_warps must be 1, 2, 4, 8 or 16, not 3");
+    EXPECT_FALSE(Warps(N).isOk()) << N;
+  EXPECT_EQ(Warps(3).error(), "num_warps must be 1, 2, 4, 8 or 16, not 3");
 
   runtime::DeviceInfo H100;
   H100.Name = "H100";
@@ -413,40 +427,89 @@ TEST(JitOptions, SharedMemoryLimit) {
 }
 
 TEST(JitOptions, NumStages) {
+  auto Stages = [](unsigned N) {
+    codegen::CodeGenOptions Back;
+    Back.NumStages = N;
+    return checkBackEndOptions(Back);
+  };
   for (unsigned N = MinNumStages; N <= MaxNumStages; ++N)
-    EXPECT_TRUE(checkNumStages(N).isOk()) << N;
-  EXPECT_EQ(checkNumStages(0).error(), "num_stages must be 1 to 8, not 0");
-  EXPECT_FALSE(checkNumStages(9).isOk());
+    EXPECT_TRUE(Stages(N).isOk()) << N;
+  EXPECT_EQ(Stages(0).error(), "num_stages must be 1 to 8, not 0");
+  EXPECT_FALSE(Stages(9).isOk());
 
   DeviceCompileOptions Bad;
   Bad.Back.NumStages = 9;
   DeviceCompileResult R = compileForDevice(KernelSource::file(Transpose), Bad);
   EXPECT_FALSE(R.ok());
-  EXPECT_EQ(R.Diagnostics, "error: num_stages must be 1 to 8, not 9\n");
+  EXPECT_EQ(R.Diagnostics, "tritonc: error: num_stages must be 1 to 8, not 9\n");
 
-  // The define overrides the option per configuration; a bad value names the
-  // configuration it comes from.
+  // A tuned list overrides the option per configuration; every value of a
+  // list is checked, whichever configuration is compiled.
   DeviceCompileOptions Listed;
   Listed.Front.Defines.emplace_back("TM", "[32,64]");
-  Listed.Front.Defines.emplace_back(NumStagesDefine, "[1,4,0]");
-  Listed.Front.Config = 4; // TM=64, TRITONC_NUM_STAGES=4
+  Listed.Front.Tuned.NumStages = {1, 4, 0};
+  Listed.Front.Config = 4; // TM=64, num_stages=4
+  DeviceCompileResult Zero = compileForDevice(KernelSource::file(Transpose), Listed);
+  EXPECT_FALSE(Zero.ok());
+  EXPECT_EQ(Zero.Diagnostics,
+            "tritonc: error: num_stages must be 1 to 8, not 0 (in the list num_stages=[1,4,0])\n");
+  Listed.Front.Tuned.NumStages = {1, 4};
+  Listed.Front.Config = 3; // TM=64, num_stages=4
   DeviceCompileResult Four = compileForDevice(KernelSource::file(Transpose), Listed);
   ASSERT_TRUE(Four.ok()) << Four.Diagnostics;
   EXPECT_EQ(Four.NumStages, 4u);
-  Listed.Front.Config = 5;
-  DeviceCompileResult Zero = compileForDevice(KernelSource::file(Transpose), Listed);
-  EXPECT_FALSE(Zero.ok());
-  EXPECT_EQ(Zero.Diagnostics, "error: TRITONC_NUM_STAGES=0: expected 1 to 8 pipeline stages "
-                              "(configuration 5: TM=64 TRITONC_NUM_STAGES=0)\n");
-  DeviceCompileOptions Text;
-  Text.Front.Defines.emplace_back(NumStagesDefine, "three");
-  EXPECT_EQ(compileForDevice(KernelSource::file(Transpose), Text).Diagnostics,
-            "error: TRITONC_NUM_STAGES=three: expected 1 to 8 pipeline stages\n");
-  // The warps define keeps its message.
   DeviceCompileOptions Warps;
-  Warps.Front.Defines.emplace_back(NumWarpsDefine, "3");
+  Warps.Front.Tuned.NumWarps = {3};
   EXPECT_EQ(compileForDevice(KernelSource::file(Transpose), Warps).Diagnostics,
-            "error: TRITONC_NUM_WARPS=3: expected 1, 2, 4, 8 or 16 warps\n");
+            "tritonc: error: num_warps must be 1, 2, 4, 8 or 16, not 3 (in the list "
+            "num_warps=[3])\n");
+}
+
+TEST(JitOptions, TunedWarpsReachTheBackEndNotThePreprocessor) {
+  // The kernel would change its name if the preprocessor saw the option.
+  const char *Source = "#ifdef TRITONC_NUM_WARPS\n"
+                       "__global__ void visible(float *X) { *X = 1.0f; }\n"
+                       "#else\n"
+                       "__global__ void hidden(float *X) { *X = 1.0f; }\n"
+                       "#endif\n";
+  DeviceCompileOptions Opts;
+  Opts.Front.Tuned.NumWarps = {4, 8};
+  Opts.Front.Config = 1;
+  DeviceCompileResult R = compileForDevice(KernelSource::text("warps.tc", Source), Opts);
+  ASSERT_TRUE(R.ok()) << R.Diagnostics;
+  EXPECT_EQ(R.Info.Name, "hidden");
+  EXPECT_EQ(R.Info.NumWarps, 8u);
+  // The retired macro is an error that points to the option.
+  DeviceCompileOptions Define;
+  Define.Front.Defines.emplace_back("TRITONC_NUM_WARPS", "8");
+  DeviceCompileResult D = compileForDevice(KernelSource::text("warps.tc", Source), Define);
+  EXPECT_FALSE(D.ok());
+  EXPECT_NE(D.Diagnostics.find("error: -DTRITONC_NUM_WARPS=8 does not set the warp count: use "
+                               "--num-warps=8 (num_warps= in Python)"),
+            std::string::npos)
+      << D.Diagnostics;
+}
+
+TEST(JitOptions, OneValidationReportsEveryInvalidOption) {
+  codegen::CodeGenOptions Back;
+  Back.MaxSharedBytes = 100;
+  TunedOptions Tuned;
+  Tuned.NumWarps = {4, 5};
+  Tuned.NumStages = {9};
+  SourceManager SM;
+  DiagnosticEngine Diags(SM);
+  EXPECT_FALSE(validateBackendOptions(Back, Tuned, Diags));
+  ASSERT_EQ(Diags.diagnostics().size(), 3u);
+  EXPECT_EQ(Diags.diagnostics()[0].Message,
+            "the shared memory per program must be 16384 to 1048576 bytes, not 100");
+  EXPECT_EQ(Diags.diagnostics()[1].Message,
+            "num_warps must be 1, 2, 4, 8 or 16, not 5 (in the list num_warps=[4,5])");
+  EXPECT_EQ(Diags.diagnostics()[2].Message,
+            "num_stages must be 1 to 8, not 9 (in the list num_stages=[9])");
+  EXPECT_FALSE(Diags.diagnostics()[0].Range.Begin.isValid());
+  EXPECT_EQ(checkBackEndOptions(codegen::CodeGenOptions(), Tuned).error(),
+            "num_warps must be 1, 2, 4, 8 or 16, not 5 (in the list num_warps=[4,5]); "
+            "num_stages must be 1 to 8, not 9 (in the list num_stages=[9])");
 }
 
 TEST(JitTimings, PhasesOfAMissAndAHit) {
