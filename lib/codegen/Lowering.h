@@ -443,6 +443,9 @@ public:
                              AsyncRing &Ring, std::string &Why, const ir::Instruction *&At);
   /// Why Load's vectors are narrower than 4 bytes, in words (for remarks).
   std::string whyNarrowVectors(const ir::Instruction &Load, unsigned ElemBytes) const;
+  /// The cp.async.wait_group count of Dot, whose rings are DotRings.
+  unsigned cpAsyncWaitCount(const ir::Instruction &Dot, const std::vector<unsigned> &DotRings,
+                            const ir::DominatorTree &DT) const;
   /// Reports why dot operand OperandIdx gets no asynchronous copies.
   void remarkNotAsync(const ir::Instruction &At, unsigned OperandIdx, const std::string &Why);
   /// Reports the cp.async rings, and the dots that wait for all their
@@ -708,9 +711,6 @@ private:
   std::map<std::tuple<const ir::Value *, unsigned, bool>, uint64_t> GlobalKeys;
   std::optional<bool> OneGlobalClass;
   unsigned CurrentBlock = 0;
-  /// Whether planTensorCopies reset every cp.async wait count to 0 because
-  /// some rings use bulk tensor copies and others cp.async (for remarks).
-  bool WaitsResetByMixedRings = false;
   /// The instruction being lowered (where remarks about its operands point).
   const ir::Instruction *CurrentInst = nullptr;
   /// Reports that V is converted between layouts through shared memory.
