@@ -528,11 +528,8 @@ void FunctionLowering::remarkRings() {
     }
 }
 
-/// The blocks reached from Start (included) along successors (Forward) or
-/// predecessors, not going on past Stop.
-static std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
-                                                        bool Forward,
-                                                        const ir::BasicBlock *Stop = nullptr) {
+std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
+                                                 bool Forward, const ir::BasicBlock *Stop) {
   std::set<const ir::BasicBlock *> Seen(Start.begin(), Start.end());
   while (!Start.empty()) {
     const ir::BasicBlock *BB = Start.back();
@@ -622,7 +619,7 @@ void FunctionLowering::markBlocksAfterScratchOverRings() {
   // that one separated them already. Marking every block reachable from
   // scratch would put a fence and a barrier into each iteration of a loop
   // nested in one whose body uses scratch (a persistent kernel's epilogue).
-  std::set<const ir::BasicBlock *> CopyBlocks;
+  std::set<const ir::BasicBlock *> CopyBlocks = ExplicitCopyBlocks;
   for (const auto &[I, Id] : AsyncOf)
     if (I->getOpcode() != Opcode::Phi)
       CopyBlocks.insert(I->getParent());
