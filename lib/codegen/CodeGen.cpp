@@ -231,37 +231,28 @@ std::string gatherCopiedAsynchronously(const ir::Instruction &Load) {
 }
 
 /// The back end's answer to async-rings about a dot operand load
-/// (AsyncRingsTarget::CopyFilter), from the analyses the lowering would run
-/// on the function as it is then: "" when the load's access plan gives each
-/// thread vectors of 4 bytes or more (cp.async copies 4, 8 or 16) and, for a
-/// wgmma operand on sm_90a with TMA on, its address is not a box of one
-/// tensor that a tensor map can describe (AsyncCopies.cpp, TensorCopies.cpp).
-/// The analyses are kept for the function last asked about: the pass asks
-/// only about loads that were there before it rewrote anything.
+/// (AsyncRingsTarget::CopyFilter): "" when the access plan its layout
+/// assignment gives the load (on the function as it is then) has vectors of
+/// 4 bytes or more, which cp.async copies (AsyncCopies.cpp). The analyses
+/// are kept for the function last asked about: the pass asks only about
+/// loads that were there before it rewrote anything.
 class ExplicitRingCopies {
 public:
   explicit ExplicitRingCopies(const CodeGenOptions &Options) : Options(Options) {}
 
-  std::string operator()(const ir::Instruction &Load, bool Wgmma) {
+  std::string operator()(const ir::Instruction &Load) {
     const ir::Function &F = *Load.getParent()->getParent();
     if (Of != &F) {
       Of = &F;
       AI = std::make_unique<analysis::AxisInfoAnalysis>(F);
       LA = std::make_unique<LayoutAssignment>(F, *AI, Options.NumWarps, /*HasMmaV2=*/true,
                                               Options.AllowTF32, Options.Arch == ptx::Arch::SM90a);
-      DT = std::make_unique<ir::DominatorTree>(F);
-      Affine = std::make_unique<analysis::AffineAccessAnalysis>(F, *DT);
     }
-    unsigned Bytes = memBytesOf(Load.getType()->getScalarType());
-    unsigned Vector = LA->accessOf(&Load).Vec * Bytes;
+    unsigned Vector = LA->accessOf(&Load).Vec * memBytesOf(Load.getType()->getScalarType());
     if (Vector < 4)
       return "each thread reads " + std::to_string(Vector) +
              "-byte vectors, and cp.async copies 4, 8 or 16 bytes (the pointers are not known to "
              "be contiguous and aligned, or the mask may change from one element to the next)";
-    if (Wgmma && Options.Arch == ptx::Arch::SM90a && Options.TensorCopies)
-      if (std::optional<analysis::TensorAccess> TA = Affine->tensorAccessOf(Load);
-          TA && tensorMapAligned(*TA, Bytes, *AI, *Affine))
-        return "the back end fills this wgmma operand's ring with bulk tensor copies (TMA)";
     return "";
   }
 
@@ -270,8 +261,6 @@ private:
   const ir::Function *Of = nullptr;
   std::unique_ptr<analysis::AxisInfoAnalysis> AI;
   std::unique_ptr<LayoutAssignment> LA;
-  std::unique_ptr<ir::DominatorTree> DT;
-  std::unique_ptr<analysis::AffineAccessAnalysis> Affine;
 };
 
 /// async-rings as the back end runs it (--explicit-rings): its target facts.
@@ -282,9 +271,7 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
-  Target.CopyFilter = [Copies](const ir::Instruction &Load, bool Wgmma) {
-    return (*Copies)(Load, Wgmma);
-  };
+  Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
   return transform::createAsyncRingsPass(std::move(Target));
 }
 

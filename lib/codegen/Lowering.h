@@ -107,15 +107,6 @@ inline uint64_t ringBudget(const CodeGenOptions &Options) {
   return std::min<uint64_t>(192 * 1024, Limit > 8 * 1024 ? Limit - 8 * 1024 : 0);
 }
 
-/// The largest power of two known to divide P's value (AxisInfo of its
-/// atoms), and whether TA's base and row stride are multiples of 16 bytes,
-/// as a tensor map needs (TensorCopies.cpp).
-int64_t knownPow2Divisor(const analysis::Poly &P, const analysis::AxisInfoAnalysis &AI,
-                         const analysis::AffineAccessAnalysis &Affine);
-bool tensorMapAligned(const analysis::TensorAccess &TA, unsigned ElemBytes,
-                      const analysis::AxisInfoAnalysis &AI,
-                      const analysis::AffineAccessAnalysis &Affine);
-
 /// The blocks reached from Start (included) along successors (Forward) or
 /// predecessors, not going on past Stop.
 std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,

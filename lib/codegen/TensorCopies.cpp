@@ -92,33 +92,22 @@ void FunctionLowering::ensureAffineAccess() {
   Affine = std::make_unique<analysis::AffineAccessAnalysis>(F, *DomTree);
 }
 
-int64_t knownPow2Divisor(const Poly &P, const analysis::AxisInfoAnalysis &AI,
-                         const analysis::AffineAccessAnalysis &Affine) {
+int64_t FunctionLowering::knownPow2Divisor(const analysis::Poly &P) const {
   int64_t Divisor = 0;
   for (const auto &[M, C] : P.terms()) {
     int64_t D = analysis::largestPow2Divisor(C);
     for (unsigned A : M)
-      D = std::min<int64_t>(D * AI.get(Affine.atomValue(A)).Divisibility[0],
+      D = std::min<int64_t>(D * AI.get(Affine->atomValue(A)).Divisibility[0],
                             analysis::MaxDivisibility);
     Divisor = std::gcd(Divisor, D);
   }
   return Divisor;
 }
 
-bool tensorMapAligned(const TensorAccess &TA, unsigned ElemBytes,
-                      const analysis::AxisInfoAnalysis &AI,
-                      const analysis::AffineAccessAnalysis &Affine) {
+bool FunctionLowering::tensorMapAligned(const TensorAccess &TA, unsigned ElemBytes) {
   // The engine wants a 16-byte aligned base and 16-byte multiples as strides.
   return AI.get(TA.Base).Divisibility[0] >= 16 &&
-         knownPow2Divisor(TA.OuterStride, AI, Affine) * ElemBytes % 16 == 0;
-}
-
-int64_t FunctionLowering::knownPow2Divisor(const analysis::Poly &P) const {
-  return codegen::knownPow2Divisor(P, AI, *Affine);
-}
-
-bool FunctionLowering::tensorMapAligned(const TensorAccess &TA, unsigned ElemBytes) {
-  return codegen::tensorMapAligned(TA, ElemBytes, AI, *Affine);
+         knownPow2Divisor(TA.OuterStride) * ElemBytes % 16 == 0;
 }
 
 TensorMapSpec FunctionLowering::tensorMapSpecOf(const TensorAccess &TA, Ty Elem,

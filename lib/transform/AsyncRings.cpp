@@ -148,29 +148,21 @@ std::string RingBuilder::checkTarget() {
       return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
                               "end's own rings fold into the slot layout");
     const Type *T = C.Refill->getType();
-    unsigned Contig = C.Shared->getOrder()[0];
-    int64_t RowBytes = T->getShape()[Contig] * T->getScalarSizeInBytes();
     // The back end's own wgmma rings keep the MMAs in flight into the next
     // iteration (wgmma.wait_group 1, a slot more with several warpgroups);
     // GPU-level IR does not say that yet, and waiting for them every
-    // iteration would be slower.
+    // iteration would be slower. (Admitting wgmma dots also needs slots of
+    // one swizzle row and the choice of bulk tensor copies in CopyFilter.)
     if (Plan.Kind == analysis::DotKind::Wgmma)
       return refuse(C.Dot, "wgmma dots keep their MMAs in flight across iterations only in the "
                            "back end's own rings");
-    if (Plan.Kind == analysis::DotKind::Wgmma && RowBytes != C.Shared->getSwizzleBytes())
-      return refuse(C.Refill,
-                    "wgmma reads a slot through its descriptors only where a slot row is "
-                    "one swizzle row (32, 64 or 128 bytes), and this operand's rows are " +
-                        std::to_string(RowBytes) + " bytes");
-    if (Plan.Kind == analysis::DotKind::MmaV2 && Contig != 1)
+    if (C.Shared->getOrder()[0] != 1)
       return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
                               "this operand's loads are contiguous along its first dimension");
-    bool Wgmma = Plan.Kind == analysis::DotKind::Wgmma;
     std::vector<Instruction *> Loads = C.Initial;
     Loads.push_back(C.Refill);
     for (Instruction *Load : Loads)
-      if (std::string Why = Target->CopyFilter ? Target->CopyFilter(*Load, Wgmma) : "";
-          !Why.empty())
+      if (std::string Why = Target->CopyFilter ? Target->CopyFilter(*Load) : ""; !Why.empty())
         return refuse(Load, Why);
     Bytes += slotBytes(T, C.Shared) * (D + 1);
   }

@@ -45,10 +45,10 @@
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
 // or whose explicit form it does not lower as well as its own planner
-// (dots on FMA units or tf32, operands under `trans`, wgmma operands whose
-// slot rows are not one swizzle row, operands that bulk tensor copies fill,
-// copies narrower than 4 bytes, rings over the shared-memory budget); those
-// loops stay with the back end's planner (AsyncCopies.cpp).
+// (dots on FMA units or tf32, wgmma dots, whose MMAs only the planner's
+// rings keep in flight, operands under `trans`, copies narrower than 4
+// bytes, rings over the shared-memory budget); those loops stay with the
+// back end's planner (AsyncCopies.cpp).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -73,10 +73,8 @@ struct AsyncRingsTarget {
   /// Bytes of shared memory all rings of a function may take.
   uint64_t RingBudget = 0;
   /// "" when the back end lowers a cp_async of Load's pointers with copies
-  /// of 4 bytes or more and, for an operand of a wgmma dot (Wgmma), would
-  /// not fill its ring with bulk tensor copies instead; otherwise why not,
-  /// in a kernel author's words.
-  std::function<std::string(const ir::Instruction &Load, bool Wgmma)> CopyFilter;
+  /// of 4 bytes or more; otherwise why not, in a kernel author's words.
+  std::function<std::string(const ir::Instruction &Load)> CopyFilter;
 };
 
 class AsyncRingsPass : public Pass {
