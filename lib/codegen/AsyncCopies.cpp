@@ -44,12 +44,13 @@
 // barrier of iteration i: the MMAs of i - 2 are done everywhere before any
 // thread copies. (wait_group 2 would leave those of i - 2 running.)
 //
-// Wait counts. Every load is its own commit group. When the loop body holds,
+// Wait counts. Every cp.async load is its own commit group (bulk tensor
+// copies complete on mbarriers and commit none). When the loop body holds,
 // after the dot, one load per component and the preheader issued the first
 // D operands iteration by iteration, then at the dot of iteration i the
 // groups committed after iteration i's are those of the next D - 1
-// iterations: N = (loads per iteration) (D - 1). Anything else waits for all
-// groups (N = 0), which is always correct.
+// iterations: N = (cp.async loads per iteration) (D - 1). Anything else waits
+// for all groups (N = 0), which is always correct.
 //
 //===----------------------------------------------------------------------===//
 
@@ -358,70 +359,12 @@ void FunctionLowering::planAsyncCopies() {
     }
     RingsOfDot[Dot] = std::move(DotRings);
   }
-  // Wait counts and in-flight MMAs, once every ring is known.
+  // In-flight MMAs, once every ring is known; the wait counts once the
+  // bulk tensor copies are planned (they commit no cp.async groups).
   for (const Instruction *Dot : Dots) {
     const std::vector<unsigned> &DotRings = RingsOfDot[Dot];
-    // The wait count (see the file comment); 0 unless the shape is exact.
-    unsigned Wait = 0;
-    std::vector<std::vector<const Instruction *>> Pre;
-    std::vector<const Instruction *> Body;
-    bool Chains = !DotRings.empty();
-    for (unsigned Id : DotRings) {
-      // The dot operand (under a folded trans) that belongs to ring Id.
-      const ir::Value *Operand = nullptr;
-      for (unsigned Idx = 0; Idx < 2; ++Idx)
-        if (auto [Member, RingId] = ringOperand(*Dot, Idx); Member && RingId == Id)
-          Operand = Member;
-      std::vector<const Instruction *> PreLoads;
-      const Instruction *BodyLoad = nullptr;
-      if (!walkChain(Operand, DT, PreLoads, BodyLoad) || PreLoads.empty() ||
-          BodyLoad->getParent() != Dot->getParent())
-        Chains = false;
-      Pre.push_back(PreLoads);
-      Body.push_back(BodyLoad);
-    }
-    unsigned D = Chains ? static_cast<unsigned>(Pre[0].size()) : 0;
-    for (size_t C = 0; Chains && C < Pre.size(); ++C)
-      Chains = Pre[C].size() == D;
-    if (Chains) {
-      // Async loads of the dot's block: all after the dot, one per ring.
-      const ir::BasicBlock *BB = Dot->getParent();
-      unsigned PerIteration = 0;
-      bool AfterDot = false;
-      for (const auto &I : BB->instructions()) {
-        if (I.get() == Dot)
-          AfterDot = true;
-        else if (AsyncOf.count(I.get()) && I->getOpcode() != Opcode::Phi) {
-          Chains = Chains && AfterDot;
-          ++PerIteration;
-        }
-      }
-      Chains = Chains && PerIteration == Body.size();
-      // And no other ring loads anywhere (their commit groups would count).
-      size_t AllLoads = 0;
-      for (const auto &[I, Id] : AsyncOf)
-        AllLoads += I->getOpcode() != Opcode::Phi;
-      Chains = Chains && AllLoads == static_cast<size_t>(PerIteration) * (D + 1);
-      // The preheader loads, iteration by iteration, in one block.
-      std::map<const Instruction *, size_t> Pos;
-      if (Chains) {
-        const ir::BasicBlock *PreBB = Pre[0][0]->getParent();
-        size_t N = 0;
-        for (const auto &I : PreBB->instructions())
-          Pos[I.get()] = N++;
-        for (size_t J = 0; Chains && J < D; ++J)
-          for (const auto &P : Pre) {
-            Chains = Chains && Pos.count(P[J]);
-            for (size_t J2 = J + 1; Chains && J2 < D; ++J2)
-              for (const auto &P2 : Pre)
-                Chains = Chains && Pos.count(P2[J2]) && Pos.at(P[J]) < Pos.at(P2[J2]);
-          }
-      }
-      if (Chains && D >= 1)
-        Wait = PerIteration * (D - 1);
-    }
     if (!DotRings.empty())
-      DotWaits[Dot] = Wait;
+      DotWaits[Dot] = 0;
 
     // Both operands in rings and the accumulator carried by a loop phi: the
     // MMAs may stay in flight into the next iteration (LowerWgmma.cpp),
@@ -463,7 +406,86 @@ void FunctionLowering::planAsyncCopies() {
   markRingLiveBlocks(DT);
   markBlocksAfterScratchOverRings();
   planTensorCopies();
+  for (auto &[Dot, Wait] : DotWaits)
+    Wait = cpAsyncWaitCount(*Dot, RingsOfDot[Dot], DT);
   remarkRings();
+}
+
+/// The cp.async.wait_group count of Dot (see the file comment): 0 unless
+/// the loop has the exact pipelined shape. Only cp.async rings count: the
+/// bulk tensor copies of the other rings complete on mbarriers and commit no
+/// groups, so a dot with one ring of each kind (conv_nhwc: A by cp.async, B
+/// by TMA) still waits for just its own iteration's copies.
+unsigned FunctionLowering::cpAsyncWaitCount(const Instruction &Dot,
+                                            const std::vector<unsigned> &DotRingIds,
+                                            const ir::DominatorTree &DT) const {
+  std::vector<unsigned> DotRings;
+  for (unsigned Id : DotRingIds)
+    if (Rings[Id].TensorMap < 0)
+      DotRings.push_back(Id);
+  auto IsCopy = [&](const Instruction *I) {
+    auto It = AsyncOf.find(I);
+    return It != AsyncOf.end() && I->getOpcode() != Opcode::Phi && Rings[It->second].TensorMap < 0;
+  };
+  unsigned Wait = 0;
+  std::vector<std::vector<const Instruction *>> Pre;
+  std::vector<const Instruction *> Body;
+  bool Chains = !DotRings.empty();
+  for (unsigned Id : DotRings) {
+    // The dot operand (under a folded trans) that belongs to ring Id.
+    const ir::Value *Operand = nullptr;
+    for (unsigned Idx = 0; Idx < 2; ++Idx)
+      if (auto [Member, RingId] = ringOperand(Dot, Idx); Member && RingId == Id)
+        Operand = Member;
+    std::vector<const Instruction *> PreLoads;
+    const Instruction *BodyLoad = nullptr;
+    if (!walkChain(Operand, DT, PreLoads, BodyLoad) || PreLoads.empty() ||
+        BodyLoad->getParent() != Dot.getParent())
+      Chains = false;
+    Pre.push_back(PreLoads);
+    Body.push_back(BodyLoad);
+  }
+  unsigned D = Chains ? static_cast<unsigned>(Pre[0].size()) : 0;
+  for (size_t C = 0; Chains && C < Pre.size(); ++C)
+    Chains = Pre[C].size() == D;
+  if (Chains) {
+    // Async loads of the dot's block: all after the dot, one per ring.
+    const ir::BasicBlock *BB = Dot.getParent();
+    unsigned PerIteration = 0;
+    bool AfterDot = false;
+    for (const auto &I : BB->instructions()) {
+      if (I.get() == &Dot)
+        AfterDot = true;
+      else if (IsCopy(I.get())) {
+        Chains = Chains && AfterDot;
+        ++PerIteration;
+      }
+    }
+    Chains = Chains && PerIteration == Body.size();
+    // And no other ring loads anywhere (their commit groups would count).
+    size_t AllLoads = 0;
+    for (const auto &[I, Id] : AsyncOf)
+      AllLoads += IsCopy(I);
+    Chains = Chains && AllLoads == static_cast<size_t>(PerIteration) * (D + 1);
+    // The preheader loads, iteration by iteration, in one block.
+    std::map<const Instruction *, size_t> Pos;
+    if (Chains) {
+      const ir::BasicBlock *PreBB = Pre[0][0]->getParent();
+      size_t N = 0;
+      for (const auto &I : PreBB->instructions())
+        Pos[I.get()] = N++;
+      for (size_t J = 0; Chains && J < D; ++J)
+        for (const auto &P : Pre) {
+          Chains = Chains && Pos.count(P[J]);
+          for (size_t J2 = J + 1; Chains && J2 < D; ++J2)
+            for (const auto &P2 : Pre)
+              Chains = Chains && Pos.count(P2[J2]) && Pos.at(P[J]) < Pos.at(P2[J2]);
+        }
+    }
+    if (Chains && D >= 1)
+      Wait = PerIteration * (D - 1);
+  }
+  return Wait;
 }
 
 void FunctionLowering::remarkNotAsync(const Instruction &At, unsigned OperandIdx,
@@ -500,21 +522,14 @@ void FunctionLowering::remarkRings() {
         remark(RemarkKind::Missed, "async-copy", Dot,
                "the dot waits for all of its operands' asynchronous copies every iteration "
                "(cp.async.wait_group 0), so loads are not overlapped with MMAs: " +
-                   std::string(WaitsResetByMixedRings
-                                   ? "some rings of the kernel are filled by bulk tensor copies "
-                                     "and others by cp.async, whose groups cannot be counted "
-                                     "together"
-                                   : "the loop is not in the pipelined shape (one load per "
-                                     "operand after the dot in the loop body and num_stages - 1 "
-                                     "of each before the loop)"));
+                   std::string("the loop is not in the pipelined shape (one load per "
+                               "operand after the dot in the loop body and num_stages - 1 of "
+                               "each before the loop)"));
     }
 }
 
-/// The blocks reached from Start (included) along successors (Forward) or
-/// predecessors, not going on past Stop.
-static std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
-                                                        bool Forward,
-                                                        const ir::BasicBlock *Stop = nullptr) {
+std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
+                                                 bool Forward, const ir::BasicBlock *Stop) {
   std::set<const ir::BasicBlock *> Seen(Start.begin(), Start.end());
   while (!Start.empty()) {
     const ir::BasicBlock *BB = Start.back();
@@ -604,7 +619,7 @@ void FunctionLowering::markBlocksAfterScratchOverRings() {
   // that one separated them already. Marking every block reachable from
   // scratch would put a fence and a barrier into each iteration of a loop
   // nested in one whose body uses scratch (a persistent kernel's epilogue).
-  std::set<const ir::BasicBlock *> CopyBlocks;
+  std::set<const ir::BasicBlock *> CopyBlocks = ExplicitCopyBlocks;
   for (const auto &[I, Id] : AsyncOf)
     if (I->getOpcode() != Opcode::Phi)
       CopyBlocks.insert(I->getParent());

@@ -23,6 +23,8 @@ std::string CodeGenOptions::optionsString() const {
   // Only a limit that changes the code enters the text (and cache keys).
   if (sharedMemoryLimit() != sharedMemoryOfTarget(Arch))
     S += " smem=" + std::to_string(sharedMemoryLimit());
+  if (ExplicitRings)
+    S += " explicit_rings=1";
   return S;
 }
 
@@ -228,6 +230,51 @@ std::string gatherCopiedAsynchronously(const ir::Instruction &Load) {
          "more tiles in registers";
 }
 
+/// The back end's answer to async-rings about a dot operand load
+/// (AsyncRingsTarget::CopyFilter): "" when the access plan its layout
+/// assignment gives the load (on the function as it is then) has vectors of
+/// 4 bytes or more, which cp.async copies (AsyncCopies.cpp). The analyses
+/// are kept for the function last asked about: the pass asks only about
+/// loads that were there before it rewrote anything.
+class ExplicitRingCopies {
+public:
+  explicit ExplicitRingCopies(const CodeGenOptions &Options) : Options(Options) {}
+
+  std::string operator()(const ir::Instruction &Load) {
+    const ir::Function &F = *Load.getParent()->getParent();
+    if (Of != &F) {
+      Of = &F;
+      AI = std::make_unique<analysis::AxisInfoAnalysis>(F);
+      LA = std::make_unique<LayoutAssignment>(F, *AI, Options.NumWarps, /*HasMmaV2=*/true,
+                                              Options.AllowTF32, Options.Arch == ptx::Arch::SM90a);
+    }
+    unsigned Vector = LA->accessOf(&Load).Vec * memBytesOf(Load.getType()->getScalarType());
+    if (Vector < 4)
+      return "each thread reads " + std::to_string(Vector) +
+             "-byte vectors, and cp.async copies 4, 8 or 16 bytes (the pointers are not known to "
+             "be contiguous and aligned, or the mask may change from one element to the next)";
+    return "";
+  }
+
+private:
+  CodeGenOptions Options;
+  const ir::Function *Of = nullptr;
+  std::unique_ptr<analysis::AxisInfoAnalysis> AI;
+  std::unique_ptr<LayoutAssignment> LA;
+};
+
+/// async-rings as the back end runs it (--explicit-rings): its target facts.
+std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
+  transform::AsyncRingsTarget Target;
+  Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
+  Target.NumWarps = Options.NumWarps;
+  Target.AllowTF32 = Options.AllowTF32;
+  Target.RingBudget = ringBudget(Options);
+  auto Copies = std::make_shared<ExplicitRingCopies>(Options);
+  Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
+  return transform::createAsyncRingsPass(std::move(Target));
+}
+
 /// Whether the pipeline may issue a K loop's prologue for the next tile above
 /// the current tile's epilogue (TilePrefetch.cpp): only where every dot is a
 /// wgmma whose rings bulk tensor copies fill (sm_90a, TMA on). cp.async rings
@@ -257,6 +304,10 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   std::string Error;
   bool Ok = true;
   for (const PipelineStep &Step : backendPasses(Options)) {
+    if (Step.Name == "async-rings") {
+      PM.addPass(explicitRingsPass(Options));
+      continue;
+    }
     if (Step.Name != "pipeline") {
       Ok = Ok && PM.addPipeline(Step.Name, Error);
       continue;
@@ -294,11 +345,16 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                 " ahead (fewer stages where the wgmma operand rings would not fit)";
   if (Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.NumStages > 1)
     Pipeline += "; with only wgmma dots, a nested loop's prologue one tile ahead";
-  return {{"remat-inductions", describePass("remat-inductions")},
-          {"simplifycfg", describePass("simplifycfg")},
-          {"pipeline", Pipeline},
-          {"cse", describePass("cse")},
-          {"dce", describePass("dce")}};
+  std::vector<PipelineStep> Steps = {{"remat-inductions", describePass("remat-inductions")},
+                                     {"simplifycfg", describePass("simplifycfg")},
+                                     {"pipeline", Pipeline}};
+  if (Options.ExplicitRings)
+    Steps.push_back({"async-rings", "--explicit-rings: the pipelined dot operands of the loops the "
+                                    "back end fills with cp.async become explicit rings "
+                                    "(smem_alloc, cp_async, commit, wait N, barrier, local_load)"});
+  Steps.push_back({"cse", describePass("cse")});
+  Steps.push_back({"dce", describePass("dce")});
+  return Steps;
 }
 
 std::vector<PipelineStep> loweringSteps() {

@@ -99,9 +99,12 @@ void FunctionLowering::planSharedBuffers() {
   }
   if (BufferOffsets.empty())
     return;
-  // Scratch never goes over the buffers: they may hold data anywhere.
-  for (unsigned B = 0; B < BlockIndex.size(); ++B)
-    RingLiveBlocks.insert(B);
+  // Scratch goes over the buffers only where none holds data (the epilogue
+  // after a K loop), as over the back end's own rings.
+  for (const auto &[Alloc, Offset] : BufferOffsets)
+    for (const ir::BasicBlock *BB : bufferLiveBlocks(*Alloc))
+      RingLiveBlocks.insert(BlockIndex.at(BB));
+  markBlocksAfterScratchOverRings();
   // Dots that read their operands' slots directly; a local_load used only
   // by them loads nothing.
   std::map<const Instruction *, unsigned> DirectUses;
@@ -109,20 +112,85 @@ void FunctionLowering::planSharedBuffers() {
     for (const auto &I : BB->instructions()) {
       if (I->getOpcode() != Opcode::Dot)
         continue;
-      bool Wgmma = LA.dotOf(I.get()).Kind == DotKind::Wgmma;
+      DotKind Kind = LA.dotOf(I.get()).Kind;
+      bool Wgmma = Kind == DotKind::Wgmma;
       for (unsigned Idx = 0; Idx < 2; ++Idx) {
         std::string Why;
         bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
-                            : !isVectorizedFmaDot(*I) && plainSlotOperand(*I, Idx, Why);
+                      : Kind == DotKind::MmaV2
+                          ? matrixSlotOperand(*I, Idx, Why) != nullptr
+                          : !isVectorizedFmaDot(*I) && plainSlotOperand(*I, Idx, Why);
         if (!Direct)
           continue;
         SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
-        ++DirectUses[asInstr(I->getOperand(Idx))];
+        const Instruction *Load = asInstr(I->getOperand(Idx));
+        ++DirectUses[Load];
+        if (!Wgmma)
+          if (const Instruction *Slot = asInstr(Load->getOperand(0));
+              Slot && Slot->getOpcode() == Opcode::SmemSlot)
+            PrefetchedBuffers.insert(asInstr(Slot->getOperand(0)));
       }
     }
   for (const auto &[Load, Uses] : DirectUses)
     if (Uses == Load->users().size())
       UnloadedSlotReads.insert(Load);
+}
+
+std::set<const ir::BasicBlock *> FunctionLowering::bufferLiveBlocks(const Instruction &Alloc) {
+  std::vector<const ir::BasicBlock *> Writes, Reads;
+  std::vector<const Instruction *> Work = {&Alloc};
+  bool Understood = true;
+  while (!Work.empty() && Understood) {
+    const Instruction *V = Work.back();
+    Work.pop_back();
+    for (const Instruction *U : V->users()) {
+      bool Slot = U->getNumOperands() > 0 && U->getOperand(0) == V;
+      switch (Slot ? U->getOpcode() : Opcode::Phi) {
+      case Opcode::SmemSlot:
+        Work.push_back(U);
+        break;
+      case Opcode::CpAsync:
+      case Opcode::LocalStore:
+        Writes.push_back(U->getParent());
+        ExplicitCopyBlocks.insert(U->getParent());
+        break;
+      case Opcode::LocalLoad:
+        Reads.push_back(U->getParent());
+        break;
+      default: // mbarriers, bulk copies, wgmma operations, phis: not followed
+        Understood = false;
+      }
+    }
+  }
+  std::set<const ir::BasicBlock *> Live;
+  if (!Understood) {
+    for (const auto &BB : F.blocks())
+      Live.insert(BB.get());
+    return Live;
+  }
+  // Backward from the reads, not past a block that writes the buffer and
+  // reads none of it (a K loop's preheader): the data a read needs was
+  // written there or after. So the epilogue of one tile of a persistent
+  // kernel, between the K loop's exit and the next tile's preheader, holds
+  // none, and scratch may reuse the buffers there.
+  std::set<const ir::BasicBlock *> ReadBlocks(Reads.begin(), Reads.end());
+  std::set<const ir::BasicBlock *> Before(Reads.begin(), Reads.end());
+  std::vector<const ir::BasicBlock *> Work2 = Reads;
+  while (!Work2.empty()) {
+    const ir::BasicBlock *BB = Work2.back();
+    Work2.pop_back();
+    bool Fills = std::find(Writes.begin(), Writes.end(), BB) != Writes.end();
+    if (Fills && !ReadBlocks.count(BB))
+      continue;
+    for (const ir::BasicBlock *P : BB->predecessors())
+      if (Before.insert(P).second)
+        Work2.push_back(P);
+  }
+  std::set<const ir::BasicBlock *> After = reachableBlocks(Writes, /*Forward=*/true);
+  for (const ir::BasicBlock *BB : Before)
+    if (After.count(BB))
+      Live.insert(BB);
+  return Live;
 }
 
 // --- Addresses ----------------------------------------------------------------
@@ -281,6 +349,7 @@ void FunctionLowering::lowerLocalStore(const Instruction &I) {
   SlotAccess A = slotAccess(Slot, L, 16);
   Ty MT = moveTypeOf(ptxTypeOf(Slot->getElementType()));
   bool Pairs = A.ElemBytes == 2 && A.Vec >= 2;
+  separateFromScratchOverRings();
   Reg SlotAddr = Values.at(I.getOperand(0))[0];
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
@@ -323,14 +392,21 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
   Regs Mask;
   if (I.getNumOperands() > 2)
     Mask = getVectorHeads(I.getOperand(2), L, A.Vec);
+  separateFromScratchOverRings();
   Reg SlotAddr = Values.at(I.getOperand(0))[0];
   Reg Owner = ownerPredicate(L);
   std::vector<bool> Dup = duplicateRegisters(L);
   std::map<uint64_t, Reg> Bases;
   // The copies read global memory that other threads may have written.
   globalAccess(I.getOperand(1), /*Reads=*/true, /*Writes=*/false, &L);
-  // .cg (L2 only) exists for 16-byte copies alone.
-  std::string Op = std::string("cp.async.") + (Bytes == 16 ? "cg" : "ca") + ".shared.global ";
+  // .cg (L2 only) exists for 16-byte copies alone. Slots that mma.sync or
+  // FMA dots read hold rows of a few dozen bytes: L2 fetches the 256-byte
+  // block around each (as the back end's own plain rings do, AsyncCopies.cpp).
+  const Instruction *SlotOf = asInstr(I.getOperand(0));
+  bool Prefetch = SlotOf && SlotOf->getOpcode() == Opcode::SmemSlot &&
+                  PrefetchedBuffers.count(asInstr(SlotOf->getOperand(0)));
+  std::string Op = std::string("cp.async.") + (Bytes == 16 ? "cg" : "ca") + ".shared.global" +
+                   (Prefetch ? ".L2::256B " : " ");
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
     if (Dup[R0])
       continue;
@@ -433,6 +509,99 @@ FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::st
     return std::nullopt;
   }
   return std::make_pair(Load->getOperand(0), S[1]);
+}
+
+const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,
+                                                     std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return nullptr;
+  const ir::Type *Slot = Load->getOperand(0)->getType();
+  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 2) {
+    Why = "ldmatrix reads 2-D slots of 16-bit elements";
+    return nullptr;
+  }
+  // ldmatrix reads 16-byte rows of 8 elements: every aligned run of 8
+  // elements along dimension 1 must stay one aligned 16-byte chunk, so the
+  // offsets of the low three column bits are 1, 2, 4 and no other bit of
+  // either dimension moves an element within its chunk.
+  std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
+  bool Chunks = Inverse.has_value();
+  for (unsigned D = 0; Chunks && D < 2; ++D)
+    for (int32_t Bit = 0; Chunks && Bit < Inverse->getInDimSizeLog2(analysis::tileDimName(D));
+         ++Bit) {
+      int32_t Off = Inverse->getBasis(analysis::tileDimName(D), Bit)[0];
+      Chunks = D == 1 && Bit < 3 ? Off == (1 << Bit) : (Off & 7) == 0;
+    }
+  if (!Chunks) {
+    Why = "the slot's layout does not keep runs of 8 elements along its rows as aligned 16-byte "
+          "chunks, as ldmatrix reads them";
+    return nullptr;
+  }
+  return Load->getOperand(0);
+}
+
+FunctionLowering::SlotAddresser
+FunctionLowering::slotAddresser(const ir::Value *SlotValue, const Reg &ThreadRow, uint64_t RowBits,
+                                const Reg &ThreadCol, uint64_t ColBits) {
+  const ir::Type *Slot = SlotValue->getType();
+  std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
+  if (!Inverse) // a #shared layout is a permutation of each slot
+    reportInternalError("codegen: the layout of " + Slot->str() + " is not invertible");
+  int64_t ElemBytes = memBytesOf(Slot->getElementType());
+  auto OffsetOf = [Inverse](int64_t Row, int64_t Col) {
+    return static_cast<uint64_t>(
+        Inverse
+            ->apply({{analysis::tileDimName(0), static_cast<int32_t>(Row)},
+                     {analysis::tileDimName(1), static_cast<int32_t>(Col)}})
+            .front()
+            .second);
+  };
+  // The thread's offset, once per slot layout and thread coordinates.
+  uint64_t ThreadBits = 0;
+  for (const auto &[Bits, IsRow] : {std::pair<uint64_t, bool>{RowBits, true}, {ColBits, false}})
+    for (unsigned Bit = 0; Bit < 64; ++Bit)
+      if (Bits >> Bit & 1)
+        ThreadBits |= IsRow ? OffsetOf(int64_t(1) << Bit, 0) : OffsetOf(0, int64_t(1) << Bit);
+  std::string Key = Slot->str() + "|" + ThreadRow.name() + ":" + std::to_string(RowBits) + "|" +
+                    ThreadCol.name() + ":" + std::to_string(ColBits);
+  auto It = ThreadSlotOffsets.find(Key);
+  if (It == ThreadSlotOffsets.end()) {
+    auto P = B.prologue();
+    Reg Acc = B.mov(Ty::U32, 0);
+    for (const auto &[Bits, Coord, IsRow] :
+         {std::tuple<uint64_t, Reg, bool>{RowBits, ThreadRow, true}, {ColBits, ThreadCol, false}})
+      for (unsigned Bit = 0; Bit < 64; ++Bit) {
+        if (!(Bits >> Bit & 1))
+          continue;
+        uint64_t Off = IsRow ? OffsetOf(int64_t(1) << Bit, 0) : OffsetOf(0, int64_t(1) << Bit);
+        if (!Off)
+          continue;
+        Reg One = B.inst("bfe.u32", Ty::U32, {Coord, static_cast<int64_t>(Bit), 1});
+        Acc = B.bitXor(Ty::B32, Acc, B.mul(Ty::U32, One, static_cast<int64_t>(Off) * ElemBytes))
+                  .as(Ty::U32);
+      }
+    It = ThreadSlotOffsets.emplace(Key, Acc).first;
+  }
+  Reg ThreadOffset = It->second;
+  Reg SlotAddr = Values.at(SlotValue)[0];
+  auto Bases = std::make_shared<std::map<uint64_t, Reg>>();
+  return [this, OffsetOf, ThreadBits, ThreadOffset, SlotAddr, ElemBytes,
+          Bases](int64_t Row, int64_t Col) -> std::pair<Reg, int64_t> {
+    uint64_t Off = OffsetOf(Row, Col);
+    uint64_t Flip = Off & ThreadBits; // bits the thread's offset may have too
+    Reg &Base = (*Bases)[Flip];
+    if (!Base.valid()) {
+      Reg Thread = ThreadOffset;
+      if (Flip) {
+        auto P = B.prologue();
+        Thread =
+            B.bitXor(Ty::B32, ThreadOffset, static_cast<int64_t>(Flip) * ElemBytes).as(Ty::U32);
+      }
+      Base = B.add(Ty::U32, SlotAddr, Thread);
+    }
+    return {Base, static_cast<int64_t>(Off & ~ThreadBits) * ElemBytes};
+  };
 }
 
 void FunctionLowering::remarkSlotStaged(const Instruction &Dot, unsigned Idx,

@@ -225,15 +225,22 @@ void FunctionLowering::lowerDot(const Instruction &I) {
                                          BRing = plainRingOperand(I, 1);
   if (ARing || BRing)
     waitForAsyncOperands(I);
-  // Operands that GPU-level IR loaded from row-major slots are read there.
+  // Operands that GPU-level IR loaded from slots are read there: by
+  // ldmatrix in the slot's own layout (mma.sync), else from row-major slots.
+  DotKind Kind = LA.dotOf(&I).Kind;
+  const ir::Value *Slots[2] = {nullptr, nullptr};
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
     std::string Why;
     if (Ring)
       continue;
-    if (auto Slot = plainSlotOperand(I, Idx, Why))
+    if (Kind == DotKind::MmaV2) {
+      if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why)))
+        Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
+    } else if (auto Slot = plainSlotOperand(I, Idx, Why)) {
       Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
-    else
+    }
+    if (!Ring)
       remarkSlotStaged(I, Idx, Why);
   }
   int64_t SA = ARing ? ARing->second : sharedTileStrides(A->getType()->getShape(), ABytes)[0];
@@ -262,13 +269,13 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   Regs Out(NumRegs);
   Ty CPT = ptxTypeOf(CT);
 
-  DotKind Kind = LA.dotOf(&I).Kind;
   if (Kind != DotKind::FMA) {
     bool TF32 = Kind == DotKind::MmaTF32;
     Reg LaneR = laneId();
     const Regs &Warp = threadCoords(warpPart(C));
     std::function<std::array<Reg, 4>(int64_t, int64_t)> LoadA;
     std::function<std::array<Reg, 2>(int64_t, int64_t)> LoadB;
+    SlotAddresser SlotRows[2];
     if (!TF32) {
       // Lane-dependent parts of the ldmatrix row addresses.
       Reg Row8 = B.bitAnd(Ty::U32, LaneR, 7);
@@ -280,20 +287,46 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       Reg ABase = B.madLo(Ty::U32, AIdx, 2, ABaseAddr);
       Reg BIdx = B.madLo(Ty::U32, LaneRow, SB, Warp[1]);
       Reg BBase = B.madLo(Ty::U32, BIdx, 2, BBaseAddr);
-      LoadA = [&, ABase](int64_t MT, int64_t K0) {
+      // Row addresses of ldmatrix: in a padded row-major tile, base plus
+      // (row, column) times the strides; in a slot of GPU-level IR, through
+      // its #shared layout (slotAddresser).
+      if (Slots[0] || Slots[1]) {
+        uint64_t WarpBits[2] = {0, 0};
+        for (int32_t Bit = 0; Bit < C.getInDimSizeLog2("warp"); ++Bit)
+          for (unsigned D = 0; D < 2; ++D)
+            WarpBits[D] |= static_cast<uint64_t>(C.getBasis("warp", Bit)[D]);
+        Reg PRow, PCol, ARowP;
+        {
+          auto P = B.prologue();
+          PRow = B.madLo(Ty::U32, B.bitAnd(Ty::U32, B.shr(Ty::U32, LaneR, 3), 1), 8,
+                         B.bitAnd(Ty::U32, LaneR, 7));
+          PCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
+          ARowP = B.add(Ty::U32, Warp[0], PRow);
+        }
+        if (Slots[0])
+          SlotRows[0] = slotAddresser(Slots[0], ARowP, 15 | WarpBits[0], PCol, 8);
+        if (Slots[1])
+          SlotRows[1] = slotAddresser(Slots[1], PRow, 15, Warp[1], WarpBits[1]);
+      }
+      auto Address = [&](const std::pair<Reg, int64_t> &At) {
+        return "[" + At.first.name() + "+" + std::to_string(At.second) + "]";
+      };
+      LoadA = [&, ABase, Address](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
         for (Reg &R : F)
           R = B.newReg(Ty::B32);
+        auto At = SlotRows[0] ? SlotRows[0](MT, K0) : std::make_pair(ABase, (MT * SA + K0) * 2);
         B.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + F[0].name() + ", " + F[1].name() +
-               ", " + F[2].name() + ", " + F[3].name() + "}, [" + ABase.name() + "+" +
-               std::to_string((MT * SA + K0) * 2) + "];");
+               ", " + F[2].name() + ", " + F[3].name() + "}, " + Address(At) + ";");
         return F;
       };
-      LoadB = [&, BBase](int64_t NT, int64_t K0) {
+      LoadB = [&, BBase, Address](int64_t NT, int64_t K0) {
         std::array<Reg, 2> F = {B.newReg(Ty::B32), B.newReg(Ty::B32)};
+        auto At = SlotRows[1]
+                      ? SlotRows[1](K0, NT)
+                      : std::make_pair(BBase, static_cast<int64_t>(OffB) + (K0 * SB + NT) * 2);
         B.emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + F[0].name() + ", " +
-               F[1].name() + "}, [" + BBase.name() + "+" +
-               std::to_string(OffB + (K0 * SB + NT) * 2) + "];");
+               F[1].name() + "}, " + Address(At) + ";");
         return F;
       };
     } else {

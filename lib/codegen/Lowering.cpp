@@ -186,7 +186,7 @@ std::optional<Reg> FunctionLowering::cachePolicy(const ir::Value *Ptr) {
 
 Reg FunctionLowering::sharedBase() {
   // Where no ring is live, scratch may reuse the rings' space.
-  if (!Rings.empty() && !RingLiveBlocks.count(CurrentBlock))
+  if (hasRingSpace() && !RingLiveBlocks.count(CurrentBlock))
     return ringBase();
   if (!SmemBase.valid()) {
     Reg Base = ringBase();
@@ -290,7 +290,7 @@ void FunctionLowering::waitForCopiesAndMmas() {
 }
 
 void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
-  if (!Rings.empty() && !RingLiveBlocks.count(CurrentBlock)) {
+  if (hasRingSpace() && !RingLiveBlocks.count(CurrentBlock)) {
     // Scratch over the rings: the copies and MMAs that may still use them
     // (masked-off copies of the last iterations, other warpgroups' MMAs)
     // must be done everywhere before the first access of this block.

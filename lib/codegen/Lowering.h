@@ -107,6 +107,12 @@ inline uint64_t ringBudget(const CodeGenOptions &Options) {
   return std::min<uint64_t>(192 * 1024, Limit > 8 * 1024 ? Limit - 8 * 1024 : 0);
 }
 
+/// The blocks reached from Start (included) along successors (Forward) or
+/// predecessors, not going on past Stop.
+std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
+                                                 bool Forward,
+                                                 const ir::BasicBlock *Stop = nullptr);
+
 /// Bytes of one slot of a tensor-core ring holding a Rows x Cols tile of
 /// 2-byte elements: 1024-aligned, as the swizzle atoms must start aligned.
 inline uint64_t wgmmaSlotBytes(int64_t Rows, int64_t Cols) {
@@ -421,10 +427,38 @@ public:
   /// slot: the slot value and its row stride (elements); else Why.
   std::optional<std::pair<const ir::Value *, int64_t>>
   plainSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  /// Operand Idx of an mma.sync dot read straight from a 2-D slot of 16-bit
+  /// elements by ldmatrix, in any #shared layout that keeps each aligned run
+  /// of 8 elements of a row as one aligned 16-byte chunk (row-major, or
+  /// swizzled by 16-byte chunks): the slot value; else nullopt, with Why.
+  const ir::Value *matrixSlotOperand(const ir::Instruction &Dot, unsigned Idx,
+                                     std::string &Why) const;
+  /// Where element (ThreadRow + Row, ThreadCol + Col) of Slot lies: a base
+  /// register and an immediate byte offset. ThreadRow and ThreadCol are
+  /// prologue registers whose set bits lie within RowBits and ColBits; Row
+  /// and Col are constants with none of those bits (so the slot layout's
+  /// offset, linear over GF(2), is the thread's XOR the constant's).
+  using SlotAddresser = std::function<std::pair<Reg, int64_t>(int64_t Row, int64_t Col)>;
+  SlotAddresser slotAddresser(const ir::Value *Slot, const Reg &ThreadRow, uint64_t RowBits,
+                              const Reg &ThreadCol, uint64_t ColBits);
   /// Reports that a dot operand loaded from a slot is staged again.
   void remarkSlotStaged(const ir::Instruction &Dot, unsigned Idx, const std::string &Why);
   /// Offsets of the smem_alloc buffers from the ring base.
   std::map<const ir::Instruction *, uint64_t> BufferOffsets;
+  /// Blocks that write the slots of smem_alloc buffers (cp_async,
+  /// local_store): like the planner's ring loads, they separate themselves
+  /// from scratch over the rings (separateFromScratchOverRings).
+  std::set<const ir::BasicBlock *> ExplicitCopyBlocks;
+  /// Whether some shared memory is taken by rings or buffers that scratch may
+  /// reuse in blocks where they hold no data (RingLiveBlocks).
+  bool hasRingSpace() const { return !Rings.empty() || !BufferOffsets.empty(); }
+  /// The blocks where the slots of Alloc may hold data a later read needs:
+  /// on a path from a block that writes a slot to one that reads one; every
+  /// block where a use of the buffer is not such a read or write.
+  std::set<const ir::BasicBlock *> bufferLiveBlocks(const ir::Instruction &Alloc);
+  /// smem_alloc buffers whose slots mma.sync or FMA dots read directly: their
+  /// copies ask L2 for 256-byte blocks.
+  std::set<const ir::Instruction *> PrefetchedBuffers;
   /// local_loads whose every user reads the slot itself (never lowered).
   std::set<const ir::Instruction *> UnloadedSlotReads;
   /// The thread offsets of slotAccess, by slot type and layout.
@@ -443,6 +477,9 @@ public:
                              AsyncRing &Ring, std::string &Why, const ir::Instruction *&At);
   /// Why Load's vectors are narrower than 4 bytes, in words (for remarks).
   std::string whyNarrowVectors(const ir::Instruction &Load, unsigned ElemBytes) const;
+  /// The cp.async.wait_group count of Dot, whose rings are DotRings.
+  unsigned cpAsyncWaitCount(const ir::Instruction &Dot, const std::vector<unsigned> &DotRings,
+                            const ir::DominatorTree &DT) const;
   /// Reports why dot operand OperandIdx gets no asynchronous copies.
   void remarkNotAsync(const ir::Instruction &At, unsigned OperandIdx, const std::string &Why);
   /// Reports the cp.async rings, and the dots that wait for all their
@@ -711,9 +748,6 @@ private:
   /// Whether the block being lowered runs at most once per program (is in
   /// no loop).
   bool CurrentBlockRunsOnce = false;
-  /// Whether planTensorCopies reset every cp.async wait count to 0 because
-  /// some rings use bulk tensor copies and others cp.async (for remarks).
-  bool WaitsResetByMixedRings = false;
   /// The instruction being lowered (where remarks about its operands point).
   const ir::Instruction *CurrentInst = nullptr;
   /// Reports that V is converted between layouts through shared memory.

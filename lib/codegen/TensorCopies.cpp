@@ -138,7 +138,6 @@ void FunctionLowering::planTensorCopies() {
     return;
   }
   ensureAffineAccess();
-  bool AnyCpAsync = false;
   unsigned MbarSlots = 0;
   for (AsyncRing &Ring : Rings) {
     const MmaSharedLayout &SL = Ring.SL;
@@ -176,7 +175,6 @@ void FunctionLowering::planTensorCopies() {
     if (!TA || !tensorMapAligned(*TA, SL.ElemBytes)) {
       remark(RemarkKind::Missed, "tensor-copy", *At,
              "this wgmma operand load is not a bulk tensor copy (TMA), it uses cp.async: " + Why);
-      AnyCpAsync = true;
       continue;
     }
     if (wantsRemark(RemarkKind::Passed, "tensor-copy"))
@@ -208,12 +206,6 @@ void FunctionLowering::planTensorCopies() {
       Ring.MbarOffset = 8 * MbarSlots;
       MbarSlots += Ring.NumSlots;
     }
-  }
-  // The cp.async group counts assumed that every ring load commits a group.
-  if (AnyCpAsync) {
-    for (auto &[Dot, Wait] : DotWaits)
-      Wait = 0;
-    WaitsResetByMixedRings = true;
   }
   MbarBytes = 8 * MbarSlots;
   auto P = B.prologue();

@@ -83,6 +83,9 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
+    "  --explicit-rings      the cp.async rings as GPU-level IR (the async-rings\n"
+    "                        pass, emitted one to one) instead of the back end's\n"
+    "                        own ring planning (off by default)\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -127,7 +130,8 @@ const char *TuneUsage =
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --allow-tf32,\n"
-    "  --no-tma, --no-tma-store, --max-shared   as for `tritonc run --device`\n"
+    "  --no-tma, --no-tma-store, --explicit-rings, --max-shared   as for `tritonc run\n"
+    "  --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
     "  --runs N              timed launches per configuration (default 20)\n";
 
@@ -160,6 +164,7 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
+    "  --explicit-rings      --device: cp.async rings as GPU-level IR (async-rings)\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -415,6 +420,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
+  Back.ExplicitRings = P.has("--explicit-rings");
   if (const std::string *M = P.last("--max-shared")) {
     uint64_t Bytes;
     // 0 would mean "the target's limit" (CodeGenOptions::MaxSharedBytes).
@@ -486,6 +492,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
+                      {"--explicit-rings", false},
                       {"--max-shared", true},
                       {"--specialize", true},
                       {"--remarks", true, true},
@@ -647,6 +654,7 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
+                      {"--explicit-rings", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
                      P);
@@ -763,7 +771,7 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store"})
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings"})
     Specs.push_back({Flag, false});
   for (const char *Option : {"--arch", "--num-warps", "--num-stages", "--max-shared"})
     Specs.push_back({Option, true});

@@ -4,6 +4,7 @@
 #include "IterationValues.h"
 
 #include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/analysis/LayoutAssignment.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/LoopInfo.h"
@@ -39,12 +40,15 @@ struct OperandChain {
   Instruction *Refill = nullptr;
   const Layout *Shared = nullptr;
   Instruction *Ring = nullptr;
+  /// The dot Q_0 feeds, and whether through a `trans`.
+  const Instruction *Dot = nullptr;
+  bool ViaTrans = false;
 };
 
 class RingBuilder {
 public:
-  RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI)
-      : L(L), AI(AI), Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
+  RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target)
+      : L(L), AI(AI), Target(Target), Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
 
   /// Checks that the loop has the form `pipeline` leaves; returns why not.
   std::string analyze();
@@ -54,7 +58,8 @@ public:
   unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
 
 private:
-  std::string collectChain(Instruction *Q0);
+  std::string collectChain(Instruction *Q0, const Instruction *Dot, bool ViaTrans);
+  std::string checkTarget();
   std::string checkCopyable(Instruction *Load, const char *What);
   std::string refuse(const Instruction *At, std::string Why) {
     Culprit = At;
@@ -69,6 +74,7 @@ private:
 
   const Loop &L;
   const analysis::AxisInfoAnalysis &AI;
+  const AsyncRingsTarget *Target;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   Module &M;
@@ -92,7 +98,8 @@ std::string RingBuilder::analyze() {
     if (I->getOpcode() != Opcode::Dot)
       continue;
     for (unsigned K = 0; K < 2; ++K) {
-      Instruction *VI = asInstruction(stripTransInLoop(L, I->getOperand(K)));
+      Value *Stripped = stripTransInLoop(L, I->getOperand(K));
+      Instruction *VI = asInstruction(Stripped);
       if (!VI || !L.contains(VI))
         continue;
       if (isLoad(VI))
@@ -103,7 +110,7 @@ std::string RingBuilder::analyze() {
       bool Seen = std::any_of(Chains.begin(), Chains.end(),
                               [&](const OperandChain &C) { return C.Phis[0] == VI; });
       if (!Seen)
-        if (std::string Why = collectChain(VI); !Why.empty())
+        if (std::string Why = collectChain(VI, I.get(), Stripped != I->getOperand(K)); !Why.empty())
           return Why;
     }
   }
@@ -113,13 +120,66 @@ std::string RingBuilder::analyze() {
     return "a ring would need more than " + std::to_string(MaxSlots) + " slots";
   for (OperandChain &C : Chains)
     C.Shared = chooseLayout(C.Refill);
+  return Target ? checkTarget() : "";
+}
+
+/// Bytes between consecutive slots, as the back end places them
+/// (LowerAsync.cpp): whole 1024-byte swizzle atoms for a swizzle mode.
+uint64_t slotBytes(const Type *Tile, const Layout *Shared) {
+  uint64_t Bytes = static_cast<uint64_t>(Tile->getNumElements()) * Tile->getScalarSizeInBytes();
+  uint64_t Align = Shared->getSwizzleBytes() != 0 ? 1024 : 16;
+  return (Bytes + Align - 1) / Align * Align;
+}
+
+/// The loops the back end hands over to this pass: those whose rings it
+/// would fill with cp.async, and whose explicit form its emitter reads as
+/// fast as its own rings (see the header).
+std::string RingBuilder::checkTarget() {
+  uint64_t Bytes = 0;
+  for (OperandChain &C : Chains) {
+    analysis::DotPlan Plan = analysis::planDot(*C.Dot, Target->NumWarps, /*HasMmaV2=*/true,
+                                               Target->AllowTF32, Target->HasWgmma);
+    if (Plan.Kind == analysis::DotKind::FMA || Plan.Kind == analysis::DotKind::MmaTF32)
+      return refuse(C.Dot,
+                    std::string("the dot runs on ") +
+                        (Plan.Kind == analysis::DotKind::FMA ? "FMA units" : "tf32 tensor cores") +
+                        ", whose operand rings the back end plans itself");
+    if (C.ViaTrans)
+      return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
+                              "end's own rings fold into the slot layout");
+    const Type *T = C.Refill->getType();
+    // The back end's own wgmma rings keep the MMAs in flight into the next
+    // iteration (wgmma.wait_group 1, a slot more with several warpgroups);
+    // GPU-level IR does not say that yet, and waiting for them every
+    // iteration would be slower. (Admitting wgmma dots also needs slots of
+    // one swizzle row and the choice of bulk tensor copies in CopyFilter.)
+    if (Plan.Kind == analysis::DotKind::Wgmma)
+      return refuse(C.Dot, "wgmma dots keep their MMAs in flight across iterations only in the "
+                           "back end's own rings");
+    if (C.Shared->getOrder()[0] != 1)
+      return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
+                              "this operand's loads are contiguous along its first dimension");
+    std::vector<Instruction *> Loads = C.Initial;
+    Loads.push_back(C.Refill);
+    for (Instruction *Load : Loads)
+      if (std::string Why = Target->CopyFilter ? Target->CopyFilter(*Load) : ""; !Why.empty())
+        return refuse(Load, Why);
+    Bytes += slotBytes(T, C.Shared) * (D + 1);
+  }
+  if (Bytes > Target->RingBudget)
+    return refuse(Chains[0].Dot, "the rings would take " + std::to_string(Bytes / 1024) +
+                                     " KB of shared memory, more than the " +
+                                     std::to_string(Target->RingBudget / 1024) +
+                                     " KB the back end gives rings");
   return "";
 }
 
 /// Follows Q_0 through the back edges to the refill load and records the
 /// preheader loads.
-std::string RingBuilder::collectChain(Instruction *Q0) {
+std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, bool ViaTrans) {
   OperandChain C;
+  C.Dot = Dot;
+  C.ViaTrans = ViaTrans;
   Instruction *Q = Q0;
   while (true) {
     if (Q->getNumOperands() != 2 || !Q->getIncomingValueFor(Preheader))
@@ -391,7 +451,7 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
       continue;
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
-    RingBuilder B(*L, AI);
+    RingBuilder B(*L, AI, Target ? &*Target : nullptr);
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);
@@ -410,5 +470,9 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
 }
 
 std::unique_ptr<Pass> createAsyncRingsPass() { return std::make_unique<AsyncRingsPass>(); }
+
+std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target) {
+  return std::make_unique<AsyncRingsPass>(std::move(Target));
+}
 
 } // namespace tritonc::transform

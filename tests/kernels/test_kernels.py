@@ -199,10 +199,22 @@ RINGS_PASSES = PIPELINED_PASSES + ",async-rings,allocate-shared"
 # async-rings (the interpreter fails a wrong wait count or a missing barrier). Both must give the default
 # pipeline's result bit for bit: a differential test of the passes over every bundled configuration.
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings"]
+# On the GPU with TRITONC_TEST_EXPLICIT_RINGS=1, every launch also runs with the back end's cp.async rings
+# as GPU-level IR (--explicit-rings: async-rings in the back end, the emitter's ldmatrix from swizzled
+# slots) for sm_80 and for the device's own target, and for sm_80 without it (the planner's rings, to
+# compare): opt-in while --explicit-rings is off by default, to keep scripts/gpu-test within its time.
+EXPLICIT_RINGS_VARIANTS = {"sm80": ["--arch=sm_80"],
+                           "explicit80": ["--arch=sm_80", "--explicit-rings"],
+                           "explicit": ["--explicit-rings"]}
+if not (ON_DEVICE and os.environ.get("TRITONC_TEST_EXPLICIT_RINGS", "") == "1"):
+    EXPLICIT_RINGS_VARIANTS = {}
 
 
-@pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS)
+@pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS
+                + list(EXPLICIT_RINGS_VARIANTS))
 def launch(request, tmp_path):
+    if request.param in EXPLICIT_RINGS_VARIANTS:
+        return Launcher(tmp_path, EXPLICIT_RINGS_VARIANTS[request.param])
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":

@@ -41,17 +41,51 @@
 // row holds (0 below 32 bytes). local_load results carry no layout: the back
 // end chooses register layouts.
 //
+// Registered, the pass is target-independent. The GPU back end runs it with
+// an AsyncRingsTarget (--explicit-rings): it then also declines, with a
+// remark, every loop whose rings the back end would not fill with cp.async
+// or whose explicit form it does not lower as well as its own planner
+// (dots on FMA units or tf32, wgmma dots, whose MMAs only the planner's
+// rings keep in flight, operands under `trans`, copies narrower than 4
+// bytes, rings over the shared-memory budget); those loops stay with the
+// back end's planner (AsyncCopies.cpp).
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tritonc/transform/PassManager.h"
 
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
 namespace tritonc::transform {
+
+/// What the GPU back end tells the pass about its target (codegen/CodeGen.cpp):
+/// options, not globals, so that `tritonc opt` and the back end agree on
+/// what a given target gets.
+struct AsyncRingsTarget {
+  /// sm_90a: wgmma dots (analysis::planDot's HasWgmma).
+  bool HasWgmma = false;
+  unsigned NumWarps = 4;
+  bool AllowTF32 = false;
+  /// Bytes of shared memory all rings of a function may take.
+  uint64_t RingBudget = 0;
+  /// "" when the back end lowers a cp_async of Load's pointers with copies
+  /// of 4 bytes or more; otherwise why not, in a kernel author's words.
+  std::function<std::string(const ir::Instruction &Load)> CopyFilter;
+};
 
 class AsyncRingsPass : public Pass {
 public:
+  AsyncRingsPass() = default;
+  explicit AsyncRingsPass(AsyncRingsTarget Target) : Target(std::move(Target)) {}
   const char *name() const override { return "async-rings"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  std::optional<AsyncRingsTarget> Target;
 };
 
 } // namespace tritonc::transform

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AsyncRings.h"
 #include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/PassManager.h"
 
@@ -21,5 +22,7 @@ namespace tritonc::transform {
 /// NumStages - 1 iterations ahead (see LoopPipeline.h). 1 changes nothing.
 std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles = true,
                                              GatherFilter Gathers = {});
+/// async-rings for the GPU back end's target (AsyncRings.h).
+std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 
 } // namespace tritonc::transform
