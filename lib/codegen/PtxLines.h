@@ -1,7 +1,7 @@
 //===- PtxLines.h - Reading emitted PTX lines back --------------------------===//
 //
-// The rewrites of emitted function bodies (EarlyRefill.cpp,
-// PackedConversions.cpp) read the lines the builder wrote: instructions are
+// The rewrite of emitted function bodies (EarlyRefill.cpp) reads the lines
+// the builder wrote: instructions are
 // tab-indented, maybe guarded (`@%p1 ...`), labels end in ':' at column 0,
 // and virtual registers are '%', lowercase letters, then digits.
 //

@@ -298,6 +298,19 @@ TEST(PTXBuilder, PackingAndMovTo) {
   (void)C;
 }
 
+TEST(PTXBuilder, PackedConversionTakesTheHighHalfFirst) {
+  PTXModule M;
+  PTXFunctionBuilder &B = M.addKernel("k");
+  Reg Lo = B.newReg(Ty::F32), Hi = B.newReg(Ty::F32);
+  Reg H = B.cvtPack2x16(Lo, Hi, Ty::F16x2);
+  Reg BF = B.cvtPack2x16(Lo, Hi, Ty::BF16x2);
+  EXPECT_EQ(H.type(), Ty::F16x2);
+  expectInOrder(M.str(), {"cvt.rn.f16x2.f32 %r0, %f1, %f0;", "cvt.rn.bf16x2.f32 %r1, %f1, %f0;"});
+  EXPECT_THROW(B.cvtPack2x16(Lo, Hi, Ty::B32), InternalError);
+  EXPECT_THROW(B.cvtPack2x16(B.newReg(Ty::F16), Hi, Ty::F16x2), InternalError);
+  (void)BF;
+}
+
 TEST(PTXBuilder, ImmediatesAreExact) {
   EXPECT_EQ(Operand::f32(1.0f).str(), "0f3F800000");
   EXPECT_EQ(Operand::f32(-0.0f).str(), "0f80000000");
