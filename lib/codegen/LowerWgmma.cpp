@@ -433,7 +433,6 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     else
       remarkSlotStaged(I, Idx, Why);
   }
-  size_t AfterBarrier = B.bodySize();
   const ir::Value *Staged[2] = {Ops[0] ? nullptr : A, Ops[1] ? nullptr : Bv};
   if (Staged[0] || Staged[1]) {
     LinearLayout Ls[2];
@@ -472,12 +471,13 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     // the back edge then moves nothing, and the next iteration's loads and
     // barrier overlap these MMAs. Readers of the registers wait first
     // (waitForPendingMma).
+    // The refills of its rings may go first (EarlyRefill.cpp).
+    lowerRefillsAhead(I);
     const Instruction *Phi = inPlaceAccumulator(I);
     Regs Acc = Values.at(Phi);
     emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc,
                   AsyncDots.at(&I));
     Values[&I] = std::move(Acc);
-    noteRefillHoist(I, AfterBarrier);
     return;
   }
   // wgmma accumulates in place: work on copies of the incoming values.

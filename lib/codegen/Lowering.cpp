@@ -634,9 +634,8 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
   }
   for (const auto &IP : BB.instructions()) {
     if (IP->isTerminator()) {
-      hoistRingRefills(BB);
       lowerTerminator(*IP);
-    } else {
+    } else if (!LoweredAhead.count(IP.get())) {
       CurrentInst = IP.get();
       lowerInstruction(*IP);
     }
@@ -683,8 +682,8 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        &FunctionLowering::planZeroTripGuardsStep},
       {"lower-blocks",
        "instruction selection block by block in dominator order (Lower*.cpp), "
-       "layout conversions through shared memory, ring refills hoisted "
-       "(EarlyRefill.cpp)",
+       "layout conversions through shared memory, ring refills lowered before "
+       "the k-steps they overlap (EarlyRefill.cpp)",
        &FunctionLowering::lowerBlocks},
       {"place-barriers",
        "bar.sync where shared memory accesses need them "

@@ -546,12 +546,13 @@ public:
   void emitZeroTripGuard(const ZeroTripPlan &P);
 
   // --- Early ring refills (EarlyRefill.cpp) ----------------------------------
-  /// Records an in-flight wgmma dot over TMA rings whose barrier ended at
-  /// line AfterBarrier and whose k-steps end here.
-  void noteRefillHoist(const ir::Instruction &Dot, size_t AfterBarrier);
-  /// Before BB's terminator: moves the refill of the noted dot's rings up
-  /// to right after its barrier, where that is safe.
-  void hoistRingRefills(const ir::BasicBlock &BB);
+  /// The instructions after an in-flight wgmma dot over TMA rings, in its
+  /// block, that are lowered after its barrier and before its k-steps (the
+  /// refills of its rings and their arithmetic), or none where that is not
+  /// safe.
+  std::vector<const ir::Instruction *> refillsAheadOf(const ir::Instruction &Dot) const;
+  /// Lowers refillsAheadOf(Dot) now; lowerBlock then skips them.
+  void lowerRefillsAhead(const ir::Instruction &Dot);
 
   // --- Bulk tensor copies into rings (TensorCopies.cpp) -----------------------
   /// Turns the rings whose loads all have one tensor-map form into TMA rings.
@@ -726,14 +727,8 @@ private:
   std::set<const ir::Instruction *> DeferredConversions;
   /// Narrowings lowered by the store that reads them (PackedNarrowing.cpp).
   std::set<const ir::Instruction *> NarrowedAtUse;
-  /// The in-flight dot of the block being lowered whose rings' refill may
-  /// move above its k-steps (EarlyRefill.cpp).
-  struct RefillHoist {
-    const ir::Instruction *Dot;
-    unsigned Block;
-    size_t AfterBarrier, DotEnd;
-  };
-  std::optional<RefillHoist> PendingRefillHoist;
+  /// Instructions lowered before the dot that precedes them (EarlyRefill.cpp).
+  std::set<const ir::Instruction *> LoweredAhead;
   uint64_t RingBytes = 0;
   /// Blocks (by index) where rings hold data: the innermost loops around
   /// dots reading rings, the blocks of ring loads, phis and dots, and the

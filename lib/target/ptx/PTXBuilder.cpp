@@ -684,16 +684,6 @@ void PTXFunctionBuilder::fillPrologueLine(size_t Handle, const std::string &Line
   fillReserved(Prologue, Handle, Line, "fillPrologueLine");
 }
 
-void PTXFunctionBuilder::hoistBodyLines(size_t Before, size_t From) {
-  if (InPrologue || Before > From || From > Body.size())
-    reportInternalError("PTXBuilder::hoistBodyLines: bad range");
-  for (size_t I = Before; I < Body.size(); ++I)
-    if (Body[I].empty())
-      reportInternalError("PTXBuilder::hoistBodyLines: would move a reserved line");
-  std::rotate(Body.begin() + static_cast<std::ptrdiff_t>(Before),
-              Body.begin() + static_cast<std::ptrdiff_t>(From), Body.end());
-}
-
 void PTXFunctionBuilder::label(const std::string &L) {
   if (InPrologue)
     reportInternalError("PTXBuilder::label: labels cannot go into the prologue");

@@ -127,27 +127,6 @@ TEST(PTXBuilder, ReservedPrologueLinesKeepTheirPlace) {
   EXPECT_THROW(B.fillPrologueLine(Line, "mov.u32 %r9, smem;"), InternalError);
 }
 
-TEST(PTXBuilder, HoistBodyLines) {
-  PTXModule M;
-  PTXFunctionBuilder &B = M.addKernel("k");
-  B.barSync(1);
-  size_t Before = B.bodySize();
-  B.emit("add.u32 %r1, %r2, 1;");
-  B.emit("add.u32 %r3, %r4, 2;");
-  size_t From = B.bodySize();
-  B.emit("add.u32 %r5, %r6, 3;");
-  B.emit("add.u32 %r7, %r8, 4;");
-  B.hoistBodyLines(Before, From);
-  B.ret();
-  expectInOrder(M.str(), {"bar.sync 1;", "%r5, %r6, 3;", "%r7, %r8, 4;", "%r1, %r2, 1;",
-                          "%r3, %r4, 2;", "ret;"});
-  // A reserved line is known by its position: it must not move.
-  size_t Reserved = B.reserveLine();
-  B.emit("add.u32 %r9, %r9, 5;");
-  EXPECT_THROW(B.hoistBodyLines(Reserved, Reserved + 1), InternalError);
-  EXPECT_THROW(B.hoistBodyLines(From + 1, From), InternalError);
-}
-
 TEST(PTXBuilder, SpecialRegistersAndArithmetic) {
   PTXModule M;
   PTXFunctionBuilder &B = M.addKernel("k");

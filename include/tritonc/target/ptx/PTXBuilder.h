@@ -219,11 +219,6 @@ public:
   /// Sets the text of a reserved line (verbatim, no guard); empty lines are
   /// not printed.
   void fillReservedLine(size_t Handle, const std::string &Line);
-  /// The number of body lines so far (a position for hoistBodyLines).
-  size_t bodySize() const { return Body.size(); }
-  /// Body line I as emitted (tab-indented instruction, label or comment;
-  /// empty while reserved).
-  const std::string &bodyLine(size_t I) const { return Body[I]; }
   /// Reserves an (initially empty) line at the end of the prologue so far,
   /// for an instruction whose operands are known only once the body is
   /// written (the address of the mbarriers placed after the rest of the
@@ -232,10 +227,6 @@ public:
   /// Sets a reserved prologue line (verbatim, tab-indented, no guard); every
   /// reserved line must be filled before str().
   void fillPrologueLine(size_t Handle, const std::string &Line);
-  /// Moves the body lines from From to the end up to position Before, in
-  /// their order; the lines in between follow them. Reserved lines must not
-  /// lie in [Before, end): their handles are positions.
-  void hoistBodyLines(size_t Before, size_t From);
   /// Emits `Opcode Dst, Srcs...;` with Dst a fresh register of type DstTy.
   Reg inst(const std::string &Opcode, Ty DstTy, const std::vector<Operand> &Srcs);
 
