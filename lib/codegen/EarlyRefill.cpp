@@ -15,202 +15,94 @@
 // made 64 x 128 x 64 and 128 x 128 x 64 matmuls with 4 warps and 3 stages
 // wrong on the H100). On the H100, the 128 x 256 x 64 fp16
 // matmul at 4096^3 spent 7% of its warp samples waiting for ring data
-// (mbarrier try_wait) and ran 0.5-1.7% faster with the refill hoisted (PTX
-// edited by hand, then this pass).
+// (mbarrier try_wait) and ran 0.5-1.7% faster with the refill issued early.
 //
-// The move is done on the emitted lines of the block, after everything of
-// the iteration is lowered: the refill's address and guard arithmetic comes
-// from IR instructions after the dot. It happens only where the IR between
-// the dot and the block's end reads or writes no memory except the refills
-// of the dot's own rings, and where the moved lines are straight-line code
-// (but for forward branches within them: the branch around thread 0's
-// copies) that shares no register written on either side with the k-steps.
+// The choice is an order of lowering: where it is safe, the dot lowers the
+// rest of its block (the refills and the address and guard arithmetic they
+// need) after its barrier and before its k-steps. Safe means, on the IR:
+// the instructions after the dot read neither the dot nor a value its MMAs
+// write; they touch memory only through the refills of the dot's own rings;
+// and each lowers to straight-line code that writes no register the k-steps
+// read: the refills themselves (their only branch skips thread 0's copies,
+// and their ring cursors are no operand of the dot, whose slots are phis),
+// index arithmetic computed where it is used (rematerializable tiles), and
+// scalar arithmetic. A refill that must first drain the rings or separate
+// them from scratch (a barrier) keeps its place.
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
-#include "PtxLines.h"
 
-#include <algorithm>
-#include <optional>
 #include <set>
-#include <string_view>
-#include <vector>
 
 namespace tritonc::codegen {
 
 using ir::Instruction;
-using namespace ptxlines;
+using ir::Opcode;
 
 namespace {
 
-/// Appends the virtual registers a line names (%r12, %rd3, %p7, ...; not
-/// %tid.x) to Out, as views into the line.
-void appendRegisters(std::string_view Line, std::vector<std::string_view> &Out) {
-  for (size_t I = Line.find('%'); I != std::string_view::npos; I = Line.find('%', I + 1))
-    if (std::string_view Reg = leadingRegister(Line.substr(I)); !Reg.empty())
-      Out.push_back(Reg);
-}
-
-/// Appends the registers an instruction line writes: its first operand, or
-/// all of a {list} in that place (wgmma accumulators, unpacking movs);
-/// nothing when the first operand is an address ([...]).
-void appendWrittenRegisters(std::string_view Line, std::vector<std::string_view> &Out) {
-  std::string_view Text = instructionText(Line);
-  if (Text.empty() || isComment(Line) || isLabel(Line) || Text.starts_with('.'))
-    return;
-  size_t Space = Text.find_first_of(" \t");
-  if (Space == std::string_view::npos)
-    return;
-  std::string_view Ops = Text.substr(Space + 1);
-  Ops.remove_prefix(std::min(Ops.find_first_not_of(" \t"), Ops.size()));
-  if (Ops.starts_with('['))
-    return;
-  size_t End = Ops.starts_with('{') ? Ops.find('}') : Ops.find_first_of(",;");
-  appendRegisters(Ops.substr(0, End), Out);
-}
-
-/// Whether the sorted register lists share a register.
-bool intersect(const std::vector<std::string_view> &A, const std::vector<std::string_view> &B) {
-  for (size_t I = 0, J = 0; I < A.size() && J < B.size();) {
-    if (A[I] == B[J])
-      return true;
-    A[I] < B[J] ? ++I : ++J;
-  }
-  return false;
-}
-
-void sortUnique(std::vector<std::string_view> &V) {
-  std::sort(V.begin(), V.end());
-  V.erase(std::unique(V.begin(), V.end()), V.end());
-}
-
-/// Whether a line may move above the k-steps: arithmetic, comments, and
-/// the refill's own expect_tx and bulk copies into shared memory. No
-/// control flow, barriers, fences, other memory accesses or MMAs.
-bool movableLine(std::string_view Line) {
-  if (isComment(Line))
+/// Whether a scalar instruction lowers to arithmetic alone.
+bool isScalarArithmetic(const Instruction &I) {
+  switch (I.getCategory()) {
+  case ir::OpCategory::Binary:
+  case ir::OpCategory::Cmp:
+  case ir::OpCategory::Cast:
     return true;
-  if (Line.empty() || isLabel(Line))
+  case ir::OpCategory::Misc:
+    return I.getOpcode() == Opcode::Select || I.getOpcode() == Opcode::GEP;
+  default:
     return false;
-  std::string_view Text = instructionText(Line);
-  // The wait for staging reads (TensorStores.cpp) orders only the engine's
-  // reads of a store's staging before the copies that follow it.
-  if (Text.starts_with("mbarrier.arrive.expect_tx") ||
-      Text.starts_with("cp.async.bulk.tensor.2d.shared::cluster.global") ||
-      Text.starts_with("cp.async.bulk.wait_group.read"))
-    return true;
-  for (std::string_view Bad : {"bra", "bar.", "barrier", "membar", "fence", "wgmma", "ret", "exit",
-                               "ld.", "st.", "atom", "red.", "cp.", "mbarrier", "trap"})
-    if (Text.starts_with(Bad))
-      return false;
-  return true;
-}
-
-/// The label a `bra` line jumps to, or nothing for other lines.
-std::optional<std::string_view> branchTarget(std::string_view Line) {
-  std::string_view Text = instructionText(Line);
-  if (!Text.starts_with("bra"))
-    return std::nullopt;
-  std::string_view Target = Text.substr(Text.find_last_of(" \t") + 1);
-  if (Target.ends_with(';'))
-    Target.remove_suffix(1);
-  return Target;
+  }
 }
 
 } // namespace
 
-void FunctionLowering::noteRefillHoist(const Instruction &Dot, size_t AfterBarrier) {
-  PendingRefillHoist.reset();
+std::vector<const Instruction *> FunctionLowering::refillsAheadOf(const Instruction &Dot) const {
   auto It = AsyncDots.find(&Dot);
   if (It == AsyncDots.end() || It->second != 1 || inFlightExtraSlots(Options.NumWarps) == 0)
-    return;
+    return {};
+  std::set<unsigned> DotRings;
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     auto [Member, Id] = ringOperand(Dot, Idx);
-    if (!Member || Rings[Id].TensorMap < 0)
-      return;
+    if (!Member || Member->getOpcode() != Opcode::Phi || Rings[Id].TensorMap < 0)
+      return {};
+    DotRings.insert(Id);
   }
-  PendingRefillHoist = RefillHoist{&Dot, CurrentBlock, AfterBarrier, B.bodySize()};
-}
-
-void FunctionLowering::hoistRingRefills(const ir::BasicBlock &BB) {
-  std::optional<RefillHoist> H = std::exchange(PendingRefillHoist, std::nullopt);
-  if (!H || H->Block != CurrentBlock)
-    return;
-  // The IR after the dot: memory is only touched by refills of its rings.
-  std::set<unsigned> DotRings;
-  for (unsigned Idx = 0; Idx < 2; ++Idx)
-    DotRings.insert(ringOperand(*H->Dot, Idx).second);
+  // Refills that would first drain the rings or fence them from scratch.
+  if ((RefillBlocks.count(CurrentBlock) && !RefilledBlocks.count(CurrentBlock)) ||
+      (AfterScratchOverRings.count(CurrentBlock) && !FencedBlocks.count(CurrentBlock)))
+    return {};
+  std::vector<const Instruction *> Ahead;
   bool AfterDot = false, AnyRefill = false;
-  for (const auto &IP : BB.instructions()) {
+  for (const auto &IP : Dot.getParent()->instructions()) {
     const Instruction &I = *IP;
-    if (&I == H->Dot) {
+    if (&I == &Dot) {
       AfterDot = true;
       continue;
     }
-    if (!AfterDot || I.isTerminator() || !I.accessesMemory())
+    if (!AfterDot || I.isTerminator())
       continue;
+    for (const ir::Value *Op : I.operands())
+      if (Op == &Dot || PendingMma.count(Op))
+        return {};
     auto Ring = AsyncOf.find(&I);
-    if (Ring == AsyncOf.end() || !DotRings.count(Ring->second) || !TensorAccesses.count(&I))
-      return;
-    AnyRefill = true;
+    bool Refill = Ring != AsyncOf.end() && DotRings.count(Ring->second) && TensorAccesses.count(&I);
+    bool Arithmetic = I.getType()->isTile() ? LA.isRematerializable(&I) : isScalarArithmetic(I);
+    if (!Refill && (I.accessesMemory() || !Arithmetic))
+      return {};
+    AnyRefill |= Refill;
+    Ahead.push_back(&I);
   }
-  if (!AnyRefill)
-    return;
+  return AnyRefill ? Ahead : std::vector<const Instruction *>();
+}
 
-  // The emitted lines: [AfterBarrier, DotEnd) the k-steps and their wait,
-  // [DotEnd, end) what moves above them.
-  size_t End = B.bodySize();
-  // Register names are views into the lines, which stay put until the move.
-  std::vector<std::string_view> StepRegs, StepWrites, MovedRegs, MovedWrites;
-  std::set<std::string_view> StepLabels;
-  for (size_t L = H->AfterBarrier; L < H->DotEnd; ++L) {
-    const std::string &Line = B.bodyLine(L);
-    if (Line.empty())
-      return; // a reserved line: its handle is its position
-    if (isLabel(Line))
-      StepLabels.insert(std::string_view(Line).substr(0, Line.size() - 1));
-    appendRegisters(Line, StepRegs);
-    appendWrittenRegisters(Line, StepWrites);
+void FunctionLowering::lowerRefillsAhead(const Instruction &Dot) {
+  for (const Instruction *I : refillsAheadOf(Dot)) {
+    CurrentInst = I;
+    lowerInstruction(*I);
+    LoweredAhead.insert(I);
   }
-  // The k-steps may branch within themselves (their loop), nowhere else:
-  // the moved lines must run exactly as often as before.
-  for (size_t L = H->AfterBarrier; L < H->DotEnd; ++L) {
-    std::string_view Text = instructionText(B.bodyLine(L));
-    if (Text.starts_with("ret") || Text.starts_with("exit"))
-      return;
-    if (std::optional<std::string_view> Target = branchTarget(B.bodyLine(L));
-        Target && !StepLabels.count(*Target))
-      return;
-  }
-  // The refills may branch forward within themselves (around thread 0's
-  // copies: TensorCopies.cpp), nowhere else.
-  std::set<std::string_view> MovedLabels;
-  for (size_t L = H->DotEnd; L < End; ++L) {
-    const std::string &Line = B.bodyLine(L);
-    if (isLabel(Line))
-      MovedLabels.insert(std::string_view(Line).substr(0, Line.size() - 1));
-    else if (std::optional<std::string_view> Target = branchTarget(Line);
-             Target && MovedLabels.count(*Target))
-      return; // backward
-  }
-  bool AnyCopy = false;
-  for (size_t L = H->DotEnd; L < End; ++L) {
-    const std::string &Line = B.bodyLine(L);
-    std::optional<std::string_view> Target = branchTarget(Line);
-    bool Internal = isLabel(Line) || (Target && MovedLabels.count(*Target));
-    if (!Internal && !movableLine(Line))
-      return;
-    AnyCopy |= instructionText(Line).starts_with("cp.async.bulk.tensor");
-    appendRegisters(Line, MovedRegs);
-    appendWrittenRegisters(Line, MovedWrites);
-  }
-  if (!AnyCopy)
-    return;
-  for (auto *V : {&StepRegs, &StepWrites, &MovedRegs, &MovedWrites})
-    sortUnique(*V);
-  if (intersect(StepWrites, MovedRegs) || intersect(MovedWrites, StepRegs))
-    return;
-  B.hoistBodyLines(H->AfterBarrier, H->DotEnd);
+  CurrentInst = &Dot;
 }
 
 } // namespace tritonc::codegen

@@ -159,7 +159,8 @@ void FunctionLowering::lowerStore(const Instruction &I) {
   const AccessPlan &Plan = LA.accessOf(&I);
   const LinearLayout &L = Plan.Layout;
   unsigned HeadVec = Bytes == 1 ? 1 : Plan.Vec;
-  Regs Ptrs = getVectorHeads(Ptr, L, HeadVec), Vals = get(I.getOperand(1), L), Mask;
+  Regs Ptrs = getVectorHeads(Ptr, L, HeadVec), Mask;
+  PackableRegs Vals = getForPacking(I.getOperand(1), L);
   if (Masked)
     Mask = getVectorHeads(I.getOperand(2), L, HeadVec);
   Reg Owner = ownerPredicate(L);
@@ -177,17 +178,19 @@ void FunctionLowering::lowerStore(const Instruction &I) {
     Regs Words;
     if (Packed)
       for (unsigned W = 0; W < Vec / 2; ++W)
-        Words.push_back(
-            B.pack2x16(Vals[R0 + 2 * W].as(Ty::B16), Vals[R0 + 2 * W + 1].as(Ty::B16), Ty::B32));
+        Words.push_back(Vals.word(B, static_cast<size_t>(R0) + 2 * W));
+    else
+      for (unsigned W = 0; W < Vec; ++W)
+        Words.push_back(Vals.element(B, static_cast<size_t>(R0) + W));
     if (Guard.valid())
       G.emplace(B, Guard, false);
     if (Bytes == 1) {
-      StoreByte(Ptrs[R0], Vals[R0]);
+      StoreByte(Ptrs[R0], Words[0]);
       continue;
     }
     if (!Packed)
-      for (unsigned W = 0; W < Vec; ++W)
-        Words.push_back(Vals[R0 + W].as(moveTypeOf(T)));
+      for (Reg &W : Words)
+        W = W.as(moveTypeOf(T));
     B.stGlobal(Packed ? Ty::B32 : moveTypeOf(T), Ptrs[R0], 0, Words);
   }
 }

@@ -139,7 +139,7 @@ static ScratchAddresses sharedAddresses(FunctionLowering &FL, const LinearLayout
 /// must move the last coordinate by 1, 2, 4, ... Because the bases of L are
 /// distinct powers of two, every other bit moves that coordinate by a
 /// multiple of the width, so each group starts at an aligned address.
-static unsigned sharedVectorWidth(const LinearLayout &L, unsigned Bytes) {
+unsigned sharedVectorWidth(const LinearLayout &L, unsigned Bytes) {
   size_t Last = L.getOutDims().size() - 1;
   unsigned Width = 1;
   for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("register"); ++Bit) {
@@ -162,7 +162,7 @@ static std::pair<Ty, unsigned> sharedWords(Ty MT, unsigned Bytes, unsigned Width
   return {MT, Width};
 }
 
-void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Elem,
+void FunctionLowering::storeTileToShared(const PackableRegs &Values, const ir::Type *Elem,
                                          const ir::Shape &S, const LinearLayout &L,
                                          uint64_t ByteOffset,
                                          const std::function<Reg(int32_t)> &RegisterGuard,
@@ -178,13 +178,21 @@ void FunctionLowering::storeTileToShared(const Regs &Values, const ir::Type *Ele
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Width) {
     if (Dup[R0])
       continue;
-    Regs Elems;
-    for (unsigned K = 0; K < Width; ++K)
-      Elems.push_back((T == Ty::Pred ? predToU16(Values[R0 + K]) : Values[R0 + K]).as(MT));
     Regs Packed;
-    for (unsigned W = 0; W < Words; ++W)
-      Packed.push_back(WordTy == MT ? Elems[W]
-                                    : B.pack2x16(Elems[2 * W], Elems[2 * W + 1], Ty::B32));
+    if (T == Ty::Pred) { // as 16-bit 0 or 1
+      Regs Elems;
+      for (unsigned K = 0; K < Width; ++K)
+        Elems.push_back(predToU16(Values.element(B, static_cast<size_t>(R0 + K))).as(MT));
+      for (unsigned W = 0; W < Words; ++W)
+        Packed.push_back(WordTy == MT ? Elems[W]
+                                      : B.pack2x16(Elems[2 * W], Elems[2 * W + 1], Ty::B32));
+    } else if (WordTy == MT) {
+      for (unsigned K = 0; K < Width; ++K)
+        Packed.push_back(Values.element(B, static_cast<size_t>(R0 + K)).as(MT));
+    } else {
+      for (unsigned W = 0; W < Words; ++W)
+        Packed.push_back(Values.word(B, static_cast<size_t>(R0) + 2 * W));
+    }
     Reg P = Owner;
     if (RegisterGuard)
       P = P.valid() ? B.predAnd(RegisterGuard(R0), P) : RegisterGuard(R0);
@@ -382,8 +390,9 @@ unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemByt
   return 1;
 }
 
-Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, const ir::Shape &S,
-                                        const LinearLayout &From, const LinearLayout &To) {
+Regs FunctionLowering::convertViaShared(const PackableRegs &Vals, const ir::Type *Elem,
+                                        const ir::Shape &S, const LinearLayout &From,
+                                        const LinearLayout &To) {
   Ty T = ptxTypeOf(Elem);
   unsigned ElemBytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   B.comment("layout conversion through shared memory");
@@ -400,7 +409,7 @@ Regs FunctionLowering::convertViaShared(const Regs &Vals, const ir::Type *Elem, 
   return loadTileFromShared(*this, Elem, S, To, 0, Sw);
 }
 
-Regs FunctionLowering::convertInRowBlocks(const Regs &Vals, const ir::Type *Elem,
+Regs FunctionLowering::convertInRowBlocks(const PackableRegs &Vals, const ir::Type *Elem,
                                           const ir::Shape &S, const LinearLayout &From,
                                           const LinearLayout &To, unsigned Chunks) {
   Ty T = ptxTypeOf(Elem);

@@ -162,7 +162,7 @@ static std::optional<LinearLayout> stmatrixAddressLayout(const LinearLayout &L,
   return LinearLayout({{"lane", Lanes}, {"warp", Warps}}, L.getOutDims());
 }
 
-void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
+void FunctionLowering::storeTileToMmaShared(const std::function<PackableRegs()> &Values,
                                             const LinearLayout &L, const MmaSharedLayout &SL,
                                             const Reg &Base,
                                             const std::function<Reg(int32_t)> &RegisterGuard,
@@ -221,10 +221,8 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
   };
   // The words are Vals's registers, or Zero's where Vals is null.
   Reg Zero;
-  auto emitStore = [&](const Store &S, const Regs *Vals) {
-    auto word = [&](int32_t R) {
-      return Vals ? B.pack2x16((*Vals)[R].as(Ty::B16), (*Vals)[R + 1].as(Ty::B16), Ty::B32) : Zero;
-    };
+  auto emitStore = [&](const Store &S, const PackableRegs *Vals) {
+    auto word = [&](int32_t R) { return Vals ? Vals->word(B, static_cast<size_t>(R)) : Zero; };
     if (Stmatrix) {
       std::string Words;
       for (int32_t K = 0; K < 8; K += 2)
@@ -237,7 +235,8 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
     for (unsigned K = 0; K + 1 < Width; K += 2)
       Words.push_back(word(S.FirstRegister + static_cast<int32_t>(K)));
     if (Width == 1)
-      Words.push_back(Vals ? (*Vals)[S.FirstRegister].as(Ty::B16) : Zero);
+      Words.push_back(Vals ? Vals->element(B, static_cast<size_t>(S.FirstRegister)).as(Ty::B16)
+                           : Zero);
     B.stShared(Width == 1 ? Ty::B16 : Ty::B32, S.Addr, S.Immediate, Words,
                ZerosIf.valid() ? S.G : guardFor(S.FirstRegister));
   };
@@ -245,7 +244,7 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
   // Without ZerosIf each store follows its address (and its guard its
   // words); with it, every address and guard comes first, so that both
   // paths (the values, the zeros) find them computed.
-  Regs Vals;
+  std::optional<PackableRegs> Vals;
   if (!ZerosIf.valid())
     Vals = Values();
   std::vector<Store> Stores;
@@ -275,7 +274,7 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
     }
     Store S{R0, It->second, static_cast<int64_t>(RegOff & ~ThreadBits), std::nullopt};
     if (!ZerosIf.valid()) {
-      emitStore(S, &Vals);
+      emitStore(S, &*Vals);
       continue;
     }
     if (!Stmatrix)
@@ -290,7 +289,7 @@ void FunctionLowering::storeTileToMmaShared(const std::function<Regs()> &Values,
   B.braIf(ZerosIf, ZeroPath);
   Vals = Values();
   for (const Store &S : Stores)
-    emitStore(S, &Vals);
+    emitStore(S, &*Vals);
   B.bra(Done, /*Uniform=*/true);
   B.label(ZeroPath);
   Zero = B.mov(!Stmatrix && Width == 1 ? Ty::B16 : Ty::B32, 0);
@@ -434,7 +433,6 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     else
       remarkSlotStaged(I, Idx, Why);
   }
-  size_t AfterBarrier = B.bodySize();
   const ir::Value *Staged[2] = {Ops[0] ? nullptr : A, Ops[1] ? nullptr : Bv};
   if (Staged[0] || Staged[1]) {
     LinearLayout Ls[2];
@@ -473,12 +471,13 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     // the back edge then moves nothing, and the next iteration's loads and
     // barrier overlap these MMAs. Readers of the registers wait first
     // (waitForPendingMma).
+    // The refills of its rings may go first (EarlyRefill.cpp).
+    lowerRefillsAhead(I);
     const Instruction *Phi = inPlaceAccumulator(I);
     Regs Acc = Values.at(Phi);
     emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc,
                   AsyncDots.at(&I));
     Values[&I] = std::move(Acc);
-    noteRefillHoist(I, AfterBarrier);
     return;
   }
   // wgmma accumulates in place: work on copies of the incoming values.

@@ -1,7 +1,6 @@
 //===- Lowering.cpp - Values, layouts, control flow and barriers ---------===//
 
 #include "Lowering.h"
-#include "PackedConversions.h"
 
 #include <bit>
 #include <set>
@@ -365,6 +364,10 @@ Regs FunctionLowering::getOwn(const ir::Value *V) {
     return {scalar(V)};
   if (LA.isRematerializable(V))
     return get(V, LA.defaultLayout(V->getType()->getShape()));
+  // A narrowing left for a packing store that reads it elementwise after all.
+  if (const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V));
+      I && NarrowedAtUse.count(I) && !Values.count(V))
+    Values[V] = wideNarrowing(*I).elements(B);
   auto It = Values.find(V);
   if (It == Values.end())
     reportInternalError("codegen: tile used before it was lowered");
@@ -408,6 +411,8 @@ Regs FunctionLowering::get(const ir::Value *V, const LinearLayout &L) {
       R = Regs(numRegisters(L), scalar(I->getOperand(0)));
     else
       R = lowerElementwise(*I, &L);
+  } else if (NarrowedAtUse.count(I) && !Values.count(V)) {
+    R = getForPacking(V, L).elements(B);
   } else {
     const LinearLayout &Own = LA.layoutOf(V);
     const Regs &Have = Values.at(V);
@@ -556,6 +561,10 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
   if (DeferredConversions.count(&I))
     return; // Lowered by the bulk store that reads it (ZeroTripGuard.cpp).
   waitForPendingMma(I);
+  if (narrowsAtPackingUse(I)) {
+    NarrowedAtUse.insert(&I); // Lowered by the store that reads it.
+    return;
+  }
   if (auto It = AsyncOf.find(&I); It != AsyncOf.end()) {
     if (I.getOpcode() == Opcode::Phi)
       phiRegs(I);
@@ -632,9 +641,8 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
   }
   for (const auto &IP : BB.instructions()) {
     if (IP->isTerminator()) {
-      hoistRingRefills(BB);
       lowerTerminator(*IP);
-    } else {
+    } else if (!LoweredAhead.count(IP.get())) {
       CurrentInst = IP.get();
       lowerInstruction(*IP);
     }
@@ -681,17 +689,13 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        &FunctionLowering::planZeroTripGuardsStep},
       {"lower-blocks",
        "instruction selection block by block in dominator order (Lower*.cpp), "
-       "layout conversions through shared memory, ring refills hoisted "
-       "(EarlyRefill.cpp)",
+       "layout conversions through shared memory, ring refills lowered before "
+       "the k-steps they overlap (EarlyRefill.cpp)",
        &FunctionLowering::lowerBlocks},
       {"place-barriers",
        "bar.sync where shared memory accesses need them "
        "(analysis/BarrierPlacement.cpp)",
        &FunctionLowering::placeBarriersStep},
-      {"pack-conversions",
-       "pairs of f32 -> f16/bf16 conversions become one cvt "
-       "(PackedConversions.cpp)",
-       &FunctionLowering::packConversionsStep},
       {"place-mbarriers",
        "sm_90a: the mbarriers of bulk tensor copies after the rest of the dynamic shared memory "
        "(TensorCopies.cpp)",
@@ -754,7 +758,5 @@ void FunctionLowering::placeBarriersStep() {
     ++NumBarriers;
   }
 }
-
-void FunctionLowering::packConversionsStep() { packConvertedPairs(B); }
 
 } // namespace tritonc::codegen

@@ -13,6 +13,7 @@
 //   LowerMemory.cpp      global loads/stores (vectorized), atomics
 //   LowerShared.cpp      layout conversions and reductions via shared memory
 //   LowerDot.cpp         dot on FMA units and on tensor cores (mma.sync)
+//   PackedNarrowing.cpp  f32 -> f16 conversions packed in pairs by their store
 //
 // Shared memory is one dynamic buffer used as scratch by one instruction at a
 // time. Every access group is recorded as a statement for the barrier
@@ -63,6 +64,34 @@ using ptx::Reg;
 using ptx::Ty;
 using Regs = std::vector<Reg>;
 
+/// A tile's registers as a consumer that may pack pairs of 16-bit elements
+/// into 32-bit words reads them (PackedNarrowing.cpp): the elements
+/// themselves, or the f32 registers of a conversion to f16 or bf16 that is
+/// lowered at this use, so that a packed pair takes one `cvt.rn.f16x2.f32`
+/// instead of two conversions and a `mov`.
+class PackableRegs {
+public:
+  /// NOLINTNEXTLINE: implicit, so that plain registers pass directly.
+  PackableRegs(Regs Elements) : Elements(std::move(Elements)) {}
+  /// f32 values (Wide) still to be rounded to Half (F16 or BF16).
+  PackableRegs(Regs Wide, Ty Half);
+  size_t size() const { return Elements.size(); }
+  /// Element R; from a wide register, converted here on first use.
+  Reg element(ptx::PTXFunctionBuilder &B, size_t R) const;
+  /// Elements Lo and Lo + 1 as one b32 word, Lo in the low half.
+  Reg word(ptx::PTXFunctionBuilder &B, size_t Lo) const;
+  /// Every element (converting the wide ones).
+  Regs elements(ptx::PTXFunctionBuilder &B) const;
+  /// The registers in another layout: its register R is this one's Map[R].
+  PackableRegs remapped(const std::vector<int32_t> &Map) const;
+
+private:
+  /// Elements converted so far (all of them without Wide).
+  mutable Regs Elements;
+  Regs Wide;
+  Ty Half = Ty::F16;
+};
+
 /// Thrown for constructs the back end does not lower (yet); generatePTX turns
 /// it into an error at Loc.
 struct UnsupportedConstruct {
@@ -94,6 +123,9 @@ uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
 /// of those bases, then stays below Bound, and higher bits of it come from
 /// the register alone.
 bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound);
+/// How many consecutive registers of L a scratch tile of Bytes-sized
+/// elements is written from in one vector access (LowerShared.cpp).
+unsigned sharedVectorWidth(const LinearLayout &L, unsigned Bytes);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
 
@@ -333,12 +365,12 @@ public:
   /// Module-scope lines the kernel needs (vprintf, strings); after run().
   const std::vector<std::string> &moduleDeclarations() const { return ModuleDecls; }
 
-  Regs convertViaShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
+  Regs convertViaShared(const PackableRegs &Values, const ir::Type *Elem, const ir::Shape &S,
                         const LinearLayout &From, const LinearLayout &To);
   /// How many row blocks a conversion of an [S0, S1] tile goes through
   /// shared memory in (1: all at once; see convertInRowBlocks).
   unsigned conversionChunks(const ir::Shape &S, unsigned ElemBytes, const LinearLayout &To) const;
-  Regs convertInRowBlocks(const Regs &Vals, const ir::Type *Elem, const ir::Shape &S,
+  Regs convertInRowBlocks(const PackableRegs &Vals, const ir::Type *Elem, const ir::Shape &S,
                           const LinearLayout &From, const LinearLayout &To, unsigned Chunks);
   void lowerReduce(const ir::Instruction &I);
   /// Makes a scalar computed by thread 0 only (Value valid there) uniform.
@@ -347,7 +379,7 @@ public:
   /// element, by its owner). Used by conversions and dot operands.
   /// RegisterGuard, if given, adds a predicate per register (vector head).
   /// With Swizzle, the tile is stored in that layout instead of row-major.
-  void storeTileToShared(const Regs &Values, const ir::Type *Elem, const ir::Shape &S,
+  void storeTileToShared(const PackableRegs &Values, const ir::Type *Elem, const ir::Shape &S,
                          const LinearLayout &L, uint64_t ByteOffset,
                          const std::function<Reg(int32_t)> &RegisterGuard = {},
                          const SwizzledScratch *Swizzle = nullptr);
@@ -376,7 +408,7 @@ public:
   /// With ZerosIf, the stores write zeros where that predicate holds (the
   /// accumulator of a skipped loop, ZeroTripGuard.cpp); Values lowers the
   /// registers to store, on the other path only.
-  void storeTileToMmaShared(const std::function<Regs()> &Values, const LinearLayout &L,
+  void storeTileToMmaShared(const std::function<PackableRegs()> &Values, const LinearLayout &L,
                             const MmaSharedLayout &SL, const Reg &Base,
                             const std::function<Reg(int32_t)> &RegisterGuard = {},
                             const Regs &ColumnBlockBases = {}, const Reg &ZerosIf = {});
@@ -493,7 +525,6 @@ public:
   void planZeroTripGuardsStep();
   void lowerBlocks();
   void placeBarriersStep();
-  void packConversionsStep();
   /// The dominator tree of run()'s steps (built by declareParameters).
   std::optional<ir::DominatorTree> RunDominators;
   void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
@@ -552,12 +583,13 @@ public:
   void emitZeroTripGuard(const ZeroTripPlan &P);
 
   // --- Early ring refills (EarlyRefill.cpp) ----------------------------------
-  /// Records an in-flight wgmma dot over TMA rings whose barrier ended at
-  /// line AfterBarrier and whose k-steps end here.
-  void noteRefillHoist(const ir::Instruction &Dot, size_t AfterBarrier);
-  /// Before BB's terminator: moves the refill of the noted dot's rings up
-  /// to right after its barrier, where that is safe.
-  void hoistRingRefills(const ir::BasicBlock &BB);
+  /// The instructions after an in-flight wgmma dot over TMA rings, in its
+  /// block, that are lowered after its barrier and before its k-steps (the
+  /// refills of its rings and their arithmetic), or none where that is not
+  /// safe.
+  std::vector<const ir::Instruction *> refillsAheadOf(const ir::Instruction &Dot) const;
+  /// Lowers refillsAheadOf(Dot) now; lowerBlock then skips them.
+  void lowerRefillsAhead(const ir::Instruction &Dot);
 
   // --- Bulk tensor copies into rings (TensorCopies.cpp) -----------------------
   /// Turns the rings whose loads all have one tensor-map form into TMA rings.
@@ -626,6 +658,19 @@ public:
   /// mbarriers: 227 KB on sm_90, 163 KB on sm_80 (A100).
   uint64_t scratchLimit() const;
   const std::vector<TensorMapSpec> &tensorMaps() const { return TensorMaps; }
+
+  // --- Conversions packed where stored (PackedNarrowing.cpp) ----------------
+  /// Whether I rounds an f32 tile to f16 or bf16 whose f32 registers are at
+  /// hand in I's layout.
+  bool isPackableNarrowing(const ir::Instruction &I) const;
+  /// Such an I's registers in its layout: the f32 ones, still to round.
+  PackableRegs wideNarrowing(const ir::Instruction &I);
+  /// Whether such an I is lowered at its only reader, a store that may
+  /// pack its pairs, instead of where it stands.
+  bool narrowsAtPackingUse(const ir::Instruction &I) const;
+  /// V in layout L for a consumer that packs pairs: as get(), but a
+  /// narrowing lowered at this use comes as f32 registers.
+  PackableRegs getForPacking(const ir::Value *V, const LinearLayout &L);
 
   /// Float helpers shared by several files.
   Reg toF32(const Reg &X, const ir::Type *T);
@@ -717,14 +762,10 @@ private:
   };
   std::map<const ir::Instruction *, ZeroStaging> ZeroStagedStores;
   std::set<const ir::Instruction *> DeferredConversions;
-  /// The in-flight dot of the block being lowered whose rings' refill may
-  /// move above its k-steps (EarlyRefill.cpp).
-  struct RefillHoist {
-    const ir::Instruction *Dot;
-    unsigned Block;
-    size_t AfterBarrier, DotEnd;
-  };
-  std::optional<RefillHoist> PendingRefillHoist;
+  /// Narrowings lowered by the store that reads them (PackedNarrowing.cpp).
+  std::set<const ir::Instruction *> NarrowedAtUse;
+  /// Instructions lowered before the dot that precedes them (EarlyRefill.cpp).
+  std::set<const ir::Instruction *> LoweredAhead;
   uint64_t RingBytes = 0;
   /// Blocks (by index) where rings hold data: the innermost loops around
   /// dots reading rings, the blocks of ring loads, phis and dots, and the

@@ -273,13 +273,20 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
   // converted on the path where the loop ran only.
   auto Zeros = ZeroStagedStores.find(&I);
   Reg ZerosIf = Zeros != ZeroStagedStores.end() ? Zeros->second.Skipped : Reg();
-  Regs Vals;
+  std::optional<PackableRegs> Vals;
   if (!ZerosIf.valid())
-    Vals = getOwn(V);
-  auto convertedValues = [&] {
+    Vals = getForPacking(V, L);
+  std::optional<PackableRegs> Narrowed;
+  auto convertedValues = [&]() -> PackableRegs {
+    if (Narrowed)
+      return *Narrowed;
     for (const Instruction *C : Zeros->second.Conversions)
       if (!Values.count(C) && !LA.isRematerializable(C)) {
         waitForPendingMma(*C);
+        // The stored value itself rounds to halves as they are packed
+        // (PackedNarrowing.cpp).
+        if (C == V && isPackableNarrowing(*C))
+          return *(Narrowed = wideNarrowing(*C));
         Values[C] = lowerElementwise(*C, &LA.layoutOf(C));
       }
     return getOwn(V);
@@ -358,7 +365,7 @@ void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P
       sharedAccess(true, SL.bytes());
       Base = sharedBase();
     }
-    storeTileToMmaShared([&] { return ZerosIf.valid() ? convertedValues() : Vals; }, L, SL, Base,
+    storeTileToMmaShared([&] { return ZerosIf.valid() ? convertedValues() : *Vals; }, L, SL, Base,
                          Guard, BoxBases, ZerosIf);
     B.emit("fence.proxy.async.shared::cta;");
     if (P.FenceGlobal)

@@ -379,6 +379,15 @@ Reg PTXFunctionBuilder::pack2x16(const Reg &Lo, const Reg &Hi, Ty PackedTy) {
   return inst("mov.b32", PackedTy, {Operand::sym("{" + Lo.name() + ", " + Hi.name() + "}")});
 }
 
+Reg PTXFunctionBuilder::cvtPack2x16(const Reg &Lo, const Reg &Hi, Ty PackedTy) {
+  checkOperand("cvtPack2x16", Lo, Ty::F32);
+  checkOperand("cvtPack2x16", Hi, Ty::F32);
+  if (PackedTy != Ty::F16x2 && PackedTy != Ty::BF16x2)
+    reportInternalError("PTXBuilder::cvtPack2x16: packed type must be f16x2 or bf16x2");
+  // PTX takes the high half first.
+  return inst(std::string("cvt.rn.") + tyName(PackedTy) + ".f32", PackedTy, {Hi, Lo});
+}
+
 std::pair<Reg, Reg> PTXFunctionBuilder::unpack2x16(const Reg &Src, Ty HalfTy) {
   checkOperand("unpack2x16", Src, Ty::B32);
   if (tyBits(HalfTy) != 16)
@@ -673,22 +682,6 @@ size_t PTXFunctionBuilder::reservePrologueLine() {
 
 void PTXFunctionBuilder::fillPrologueLine(size_t Handle, const std::string &Line) {
   fillReserved(Prologue, Handle, Line, "fillPrologueLine");
-}
-
-void PTXFunctionBuilder::setBodyLine(size_t I, std::string Line) {
-  if (I >= Body.size())
-    reportInternalError("PTXBuilder::setBodyLine: no such line");
-  Body[I] = std::move(Line);
-}
-
-void PTXFunctionBuilder::hoistBodyLines(size_t Before, size_t From) {
-  if (InPrologue || Before > From || From > Body.size())
-    reportInternalError("PTXBuilder::hoistBodyLines: bad range");
-  for (size_t I = Before; I < Body.size(); ++I)
-    if (Body[I].empty())
-      reportInternalError("PTXBuilder::hoistBodyLines: would move a reserved line");
-  std::rotate(Body.begin() + static_cast<std::ptrdiff_t>(Before),
-              Body.begin() + static_cast<std::ptrdiff_t>(From), Body.end());
 }
 
 void PTXFunctionBuilder::label(const std::string &L) {

@@ -127,27 +127,6 @@ TEST(PTXBuilder, ReservedPrologueLinesKeepTheirPlace) {
   EXPECT_THROW(B.fillPrologueLine(Line, "mov.u32 %r9, smem;"), InternalError);
 }
 
-TEST(PTXBuilder, HoistBodyLines) {
-  PTXModule M;
-  PTXFunctionBuilder &B = M.addKernel("k");
-  B.barSync(1);
-  size_t Before = B.bodySize();
-  B.emit("add.u32 %r1, %r2, 1;");
-  B.emit("add.u32 %r3, %r4, 2;");
-  size_t From = B.bodySize();
-  B.emit("add.u32 %r5, %r6, 3;");
-  B.emit("add.u32 %r7, %r8, 4;");
-  B.hoistBodyLines(Before, From);
-  B.ret();
-  expectInOrder(M.str(), {"bar.sync 1;", "%r5, %r6, 3;", "%r7, %r8, 4;", "%r1, %r2, 1;",
-                          "%r3, %r4, 2;", "ret;"});
-  // A reserved line is known by its position: it must not move.
-  size_t Reserved = B.reserveLine();
-  B.emit("add.u32 %r9, %r9, 5;");
-  EXPECT_THROW(B.hoistBodyLines(Reserved, Reserved + 1), InternalError);
-  EXPECT_THROW(B.hoistBodyLines(From + 1, From), InternalError);
-}
-
 TEST(PTXBuilder, SpecialRegistersAndArithmetic) {
   PTXModule M;
   PTXFunctionBuilder &B = M.addKernel("k");
@@ -296,6 +275,19 @@ TEST(PTXBuilder, PackingAndMovTo) {
   expectInOrder(M.str(), {"mov.b32 %r0, {%h0, %h1};", "mov.b32 {%h2, %h3}, %r0;",
                           "mov.b16 %h4, 0x3C00;", "mov.b16 %h4, %h2;", "mov.b32 %r1, %f0;"});
   (void)C;
+}
+
+TEST(PTXBuilder, PackedConversionTakesTheHighHalfFirst) {
+  PTXModule M;
+  PTXFunctionBuilder &B = M.addKernel("k");
+  Reg Lo = B.newReg(Ty::F32), Hi = B.newReg(Ty::F32);
+  Reg H = B.cvtPack2x16(Lo, Hi, Ty::F16x2);
+  Reg BF = B.cvtPack2x16(Lo, Hi, Ty::BF16x2);
+  EXPECT_EQ(H.type(), Ty::F16x2);
+  expectInOrder(M.str(), {"cvt.rn.f16x2.f32 %r0, %f1, %f0;", "cvt.rn.bf16x2.f32 %r1, %f1, %f0;"});
+  EXPECT_THROW(B.cvtPack2x16(Lo, Hi, Ty::B32), InternalError);
+  EXPECT_THROW(B.cvtPack2x16(B.newReg(Ty::F16), Hi, Ty::F16x2), InternalError);
+  (void)BF;
 }
 
 TEST(PTXBuilder, ImmediatesAreExact) {

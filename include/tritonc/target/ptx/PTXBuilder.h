@@ -219,14 +219,6 @@ public:
   /// Sets the text of a reserved line (verbatim, no guard); empty lines are
   /// not printed.
   void fillReservedLine(size_t Handle, const std::string &Line);
-  /// Replaces body line I, for rewrites of the finished body (an empty line
-  /// is left out of the output). No position held elsewhere survives it.
-  void setBodyLine(size_t I, std::string Line);
-  /// The number of body lines so far (a position for hoistBodyLines).
-  size_t bodySize() const { return Body.size(); }
-  /// Body line I as emitted (tab-indented instruction, label or comment;
-  /// empty while reserved).
-  const std::string &bodyLine(size_t I) const { return Body[I]; }
   /// Reserves an (initially empty) line at the end of the prologue so far,
   /// for an instruction whose operands are known only once the body is
   /// written (the address of the mbarriers placed after the rest of the
@@ -235,10 +227,6 @@ public:
   /// Sets a reserved prologue line (verbatim, tab-indented, no guard); every
   /// reserved line must be filled before str().
   void fillPrologueLine(size_t Handle, const std::string &Line);
-  /// Moves the body lines from From to the end up to position Before, in
-  /// their order; the lines in between follow them. Reserved lines must not
-  /// lie in [Before, end): their handles are positions.
-  void hoistBodyLines(size_t Before, size_t From);
   /// Emits `Opcode Dst, Srcs...;` with Dst a fresh register of type DstTy.
   Reg inst(const std::string &Opcode, Ty DstTy, const std::vector<Operand> &Srcs);
 
@@ -293,6 +281,9 @@ public:
   Reg bitcast(Ty T, const Reg &Src);
   /// `mov.b32 %r, {Lo, Hi};` packs two 16-bit registers.
   Reg pack2x16(const Reg &Lo, const Reg &Hi, Ty PackedTy = Ty::F16x2);
+  /// `cvt.rn.f16x2.f32 %r, Hi, Lo;` (bf16x2 for PackedTy BF16x2): rounds two
+  /// f32 values and packs them, Lo in the low half, into one b32 register.
+  Reg cvtPack2x16(const Reg &Lo, const Reg &Hi, Ty PackedTy);
   /// `mov.b32 {%h, %h}, Src;` splits a 32-bit register; returns {Lo, Hi}.
   std::pair<Reg, Reg> unpack2x16(const Reg &Src, Ty HalfTy = Ty::F16);
   /// 32-bit address of a shared array: `mov.u32 %r, Name;`.
