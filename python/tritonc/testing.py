@@ -35,6 +35,12 @@ FLUSH_BYTES = 256 * 1024 * 1024
 #: launches; 64 runs stay well inside the driver's launch queue (about 1,000 entries).
 BATCH_RUNS = 64
 
+#: The longest GPU-side wait a batch starts with. A batch whose queueing took longer (the first call
+#: of a kernel compiles, an autotuner times its candidates) is queued again once behind a longer wait,
+#: but later batches go back to at most this: the wait is device time each batch spends asleep, and a
+#: single slow first call once made every later batch sleep for twice that call.
+MAX_WAIT_MS = 50.0
+
 
 def _torch():
     import torch  # noqa: PLC0415 - torch is optional for the package, needed only to time
@@ -112,8 +118,10 @@ class DeviceTimer:
                 end.record()
             queue_ms = (time.perf_counter() - queued_at) * 1e3
             torch.cuda.synchronize()
+            # The next batch starts with a wait that covers this queueing time twice over (never
+            # less than 2 ms, never more than MAX_WAIT_MS).
+            self.wait_ms = min(MAX_WAIT_MS, max(2.0, 2 * queue_ms))
             if queue_ms < wait_start.elapsed_time(wait_end):
-                self.wait_ms = wait_ms  # the next batch starts with a wait that sufficed
                 break
             wait_ms = 2 * queue_ms  # the host fell behind the device: queue again, longer wait
         out: Dict[str, List[float]] = {name: [] for name in fns}
@@ -176,6 +184,12 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
         def before_each():
             for t in grad_to_none:
                 t.grad = None
+    # One untimed call first: a kernel's first call may compile it or tune it (host work of seconds)
+    # and belongs to no batch.
+    if before_each is not None:
+        before_each()
+    fn()
+    _torch().cuda.synchronize()
     estimate = statistics.median(timer.samples({"": fn}, 5, before_each=before_each)[""])
     estimate = max(estimate, 1e-4)
     timer.warm_up(fn, max(1, int(warmup / estimate)))
