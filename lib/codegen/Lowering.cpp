@@ -676,8 +676,8 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        "counts; ring-live blocks; sm_90a: rings filled by bulk tensor copies (TensorCopies.cpp)",
        &FunctionLowering::planAsyncCopies},
       {"place-shared-buffers",
-       "smem_alloc buffers of GPU-level IR placed after the rings, outside scratch "
-       "(LowerAsync.cpp)",
+       "smem_alloc buffers of GPU-level IR placed after the rings (at their allocate-shared "
+       "offsets), scratch over them only where they hold no data (LowerAsync.cpp)",
        &FunctionLowering::planSharedBuffers},
       {"plan-tensor-stores",
        "sm_90a: 2-D 16-bit tile stores become bulk tensor stores "
