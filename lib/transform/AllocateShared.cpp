@@ -23,15 +23,16 @@ namespace {
 constexpr uint64_t BufferAlignment = 1024;
 
 /// Linear program points: the instructions of a reverse post-order in
-/// which every loop's blocks are contiguous, numbered, and each block's
+/// which every loop's blocks are contiguous, numbered, and each loop's
 /// [first, last + 1) range.
 struct ProgramPoints {
   std::map<const Instruction *, uint64_t> Of;
-  std::map<const BasicBlock *, std::pair<uint64_t, uint64_t>> BlockRange;
   std::vector<const Instruction *> InOrder;
   std::vector<const BasicBlock *> Blocks;
+  std::vector<std::pair<uint64_t, uint64_t>> LoopRanges;
 
   ProgramPoints(const Function &F, const LoopInfo &LI) {
+    std::map<const BasicBlock *, std::pair<uint64_t, uint64_t>> BlockRange;
     for (const BasicBlock *BB : loopContiguousOrder(F, LI)) {
       uint64_t Begin = InOrder.size();
       for (const auto &I : BB->instructions()) {
@@ -40,6 +41,18 @@ struct ProgramPoints {
       }
       BlockRange[BB] = {Begin, InOrder.size()};
       Blocks.push_back(BB);
+    }
+    for (const Loop *L : LI.loopsInnermostFirst()) {
+      std::pair<uint64_t, uint64_t> Range{UINT64_MAX, 0};
+      for (const BasicBlock *BB : L->blocks()) {
+        auto It = BlockRange.find(BB);
+        if (It == BlockRange.end()) // unreachable
+          continue;
+        Range = {std::min(Range.first, It->second.first),
+                 std::max(Range.second, It->second.second)};
+      }
+      if (Range.first < Range.second)
+        LoopRanges.push_back(Range);
     }
   }
 
@@ -102,7 +115,7 @@ bool isSharedValue(const Value *V) { return V->getType()->isSharedBuffer(); }
 
 class SharedAllocator {
 public:
-  SharedAllocator(const Function &F, const LoopInfo &LI) : LI(LI), Points(F, LI) {}
+  SharedAllocator(const Function &F, const LoopInfo &LI) : Points(F, LI) {}
 
   bool run() {
     std::vector<Instruction *> Allocs;
@@ -129,7 +142,6 @@ public:
   }
 
 private:
-  const LoopInfo &LI;
   ProgramPoints Points;
 
   /// [Start, End) of the buffer Alloc, with the widening rules of the file
@@ -185,19 +197,12 @@ private:
   void coverLoops(uint64_t &Start, uint64_t &End) const {
     for (bool Grew = true; Grew;) {
       Grew = false;
-      for (const Loop *L : LI.loopsInnermostFirst()) {
-        uint64_t LoopStart = UINT64_MAX, LoopEnd = 0;
-        for (const BasicBlock *BB : L->blocks()) {
-          auto [B, E] = Points.BlockRange.at(BB);
-          LoopStart = std::min(LoopStart, B);
-          LoopEnd = std::max(LoopEnd, E);
-        }
+      for (auto [LoopStart, LoopEnd] : Points.LoopRanges)
         if (LoopStart < End && Start < LoopEnd && (LoopStart < Start || LoopEnd > End)) {
           Start = std::min(Start, LoopStart);
           End = std::max(End, LoopEnd);
           Grew = true;
         }
-      }
     }
   }
 };
