@@ -52,12 +52,6 @@ const Instruction *asInstr(const ir::Value *V) {
   return ir::asInstruction(const_cast<ir::Value *>(V));
 }
 
-/// Bytes between consecutive slots of a buffer type: whole swizzle atoms
-/// (1024 bytes) for hardware swizzle modes, whose pattern follows absolute
-/// address bits; 16 bytes otherwise, so that every slot allows 16-byte
-/// vectors.
-uint64_t slotStride(const ir::Type *Buffer) { return analysis::sharedSlotStride(Buffer); }
-
 /// The slot layout of a buffer type as offset -> coordinates: its #shared
 /// layout, or row-major without one.
 LinearLayout slotLayout(const ir::Type *Buffer) {
@@ -279,8 +273,9 @@ void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
     Reg Idx = scalar(Index);
     Idx = Index->getType()->getIntBits() == 64 ? B.cvt(Ty::U32, Ty::S64, Idx) : Idx.as(Ty::U32);
     Reg Base = Values.at(I.getOperand(0))[0];
-    Values[&I] = {
-        B.madLo(Ty::U32, Idx, static_cast<int64_t>(slotStride(I.getOperand(0)->getType())), Base)};
+    Values[&I] = {B.madLo(
+        Ty::U32, Idx, static_cast<int64_t>(analysis::sharedSlotStride(I.getOperand(0)->getType())),
+        Base)};
     return;
   }
   case Opcode::LocalLoad:
