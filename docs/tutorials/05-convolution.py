@@ -23,15 +23,22 @@ def main():
         return
     from tritonc.testing import Benchmark, perf_report
 
+    # NCHW runs kernels/conv.tc (the thesis' increments table); channels-last tensors run
+    # kernels/conv_nhwc.tc, whose rows of A are contiguous channels copied asynchronously.
+    torch.backends.cudnn.benchmark = True
+
     @perf_report(Benchmark(x_names=["channels"], x_vals=[16, 32, 64, 128, 256],
-                           line_arg="provider", line_vals=["tritonc", "cuDNN"],
-                           line_names=["tritonc", "cuDNN"], ylabel="TFLOP/s", plot_name="conv2d",
-                           args={"batch": 32, "size": 56}))
+                           line_arg="provider", line_vals=["tritonc", "tritonc-nhwc", "cuDNN"],
+                           line_names=["tritonc (NCHW)", "tritonc (channels last)", "cuDNN (NCHW)"],
+                           ylabel="TFLOP/s", plot_name="conv2d", args={"batch": 32, "size": 56}))
     def bench(batch, size, channels, provider):
         x = torch.randn(batch, channels, size, size, device="cuda", dtype=torch.float16)
         w = torch.randn(channels, channels, 3, 3, device="cuda", dtype=torch.float16)
-        fn = (lambda: ops.conv2d(x, w, padding=1)) if provider == "tritonc" else \
-            (lambda: torch.nn.functional.conv2d(x, w, padding=1))
+        if provider == "tritonc-nhwc":
+            x = x.to(memory_format=torch.channels_last)
+            w = w.to(memory_format=torch.channels_last)
+        fn = (lambda: torch.nn.functional.conv2d(x, w, padding=1)) if provider == "cuDNN" else \
+            (lambda: ops.conv2d(x, w, padding=1))
         return rate(fn, 2 * batch * channels * channels * 9 * size * size * 1e-9)
 
     bench.run(save_path=args.save, print_data=True)
