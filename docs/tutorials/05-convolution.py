@@ -28,17 +28,21 @@ def main():
     torch.backends.cudnn.benchmark = True
 
     @perf_report(Benchmark(x_names=["channels"], x_vals=[16, 32, 64, 128, 256],
-                           line_arg="provider", line_vals=["tritonc", "tritonc-nhwc", "cuDNN"],
-                           line_names=["tritonc (NCHW)", "tritonc (channels last)", "cuDNN (NCHW)"],
+                           line_arg="provider",
+                           line_vals=["tritonc", "tritonc-nhwc", "cuDNN", "cuDNN-nhwc"],
+                           line_names=["tritonc (NCHW)", "tritonc (channels last)", "cuDNN (NCHW)",
+                                       "cuDNN (channels last)"],
                            ylabel="TFLOP/s", plot_name="conv2d", args={"batch": 32, "size": 56}))
     def bench(batch, size, channels, provider):
         x = torch.randn(batch, channels, size, size, device="cuda", dtype=torch.float16)
         w = torch.randn(channels, channels, 3, 3, device="cuda", dtype=torch.float16)
-        if provider == "tritonc-nhwc":
+        if provider.endswith("-nhwc"):
             x = x.to(memory_format=torch.channels_last)
             w = w.to(memory_format=torch.channels_last)
-        fn = (lambda: torch.nn.functional.conv2d(x, w, padding=1)) if provider == "cuDNN" else \
-            (lambda: ops.conv2d(x, w, padding=1))
+        if provider.startswith("cuDNN"):
+            fn = lambda: torch.nn.functional.conv2d(x, w, padding=1)  # noqa: E731
+        else:
+            fn = lambda: ops.conv2d(x, w, padding=1)  # noqa: E731
         return rate(fn, 2 * batch * channels * channels * 9 * size * size * 1e-9)
 
     bench.run(save_path=args.save, print_data=True)
