@@ -1144,7 +1144,7 @@ def test_conv_nhwc_dgrad(defines, rs, pad, stride, dil, aligned, rng, launch):
                               for c in CONV_NHWC_WGRAD_CONFIGS])
 def test_conv_nhwc_wgrad(defines, rs, pad, stride, dil, slices, aligned, rng, launch):
     ty = defines["TYPE"]
-    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    tm, tn = defines["TM"], defines["TN"]
     r, s = rs
     unit = 16 if aligned else 1
     z, h, w, p, q = conv_backward_problem(rng, rs, pad, stride, dil)
