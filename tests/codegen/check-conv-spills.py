@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """No register spills in the benchmarked convolution kernels (issue 28).
 
-Compiles kernels/conv.tc and kernels/conv_nhwc.tc, fp16 with an fp32 accumulator, at every configuration
-of bench/conv_suite.py (CONV_CONFIGS and CONV_NHWC_CONFIGS, read without importing it: it needs torch),
+Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhwc_dgrad.tc and
+conv_nhwc_wgrad.tc with an fp32 accumulator, fp16 (and conv_nhwc.tc also bf16), at every configuration
+of bench/conv_suite.py (CONV_CONFIGS, CONV_NHWC_CONFIGS, CONV_DGRAD_CONFIGS and CONV_WGRAD_CONFIGS, read
+without importing it: it needs torch),
 specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
 multiples of 16), assembles each with `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or
 loads, or when fewer configurations than expected were read.
@@ -10,6 +12,7 @@ loads, or when fewer configurations than expected were read.
 Usage: check-conv-spills.py TRITONC PTXAS
 """
 import ast
+import itertools
 import re
 import subprocess
 import sys
@@ -25,8 +28,16 @@ SPECIALIZATIONS = {
     "conv.tc": "DDDDDDDNNNNNNNNNNDDNNDDDN",
     # A B C M N H W CI R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_h lda_w ldb ldc_z ldc_p ldc_q
     "conv_nhwc.tc": "DDDNDNNDNNNNNNNNNNDDDDDDD",
+    # A B C Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q ldb ldc_z ldc_h ldc_w
+    "conv_nhwc_dgrad.tc": "DDDNNNDDNNNNNNNNNNDDDDDDD",
+    # A B C counters partials Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q
+    # ldb_z ldb_h ldb_w ldc
+    "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
 }
-LISTS = {"conv.tc": "CONV_CONFIGS", "conv_nhwc.tc": "CONV_NHWC_CONFIGS"}
+LISTS = {"conv.tc": "CONV_CONFIGS", "conv_nhwc.tc": "CONV_NHWC_CONFIGS",
+         "conv_nhwc_dgrad.tc": "CONV_DGRAD_CONFIGS", "conv_nhwc_wgrad.tc": "CONV_WGRAD_CONFIGS"}
+# The element types each kernel is benchmarked in (bench/conv_suite.py's conv_bf16 step: conv_nhwc.tc).
+TYPES = {"conv_nhwc.tc": ("half", "bfloat16")}
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
@@ -47,13 +58,14 @@ def main():
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for kernel, list_name in LISTS.items():
-            for tm, tn, tk, warps, stages in configs.get(list_name, []):
+            for (tm, tn, tk, warps, stages), ty in itertools.product(configs.get(list_name, []),
+                                                                     TYPES.get(kernel, ("half",))):
                 ptx = Path(tmp) / "k.ptx"
-                cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", "-DACC=float",
+                cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                        f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                        "-o", str(ptx)]
-                what = f"{kernel} {tm}x{tn}x{tk} w{warps} s{stages}"
+                what = f"{kernel} {ty} {tm}x{tn}x{tk} w{warps} s{stages}"
                 subprocess.run(cmd, check=True)
                 out = subprocess.run([ptxas, "-v", "-arch=sm_90a", str(ptx), "-o", str(Path(tmp) / "k.o")],
                                      capture_output=True, text=True, check=True).stderr
@@ -66,7 +78,7 @@ def main():
                 else:
                     print(f"ok: {what}, no spills")
                 checked += 1
-    if checked < 10:
+    if checked < 30:
         failures.append(f"only {checked} configurations read from {SUITE}")
     for f in failures:
         print("FAIL:", f, file=sys.stderr)
