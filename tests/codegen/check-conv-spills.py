@@ -2,10 +2,10 @@
 """No register spills in the benchmarked convolution kernels (issue 28).
 
 Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhwc_dgrad.tc and
-conv_nhwc_wgrad.tc with an fp32 accumulator, fp16 (and conv_nhwc.tc also bf16), at every configuration
-of bench/conv_suite.py (CONV_CONFIGS, CONV_NHWC_CONFIGS, CONV_DGRAD_CONFIGS and CONV_WGRAD_CONFIGS, read
-without importing it: it needs torch),
-specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
+conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
+CONV_NHWC_CONFIGS in fp16 and bf16, CONV_DGRAD_CONFIGS and CONV_WGRAD_CONFIGS in fp16) and the backward
+kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32), read without importing either file (they need
+torch), specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
 multiples of 16), assembles each with `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or
 loads, or when fewer configurations than expected were read.
 
@@ -34,32 +34,42 @@ SPECIALIZATIONS = {
     # ldb_z ldb_h ldb_w ldc
     "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
 }
-LISTS = {"conv.tc": "CONV_CONFIGS", "conv_nhwc.tc": "CONV_NHWC_CONFIGS",
-         "conv_nhwc_dgrad.tc": "CONV_DGRAD_CONFIGS", "conv_nhwc_wgrad.tc": "CONV_WGRAD_CONFIGS"}
-# The element types each kernel is benchmarked in (bench/conv_suite.py's conv_bf16 step: conv_nhwc.tc).
-TYPES = {"conv_nhwc.tc": ("half", "bfloat16")}
+OPS = REPO / "python" / "tritonc" / "ops" / "__init__.py"
+# (kernel, file, list, element types): the lists of tiles (TM, TN, TK, warps, stages) that are compiled for
+# the GPU. tritonc.ops.conv2d's gradients run the backward kernels at its own tiles (conv_nhwc_dgrad.tc
+# with a TK dividing CO, at most the tile's).
+LISTS = [
+    ("conv.tc", SUITE, "CONV_CONFIGS", ("half",)),
+    ("conv_nhwc.tc", SUITE, "CONV_NHWC_CONFIGS", ("half", "bfloat16")),  # bench's conv_bf16 step too
+    ("conv_nhwc_dgrad.tc", SUITE, "CONV_DGRAD_CONFIGS", ("half",)),
+    ("conv_nhwc_wgrad.tc", SUITE, "CONV_WGRAD_CONFIGS", ("half",)),
+    ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_TILES", ("half", "bfloat16")),
+    ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_TILES", ("half", "bfloat16")),
+    ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
+    ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
+]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
-def suite_configs():
-    """{list name: [(TM, TN, TK, warps, stages), ...]} from the module-level assignments."""
+def module_lists(path):
+    """{name: value} of the module-level assignments of literals in path."""
     found = {}
-    for node in ast.parse(SUITE.read_text()).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            name = getattr(node.targets[0], "id", None)
-            if name in LISTS.values():
-                found[name] = ast.literal_eval(node.value)
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and hasattr(node.targets[0], "id"):
+            try:
+                found[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
     return found
 
 
 def main():
     tritonc, ptxas = sys.argv[1], sys.argv[2]
-    configs = suite_configs()
+    lists = {path: module_lists(path) for path in (SUITE, OPS)}
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        for kernel, list_name in LISTS.items():
-            for (tm, tn, tk, warps, stages), ty in itertools.product(configs.get(list_name, []),
-                                                                     TYPES.get(kernel, ("half",))):
+        for kernel, path, list_name, types in LISTS:
+            for (tm, tn, tk, warps, stages), ty in itertools.product(lists[path].get(list_name, []), types):
                 ptx = Path(tmp) / "k.ptx"
                 cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                        f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
@@ -78,8 +88,8 @@ def main():
                 else:
                     print(f"ok: {what}, no spills")
                 checked += 1
-    if checked < 30:
-        failures.append(f"only {checked} configurations read from {SUITE}")
+    if checked < 46:
+        failures.append(f"only {checked} configurations read from {SUITE} and {OPS}")
     for f in failures:
         print("FAIL:", f, file=sys.stderr)
     return 1 if failures else 0

@@ -300,7 +300,9 @@ def _conv2d_nhwc(x, w, shape, type_name):
 # conv_nhwc_dgrad.tc, so there it is fixed by the caller and only (TM, TN, warps, stages) count.
 _CONV_BACKWARD_TILES = [(128, 128, 64, 8, 3), (128, 64, 32, 4, 3), (64, 128, 64, 4, 3),
                         (64, 64, 32, 4, 3)]
-_CONV_BACKWARD_FLOAT_TILES = [(64, 64, 8, 4, 3), (32, 64, 8, 4, 3)]
+# ptxas -v (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas); conv_nhwc_dgrad.tc
+# spilled 20 bytes at 64 x 64 x 8 in float with 4 warps.
+_CONV_BACKWARD_FLOAT_TILES = [(64, 64, 8, 8, 3), (32, 64, 8, 4, 3)]
 _CONV_BACKWARD_INTERPRETER_TILES = [(16, 16, 16, 4, 3)]
 
 
