@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 STEPS = ("compile", "launch", "matmul", "fp32", "mlp", "covariance", "transpose", "softmax", "conv", "conv_nhwc",
-         "unaligned", "ptxas")
+         "conv_bf16", "conv_dgrad", "conv_wgrad", "unaligned", "ptxas")
 
 
 def parse_args():
@@ -146,6 +146,9 @@ def main():
         ("softmax", "softmax", memory_suite.softmax, (results, timer, triton_peers, args.quick)),
         ("conv", "convolution", conv_suite.conv, (results, timer, args.quick)),
         ("conv_nhwc", "convolution, channels last", conv_suite.conv_nhwc, (results, timer, args.quick)),
+        ("conv_bf16", "convolution bf16, channels last", conv_suite.conv_bf16, (results, timer, args.quick)),
+        ("conv_dgrad", "convolution data gradient", conv_suite.conv_dgrad, (results, timer, args.quick)),
+        ("conv_wgrad", "convolution weight gradient", conv_suite.conv_wgrad, (results, timer, args.quick)),
         ("unaligned", "matmul with unaligned rows", conv_suite.unaligned,
          (results, timer, triton_peers, args.quick)),
         ("ptxas", "ptxas/SASS report", compile_suite.ptxas_report, (results, out_dir)),

@@ -11,6 +11,13 @@ tiles and checked against torch first, against `torch.nn.functional.conv2d` with
 conv_nhwc: the same shapes with `kernels/conv_nhwc.tc` on channels_last input and output (the filter as
 an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), autotuned, checked and
 timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
+conv_bf16: the same in bfloat16 (fp32 accumulation).
+
+conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convolutions with
+`kernels/conv_nhwc_dgrad.tc` (the stride phases in grid axis 2) and `kernels/conv_nhwc_wgrad.tc` (its
+reduction over the output pixels split into slices), on channels_last tensors, autotuned, checked
+against torch and timed against cuDNN's `torch.ops.aten.convolution_backward` computing that gradient
+alone, in NCHW and in channels_last layout (the faster of the two is the peer).
 
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
 possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS."""
@@ -43,6 +50,13 @@ QUICK_CONV_CONFIGS = [(64, 64, 32, 4, 3)]
 CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 3), (64, 128, 64, 4, 3),
                      (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
+# conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
+# (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas).
+CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3), (128, 128, 64, 4, 3), (128, 64, 32, 4, 3), (128, 128, 64, 8, 3),
+                      (64, 64, 32, 4, 3)]
+QUICK_CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3)]
+CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3), (128, 64, 32, 4, 3)]
+QUICK_CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
 UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
@@ -70,15 +84,40 @@ def _problem(shape, dtype):
 def _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text):
     """Times run against cuDNN in NCHW and in NHWC (channels_last), interleaved, and records
     tritonc and the faster cuDNN layout."""
+    _record_against_cudnn(results, timer, family, label, cs, run, cfg_text, *_forward_peers(cs, x, weight))
+
+
+def _forward_peers(cs, x, weight):
+    """cuDNN's convolution of the NCHW x and weight, and of their channels_last copies."""
     stride, pad = cs.stride[0], cs.padding[0]
     x_nhwc = x.to(memory_format=torch.channels_last)
     w_nhwc = weight.to(memory_format=torch.channels_last)
-    providers = {"tritonc": run,
-                 "cuDNN NCHW": lambda: F.conv2d(x, weight, stride=stride, padding=pad),
-                 "cuDNN NHWC": lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad)}
-    err = relative_error(F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad),
-                         F.conv2d(x, weight, stride=stride, padding=pad))
+    return (lambda: F.conv2d(x, weight, stride=stride, padding=pad),
+            lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad))
+
+
+def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candidates, launch, check, peers):
+    """Autotunes `kernel` (fp32 accumulation) over candidates (TM, TN, TK, warps, stages), launch(cfg,
+    compiled kernel) -> a callable that runs it once, check as autotune's; records the fastest correct
+    configuration against cuDNN's peers = (nchw, nhwc)."""
+    def build(cfg):
+        tm, tn, tk, warps, stages = cfg
+        kern = compile_kernel(kernel, {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn,
+                                       "TK": tk}, warps, stages)
+        return kern, launch(cfg, kern)
+
+    cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build, check)
+    cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg)
+    results.add_kernel(f"{family} {label}: {cfg_text}", kern)
+    _record_against_cudnn(results, timer, family, label, cs, run, cfg_text, *peers)
+
+
+def _record_against_cudnn(results, timer, family, label, cs, run, cfg_text, nchw, nhwc):
+    """Times run against cuDNN's nchw() and nhwc() (the same result in either layout), interleaved,
+    and records tritonc and the faster cuDNN layout; every one of them does 2*M*N*K flops."""
+    err = relative_error(nhwc(), nchw())
     assert err < 1e-2, f"cuDNN NHWC differs from NCHW by {err} at {label}"
+    providers = {"tritonc": run, "cuDNN NCHW": nchw, "cuDNN NHWC": nhwc}
     seconds = timer.compare(providers, rounds=3)
     results.note_comparison(f"{family} {label}", timer)
     flops = 2.0 * cs.m * cs.n * cs.k
@@ -118,12 +157,11 @@ def conv(results, timer, quick):
         _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
 
 
-def conv_nhwc(results, timer, quick):
+def conv_nhwc(results, timer, quick, dtype=torch.float16):
     """The channels-last kernel (conv_nhwc.tc: A's rows copied with cp.async, B by TMA) over the
     same shapes, on channels_last input and output, against the same cuDNN peers."""
     torch.backends.cudnn.benchmark = True
-    dtype = torch.float16
-    family = "conv half (implicit GEMM, conv_nhwc.tc)"
+    family = f"conv {DTYPE_NAMES[dtype]} (implicit GEMM, conv_nhwc.tc)"
     for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
         cs, x, weight, ref = _problem(shape, dtype)
         x_nhwc = x.to(memory_format=torch.channels_last)
@@ -138,18 +176,94 @@ def conv_nhwc(results, timer, quick):
         candidates = [c for c in (QUICK_CONV_NHWC_CONFIGS if quick else CONV_NHWC_CONFIGS)
                       if cs.ci % c[2] == 0]
 
-        def build(cfg):
-            tm, tn, tk, warps, stages = cfg
-            kern = compile_kernel("conv_nhwc.tc", {"TYPE": "half", "ACC": "float", "TM": tm, "TN": tn,
-                                                   "TK": tk}, warps, stages)
-            grid = cs.grid(tm, tn)
-            return kern, lambda: kern[grid](*args)
+        def launch(cfg, kern):
+            grid = cs.grid(cfg[0], cfg[1])
+            return lambda: kern[grid](*args)
 
-        cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build,
-                                  _checker(out, ref, 2e-2))
-        cfg_text = "conv_nhwc.tc {}x{}x{} w{} s{}".format(*cfg)
-        results.add_kernel(f"{family} {label}: {cfg_text}", kern)
-        _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
+        _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc.tc", dtype, candidates, launch,
+                            _checker(out, ref, 2e-2), _forward_peers(cs, x, weight))
+
+
+def conv_bf16(results, timer, quick):
+    """conv_nhwc over the same shapes in bfloat16."""
+    conv_nhwc(results, timer, quick, torch.bfloat16)
+
+
+def _cudnn_gradient(cs, dy, x, weight, which):
+    """cuDNN's data (which 0) or weight (which 1) gradient alone, with the tensors' layout."""
+    mask = [which == 0, which == 1, False]
+    return lambda: torch.ops.aten.convolution_backward(
+        dy, x, weight, None, list(cs.stride), list(cs.padding), list(cs.dilation), False, [0, 0], 1,
+        mask)[which]
+
+
+def _backward_problem(shape, dtype):
+    """A CONV_SHAPES entry's ConvShape, input, filter and output gradient (NCHW and channels_last),
+    and cuDNN's two gradients in each layout."""
+    cs, x, weight, ref = _problem(shape, dtype)
+    dy = torch.randn_like(ref)
+    nchw = (dy, x, weight)
+    nhwc = tuple(t.to(memory_format=torch.channels_last) for t in nchw)
+    peers = [(_cudnn_gradient(cs, *nchw, which), _cudnn_gradient(cs, *nhwc, which)) for which in (0, 1)]
+    return cs, nhwc, peers
+
+
+def conv_dgrad(results, timer, quick):
+    """The data gradient with conv_nhwc_dgrad.tc (DY's rows copied with cp.async, the filter's by
+    bulk tensor copies, one grid layer per stride phase) against cuDNN's, both layouts."""
+    torch.backends.cudnn.benchmark = True
+    dtype = torch.float16
+    family = "conv half data gradient (conv_nhwc_dgrad.tc)"
+    for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
+        cs, (dy, x, weight), peers = _backward_problem(shape, dtype)
+        ref = peers[0][0]()
+        # The filter as an (R*S*CO) x CI matrix, rows in the order (r, s, k).
+        bmat = weight.permute(2, 3, 0, 1).reshape(cs.r * cs.s * cs.co, cs.ci).contiguous()
+        dx = torch.empty_like(x)  # channels_last
+        label = shape_label(*shape)
+        args = cs.dgrad_arguments(dy, bmat, dx, (dy.stride(0), dy.stride(2), dy.stride(3)), bmat.stride(0),
+                                  (dx.stride(0), dx.stride(2), dx.stride(3)))
+        candidates = [c for c in (QUICK_CONV_DGRAD_CONFIGS if quick else CONV_DGRAD_CONFIGS)
+                      if cs.co % c[2] == 0]
+
+        def launch(cfg, kern):
+            grid = cs.dgrad_grid(cfg[0], cfg[1])
+            return lambda: kern[grid](*args)
+
+        _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc_dgrad.tc", dtype, candidates,
+                            launch, _checker(dx, ref, 2e-2), peers[0])
+
+
+def conv_wgrad(results, timer, quick):
+    """The weight gradient with conv_nhwc_wgrad.tc (DY's and X's rows copied with cp.async, the
+    reduction over output pixels split into slices that add through a workspace) against cuDNN's,
+    both layouts."""
+    torch.backends.cudnn.benchmark = True
+    dtype = torch.float16
+    family = "conv half weight gradient (conv_nhwc_wgrad.tc)"
+    programs = 2 * torch.cuda.get_device_properties(0).multi_processor_count
+    for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
+        cs, (dy, x, weight), peers = _backward_problem(shape, dtype)
+        ref = peers[1][0]()
+        # DW as a CO x (R*S*CI) matrix, columns (r, s, ci): viewed as CO x CI x R x S for the check.
+        dw = torch.empty(cs.co, cs.r, cs.s, cs.ci, device="cuda", dtype=dtype)
+        label = shape_label(*shape)
+
+        def launch(cfg, kern):
+            tm, tn, tk = cfg[:3]
+            # The workspace of the slices (zero on entry; the kernel leaves it zero).
+            counters, partials = cs.wgrad_workspace(tm, tn)
+            counters = torch.zeros(counters, dtype=torch.int32, device="cuda")
+            partials = torch.zeros(partials, dtype=torch.float32, device="cuda")
+            args = cs.wgrad_arguments(dy, x, dw, counters, partials,
+                                      (dy.stride(0), dy.stride(2), dy.stride(3)),
+                                      (x.stride(0), x.stride(2), x.stride(3)), dw.stride(0))
+            grid = cs.wgrad_grid(tm, tn, cs.wgrad_slices(tm, tn, tk, programs))
+            return lambda: kern[grid](*args)
+
+        _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc_wgrad.tc", dtype,
+                            QUICK_CONV_WGRAD_CONFIGS if quick else CONV_WGRAD_CONFIGS, launch,
+                            _checker(dw.permute(0, 3, 1, 2), ref, 2e-2), peers[1])
 
 
 def unaligned(results, timer, triton_peers, quick):

@@ -10,7 +10,15 @@ from measurements import REFERENCE_HOST_MS, geomean
 # The reference provider of each kind of family (ratios are ours / reference).
 REFERENCES = ("cuBLAS", "copy")
 # The families of bench/conv_suite.py, outside issue 4's checks.
-ISSUE28_FAMILIES = ("conv half", "matmul half, unaligned")
+ISSUE28_FAMILIES = ("conv ", "matmul half, unaligned")
+# Issue 28's geomean checks over every shape of a convolution family against cuDNN at its best:
+# (label, family, threshold).
+CONV_GEOMEAN_CHECKS = (
+    ("conv fp16 forward (conv_nhwc.tc)", "conv half (implicit GEMM, conv_nhwc.tc)", 1.0),
+    ("conv bf16 forward (conv_nhwc.tc)", "conv bfloat16 (implicit GEMM, conv_nhwc.tc)", 1.0),
+    ("conv fp16 data gradient (conv_nhwc_dgrad.tc)", "conv half data gradient (conv_nhwc_dgrad.tc)", 0.9),
+    ("conv fp16 weight gradient (conv_nhwc_wgrad.tc)", "conv half weight gradient (conv_nhwc_wgrad.tc)", 0.9),
+)
 
 
 def families(results):
@@ -96,7 +104,8 @@ def _fmt(value, digits=2):
 
 
 def checks(results):
-    """(check, measured text, threshold text, True/False/None) for each 'must show' item of issue 4."""
+    """(check, measured text, threshold text, True/False/None) for each 'must show' item of issue 4, and
+    issue 28's convolution geomeans and spills."""
     out = []
 
     def ratio_check(text, fam, shape, peer, need, strict=False):
@@ -130,6 +139,18 @@ def checks(results):
         ratio_check(f"softmax fp16 {shape} vs copy", "softmax half", shape, "copy", 0.85)
         ratio_check(f"softmax fp16 {shape} vs torch.softmax", "softmax half", shape, "torch", 1.0,
                     strict=True)
+
+    for label, fam, need in CONV_GEOMEAN_CHECKS:
+        ratios = [results.ratio(fam, shape, "tritonc", "cuDNN") for shape in _shapes(results, fam)]
+        g = geomean(ratios) if ratios and all(ratios) else None
+        text = "not measured" if g is None else f"{_fmt(g)}× ({_fmt(min(ratios))}–{_fmt(max(ratios))}×, " \
+            f"{len(ratios)} shapes)"
+        out.append((f"{label} geomean vs cuDNN", text, f"≥ {need:.2f}×", None if g is None else g >= need))
+    conv_kernels = [r for r in results.ptxas if r[0].startswith("conv ")]
+    conv_spills = [r for r in conv_kernels if (r[2] or 0) + (r[3] or 0) > 0]
+    out.append(("no spills (ptxas -v) in the benchmarked conv kernels",
+                f"{len(conv_spills)} of {len(conv_kernels)} spill" if conv_kernels else "not measured",
+                "0", None if not conv_kernels else not conv_spills))
 
     half = [r for r in results.ptxas if r[0].startswith("matmul half")]
     out.append(("HGMMA in the SASS of the fp16 matmuls",

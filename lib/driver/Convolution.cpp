@@ -59,4 +59,21 @@ int64_t nhwcBlockK(int64_t CI, int64_t Largest) {
   return TK;
 }
 
+static int64_t ceilDiv(int64_t A, int64_t B) { return (A + B - 1) / B; }
+
+std::array<int64_t, 3> nhwcDgradGrid(const ConvShape &Shape, int64_t TM, int64_t TN) {
+  int64_t Pixels = Shape.Z * ceilDiv(Shape.H, Shape.StrideH) * ceilDiv(Shape.W, Shape.StrideW);
+  return {ceilDiv(Pixels, TM), ceilDiv(Shape.CI, TN), Shape.StrideH * Shape.StrideW};
+}
+
+int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK,
+                        int64_t Programs, int64_t MinBlocks) {
+  int64_t Tiles = ceilDiv(Shape.CO, TM) * Shape.R * Shape.S * ceilDiv(Shape.CI, TN);
+  int64_t Blocks = ceilDiv(Shape.gemmM(), TK);
+  if (Tiles < 1)
+    return 1;
+  return std::max<int64_t>(
+      1, std::min(ceilDiv(Programs, Tiles), Blocks / std::max<int64_t>(1, MinBlocks)));
+}
+
 } // namespace tritonc::driver

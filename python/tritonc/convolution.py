@@ -8,9 +8,16 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     nhwc_block_k(ci, largest)                     a TK for conv_nhwc.tc (a power of two dividing CI)
     shape.nhwc_arguments(x, b, y, ...)            conv_nhwc.tc's argument list
     shape.grid(tm, tn)                            the launch grid of either kernel
+    shape.dgrad_grid(tm, tn)                      conv_nhwc_dgrad.tc's grid (a layer per stride phase)
+    shape.dgrad_arguments(dy, b, dx, ...)         conv_nhwc_dgrad.tc's argument list
+    shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
+    shape.wgrad_grid(tm, tn, slices)              its grid, and wgrad_workspace(tm, tn) its workspace sizes
+    shape.wgrad_arguments(dy, x, dw, ...)         conv_nhwc_wgrad.tc's argument list
 
 Strides are in elements. conv.tc reads its filter as a (CI*R*S) x CO matrix whose rows are in the
-order (ci, r, s); conv_nhwc.tc as an (R*S*CI) x CO matrix in the order (r, s, ci). The C++ API has
+order (ci, r, s); conv_nhwc.tc as an (R*S*CI) x CO matrix in the order (r, s, ci). The data gradient
+conv_nhwc_dgrad.tc reads it as an (R*S*CO) x CI matrix in the order (r, s, k); the weight gradient
+conv_nhwc_wgrad.tc writes a CO x (R*S*CI) matrix in the order (r, s, ci) (a channels_last filter). The C++ API has
 the same functions in ``tritonc/driver/Convolution.h``.
 """
 
@@ -107,6 +114,47 @@ class ConvShape:
         (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
         return (x, b, y, self.m, self.n, self.h, self.w, self.ci, self.r, self.s, self.p, self.q,
                 ph, pw, sh, sw, dh, dw, *x_strides, ldb, *y_strides)
+
+    def dgrad_grid(self, tm, tn):
+        """conv_nhwc_dgrad.tc's grid: the input pixels of the largest stride phase in TM rows, CI in TN
+        columns, a layer per phase."""
+        (sh, sw) = self.stride
+        pixels = self.z * _cdiv(self.h, sh) * _cdiv(self.w, sw)
+        return (_cdiv(pixels, tm), _cdiv(self.ci, tn), sh * sw)
+
+    def dgrad_arguments(self, dy, b, dx, dy_strides: Sequence[int], ldb, dx_strides: Sequence[int]):
+        """conv_nhwc_dgrad.tc's arguments after its pointers dy (NHWC output gradient), b (the
+        (R*S*CO) x CI filter, rows (r, s, k), row stride ldb) and dx (NHWC input gradient);
+        dy_strides = (lda_z, lda_p, lda_q), dx_strides = (ldc_z, ldc_h, ldc_w)."""
+        return (dy, b, dx, self.z, self.h, self.w, self.ci, self.co, self.r, self.s, self.p, self.q,
+                *self.padding, *self.stride, *self.dilation, *dy_strides, ldb, *dx_strides)
+
+    def wgrad_slices(self, tm, tn, tk, programs, min_blocks=8):
+        """How many slices conv_nhwc_wgrad.tc splits its reduction over the Z*P*Q output pixels into:
+        enough for about `programs` programs in all, each slice at least min_blocks K blocks long (a
+        shorter one spends more on adding its workspace tile than it reduces); at least 1."""
+        tiles = _cdiv(self.co, tm) * self.r * self.s * _cdiv(self.ci, tn)
+        if tiles < 1:
+            return 1
+        return max(1, min(_cdiv(programs, tiles), _cdiv(self.m, tk) // max(1, min_blocks)))
+
+    def wgrad_grid(self, tm, tn, slices):
+        return (_cdiv(self.co, tm), self.r * self.s * _cdiv(self.ci, tn), slices)
+
+    def wgrad_workspace(self, tm, tn):
+        """(counters, partials): the sizes, in ints and in float accumulators, of the workspace that
+        conv_nhwc_wgrad.tc's slices add through (zero on entry, zero again on exit)."""
+        tiles = _cdiv(self.co, tm) * self.r * self.s * _cdiv(self.ci, tn)
+        return tiles, tiles * tm * tn
+
+    def wgrad_arguments(self, dy, x, dw, counters, partials, dy_strides: Sequence[int],
+                        x_strides: Sequence[int], ldc):
+        """conv_nhwc_wgrad.tc's arguments after its pointers dy (NHWC output gradient), x (NHWC
+        input), dw (CO x (R*S*CI), row stride ldc), counters and partials (wgrad_workspace);
+        dy_strides = (lda_z, lda_p, lda_q), x_strides = (ldb_z, ldb_h, ldb_w)."""
+        return (dy, x, dw, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r,
+                self.s, self.p, self.q, *self.padding, *self.stride, *self.dilation, *dy_strides,
+                *x_strides, ldc)
 
 
 def nhwc_block_k(ci, largest):

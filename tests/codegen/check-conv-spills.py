@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """No register spills in the benchmarked convolution kernels (issue 28).
 
-Compiles kernels/conv.tc and kernels/conv_nhwc.tc, fp16 with an fp32 accumulator, at every configuration
-of bench/conv_suite.py (CONV_CONFIGS and CONV_NHWC_CONFIGS, read without importing it: it needs torch),
-specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
+Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhwc_dgrad.tc and
+conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
+CONV_NHWC_CONFIGS in fp16 and bf16, CONV_DGRAD_CONFIGS and CONV_WGRAD_CONFIGS in fp16) and the backward
+kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32), read without importing either file (they need
+torch), specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
 multiples of 16), assembles each with `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or
 loads, or when fewer configurations than expected were read.
 
 Usage: check-conv-spills.py TRITONC PTXAS
 """
 import ast
+import itertools
 import re
 import subprocess
 import sys
@@ -25,35 +28,54 @@ SPECIALIZATIONS = {
     "conv.tc": "DDDDDDDNNNNNNNNNNDDNNDDDN",
     # A B C M N H W CI R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_h lda_w ldb ldc_z ldc_p ldc_q
     "conv_nhwc.tc": "DDDNDNNDNNNNNNNNNNDDDDDDD",
+    # A B C Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q ldb ldc_z ldc_h ldc_w
+    "conv_nhwc_dgrad.tc": "DDDNNNDDNNNNNNNNNNDDDDDDD",
+    # A B C counters partials Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q
+    # ldb_z ldb_h ldb_w ldc
+    "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
 }
-LISTS = {"conv.tc": "CONV_CONFIGS", "conv_nhwc.tc": "CONV_NHWC_CONFIGS"}
+OPS = REPO / "python" / "tritonc" / "ops" / "__init__.py"
+# (kernel, file, list, element types): the lists of tiles (TM, TN, TK, warps, stages) that are compiled for
+# the GPU. tritonc.ops.conv2d's gradients run the backward kernels at its own tiles (conv_nhwc_dgrad.tc
+# with a TK dividing CO, at most the tile's).
+LISTS = [
+    ("conv.tc", SUITE, "CONV_CONFIGS", ("half",)),
+    ("conv_nhwc.tc", SUITE, "CONV_NHWC_CONFIGS", ("half", "bfloat16")),  # bench's conv_bf16 step too
+    ("conv_nhwc_dgrad.tc", SUITE, "CONV_DGRAD_CONFIGS", ("half",)),
+    ("conv_nhwc_wgrad.tc", SUITE, "CONV_WGRAD_CONFIGS", ("half",)),
+    ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_TILES", ("half", "bfloat16")),
+    ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_TILES", ("half", "bfloat16")),
+    ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
+    ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
+]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
-def suite_configs():
-    """{list name: [(TM, TN, TK, warps, stages), ...]} from the module-level assignments."""
+def module_lists(path):
+    """{name: value} of the module-level assignments of literals in path."""
     found = {}
-    for node in ast.parse(SUITE.read_text()).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            name = getattr(node.targets[0], "id", None)
-            if name in LISTS.values():
-                found[name] = ast.literal_eval(node.value)
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and hasattr(node.targets[0], "id"):
+            try:
+                found[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass
     return found
 
 
 def main():
     tritonc, ptxas = sys.argv[1], sys.argv[2]
-    configs = suite_configs()
+    lists = {path: module_lists(path) for path in (SUITE, OPS)}
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        for kernel, list_name in LISTS.items():
-            for tm, tn, tk, warps, stages in configs.get(list_name, []):
+        for kernel, path, list_name, types in LISTS:
+            for (tm, tn, tk, warps, stages), ty in itertools.product(lists[path].get(list_name, []), types):
                 ptx = Path(tmp) / "k.ptx"
-                cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", "-DACC=float",
+                cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                        f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                        "-o", str(ptx)]
-                what = f"{kernel} {tm}x{tn}x{tk} w{warps} s{stages}"
+                what = f"{kernel} {ty} {tm}x{tn}x{tk} w{warps} s{stages}"
                 subprocess.run(cmd, check=True)
                 out = subprocess.run([ptxas, "-v", "-arch=sm_90a", str(ptx), "-o", str(Path(tmp) / "k.o")],
                                      capture_output=True, text=True, check=True).stderr
@@ -66,8 +88,8 @@ def main():
                 else:
                     print(f"ok: {what}, no spills")
                 checked += 1
-    if checked < 10:
-        failures.append(f"only {checked} configurations read from {SUITE}")
+    if checked < 46:
+        failures.append(f"only {checked} configurations read from {SUITE} and {OPS}")
     for f in failures:
         print("FAIL:", f, file=sys.stderr)
     return 1 if failures else 0

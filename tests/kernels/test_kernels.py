@@ -429,6 +429,28 @@ CONV_NHWC_CONFIGS = [
     # A benchmarked tile (bench/conv_suite.py): A's pointer tile and mask built in the copy's layout.
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32}, (3, 3), (1, 1), (2, 2), (1, 1), True),
 ]
+# (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w), (dil_h, dil_w), aligned); CO is a multiple of
+# TK. Strides above 1 give phases of input pixels with different taps, and phases that no tap reaches (a 1x1
+# filter at stride 2, an even dilation at stride 2) whose gradient is zero.
+CONV_NHWC_DGRAD_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (3, 3), (1, 2), (2, 2), (1, 1), False),
+    ({"TYPE": "bfloat16", "TM": 16, "TN": 32, "TK": 8}, (1, 1), (0, 0), (2, 2), (1, 1), False),
+    ({"TYPE": "half", "TM": 16, "TN": 16, "TK": 16}, (2, 3), (1, 0), (2, 3), (2, 1), False),
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 2), (2, 1), (3, 2), (2, 3), False),
+    ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 16}, (3, 3), (1, 1), (1, 1), (1, 1), True),
+    ({"TYPE": "bfloat16", "TM": 128, "TN": 64, "TK": 32}, (3, 3), (1, 1), (2, 2), (1, 1), True),
+]
+# (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w), (dil_h, dil_w), slices, aligned): slices of the
+# reduction over output pixels (grid axis 2), more than one adding through the workspace.
+CONV_NHWC_WGRAD_CONFIGS = [
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), (1, 1), 1, False),
+    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), (2, 1), 3, False),
+    ({"TYPE": "bfloat16", "TM": 16, "TN": 32, "TK": 8}, (1, 1), (0, 0), (2, 2), (1, 1), 2, False),
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 16}, (3, 2), (2, 1), (3, 2), (1, 2), 9, False),
+    ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, (3, 3), (1, 1), (1, 1), (1, 1), 4, True),
+    ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32}, (3, 3), (1, 1), (2, 2), (1, 1), 1, True),
+]
 # (defines, N): rows shorter than, a bit longer than, and several times the tile
 SOFTMAX_CONFIGS = [
     ({"TYPE": "float", "TM": 4, "TN": 64}, 45),
@@ -1016,6 +1038,142 @@ def test_conv_nhwc(defines, rs, pad, stride, dil, aligned, rng, launch):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc
+# ---------------------------------------------------------------------------------------------------------
+
+
+def nhwc_tensor(rng, shape, ty, unit):
+    """A Z x H x W x C tensor of random values of ty in a poisoned buffer whose strides are padded by
+    multiples of unit. Returns (buffer, float64 values, (ld_z, ld_h, ld_w))."""
+    z, h, w, c = shape
+    ld_w = c + unit * int(rng.integers(0, 3))
+    ld_h = w * ld_w + unit * int(rng.integers(0, 5))
+    ld_z = h * ld_h + unit * int(rng.integers(0, 5))
+    values = round_to(rng.uniform(-1, 1, size=shape), ty)
+    buf = poisoned(z * ld_z, ty)
+    buf[strided_offsets(shape, (ld_z, ld_h, ld_w, 1))] = encode(values, ty).ravel()
+    return buf, values, (ld_z, ld_h, ld_w)
+
+
+def conv_backward_problem(rng, rs, pad, stride, dil):
+    """Odd image sizes for which the convolution has an output: (Z, H, W, P, Q)."""
+    while True:
+        h, w = int(rng.integers(5, 11)), int(rng.integers(5, 11))
+        p = (h + 2 * pad[0] - dil[0] * (rs[0] - 1) - 1) // stride[0] + 1
+        q = (w + 2 * pad[1] - dil[1] * (rs[1] - 1) - 1) // stride[1] + 1
+        if p > 0 and q > 0:
+            return 2, h, w, p, q
+
+
+def padded_windows(x, pad, stride, dil, p, q, r, s):
+    """x: Z x H x W x C (float64) zero-padded by pad and on past the last pixel any tap of the P x Q outputs
+    reads, so that every tap_window of it is P x Q."""
+    z, h, w, c = x.shape
+    xp = np.zeros((z, h + 2 * pad[0] + stride[0] * p + dil[0] * r, w + 2 * pad[1] + stride[1] * q + dil[1] * s, c))
+    xp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w] = x
+    return xp
+
+
+def tap_window(xp, stride, dil, p, q, rr, ss):
+    """The Z x P x Q x C view of padded_windows' image that tap (rr, ss) reads (writes through it scatter)."""
+    h0, w0 = rr * dil[0], ss * dil[1]
+    return xp[:, h0:h0 + stride[0] * p:stride[0], w0:w0 + stride[1] * q:stride[1]]
+
+
+def conv_dgrad_reference(dy, wt, shape, pad, stride, dil):
+    """dy: Z x P x Q x CO, wt: R x S x CO x CI (float64) -> DX, Z x H x W x CI."""
+    z, h, w = shape
+    _, p, q, _ = dy.shape
+    r, s, _, ci = wt.shape
+    dxp = padded_windows(np.zeros((z, h, w, ci)), pad, stride, dil, p, q, r, s)
+    for rr in range(r):
+        for ss in range(s):
+            tap_window(dxp, stride, dil, p, q, rr, ss)[...] += np.einsum("zpqk,kc->zpqc", dy, wt[rr, ss])
+    return dxp[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w]
+
+
+def conv_wgrad_reference(dy, x, rs, pad, stride, dil):
+    """dy: Z x P x Q x CO, x: Z x H x W x CI (float64) -> DW, CO x R x S x CI."""
+    _, p, q, co = dy.shape
+    r, s = rs
+    xp = padded_windows(x, pad, stride, dil, p, q, r, s)
+    out = np.zeros((co, r, s, x.shape[3]))
+    for rr in range(r):
+        for ss in range(s):
+            out[:, rr, ss] = np.einsum("zpqk,zpqc->kc", dy, tap_window(xp, stride, dil, p, q, rr, ss))
+    return out
+
+
+def conv_geometry_args(ci, co, rs, p, q, pad, stride, dil):
+    return [("CO", co), ("R", rs[0]), ("S", rs[1]), ("P", p), ("Q", q), ("pad_h", pad[0]),
+            ("pad_w", pad[1]), ("stride_h", stride[0]), ("stride_w", stride[1]), ("dil_h", dil[0]),
+            ("dil_w", dil[1])]
+
+
+@pytest.mark.parametrize("defines,rs,pad,stride,dil,aligned", CONV_NHWC_DGRAD_CONFIGS,
+                         ids=[config_id(c[0]) + ("-aligned" if c[5] else "") for c in CONV_NHWC_DGRAD_CONFIGS])
+def test_conv_nhwc_dgrad(defines, rs, pad, stride, dil, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    r, s = rs
+    unit = 16 if aligned else 1
+    z, h, w, p, q = conv_backward_problem(rng, rs, pad, stride, dil)
+    co = tk * int(rng.integers(1, 3))
+    ci = 16 * int(rng.integers(1, 2 * tn // 16)) if aligned else not_multiple(rng, 3, 2 * tn - 1, tn)
+    a, dyv, (lda_z, lda_p, lda_q) = nhwc_tensor(rng, (z, p, q, co), ty, unit)
+    # B: (R*S*CO) x CI in the order (r, s, k), row stride ldb
+    ldb = ci + unit * int(rng.integers(1, 4))
+    b, bv = padded_matrix(rng, r * s * co, ci, ldb, ty)
+    ldc_w = ci + unit * int(rng.integers(0, 3))
+    ldc_h = w * ldc_w + unit * int(rng.integers(0, 3))
+    ldc_z = h * ldc_h + unit * int(rng.integers(0, 3))
+    c = poisoned(z * ldc_z, ty)
+    grid = (cdiv(z * cdiv(h, stride[0]) * cdiv(w, stride[1]), tm), cdiv(ci, tn), stride[0] * stride[1])
+    out = launch("conv_nhwc_dgrad.tc", defines, grid,
+                 [("A", a), ("B", b), ("C", c), ("Z", z), ("H", h), ("W", w), ("CI", ci)]
+                 + conv_geometry_args(ci, co, rs, p, q, pad, stride, dil)
+                 + [("lda_z", lda_z), ("lda_p", lda_p), ("lda_q", lda_q), ("ldb", ldb), ("ldc_z", ldc_z),
+                    ("ldc_h", ldc_h), ("ldc_w", ldc_w)])
+    expected = conv_dgrad_reference(dyv, bv.reshape(r, s, co, ci), (z, h, w), pad, stride, dil)
+    check_conv_output(out["C"], expected, (ldc_z, ldc_h, ldc_w, 1), ty, r * s * co,
+                      f"DX, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} stride={stride} dilation={dil}")
+
+
+@pytest.mark.parametrize("defines,rs,pad,stride,dil,slices,aligned", CONV_NHWC_WGRAD_CONFIGS,
+                         ids=[config_id(c[0]) + f"-slices{c[5]}" + ("-aligned" if c[6] else "")
+                              for c in CONV_NHWC_WGRAD_CONFIGS])
+def test_conv_nhwc_wgrad(defines, rs, pad, stride, dil, slices, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    r, s = rs
+    unit = 16 if aligned else 1
+    z, h, w, p, q = conv_backward_problem(rng, rs, pad, stride, dil)
+    if aligned:
+        ci, co = 16 * int(rng.integers(1, 2 * tn // 16)), 16 * int(rng.integers(1, 2 * tm // 16))
+    else:
+        ci, co = not_multiple(rng, 3, 2 * tn - 1, tn), not_multiple(rng, 3, 2 * tm - 1, tm)
+    a, dyv, (lda_z, lda_p, lda_q) = nhwc_tensor(rng, (z, p, q, co), ty, unit)
+    b, xv, (ldb_z, ldb_h, ldb_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
+    # C: CO x (R*S*CI), columns in the order (r, s, c)
+    ldc = r * s * ci + unit * int(rng.integers(1, 4))
+    c = poisoned((co, ldc), ty)
+    tiles = cdiv(co, tm) * r * s * cdiv(ci, tn)
+    out = launch("conv_nhwc_wgrad.tc", defines, (cdiv(co, tm), r * s * cdiv(ci, tn), slices),
+                 [("A", a), ("B", b), ("C", c), ("counters", np.zeros(tiles, dtype=np.int32)),
+                  ("partials", np.zeros(tiles * tm * tn, dtype=np.float32)), ("Z", z), ("H", h), ("W", w),
+                  ("CI", ci)]
+                 + conv_geometry_args(ci, co, rs, p, q, pad, stride, dil)
+                 + [("lda_z", lda_z), ("lda_p", lda_p), ("lda_q", lda_q), ("ldb_z", ldb_z),
+                    ("ldb_h", ldb_h), ("ldb_w", ldb_w), ("ldc", ldc)])
+    expected = conv_wgrad_reference(dyv, xv, rs, pad, stride, dil).reshape(co, r * s * ci)
+    assert_close(out["C"][:, :r * s * ci], expected, ty, scale=math.sqrt(z * p * q),
+                 what=f"DW, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} stride={stride} slices={slices}")
+    assert_poison(out["C"][:, r * s * ci:], ty, "DW")
+    np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
+    np.testing.assert_array_equal(out["partials"], 0, err_msg="the workspace must be 0 on exit")
+
+
+# ---------------------------------------------------------------------------------------------------------
 # softmax.tc
 # ---------------------------------------------------------------------------------------------------------
 
@@ -1582,6 +1740,8 @@ ALL_CONFIGS = (
     + [("matmul_splitk.tc", d) for d in MATMUL_SPLITK_CONFIGS]
     + [("conv.tc", c[0]) for c in CONV_CONFIGS]
     + [("conv_nhwc.tc", c[0]) for c in CONV_NHWC_CONFIGS]
+    + [("conv_nhwc_dgrad.tc", c[0]) for c in CONV_NHWC_DGRAD_CONFIGS]
+    + [("conv_nhwc_wgrad.tc", c[0]) for c in CONV_NHWC_WGRAD_CONFIGS]
     + [("softmax.tc", c[0]) for c in SOFTMAX_CONFIGS]
     + [("blocksparse_sddmm.tc", d) for d in SDDMM_CONFIGS]
     + [("blocksparse_dsd.tc", d) for d in DSD_CONFIGS]

@@ -124,3 +124,20 @@ def test_failing_step_is_recorded_and_the_run_goes_on(capsys):
     assert r.failures == ["broken step: ValueError: no such kernel"]
     assert r.get("f", 1, "tritonc").value == 1.0
     assert "!! broken step FAILED: ValueError: no such kernel" in capsys.readouterr().out
+
+
+def test_conv_geomean_checks():
+    """Issue 28: the geomean over a convolution family's shapes against cuDNN at its best, with its
+    range; a family that did not run is not measured; a spilling conv kernel fails its own check."""
+    r = _results()
+    fam = "conv half data gradient (conv_nhwc_dgrad.tc)"
+    for shape, ours in (("a", 83.0), ("b", 100.0)):
+        r.add(fam, shape, "tritonc", "TFLOP/s", ours)
+        r.add(fam, shape, "cuDNN", "TFLOP/s", 100.0)
+    checks = report.checks(r)
+    dgrad = _check(checks, "conv fp16 data gradient (conv_nhwc_dgrad.tc) geomean vs cuDNN")
+    assert dgrad[1] == "0.91× (0.83–1.00×, 2 shapes)" and dgrad[3] is True
+    assert _check(checks, "conv bf16 forward (conv_nhwc.tc) geomean vs cuDNN")[3] is None
+    assert _check(checks, "no spills (ptxas -v) in the benchmarked conv kernels")[3] is None
+    r.ptxas.append(("conv half data gradient (conv_nhwc_dgrad.tc) a: 64x64", 200, 8, 8, 0, 0))
+    assert _check(report.checks(r), "no spills (ptxas -v) in the benchmarked conv kernels")[3] is False

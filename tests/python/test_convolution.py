@@ -1,6 +1,7 @@
 """tritonc.convolution: the host-side arithmetic of the convolution kernels (output sizes, conv.tc's
-increment table, the argument lists of conv.tc and conv_nhwc.tc), checked against direct
-definitions and by running both kernels on the interpreter against a float64 NumPy convolution.
+increment table, the argument lists and grids of conv.tc, conv_nhwc.tc and the backward kernels
+conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc), checked against direct definitions and by running the
+kernels on the interpreter against a float64 NumPy convolution and its gradients.
 Needs no torch (tritonc.ops and the benchmarks build on these functions)."""
 
 import itertools
@@ -101,3 +102,67 @@ def test_conv_nhwc_arguments_run_on_the_interpreter(stride, padding, dilation):
                                                      x_strides, shape.co, y_strides))
     expected = reference(x.astype(np.float64), wt.astype(np.float64), shape)
     np.testing.assert_allclose(y.transpose(0, 3, 1, 2), expected, rtol=1e-5, atol=1e-5)
+
+
+def backward_reference(x, wt, dy, shape):
+    """The gradients of reference(): (DX, Z x CI x H x W; DW, CO x CI x R x S) for DY, Z x CO x P x Q,
+    by the definition."""
+    (sh, sw), (ph, pw), (dh, dw) = shape.stride, shape.padding, shape.dilation
+    dx, dwt = np.zeros_like(x), np.zeros_like(wt)
+    for p, q, r, s in itertools.product(range(shape.p), range(shape.q), range(shape.r),
+                                        range(shape.s)):
+        h, w = p * sh - ph + r * dh, q * sw - pw + s * dw
+        if 0 <= h < shape.h and 0 <= w < shape.w:
+            dx[:, :, h, w] += dy[:, :, p, q] @ wt[:, :, r, s]
+            dwt[:, :, r, s] += dy[:, :, p, q].T @ x[:, :, h, w]
+    return dx, dwt
+
+
+def test_wgrad_slices_fill_the_machine_but_stay_long():
+    shape = ConvShape(1, 256, 56, 56, 256, 3, 3, padding=(1, 1))
+    # 2 x 18 tiles of 128 x 128; 3136 pixels are 98 blocks of 32: CDIV(264, 36) = 8 slices.
+    assert shape.wgrad_slices(128, 128, 32, 264) == 8
+    assert ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1)).wgrad_slices(128, 128, 32, 264) == 1
+    assert ConvShape(1, 1024, 56, 56, 1024, 3, 3).wgrad_slices(128, 128, 32, 264) == 1
+    assert ConvShape(2, 40, 7, 9, 16, 3, 3, stride=(2, 3)).dgrad_grid(16, 32) == (2, 2, 6)
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [((1, 1), (1, 1), (1, 1)),
+                                                      ((2, 3), (1, 2), (1, 2)),
+                                                      ((2, 2), (0, 0), (2, 1))])
+def test_conv_nhwc_backward_arguments_run_on_the_interpreter(stride, padding, dilation):
+    rng = np.random.default_rng(3)
+    shape = ConvShape(2, 12, 8, 9, 8, 3, 2, stride, padding, dilation)
+    tm, tn = 16, 16
+    x = rng.uniform(-1, 1, (shape.z, shape.ci, shape.h, shape.w)).astype(np.float32)
+    wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
+    dy = rng.uniform(-1, 1, (shape.z, shape.co, shape.p, shape.q)).astype(np.float32)
+    x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    dy_nhwc = np.ascontiguousarray(dy.transpose(0, 2, 3, 1))
+    x_strides = (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci)
+    dy_strides = (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co)
+    dx_expected, dw_expected = backward_reference(x.astype(np.float64), wt.astype(np.float64),
+                                                  dy.astype(np.float64), shape)
+
+    tk = nhwc_block_k(shape.co, 8)
+    b = np.ascontiguousarray(wt.transpose(2, 3, 0, 1).reshape(-1, shape.ci))  # (r, s, k) x CI
+    dx = np.full((shape.z, shape.h, shape.w, shape.ci), np.nan, dtype=np.float32)
+    dgrad = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_dgrad.tc", interpret=True,
+                            defines={"TYPE": "float", "TM": tm, "TN": tn, "TK": tk})
+    dgrad[shape.dgrad_grid(tm, tn)](*shape.dgrad_arguments(dy_nhwc.ravel(), b.ravel(), dx.ravel(),
+                                                           dy_strides, shape.ci, x_strides))
+    np.testing.assert_allclose(dx.transpose(0, 3, 1, 2), dx_expected, rtol=1e-5, atol=1e-5)
+
+    tk = 8
+    slices = shape.wgrad_slices(tm, tn, tk, 8, min_blocks=1)
+    assert slices > 1
+    counters, partials = shape.wgrad_workspace(tm, tn)
+    counters, partials = np.zeros(counters, dtype=np.int32), np.zeros(partials, dtype=np.float32)
+    dw = np.full((shape.co, shape.r, shape.s, shape.ci), np.nan, dtype=np.float32)
+    wgrad = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_wgrad.tc", interpret=True,
+                            defines={"TYPE": "float", "TM": tm, "TN": tn, "TK": tk})
+    wgrad[shape.wgrad_grid(tm, tn, slices)](*shape.wgrad_arguments(
+        dy_nhwc.ravel(), x_nhwc.ravel(), dw.ravel(), counters, partials, dy_strides, x_strides,
+        shape.r * shape.s * shape.ci))
+    np.testing.assert_allclose(dw.transpose(0, 3, 1, 2), dw_expected, rtol=1e-5, atol=1e-5)
+    assert not counters.any() and not partials.any()

@@ -79,9 +79,9 @@ def test_torch_compile_traces_a_model_with_no_graph_break():
     torch.testing.assert_close(compiled(x), torch.softmax(x @ model.w, dim=1))
 
 
-def _grads(fn, ref_fn, *shapes, dtype=torch.float32, rtol=1e-3, atol=1e-3):
+def _grads(fn, ref_fn, *shapes, dtype=torch.float32, rtol=1e-3, atol=1e-3, device="cuda"):
     """Checks fn's output and input gradients against ref_fn in float64."""
-    inputs = [torch.randn(*s, device="cuda", dtype=dtype, requires_grad=True) for s in shapes]
+    inputs = [torch.randn(*s, device=device, dtype=dtype, requires_grad=True) for s in shapes]
     refs = [t.detach().double().requires_grad_() for t in inputs]
     out = fn(*inputs)
     ref = ref_fn(*refs)
@@ -134,6 +134,41 @@ def test_channels_last_conv2d_and_its_gradients_against_float64(dtype, tol):
                                        padding=1),
                lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=1),
                (2, 64, 17, 15), (48, 64, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
+
+
+@pytest.mark.parametrize("rs,stride,padding", [((3, 2), (2, 1), (1, 0)), ((1, 1), (2, 2), (0, 0)),
+                                               ((3, 3), (1, 1), (1, 1))])
+def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(rs, stride,
+                                                                                padding,
+                                                                                monkeypatch):
+    """CPU tensors: the data and weight gradients of a channels_last convolution come from
+    conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc on the interpreter (a 1x1 filter at stride 2 leaves
+    the odd rows and columns of the data gradient zero) and match float64 torch."""
+    calls = []
+    for name in ("_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"):
+        def spy(*args, _original=getattr(ops, name), _name=name):
+            calls.append(_name)
+            return _original(*args)
+        monkeypatch.setattr(ops, name, spy)
+    _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, stride=stride,
+                                   padding=padding),
+           lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=padding),
+           (2, 12, 9, 7), (6, 12, *rs), rtol=1e-4, atol=1e-4, device="cpu")
+    assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-3), (torch.float16, 2e-2),
+                                       (torch.bfloat16, 1e-1)])
+@pytest.mark.parametrize("rs,stride,padding", [((3, 3), (2, 2), (1, 1)), ((1, 1), (2, 2), (0, 0)),
+                                               ((3, 2), (1, 2), (2, 0))])
+def test_channels_last_conv2d_backward_kernels_on_the_gpu(dtype, tol, rs, stride, padding):
+    """conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc on the GPU (the weight gradient's reduction
+    over 2 x 33 x 31 pixels split into slices), odd sizes, against float64 torch."""
+    _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, stride=stride,
+                                   padding=padding),
+           lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=padding),
+           (2, 96, 33, 31), (80, 96, *rs), dtype=dtype, rtol=tol, atol=tol * 10)
 
 
 @gpu

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,5 +45,18 @@ std::optional<std::vector<int32_t>> convIncrements(const ConvShape &Shape, int64
 /// A TK for conv_nhwc.tc: the largest power of two that divides CI, at most
 /// Largest (the kernel needs TK to divide CI).
 int64_t nhwcBlockK(int64_t CI, int64_t Largest);
+
+/// conv_nhwc_dgrad.tc's grid for TM x TN tiles: the input pixels of the
+/// largest stride phase in TM rows, CI in TN columns, one program layer per
+/// phase (StrideH * StrideW).
+std::array<int64_t, 3> nhwcDgradGrid(const ConvShape &Shape, int64_t TM, int64_t TN);
+
+/// How many slices conv_nhwc_wgrad.tc splits its reduction over the Z*P*Q
+/// output pixels into (grid axis 2) for TM x TN x TK tiles: enough for about
+/// Programs programs in all, but each slice at least MinBlocks K blocks long
+/// (a shorter one spends more on its workspace addition than it reduces);
+/// at least 1.
+int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK,
+                        int64_t Programs, int64_t MinBlocks = 8);
 
 } // namespace tritonc::driver

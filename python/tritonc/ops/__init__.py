@@ -13,8 +13,10 @@ without a graph break, and with autograd formulas:
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
 for tests and small inputs). Gradients: matmul's are matmuls (through this op), softmax's is
-computed from its output, conv2d's data and weight gradients are matmuls through this op on the
-unfolded input (torch.nn.functional.unfold / fold move the data).
+computed from its output. conv2d's, for a channels_last input, are the channels-last kernels
+conv_nhwc_dgrad.tc (data) and conv_nhwc_wgrad.tc (weights); for an NCHW input (which has no
+backward kernel) they are matmuls through this op on the unfolded input
+(torch.nn.functional.unfold / fold move the data).
 """
 
 import functools
@@ -294,6 +296,83 @@ def _conv2d_nhwc(x, w, shape, type_name):
     return y
 
 
+# (TM, TN, TK, num_warps, num_stages) of the backward kernels on the GPU; TK must divide CO in
+# conv_nhwc_dgrad.tc, so there it is fixed by the caller and only (TM, TN, warps, stages) count.
+_CONV_BACKWARD_TILES = [(128, 128, 64, 8, 3), (128, 64, 32, 4, 3), (64, 128, 64, 4, 3),
+                        (64, 64, 32, 4, 3)]
+# ptxas -v (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas); conv_nhwc_dgrad.tc
+# spilled 20 bytes at 64 x 64 x 8 in float with 4 warps.
+_CONV_BACKWARD_FLOAT_TILES = [(64, 64, 8, 8, 3), (32, 64, 8, 4, 3)]
+_CONV_BACKWARD_INTERPRETER_TILES = [(16, 16, 16, 4, 3)]
+
+
+def _conv_backward_tiles(type_name, device):
+    if device is None:
+        return _CONV_BACKWARD_INTERPRETER_TILES
+    return _CONV_BACKWARD_FLOAT_TILES if type_name == "float" else _CONV_BACKWARD_TILES
+
+
+_CONV_BACKWARD_KEY = ["Z", "H", "W", "CI", "CO", "R", "S", "stride_h", "stride_w", "dil_h", "dil_w"]
+
+
+@functools.lru_cache(maxsize=None)
+def _conv_backward_tuner(kernel, type_name, tk, device):
+    """conv_nhwc_dgrad.tc (tk: its TK, dividing CO) or conv_nhwc_wgrad.tc (tk None: TK is tuned)."""
+    configs = [tritonc.Config({"TM": tm, "TN": tn} if tk else {"TM": tm, "TN": tn, "TK": k},
+                              num_warps=w, num_stages=st)
+               for tm, tn, k, w, st in _conv_backward_tiles(type_name, device)]
+    defines = {"TYPE": type_name, **({"TK": tk} if tk else {})}
+    return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_BACKWARD_KEY,
+                            defines=defines, interpret=device is None, device=device,
+                            progress=False)
+
+
+def _conv2d_nhwc_dgrad(grad, w, shape, type_name):
+    """The data gradient of a channels_last convolution (conv_nhwc_dgrad.tc), channels_last."""
+    dx = torch.empty(shape.z, shape.ci, shape.h, shape.w, dtype=grad.dtype, device=grad.device,
+                     memory_format=torch.channels_last)
+    if dx.numel() == 0:
+        return dx
+    if grad.numel() == 0:
+        return dx.zero_()
+    tk = nhwc_block_k(shape.co, 8 if type_name == "float" else 64)
+    tuner = _conv_backward_tuner("conv_nhwc_dgrad.tc", type_name, tk, _device_of(grad))
+    # The filter as an (R*S*CO) x CI matrix, rows in the order (r, s, k).
+    b = w.permute(2, 3, 0, 1).reshape(shape.r * shape.s * shape.co, shape.ci).contiguous()
+    args = shape.dgrad_arguments(grad, b, dx, (grad.stride(0), grad.stride(2), grad.stride(3)),
+                                 b.stride(0), (dx.stride(0), dx.stride(2), dx.stride(3)))
+    tuner[lambda meta: shape.dgrad_grid(meta["TM"], meta["TN"])](*args)
+    return dx
+
+
+def _conv2d_nhwc_wgrad(grad, x, shape, type_name):
+    """The weight gradient of a channels_last convolution (conv_nhwc_wgrad.tc): CO x CI x R x S
+    in channels_last layout."""
+    dw = torch.empty(shape.co, shape.r, shape.s, shape.ci, dtype=grad.dtype, device=grad.device)
+    if dw.numel() == 0:
+        return dw.permute(0, 3, 1, 2)
+    if grad.numel() == 0:
+        return dw.zero_().permute(0, 3, 1, 2)
+    device = _device_of(grad)
+    tuner = _conv_backward_tuner("conv_nhwc_wgrad.tc", type_name, None, device)
+    tiles = _conv_backward_tiles(type_name, device)
+    # The workspace of the sliced reduction, large enough for every tile (zero again on exit).
+    counters = torch.zeros(max(shape.wgrad_workspace(tm, tn)[0] for tm, tn, *_ in tiles),
+                           dtype=torch.int32, device=grad.device)
+    partials = torch.zeros(max(shape.wgrad_workspace(tm, tn)[1] for tm, tn, *_ in tiles),
+                           dtype=torch.float32, device=grad.device)
+    # Two programs per multiprocessor; a few slices on the interpreter, so that tests add through
+    # the workspace.
+    programs = (2 * torch.cuda.get_device_properties(grad.device).multi_processor_count
+                if grad.is_cuda else 4)
+    args = shape.wgrad_arguments(grad, x, dw, counters, partials,
+                                 (grad.stride(0), grad.stride(2), grad.stride(3)),
+                                 (x.stride(0), x.stride(2), x.stride(3)), dw.stride(0))
+    tuner[lambda meta: shape.wgrad_grid(meta["TM"], meta["TN"], shape.wgrad_slices(
+        meta["TM"], meta["TN"], meta["TK"], programs, 2 if device is None else 8))](*args)
+    return dw.permute(0, 3, 1, 2)
+
+
 @torch.library.custom_op("tritonc::conv2d", mutates_args=())
 def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
                padding: List[int]) -> torch.Tensor:
@@ -334,6 +413,18 @@ def _conv2d_backward(ctx, grad):
     stride, padding = ctx.stride, ctx.padding
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
+    if _is_channels_last(x):
+        shape = ConvShape(z, ci, h, wd, co, r, s, stride, padding)
+        type_name = _type_name(x, "conv2d")
+        grad = grad.contiguous(memory_format=torch.channels_last)
+        grad_x = (_conv2d_nhwc_dgrad(grad, w, shape, type_name)
+                  if ctx.needs_input_grad[0] else None)
+        grad_w = None
+        if ctx.needs_input_grad[1]:
+            grad_w = _conv2d_nhwc_wgrad(grad, x, shape, type_name)
+            grad_w = grad_w.contiguous(memory_format=torch.channels_last
+                                       if _is_channels_last(w) else torch.contiguous_format)
+        return grad_x, grad_w, None, None
     p, q = grad.shape[2], grad.shape[3]
     # grad as a (CO) x (Z*P*Q) matrix and the input unfolded to (CI*R*S) x (Z*P*Q).
     g = grad.permute(1, 0, 2, 3).reshape(co, z * p * q)
@@ -360,6 +451,8 @@ _conv2d_op.register_autograd(_conv2d_backward, setup_context=_conv2d_setup)
 
 def conv2d(x, w, stride=1, padding=0):
     """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias or dilation. A
-    channels_last x runs the channels-last kernel and gives a channels_last result; any other
-    layout is made contiguous (NCHW)."""
+    channels_last x runs the channels-last kernel and gives a channels_last result, and its
+    gradients run the channels-last backward kernels (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc);
+    any other layout is made contiguous (NCHW) and its gradients are computed with unfold / fold
+    and matmuls (there is no NCHW backward kernel)."""
     return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)))

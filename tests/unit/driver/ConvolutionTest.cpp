@@ -51,3 +51,29 @@ TEST(Convolution, BlockKIsTheLargestPowerOfTwoDividingCI) {
   EXPECT_EQ(nhwcBlockK(256, 32), 32);
   EXPECT_EQ(nhwcBlockK(256, 8), 8);
 }
+
+TEST(Convolution, DgradGridHasALayerPerStridePhase) {
+  ConvShape Shape;
+  Shape.Z = 2, Shape.CI = 40, Shape.H = 7, Shape.W = 9, Shape.CO = 16, Shape.R = 3, Shape.S = 3;
+  Shape.StrideH = 2, Shape.StrideW = 3;
+  // The largest phase has CDIV(7, 2) = 4 rows and CDIV(9, 3) = 3 columns: 2 * 4 * 3 = 24 pixels.
+  EXPECT_EQ(nhwcDgradGrid(Shape, 16, 32), (std::array<int64_t, 3>{2, 2, 6}));
+  Shape.StrideH = Shape.StrideW = 1;
+  // Stride 1: one phase of all 2 * 7 * 9 = 126 pixels.
+  EXPECT_EQ(nhwcDgradGrid(Shape, 16, 32), (std::array<int64_t, 3>{8, 2, 1}));
+}
+
+TEST(Convolution, WgradSlicesFillTheMachineButStayLong) {
+  ConvShape Shape;
+  Shape.Z = 1, Shape.CI = 256, Shape.H = 56, Shape.W = 56, Shape.CO = 256, Shape.R = 3, Shape.S = 3;
+  Shape.PadH = Shape.PadW = 1;
+  // 2 x 18 tiles of 128 x 128; 3136 pixels are 98 blocks of 32: CDIV(264, 36) = 8 slices of >= 8
+  // blocks.
+  EXPECT_EQ(nhwcWgradSlices(Shape, 128, 128, 32, 264), 8);
+  // 8 x 8 pixels are 2 blocks: one slice.
+  Shape.H = Shape.W = 8;
+  EXPECT_EQ(nhwcWgradSlices(Shape, 128, 128, 32, 264), 1);
+  // Plenty of tiles already: one slice.
+  Shape.H = Shape.W = 56, Shape.CI = Shape.CO = 1024;
+  EXPECT_EQ(nhwcWgradSlices(Shape, 128, 128, 32, 264), 1);
+}
