@@ -1723,3 +1723,27 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
                   ("ldc", ldc)])
     assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], "float", "C")
+
+
+@pytest.mark.parametrize("shape", [(96, 80, 72), (17, 8, 8)], ids=["96x80x72", "17x8x8"])
+def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
+    """matmul_tma_wgmma.tir with use_acc the constant true (its zero accumulator counts on every k-step) after
+    accumulator-init, which makes the first k-step ignore the accumulator instead and enters the loop with an
+    undefined one. Variants that set their own --passes run it unrewritten."""
+    if "--arch=sm_80" in launch.pipeline_args or any(a.startswith("--num-warps=") for a in launch.pipeline_args):
+        return  # refused as in test_gpuir_matmul_tma
+    text = (GPUIR / "matmul_tma_wgmma.tir").read_text()
+    kernel = tmp_path / "matmul_tma_use_acc_true.tir"
+    kernel.write_text(text.replace("%d = wgmma %ca, %cb, %acc, %use", "%d = wgmma %ca, %cb, %acc, i1 true"))
+    rewritten = subprocess.run([TRITONC, "opt", str(kernel), "--passes=accumulator-init"], capture_output=True,
+                               text=True)
+    assert rewritten.returncode == 0 and "splat f32 undef" in rewritten.stdout, rewritten.stderr
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + 3
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", poisoned((m, ldc), "float")), ("M", m), ("N", n), ("K", k),
+                  ("lda", lda), ("ldb", ldb), ("ldc", ldc)], extra=["--passes=accumulator-init"])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
