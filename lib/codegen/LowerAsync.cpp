@@ -300,8 +300,7 @@ void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
     B.emit("fence.proxy.async.shared::cta;");
     return;
   default:
-    throw UnsupportedConstruct(I.Loc, std::string("the GPU back end does not lower ") +
-                                          ir::opcodeName(I.getOpcode()) + " yet");
+    return lowerHopperOp(I);
   }
 }
 
@@ -453,13 +452,8 @@ const Instruction *FunctionLowering::slotLoadOperand(const Instruction &Dot, uns
   return Load;
 }
 
-std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
-FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
-  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
-  if (!Load || !Why.empty())
-    return std::nullopt;
-  const ir::Value *Slot = Load->getOperand(0);
-  const ir::Type *T = Slot->getType();
+std::optional<MmaSharedLayout> FunctionLowering::wgmmaSlotLayout(const ir::Type *T,
+                                                                 std::string &Why) const {
   const ir::Layout *SL = T->getLayout();
   unsigned ElemBytes = memBytesOf(T->getElementType());
   if (!SL || !SL->hasSwizzleMode() || SL->getSwizzleBytes() == 0) {
@@ -481,7 +475,19 @@ FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::s
           std::to_string(SL->getSwizzleBytes()) + " bytes), as wgmma's descriptors need";
     return std::nullopt;
   }
-  return std::make_pair(Slot, M);
+  return M;
+}
+
+std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
+FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return std::nullopt;
+  const ir::Value *Slot = Load->getOperand(0);
+  std::optional<MmaSharedLayout> M = wgmmaSlotLayout(Slot->getType(), Why);
+  if (!M)
+    return std::nullopt;
+  return std::make_pair(Slot, *M);
 }
 
 std::optional<std::pair<const ir::Value *, int64_t>>

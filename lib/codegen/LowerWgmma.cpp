@@ -310,6 +310,60 @@ Reg FunctionLowering::wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr
   return D;
 }
 
+/// Byte offsets, in the operand layouts, of the A block of k-step K0 and
+/// row repetition MR, and of the B block of k-step K0 and column
+/// repetition NR.
+static uint64_t wgmmaOffsetA(const MmaSharedLayout &SA, int64_t K0, int64_t MR) {
+  return SA.ContigDim == 1 ? SA.linearOffset(MR * 64, K0) : SA.linearOffset(K0, MR * 64);
+}
+static uint64_t wgmmaOffsetB(const MmaSharedLayout &SB, int64_t K0, int64_t NR, int32_t InstrN) {
+  return SB.ContigDim == 1 ? SB.linearOffset(K0, NR * InstrN) : SB.linearOffset(NR * InstrN, K0);
+}
+
+std::pair<Reg, Reg> FunctionLowering::warpgroupDescriptors(const WgmmaTiling &T,
+                                                           const MmaSharedLayout &SA,
+                                                           const Reg &ABase,
+                                                           const MmaSharedLayout &SB,
+                                                           const Reg &BBase) {
+  // This warpgroup's origin in the output: group g = warp / 4 is
+  // (g % Gm, g / Gm), as in wgmmaAccumulatorLayout.
+  Reg Group = B.shr(Ty::U32, warpId(), 2);
+  Reg GroupM = B.bitAnd(Ty::U32, Group, T.Gm - 1);
+  Reg GroupN = B.shr(Ty::U32, Group, std::countr_zero(static_cast<unsigned>(T.Gm)));
+  Reg RowOrigin = B.mul(Ty::U32, GroupM, 64 * T.MReps);
+  Reg ColOrigin = B.mul(Ty::U32, GroupN, int64_t(T.InstrN) * T.NReps);
+  Reg Zero = B.mov(Ty::U32, 0);
+  // The origins are multiples of whole swizzle atoms (or sit inside a row),
+  // so their unswizzled offsets are the descriptors' start addresses.
+  Reg AOrigin = emitSwizzledOffset(B, SA, RowOrigin, Zero);
+  Reg BOrigin = emitSwizzledOffset(B, SB, Zero, ColOrigin);
+  Reg DescA = wgmmaDescriptor(SA, B.add(Ty::U32, ABase, AOrigin));
+  Reg DescB = wgmmaDescriptor(SB, B.add(Ty::U32, BBase, BOrigin));
+  return {DescA, DescB};
+}
+
+void FunctionLowering::issueWgmmaStep(const WgmmaTiling &T, const MmaSharedLayout &SA,
+                                      const MmaSharedLayout &SB, const Reg &DescA, const Reg &DescB,
+                                      int64_t K0, const Reg &Scale, const std::string &InTy,
+                                      Regs &Acc) {
+  int TransA = SA.ContigDim == 0 ? 1 : 0; // M-major A
+  int TransB = SB.ContigDim == 1 ? 1 : 0; // N-major B
+  int64_t PerInstr = T.InstrN / 2;
+  for (int64_t MR = 0; MR < T.MReps; ++MR)
+    for (int64_t NR = 0; NR < T.NReps; ++NR) {
+      uint64_t AOff = wgmmaOffsetA(SA, K0, MR), BOff = wgmmaOffsetB(SB, K0, NR, T.InstrN);
+      Reg DA = AOff ? B.add(Ty::S64, DescA, static_cast<int64_t>(AOff >> 4)) : DescA;
+      Reg DB = BOff ? B.add(Ty::S64, DescB, static_cast<int64_t>(BOff >> 4)) : DescB;
+      std::string List;
+      int64_t First = PerInstr * (MR + T.MReps * NR);
+      for (int64_t J = 0; J < PerInstr; ++J)
+        List += (J ? ", " : "") + Acc[First + J].name();
+      B.emit("wgmma.mma_async.sync.aligned.m64n" + std::to_string(T.InstrN) + "k16.f32." + InTy +
+             "." + InTy + " {" + List + "}, " + DA.name() + ", " + DB.name() + ", " + Scale.name() +
+             ", 1, 1, " + std::to_string(TransA) + ", " + std::to_string(TransB) + ";");
+    }
+}
+
 void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout &SA,
                                      const Reg &ABase, const MmaSharedLayout &SB, const Reg &BBase,
                                      Regs &Acc, unsigned InFlight) {
@@ -318,23 +372,14 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   int64_t M = I.getType()->getShape()[0], N = I.getType()->getShape()[1];
   int64_t K = A->getType()->getShape()[1];
   const analysis::DotPlan &P = LA.dotOf(&I);
-  int32_t Gm = P.WarpsPerCTA[0], Gn = P.WarpsPerCTA[1], InstrN = P.InstrN;
-  int64_t MReps = M / (64 * Gm), NReps = N / (int64_t(InstrN) * Gn);
-
-  // This warpgroup's origin in the output: group g = warp / 4 is
-  // (g % Gm, g / Gm), as in wgmmaAccumulatorLayout.
-  Reg Group = B.shr(Ty::U32, warpId(), 2);
-  Reg GroupM = B.bitAnd(Ty::U32, Group, Gm - 1);
-  Reg GroupN = B.shr(Ty::U32, Group, std::countr_zero(static_cast<unsigned>(Gm)));
-  Reg RowOrigin = B.mul(Ty::U32, GroupM, 64 * MReps);
-  Reg ColOrigin = B.mul(Ty::U32, GroupN, int64_t(InstrN) * NReps);
-  Reg Zero = B.mov(Ty::U32, 0);
-  // The origins are multiples of whole swizzle atoms (or sit inside a row),
-  // so their unswizzled offsets are the descriptors' start addresses.
-  Reg AOrigin = emitSwizzledOffset(B, SA, RowOrigin, Zero);
-  Reg BOrigin = emitSwizzledOffset(B, SB, Zero, ColOrigin);
-  Reg DescA = wgmmaDescriptor(SA, B.add(Ty::U32, ABase, AOrigin));
-  Reg DescB = wgmmaDescriptor(SB, B.add(Ty::U32, BBase, BOrigin));
+  WgmmaTiling T;
+  T.Gm = P.WarpsPerCTA[0];
+  T.Gn = P.WarpsPerCTA[1];
+  T.InstrN = P.InstrN;
+  T.MReps = M / (64 * T.Gm);
+  T.NReps = N / (int64_t(T.InstrN) * T.Gn);
+  std::pair<Reg, Reg> Descs = warpgroupDescriptors(T, SA, ABase, SB, BBase);
+  Reg DescA = Descs.first, DescB = Descs.second;
   Reg One = B.mov(Ty::U32, 1);
   Reg ScaleD = B.setp(ptx::Cmp::Ne, Ty::U32, One, 0);
   // An accumulator left undefined before its loop (ZeroTripGuard.cpp): the
@@ -346,39 +391,18 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
       B.emit("setp.eq.u32 " + FirstScale->name() + ", 0, 0;");
   };
 
-  const char *InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
-  int TransA = SA.ContigDim == 0 ? 1 : 0; // M-major A
-  int TransB = SB.ContigDim == 1 ? 1 : 0; // N-major B
-  int64_t PerInstr = InstrN / 2;
-  // Byte offsets of the operand blocks of k-step K0 and repetition MR / NR.
-  auto offsetA = [&](int64_t K0, int64_t MR) {
-    return SA.ContigDim == 1 ? SA.linearOffset(MR * 64, K0) : SA.linearOffset(K0, MR * 64);
-  };
-  auto offsetB = [&](int64_t K0, int64_t NR) {
-    return SB.ContigDim == 1 ? SB.linearOffset(K0, NR * InstrN) : SB.linearOffset(NR * InstrN, K0);
-  };
+  std::string InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
+  auto offsetA = [&](int64_t K0, int64_t MR) { return wgmmaOffsetA(SA, K0, MR); };
+  auto offsetB = [&](int64_t K0, int64_t NR) { return wgmmaOffsetB(SB, K0, NR, T.InstrN); };
   // The MMAs of one k-step, reading from descriptors DescA / DescB moved to
   // k-step K0.
   auto issueStep = [&](const Reg &DescA, const Reg &DescB, int64_t K0, const Reg &Scale) {
-    for (int64_t MR = 0; MR < MReps; ++MR)
-      for (int64_t NR = 0; NR < NReps; ++NR) {
-        uint64_t AOff = offsetA(K0, MR), BOff = offsetB(K0, NR);
-        Reg DA = AOff ? B.add(Ty::S64, DescA, static_cast<int64_t>(AOff >> 4)) : DescA;
-        Reg DB = BOff ? B.add(Ty::S64, DescB, static_cast<int64_t>(BOff >> 4)) : DescB;
-        std::string List;
-        int64_t First = PerInstr * (MR + MReps * NR);
-        for (int64_t J = 0; J < PerInstr; ++J)
-          List += (J ? ", " : "") + Acc[First + J].name();
-        B.emit("wgmma.mma_async.sync.aligned.m64n" + std::to_string(InstrN) + "k16.f32." + InTy +
-               "." + InTy + " {" + List + "}, " + DA.name() + ", " + DB.name() + ", " +
-               Scale.name() + ", 1, 1, " + std::to_string(TransA) + ", " + std::to_string(TransB) +
-               ";");
-      }
+    issueWgmmaStep(T, SA, SB, DescA, DescB, K0, Scale, InTy, Acc);
   };
 
   int64_t Steps = K / 16;
   std::optional<std::pair<uint64_t, uint64_t>> Strides =
-      loopedKStepStrides(Acc.size(), Steps, offsetA, offsetB, MReps, NReps);
+      loopedKStepStrides(Acc.size(), Steps, offsetA, offsetB, T.MReps, T.NReps);
   if (!Strides) {
     B.emit("wgmma.fence.sync.aligned;");
     for (int64_t K0 = 0; K0 < K; K0 += 16)

@@ -499,6 +499,8 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
         continue;
       if (ZeroTrip && IP.get() == ZeroTrip->Phi) // its first MMA writes it
         continue;
+      if (InPlaceWgmma.count(In)) // accumulated in the phi's registers
+        continue;
       if (PendingMma.count(In))
         B.emit("wgmma.wait_group.sync.aligned 0;");
       Regs Dst = phiRegs(*IP);
@@ -679,6 +681,10 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        "smem_alloc buffers of GPU-level IR placed after the rings (at their allocate-shared "
        "offsets), scratch over them only where they hold no data (LowerAsync.cpp)",
        &FunctionLowering::planSharedBuffers},
+      {"plan-tensor-descriptors",
+       "sm_90a: the tensor map of each make_tensor_desc, a kernel parameter the launcher "
+       "encodes (LowerHopper.cpp)",
+       &FunctionLowering::planTensorDescriptors},
       {"plan-tensor-stores",
        "sm_90a: 2-D 16-bit tile stores become bulk tensor stores "
        "(TensorStores.cpp)",

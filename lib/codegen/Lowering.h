@@ -235,6 +235,13 @@ struct TensorStorePlan {
   Reg MapAddress;
 };
 
+/// P over the parameters as the launcher evaluates it (TensorMapSpec.h); P's
+/// atoms must be integer parameters (AA.isOverParameters).
+ParamPoly toParamPoly(const analysis::Poly &P, const analysis::AffineAccessAnalysis &AA);
+/// Spins until the phase of parity Parity (b32, 0 or 1) of the mbarrier at
+/// shared address Mbar has completed.
+void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg &Parity);
+
 class FunctionLowering {
 public:
   FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
@@ -414,6 +421,23 @@ public:
                             const Regs &ColumnBlockBases = {}, const Reg &ZerosIf = {});
   /// The 64-bit matrix descriptor of a tile in layout SL at shared address Addr.
   Reg wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr);
+  /// How the warpgroups of a wgmma tile its output: Gm x Gn warpgroups,
+  /// each MReps x NReps blocks of m64nInstrN (a dot's plan, or a #wgmma
+  /// layout).
+  struct WgmmaTiling {
+    int32_t Gm = 1, Gn = 1, InstrN = 8;
+    int64_t MReps = 1, NReps = 1;
+  };
+  /// This warpgroup's descriptors of operands in layouts SA and SB at
+  /// shared addresses ABase and BBase.
+  std::pair<Reg, Reg> warpgroupDescriptors(const WgmmaTiling &T, const MmaSharedLayout &SA,
+                                           const Reg &ABase, const MmaSharedLayout &SB,
+                                           const Reg &BBase);
+  /// The MMAs of k-step K0 (16 deep) into Acc, from descriptors DescA and
+  /// DescB at k-step 0; Scale false ignores Acc's values (scale-d).
+  void issueWgmmaStep(const WgmmaTiling &T, const MmaSharedLayout &SA, const MmaSharedLayout &SB,
+                      const Reg &DescA, const Reg &DescB, int64_t K0, const Reg &Scale,
+                      const std::string &InTy, Regs &Acc);
   /// Issues the wgmma instructions of dot I over operands in shared memory,
   /// accumulating in place into Acc (the dot's layout), and waits until at
   /// most InFlight groups of them are pending.
@@ -455,6 +479,9 @@ public:
   /// and its layout as wgmma sees it; else nullopt, with Why for remarks.
   std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
   directSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  /// How wgmma reads a slot of type T through descriptors (a 2-D slot of
+  /// 16-bit elements whose rows are exactly its swizzle width); else Why.
+  std::optional<MmaSharedLayout> wgmmaSlotLayout(const ir::Type *T, std::string &Why) const;
   /// Operand Idx of an mma.sync or FMA dot read straight from a row-major
   /// slot: the slot value and its row stride (elements); else Why.
   std::optional<std::pair<const ir::Value *, int64_t>>
@@ -633,6 +660,21 @@ public:
   /// The tensor map of TA with boxes of one swizzle row of SL by its rows.
   TensorMapSpec tensorMapSpecOf(const analysis::TensorAccess &TA, Ty Elem,
                                 const MmaSharedLayout &SL) const;
+
+  // --- Hopper operations of GPU-level IR (LowerHopper.cpp) -------------------
+  /// The tensor map of every make_tensor_desc, a hidden kernel parameter (a
+  /// step of run()).
+  void planTensorDescriptors();
+  /// mbarrier_*, make_tensor_desc, tma_load/store and its wait, wgmma and
+  /// its fence, commit and wait; a located error for anything else.
+  void lowerHopperOp(const ir::Instruction &I);
+  void lowerTmaCopy(const ir::Instruction &I);
+  void lowerWgmmaOp(const ir::Instruction &I);
+  /// The kernel parameter holding the tensor map of each make_tensor_desc.
+  std::map<const ir::Instruction *, std::string> DescriptorParams;
+  /// wgmma operations that accumulate in their loop phi's registers: the
+  /// back edge moves nothing (the MMAs may still be in flight there).
+  std::set<const ir::Value *> InPlaceWgmma;
 
   // --- Bulk tensor stores (TensorStores.cpp) ----------------------------------
   /// Finds the stores that become bulk tensor stores.

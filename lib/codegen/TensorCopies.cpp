@@ -73,7 +73,7 @@ bool sameForm(const TensorAccess &A, const TensorAccess &B) {
 } // namespace
 
 /// P over the parameters as the launcher evaluates it.
-static ParamPoly toParamPoly(const Poly &P, const analysis::AffineAccessAnalysis &AA) {
+ParamPoly toParamPoly(const Poly &P, const analysis::AffineAccessAnalysis &AA) {
   ParamPoly Out;
   for (const auto &[M, C] : P.terms()) {
     ParamTerm T;
@@ -373,7 +373,7 @@ Reg FunctionLowering::tensorSlotAddress(const Reg &Value) {
 }
 
 /// Spins until the phase of parity Parity of the mbarrier at Mbar completed.
-static void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg &Parity) {
+void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg &Parity) {
   std::string Loop = B.newLabel("mbar_wait");
   B.label(Loop);
   Reg Done = B.newReg(Ty::Pred);

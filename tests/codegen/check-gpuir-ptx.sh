@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles every hand-written GPU-level kernel (tests/kernels/gpuir/*.tir) for sm_90a and sm_80 with 1, 4
 # and 8 warps and checks that ptxas assembles each module (../check-ptxas.sh, warnings are errors). A kernel
-# whose IR names layouts for one warp count (a `; warps: N` line) is compiled with that count only.
+# whose IR names layouts for one warp count (a `; warps: N` line) is compiled with that count only, one
+# that uses operations of one target (a `; arch: sm_90a` line) for that target only.
 # Usage: check-gpuir-ptx.sh path/to/tritonc path/to/ptxas
 set -euo pipefail
 tritonc=$1
@@ -12,7 +13,9 @@ for f in "$(dirname "$0")"/../kernels/gpuir/*.tir; do
   counts="1 4 8"
   fixed=$(sed -n 's/^; warps: \([0-9]*\)$/\1/p' "$f")
   [ -n "$fixed" ] && counts=$fixed
-  for arch in sm_90a sm_80; do
+  archs=$(sed -n 's/^; arch: \(sm_[0-9a-z]*\)$/\1/p' "$f")
+  [ -n "$archs" ] || archs="sm_90a sm_80"
+  for arch in $archs; do
     for warps in $counts; do
       "$tritonc" compile "$f" --emit=ptx --arch="$arch" --num-warps="$warps" \
         -o "$tmp/$(basename "$f" .tir)-w$warps.$arch.ptx"

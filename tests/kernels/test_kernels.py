@@ -1851,3 +1851,59 @@ def test_gpuir_matmul_ring(form, shape, rng, launch):
                   ("ldc", ldc)])
     assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], "float", "C")
+
+
+@pytest.mark.parametrize("form", ["wgmma", "store"])
+@pytest.mark.parametrize("shape", GPUIR_MATMUL_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_MATMUL_SHAPES])
+def test_gpuir_matmul_tma(form, shape, rng, launch):
+    """Hopper's asynchronous units in GPU-level IR (LowerHopper.cpp): matmul_tma_wgmma.tir fills rings by bulk
+    tensor copies waited for on mbarriers (phase parity), multiplies with wgmma (use_acc false on the first
+    k-step) and keeps one wgmma group in flight; matmul_tma_store.tir also writes C through a shared slot
+    and a bulk tensor store (fence_proxy_async, tma_store_wait). The copy engine zero-fills and clips at M,
+    N and K. Both name 4 warps and need sm_90a: other warp counts and sm_80 are located errors."""
+    kernel = GPUIR / f"matmul_tma_{form}.tir"
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    sm80 = "--arch=sm_80" in launch.pipeline_args
+    if sm80 or (warps and warps[0] != "--num-warps=4"):
+        r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull]
+                           + launch.pipeline_args, capture_output=True, text=True)
+        assert r.returncode == 1, r.stderr
+        assert f"{kernel.name}:" in r.stderr, r.stderr
+        assert ("need sm_90a" if sm80 else "spreads the tile over 4 warps, but the kernel runs with") in r.stderr, \
+            r.stderr
+        return
+    m, n, k = shape
+    # Tensor maps need 16-byte strides: the leading dimensions of A and B (and of C for the bulk store).
+    lda, ldb, ldc = k + 8, n + 16, n + (4 if form == "store" else 3)
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
+@pytest.mark.parametrize("shape", [(96, 80, 72), (17, 8, 8)], ids=["96x80x72", "17x8x8"])
+def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
+    """matmul_tma_wgmma.tir with use_acc the constant true (its zero accumulator counts on every k-step) after
+    accumulator-init, which makes the first k-step ignore the accumulator instead and enters the loop with an
+    undefined one. Variants that set their own --passes run it unrewritten."""
+    if "--arch=sm_80" in launch.pipeline_args or any(a.startswith("--num-warps=") for a in launch.pipeline_args):
+        return  # refused as in test_gpuir_matmul_tma
+    text = (GPUIR / "matmul_tma_wgmma.tir").read_text()
+    kernel = tmp_path / "matmul_tma_use_acc_true.tir"
+    kernel.write_text(text.replace("%d = wgmma %ca, %cb, %acc, %use", "%d = wgmma %ca, %cb, %acc, i1 true"))
+    rewritten = subprocess.run([TRITONC, "opt", str(kernel), "--passes=accumulator-init"], capture_output=True,
+                               text=True)
+    assert rewritten.returncode == 0 and "splat f32 undef" in rewritten.stdout, rewritten.stderr
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + 3
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", poisoned((m, ldc), "float")), ("M", m), ("N", n), ("K", k),
+                  ("lda", lda), ("ldb", ldb), ("ldc", ldc)], extra=["--passes=accumulator-init"])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
