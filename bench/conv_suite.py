@@ -43,6 +43,13 @@ QUICK_CONV_CONFIGS = [(64, 64, 32, 4, 3)]
 CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 3), (64, 128, 64, 4, 3),
                      (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
+# (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
+# idle, timed only where ConvShape.nhwc_split_worthwhile keeps them (kernels/conv_nhwc.tc; why each
+# should win a shape is in the commit that added them). ptxas -v (sm_90a): no spills.
+CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 1), (64, 32, 64, 4, 3, 9), (64, 32, 64, 4, 3, 18),
+                           (64, 64, 64, 4, 3, 2), (64, 64, 64, 4, 3, 4), (64, 64, 64, 4, 3, 9),
+                           (64, 128, 64, 4, 3, 2), (64, 128, 64, 4, 3, 4), (128, 128, 64, 8, 3, 2)]
+QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
 UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
@@ -132,22 +139,30 @@ def conv_nhwc(results, timer, quick):
         out = torch.empty(cs.z, cs.co, cs.p, cs.q, device="cuda", dtype=dtype,
                           memory_format=torch.channels_last)
         label = shape_label(*shape)
+        # TK must divide CI: configurations whose TK does not are left out for this shape; split-K ones
+        # where the shape's output tiles fill the GPU. One workspace holds the largest split's partials.
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        small = QUICK_CONV_NHWC_SMALL_CONFIGS if quick else CONV_NHWC_SMALL_CONFIGS
+        candidates = [c + (1,) for c in (QUICK_CONV_NHWC_CONFIGS if quick else CONV_NHWC_CONFIGS)]
+        candidates = [c for c in candidates + small
+                      if cs.ci % c[2] == 0 and cs.nhwc_split_worthwhile(c[0], c[1], c[2], c[5], sms)]
+        partials, counters = (max(sizes) for sizes in zip(*(cs.nhwc_workspace(c[0], c[1], c[5])
+                                                             for c in candidates)))
         args = cs.nhwc_arguments(x_nhwc, bmat, out, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
-                                 bmat.stride(0), (out.stride(0), out.stride(2), out.stride(3)))
-        # TK must divide CI: configurations whose TK does not are left out for this shape.
-        candidates = [c for c in (QUICK_CONV_NHWC_CONFIGS if quick else CONV_NHWC_CONFIGS)
-                      if cs.ci % c[2] == 0]
+                                 bmat.stride(0), (out.stride(0), out.stride(2), out.stride(3)),
+                                 torch.empty(max(partials, 1), device="cuda", dtype=torch.float32),
+                                 torch.zeros(max(counters, 1), device="cuda", dtype=torch.int32))
 
         def build(cfg):
-            tm, tn, tk, warps, stages = cfg
+            tm, tn, tk, warps, stages, split = cfg
             kern = compile_kernel("conv_nhwc.tc", {"TYPE": "half", "ACC": "float", "TM": tm, "TN": tn,
-                                                   "TK": tk}, warps, stages)
-            grid = cs.grid(tm, tn)
+                                                   "TK": tk, "SPLIT": split}, warps, stages)
+            grid = cs.grid(tm, tn, split)
             return kern, lambda: kern[grid](*args)
 
         cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build,
                                   _checker(out, ref, 2e-2))
-        cfg_text = "conv_nhwc.tc {}x{}x{} w{} s{}".format(*cfg)
+        cfg_text = "conv_nhwc.tc {}x{}x{} w{} s{}".format(*cfg) + (f" split {cfg[5]}" if cfg[5] > 1 else "")
         results.add_kernel(f"{family} {label}: {cfg_text}", kern)
         _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
 

@@ -2,7 +2,8 @@
 """No register spills in the benchmarked convolution kernels (issue 28).
 
 Compiles kernels/conv.tc and kernels/conv_nhwc.tc, fp16 with an fp32 accumulator, at every configuration
-of bench/conv_suite.py (CONV_CONFIGS and CONV_NHWC_CONFIGS, read without importing it: it needs torch),
+of bench/conv_suite.py (CONV_CONFIGS, CONV_NHWC_CONFIGS and the split-K CONV_NHWC_SMALL_CONFIGS, read
+without importing it: it needs torch),
 specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
 multiples of 16), assembles each with `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or
 loads, or when fewer configurations than expected were read.
@@ -24,9 +25,12 @@ SPECIALIZATIONS = {
     # A B C ADELTA M N K H W R S P Q pad_h pad_w stride_h stride_w lda_z lda_ci lda_h lda_w ldb ldc_z ldc_co ldc_p
     "conv.tc": "DDDDDDDNNNNNNNNNNDDNNDDDN",
     # A B C M N H W CI R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_h lda_w ldb ldc_z ldc_p ldc_q
-    "conv_nhwc.tc": "DDDNDNNDNNNNNNNNNNDDDDDDD",
+    # partials counters
+    "conv_nhwc.tc": "DDDNDNNDNNNNNNNNNNDDDDDDDDD",
 }
-LISTS = {"conv.tc": "CONV_CONFIGS", "conv_nhwc.tc": "CONV_NHWC_CONFIGS"}
+# (kernel, list): entries are (TM, TN, TK, warps, stages) or, in the split-K list, (..., SPLIT).
+LISTS = [("conv.tc", "CONV_CONFIGS"), ("conv_nhwc.tc", "CONV_NHWC_CONFIGS"),
+         ("conv_nhwc.tc", "CONV_NHWC_SMALL_CONFIGS")]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
@@ -36,7 +40,7 @@ def suite_configs():
     for node in ast.parse(SUITE.read_text()).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             name = getattr(node.targets[0], "id", None)
-            if name in LISTS.values():
+            if name in {list_name for _, list_name in LISTS}:
                 found[name] = ast.literal_eval(node.value)
     return found
 
@@ -46,14 +50,15 @@ def main():
     configs = suite_configs()
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        for kernel, list_name in LISTS.items():
-            for tm, tn, tk, warps, stages in configs.get(list_name, []):
+        for kernel, list_name in LISTS:
+            for tm, tn, tk, warps, stages, *split in configs.get(list_name, []):
                 ptx = Path(tmp) / "k.ptx"
+                split_define = [f"-DSPLIT={split[0]}"] if split else []
                 cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", "-DACC=float",
-                       f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
+                       f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                        "-o", str(ptx)]
-                what = f"{kernel} {tm}x{tn}x{tk} w{warps} s{stages}"
+                what = f"{kernel} {tm}x{tn}x{tk} w{warps} s{stages}" + (f" split {split[0]}" if split else "")
                 subprocess.run(cmd, check=True)
                 out = subprocess.run([ptxas, "-v", "-arch=sm_90a", str(ptx), "-o", str(Path(tmp) / "k.o")],
                                      capture_output=True, text=True, check=True).stderr
@@ -66,8 +71,9 @@ def main():
                 else:
                     print(f"ok: {what}, no spills")
                 checked += 1
-    if checked < 10:
-        failures.append(f"only {checked} configurations read from {SUITE}")
+    missing = sorted({list_name for _, list_name in LISTS} - set(configs))
+    if missing or checked < 10:
+        failures.append(f"only {checked} configurations read from {SUITE}; lists missing: {missing}")
     for f in failures:
         print("FAIL:", f, file=sys.stderr)
     return 1 if failures else 0

@@ -238,10 +238,31 @@ def _conv_kernel(type_name, device):
                            num_warps=4, interpret=interpret, device=device), tk
 
 
-# (TM, TN, num_warps, num_stages) of conv_nhwc.tc: the tiles that won a shape of bench/conv_suite.py
-# (run 48) for 16-bit types, and two small FMA tiles for float.
-_CONV_NHWC_TILES = [(64, 128, 4, 3), (128, 128, 4, 3), (128, 64, 4, 3), (64, 64, 4, 3), (128, 256, 8, 3)]
-_CONV_NHWC_FLOAT_TILES = [(64, 64, 4, 3), (32, 64, 4, 3)]
+# (TM, TN, num_warps, num_stages, SPLIT) of conv_nhwc.tc: the tiles that won a shape of
+# bench/conv_suite.py (run 48) for 16-bit types, small tiles and split-K (SPLIT K slices per tile) for
+# problems whose output tiles leave SMs idle (timed only there: _conv_nhwc_candidates), and two small
+# FMA tiles for float.
+_CONV_NHWC_TILES = [(64, 128, 4, 3, 1), (128, 128, 4, 3, 1), (128, 64, 4, 3, 1), (64, 64, 4, 3, 1),
+                    (128, 256, 8, 3, 1), (64, 32, 4, 3, 1), (64, 32, 4, 3, 9), (64, 32, 4, 3, 18),
+                    (64, 64, 4, 3, 4), (64, 128, 4, 3, 2), (64, 128, 4, 3, 4)]
+_CONV_NHWC_FLOAT_TILES = [(64, 64, 4, 3, 1), (32, 64, 4, 3, 1), (32, 64, 4, 3, 4)]
+# On the interpreter (tuning measures nothing there): one tile, unsplit and split.
+_CONV_NHWC_INTERPRETER_TILES = [(16, 16, 4, 3, 1), (16, 16, 4, 3, 2)]
+
+
+def _conv_nhwc_candidates(configs, shape, tk, sms):
+    """The configurations worth timing for shape: split-K ones only where
+    ConvShape.nhwc_split_worthwhile keeps them (every one on the interpreter, sms None)."""
+    return [c for c in configs if sms is None or shape.nhwc_split_worthwhile(
+        c.defines["TM"], c.defines["TN"], tk, c.defines["SPLIT"], sms)]
+
+
+def _shape_of_arguments(named):
+    """The ConvShape of conv_nhwc.tc's named arguments (for the tuner's prune)."""
+    z = named["M"] // max(1, named["P"] * named["Q"])
+    return ConvShape(z, named["CI"], named["H"], named["W"], named["N"], named["R"], named["S"],
+                     (named["stride_h"], named["stride_w"]), (named["pad_h"], named["pad_w"]),
+                     (named["dil_h"], named["dil_w"]))
 
 
 @functools.lru_cache(maxsize=None)
@@ -249,15 +270,34 @@ def _conv_nhwc_tuner(type_name, tk, device):
     """conv_nhwc.tc autotuned per shape (TK, which must divide CI, is fixed by the caller)."""
     interpret = device is None
     if interpret:
-        tiles = [(16, 16, 4, 3)]
+        tiles, sms = _CONV_NHWC_INTERPRETER_TILES, None
     else:
         tiles = _CONV_NHWC_FLOAT_TILES if type_name == "float" else _CONV_NHWC_TILES
-    configs = [tritonc.Config({"TM": tm, "TN": tn}, num_warps=w, num_stages=st)
-               for tm, tn, w, st in tiles]
-    return tritonc.autotune(_kernel_path("conv_nhwc.tc"), configs=configs,
-                            key=["M", "N", "CI", "R", "S", "stride_h", "stride_w"],
-                            defines={"TYPE": type_name, "TK": tk}, interpret=interpret,
-                            device=device, progress=False)
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+    configs = [tritonc.Config({"TM": tm, "TN": tn, "SPLIT": split}, num_warps=w, num_stages=st)
+               for tm, tn, w, st, split in tiles]
+    tuner = tritonc.autotune(_kernel_path("conv_nhwc.tc"), configs=configs,
+                             key=["M", "N", "CI", "R", "S", "stride_h", "stride_w", "dil_h",
+                                  "dil_w"],
+                             prune=lambda cs, named: _conv_nhwc_candidates(
+                                 cs, _shape_of_arguments(named), tk, sms),
+                             defines={"TYPE": type_name, "TK": tk}, interpret=interpret,
+                             device=device, progress=False)
+    return tuner, configs, sms
+
+
+# Split-K counters (zero between launches: the kernel leaves them zero), per device and stream:
+# launches on one stream run one after the other, on two streams they could overlap.
+_SPLIT_COUNTERS = {}
+
+
+def _split_counters(device, count):
+    key = (device, torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+    counters = _SPLIT_COUNTERS.get(key)
+    if counters is None or counters.numel() < count:
+        counters = torch.zeros(max(count, 1), dtype=torch.int32, device=device)
+        _SPLIT_COUNTERS[key] = counters
+    return counters
 
 
 @functools.lru_cache(maxsize=256)
@@ -285,12 +325,18 @@ def _conv2d_nhwc(x, w, shape, type_name):
     if y.numel() == 0:
         return y
     tk = nhwc_block_k(shape.ci, 8 if type_name == "float" else 64)
-    tuner = _conv_nhwc_tuner(type_name, tk, _device_of(x))
+    tuner, configs, sms = _conv_nhwc_tuner(type_name, tk, _device_of(x))
     # The filter as an (R*S*CI) x CO matrix, rows in the order (r, s, ci).
     b = w.permute(2, 3, 1, 0).reshape(shape.r * shape.s * shape.ci, shape.co).contiguous()
+    # A workspace for the largest split-K candidate (the tuner times them all with these arguments).
+    partials, counters = (max(sizes) for sizes in zip(*(
+        shape.nhwc_workspace(c.defines["TM"], c.defines["TN"], c.defines["SPLIT"])
+        for c in _conv_nhwc_candidates(configs, shape, tk, sms))))
     args = shape.nhwc_arguments(x, b, y, (x.stride(0), x.stride(2), x.stride(3)), b.stride(0),
-                                (y.stride(0), y.stride(2), y.stride(3)))
-    tuner[lambda meta: shape.grid(meta["TM"], meta["TN"])](*args)
+                                (y.stride(0), y.stride(2), y.stride(3)),
+                                torch.empty(max(partials, 1), dtype=torch.float32, device=x.device),
+                                _split_counters(x.device, counters))
+    tuner[lambda meta: shape.grid(meta["TM"], meta["TN"], meta["SPLIT"])](*args)
     return y
 
 
