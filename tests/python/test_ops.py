@@ -37,6 +37,7 @@ def test_the_ops_are_registered_with_fake_implementations():
         x = torch.empty(2, 3, 9, 9)
         w = torch.empty(4, 3, 3, 3)
         assert ops.conv2d(x, w, stride=2, padding=1).shape == (2, 4, 5, 5)
+        assert ops.conv2d(x, w, padding=1, dilation=(2, 3)).shape == (2, 4, 7, 5)
 
 
 def test_cpu_tensors_run_on_the_interpreter():
@@ -60,6 +61,29 @@ def test_channels_last_conv2d_runs_the_nhwc_kernel_on_the_interpreter():
     y_nchw = ops.conv2d(x.contiguous(), w, stride=(2, 1), padding=(1, 0))
     assert y_nchw.is_contiguous()
     torch.testing.assert_close(y_nchw.double(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_dilated_conv2d_runs_the_nhwc_kernel_in_either_layout_on_the_interpreter():
+    """dilation= reaches conv_nhwc.tc's dil_h/dil_w (conv.tc has none: an NCHW input goes through
+    channels_last and comes back NCHW), against torch in float64; with its gradients."""
+    x = torch.randn(2, 8, 11, 9)
+    w = torch.randn(5, 8, 3, 2)
+    ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=(1, 2), padding=(2, 1),
+                                     dilation=(2, 3))
+    y_nhwc = ops.conv2d(x.to(memory_format=torch.channels_last), w, (1, 2), (2, 1), (2, 3))
+    assert y_nhwc.is_contiguous(memory_format=torch.channels_last)
+    torch.testing.assert_close(y_nhwc.double(), ref, rtol=1e-5, atol=1e-5)
+    y_nchw = ops.conv2d(x, w, stride=(1, 2), padding=(2, 1), dilation=(2, 3))
+    assert y_nchw.is_contiguous()
+    torch.testing.assert_close(y_nchw.double(), ref, rtol=1e-5, atol=1e-5)
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    xr, wr = x.double().requires_grad_(), w.double().requires_grad_()
+    grad = torch.randn(ref.shape)
+    ops.conv2d(xg, wg, stride=(1, 2), padding=(2, 1), dilation=(2, 3)).backward(grad)
+    torch.nn.functional.conv2d(xr, wr, stride=(1, 2), padding=(2, 1), dilation=(2, 3)).backward(
+        grad.double())
+    torch.testing.assert_close(xg.grad.double(), xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(wg.grad.double(), wr.grad, rtol=1e-4, atol=1e-4)
 
 
 def test_torch_compile_traces_a_model_with_no_graph_break():
@@ -134,6 +158,17 @@ def test_channels_last_conv2d_and_its_gradients_against_float64(dtype, tol):
                                        padding=1),
                lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=1),
                (2, 64, 17, 15), (48, 64, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-3), (torch.float16, 2e-2)])
+def test_dilated_conv2d_and_its_gradients_against_float64(dtype, tol):
+    """conv_nhwc.tc's dilation on the GPU, channels_last and NCHW input."""
+    for to_layout in (lambda x: x.to(memory_format=torch.channels_last), lambda x: x):
+        _grads(lambda x, w: ops.conv2d(to_layout(x), w, stride=(2, 1), padding=2, dilation=(2, 3)),
+               lambda x, w: torch.nn.functional.conv2d(x, w, stride=(2, 1), padding=2,
+                                                       dilation=(2, 3)),
+               (2, 32, 19, 17), (24, 32, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
 
 
 @gpu

@@ -6,9 +6,9 @@ without a graph break, and with autograd formulas:
                                     (a transposed view runs as TRANS_A / TRANS_B, no copy), autotuned
                                     per shape; allow_tf32=True lets fp32 use tensor cores
     tritonc.ops.softmax(x)          row softmax of a 2-D tensor
-    tritonc.ops.conv2d(x, w, stride, padding)   convolution (implicit GEMM): NCHW input with
-                                    conv.tc, channels_last input with conv_nhwc.tc (output in
-                                    the input's memory format)
+    tritonc.ops.conv2d(x, w, stride, padding, dilation)   convolution (implicit GEMM): NCHW
+                                    input with conv.tc, channels_last input (and any dilated
+                                    one) with conv_nhwc.tc (output in the input's memory format)
     tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
@@ -341,17 +341,21 @@ def _conv2d_nhwc(x, w, shape, type_name):
 
 
 @torch.library.custom_op("tritonc::conv2d", mutates_args=())
-def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
-               padding: List[int]) -> torch.Tensor:
+def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int], padding: List[int],
+               dilation: List[int]) -> torch.Tensor:
     if x.dim() != 4 or w.dim() != 4 or x.shape[1] != w.shape[1]:
         raise ValueError(f"tritonc.ops.conv2d: input {tuple(x.shape)} and filter "
                          f"{tuple(w.shape)} do not fit (NCHW and CO x CI x R x S)")
     type_name = _type_name(x, "conv2d")
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
-    shape = ConvShape(z, ci, h, wd, co, r, s, tuple(stride), tuple(padding))
+    shape = ConvShape(z, ci, h, wd, co, r, s, tuple(stride), tuple(padding), tuple(dilation))
     if _is_channels_last(x):
         return _conv2d_nhwc(x, w, shape, type_name)
+    if tuple(dilation) != (1, 1):
+        # conv.tc has no dilation: the channels-last kernel computes it, in and out of NHWC.
+        x_nhwc = x.contiguous(memory_format=torch.channels_last)
+        return _conv2d_nhwc(x_nhwc, w, shape, type_name).contiguous()
     x = x.contiguous()
     y = torch.empty(z, co, shape.p, shape.q, dtype=x.dtype, device=x.device)
     if y.numel() == 0:
@@ -366,10 +370,10 @@ def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
 
 
 @_conv2d_op.register_fake
-def _(x, w, stride, padding):
-    (sh, sw), (ph, pw) = stride, padding
-    p = (x.shape[2] + 2 * ph - w.shape[2]) // sh + 1
-    q = (x.shape[3] + 2 * pw - w.shape[3]) // sw + 1
+def _(x, w, stride, padding, dilation):
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    p = (x.shape[2] + 2 * ph - dh * (w.shape[2] - 1) - 1) // sh + 1
+    q = (x.shape[3] + 2 * pw - dw * (w.shape[3] - 1) - 1) // sw + 1
     layout = torch.channels_last if _is_channels_last(x) else torch.contiguous_format
     return torch.empty(x.shape[0], w.shape[0], p, q, dtype=x.dtype, device=x.device,
                        memory_format=layout)
@@ -377,7 +381,7 @@ def _(x, w, stride, padding):
 
 def _conv2d_backward(ctx, grad):
     x, w = ctx.saved_tensors
-    stride, padding = ctx.stride, ctx.padding
+    stride, padding, dilation = ctx.stride, ctx.padding, ctx.dilation
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
     p, q = grad.shape[2], grad.shape[3]
@@ -385,27 +389,31 @@ def _conv2d_backward(ctx, grad):
     g = grad.permute(1, 0, 2, 3).reshape(co, z * p * q)
     grad_x = grad_w = None
     if ctx.needs_input_grad[1]:
-        cols = torch.nn.functional.unfold(x, (r, s), padding=padding, stride=stride)
+        cols = torch.nn.functional.unfold(x, (r, s), dilation=dilation, padding=padding,
+                                          stride=stride)
         cols = cols.permute(1, 0, 2).reshape(ci * r * s, z * p * q)
         grad_w = _matmul_op(g, cols.t(), False).reshape(co, ci, r, s)
     if ctx.needs_input_grad[0]:
         cols = _matmul_op(w.reshape(co, ci * r * s).t(), g, False)  # (CI*R*S) x (Z*P*Q)
         cols = cols.reshape(ci * r * s, z, p * q).permute(1, 0, 2)
-        grad_x = torch.nn.functional.fold(cols, (h, wd), (r, s), padding=padding, stride=stride)
-    return grad_x, grad_w, None, None
+        grad_x = torch.nn.functional.fold(cols, (h, wd), (r, s), dilation=dilation,
+                                          padding=padding, stride=stride)
+    return grad_x, grad_w, None, None, None
 
 
 def _conv2d_setup(ctx, inputs, output):
-    x, w, stride, padding = inputs
+    x, w, stride, padding, dilation = inputs
     ctx.save_for_backward(x, w)
-    ctx.stride, ctx.padding = tuple(stride), tuple(padding)
+    ctx.stride, ctx.padding, ctx.dilation = tuple(stride), tuple(padding), tuple(dilation)
 
 
 _conv2d_op.register_autograd(_conv2d_backward, setup_context=_conv2d_setup)
 
 
-def conv2d(x, w, stride=1, padding=0):
-    """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias or dilation. A
-    channels_last x runs the channels-last kernel and gives a channels_last result; any other
-    layout is made contiguous (NCHW)."""
-    return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)))
+def conv2d(x, w, stride=1, padding=0, dilation=1):
+    """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias; stride, padding and
+    dilation as in torch.nn.functional.conv2d (an int or a pair). A channels_last x runs the
+    channels-last kernel and gives a channels_last result; any other layout is made contiguous
+    (NCHW), and a dilated one is computed by the channels-last kernel too (conv.tc has no
+    dilation) and returned in NCHW."""
+    return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)), list(_pair(dilation)))
