@@ -13,12 +13,16 @@ an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), auto
 timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
 
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
-possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS."""
+possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS; and the
+same candidates compiled with register_stages = num_stages (the pipelining rule before it: loads that
+cannot be copied asynchronously issued as far ahead as the copies, held in registers), autotuned and
+timed in the same comparison as "tritonc, regs ahead"."""
 import torch
 import torch.nn.functional as F
 
-from common import DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error
-from matmul_suite import _checker, _matmul_builder, autotune
+import tritonc
+from common import DTYPE_NAMES, KERNELS, MatmulConfig, compile_kernel, relative_error
+from matmul_suite import _checker, _matmul_builder, _matmul_defines, _matmul_launcher, autotune
 from tritonc.convolution import ConvShape
 
 # (Z, CI, CO, H, W, R, S, stride, pad)
@@ -53,10 +57,15 @@ QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
 UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
+# Every candidate's loads are 2-byte ld.global, each element's address computed per iteration: TK = 32
+# (upstream Triton's choice for these shapes) halves them per iteration. 128x128x64 w4 and 128x256x64 w8
+# spill at any pipelining depth (436 and 14-128 B: 255 registers), so they are not candidates. ptxas -v
+# (sm_90a, specialized as these launches): no spills in any (ctest conv_spills_ptxas).
 UNALIGNED_CONFIGS = [
-    MatmulConfig("matmul", 128, 128, 64, 4, 3), MatmulConfig("matmul", 128, 128, 64, 8, 3),
-    MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
+    MatmulConfig("matmul", 128, 128, 64, 8, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
     MatmulConfig("grouped", 128, 128, 64, 8, 4), MatmulConfig("grouped", 128, 256, 64, 8, 3),
+    MatmulConfig("matmul", 64, 256, 32, 4, 4), MatmulConfig("matmul", 128, 64, 32, 4, 4),
+    MatmulConfig("grouped", 128, 128, 32, 8, 4),
 ]
 
 
@@ -167,6 +176,17 @@ def conv_nhwc(results, timer, quick):
         _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
 
 
+def _regs_ahead_builder(dtype, a, b, c, m, n, k):
+    """build(cfg) for autotune: the candidate compiled with register_stages = num_stages, the rule
+    before register_stages (dot operand loads that stay in registers issued as far ahead as the
+    asynchronous copies), to time against the default (one iteration ahead) in the same run."""
+    def build(cfg):
+        kern = tritonc.compile(str(KERNELS / cfg.file), defines=_matmul_defines(dtype, cfg),
+                               num_warps=cfg.warps, num_stages=cfg.stages, register_stages=cfg.stages)
+        return kern, _matmul_launcher(kern, cfg, a, b, c, m, n, k, k, n, n)
+    return build
+
+
 def unaligned(results, timer, triton_peers, quick):
     torch.backends.cuda.matmul.allow_tf32 = False
     dtype = torch.float16
@@ -180,12 +200,17 @@ def unaligned(results, timer, triton_peers, quick):
         label = f"{m}x{n}x{k}"
         build = _matmul_builder(dtype, {}, a, b, c, m, n, k, k, n, n)
 
-        cfg, kern, run = autotune(results, timer, f"{family} {label}",
-                                  UNALIGNED_CONFIGS[:2] if quick else UNALIGNED_CONFIGS, build,
+        candidates = UNALIGNED_CONFIGS[:2] if quick else UNALIGNED_CONFIGS
+        cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build,
                                   _checker(c, ref, 2e-2))
         results.add_kernel(f"{family} {label}: {cfg}", kern)
+        old_cfg, old_kern, old_run = autotune(results, timer, f"{family} {label}, regs ahead", candidates,
+                                              _regs_ahead_builder(dtype, a, b, c, m, n, k),
+                                              _checker(c, ref, 2e-2))
+        results.add_kernel(f"{family} {label}: {old_cfg} register_stages={old_cfg.stages}", old_kern)
         out = torch.empty_like(c)
-        providers = {"tritonc": run, "cuBLAS": lambda: torch.matmul(a, b, out=out)}
+        providers = {"tritonc": run, "tritonc, regs ahead": old_run,
+                     "cuBLAS": lambda: torch.matmul(a, b, out=out)}
         if triton_peers:
             triton_peers.matmul(a, b, out)
             err = relative_error(out, ref)
@@ -194,6 +219,8 @@ def unaligned(results, timer, triton_peers, quick):
         seconds = timer.compare(providers, rounds=3)
         results.note_comparison(f"{family} {label}", timer)
         results.add(family, label, "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, str(cfg))
+        results.add(family, label, "tritonc, regs ahead", "TFLOP/s",
+                    flops / seconds["tritonc, regs ahead"] / 1e12, f"{old_cfg} register_stages={old_cfg.stages}")
         results.add(family, label, "cuBLAS", "TFLOP/s", flops / seconds["cuBLAS"] / 1e12)
         if triton_peers:
             results.add(family, label, "triton", "TFLOP/s", flops / seconds["triton"] / 1e12,
