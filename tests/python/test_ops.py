@@ -161,6 +161,38 @@ def test_channels_last_conv2d_and_its_gradients_against_float64(dtype, tol):
 
 
 @gpu
+def test_split_k_conv_nhwc_is_exact_and_deterministic():
+    """conv_nhwc.tc with SPLIT = 9 (64 x 32 tiles: the Z = 1, 256 @ 8x8 layer of the benchmark) against
+    float64, and bit for bit the same in repeated launches: the last slice to arrive adds the partial
+    tiles in slice order, whichever it is. The counters are zero again after each launch."""
+    from tritonc.convolution import ConvShape
+    shape = ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1))
+    x = torch.randn(1, 256, 8, 8, device="cuda", dtype=torch.float16)
+    w = torch.randn(256, 256, 3, 3, device="cuda", dtype=torch.float16) / 48
+    x_nhwc = x.to(memory_format=torch.channels_last)
+    b = w.permute(2, 3, 1, 0).reshape(shape.k, shape.co).contiguous()
+    kern = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc.tc", num_warps=4, num_stages=3,
+                           defines={"TYPE": "half", "ACC": "float", "TM": 64, "TN": 32, "TK": 64,
+                                    "SPLIT": 9})
+    partials, counters = shape.nhwc_workspace(64, 32, 9)
+    partials = torch.empty(partials, device="cuda", dtype=torch.float32)
+    counters = torch.zeros(counters, device="cuda", dtype=torch.int32)
+    outs = []
+    for _ in range(4):
+        y = torch.empty(1, 256, 8, 8, device="cuda", dtype=torch.float16,
+                        memory_format=torch.channels_last)
+        kern[shape.grid(64, 32, 9)](*shape.nhwc_arguments(
+            x_nhwc, b, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)), b.stride(0),
+            (y.stride(0), y.stride(2), y.stride(3)), partials, counters))
+        outs.append(y)
+    ref = torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
+    torch.testing.assert_close(outs[0].double(), ref, rtol=2e-2, atol=2e-2)
+    for y in outs[1:]:
+        assert torch.equal(y, outs[0])
+    assert int(counters.abs().sum()) == 0
+
+
+@gpu
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-3), (torch.float16, 2e-2)])
 def test_dilated_conv2d_and_its_gradients_against_float64(dtype, tol):
     """conv_nhwc.tc's dilation on the GPU, channels_last and NCHW input."""
