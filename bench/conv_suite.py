@@ -52,7 +52,10 @@ QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
 # should win a shape is in the commit that added them). ptxas -v (sm_90a): no spills.
 CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 1), (64, 32, 64, 4, 3, 9), (64, 32, 64, 4, 3, 18),
                            (64, 64, 64, 4, 3, 2), (64, 64, 64, 4, 3, 4), (64, 64, 64, 4, 3, 9),
-                           (64, 128, 64, 4, 3, 2), (64, 128, 64, 4, 3, 4), (128, 128, 64, 8, 3, 2)]
+                           (64, 128, 64, 4, 3, 2), (64, 128, 64, 4, 3, 4), (128, 128, 64, 8, 3, 2),
+                           # a K block of a small problem takes a memory round trip (0.4-0.8 us, run
+                           # 48): a fourth stage keeps one more in flight where slices stay long
+                           (64, 64, 64, 4, 4, 4), (64, 128, 64, 4, 4, 2), (64, 128, 64, 4, 4, 4)]
 QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
