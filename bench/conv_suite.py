@@ -20,12 +20,16 @@ against torch and timed against cuDNN's `torch.ops.aten.convolution_backward` co
 alone, in NCHW and in channels_last layout (the faster of the two is the peer).
 
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
-possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS."""
+possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS; and the
+same candidates compiled with register_stages = num_stages (the pipelining rule before it: loads that
+cannot be copied asynchronously issued as far ahead as the copies, held in registers), autotuned and
+timed in the same comparison as "tritonc, regs ahead"."""
 import torch
 import torch.nn.functional as F
 
-from common import DTYPE_NAMES, MatmulConfig, compile_kernel, relative_error
-from matmul_suite import _checker, _matmul_builder, autotune
+import tritonc
+from common import DTYPE_NAMES, KERNELS, MatmulConfig, compile_kernel, relative_error
+from matmul_suite import _checker, _matmul_builder, _matmul_defines, _matmul_launcher, autotune
 from tritonc.convolution import ConvShape
 
 # (Z, CI, CO, H, W, R, S, stride, pad)
@@ -57,13 +61,28 @@ CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3), (128, 128, 64, 4, 3), (128, 64, 32, 4
 QUICK_CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3)]
 CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3), (128, 64, 32, 4, 3)]
 QUICK_CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3)]
+# (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
+# idle, timed only where ConvShape.nhwc_split_worthwhile keeps them (kernels/conv_nhwc.tc; why each
+# should win a shape is in the commit that added them). ptxas -v (sm_90a): no spills.
+CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 1), (64, 32, 64, 4, 3, 9), (64, 32, 64, 4, 3, 18),
+                           (64, 64, 64, 4, 3, 2), (64, 64, 64, 4, 3, 4), (64, 64, 64, 4, 3, 9),
+                           (64, 128, 64, 4, 3, 2), (64, 128, 64, 4, 3, 4), (128, 128, 64, 8, 3, 2),
+                           # a K block of a small problem takes a memory round trip (0.4-0.8 us, run
+                           # 48): a fourth stage keeps one more in flight where slices stay long
+                           (64, 64, 64, 4, 4, 4), (64, 128, 64, 4, 4, 2), (64, 128, 64, 4, 4, 4)]
+QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
 UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
+# Every candidate's loads are 2-byte ld.global, each element's address computed per iteration: TK = 32
+# (upstream Triton's choice for these shapes) halves them per iteration. 128x128x64 w4 and 128x256x64 w8
+# spill at any pipelining depth (436 and 14-128 B: 255 registers), so they are not candidates. ptxas -v
+# (sm_90a, specialized as these launches): no spills in any (ctest conv_spills_ptxas).
 UNALIGNED_CONFIGS = [
-    MatmulConfig("matmul", 128, 128, 64, 4, 3), MatmulConfig("matmul", 128, 128, 64, 8, 3),
-    MatmulConfig("matmul", 128, 256, 64, 8, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
+    MatmulConfig("matmul", 128, 128, 64, 8, 3), MatmulConfig("matmul", 64, 128, 64, 4, 4),
     MatmulConfig("grouped", 128, 128, 64, 8, 4), MatmulConfig("grouped", 128, 256, 64, 8, 3),
+    MatmulConfig("matmul", 64, 256, 32, 4, 4), MatmulConfig("matmul", 128, 64, 32, 4, 4),
+    MatmulConfig("grouped", 128, 128, 32, 8, 4),
 ]
 
 
@@ -97,17 +116,20 @@ def _forward_peers(cs, x, weight):
 
 
 def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candidates, launch, check, peers):
-    """Autotunes `kernel` (fp32 accumulation) over candidates (TM, TN, TK, warps, stages), launch(cfg,
-    compiled kernel) -> a callable that runs it once, check as autotune's; records the fastest correct
-    configuration against cuDNN's peers = (nchw, nhwc)."""
+    """Autotunes `kernel` (fp32 accumulation) over candidates (TM, TN, TK, warps, stages[, SPLIT]),
+    launch(cfg, compiled kernel) -> a callable that runs it once, check as autotune's; records the
+    fastest correct configuration against cuDNN's peers = (nchw, nhwc)."""
     def build(cfg):
-        tm, tn, tk, warps, stages = cfg
-        kern = compile_kernel(kernel, {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn,
-                                       "TK": tk}, warps, stages)
+        tm, tn, tk, warps, stages = cfg[:5]
+        defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn, "TK": tk}
+        if len(cfg) > 5:
+            defines["SPLIT"] = cfg[5]
+        kern = compile_kernel(kernel, defines, warps, stages)
         return kern, launch(cfg, kern)
 
     cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build, check)
-    cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg)
+    cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg[:5])
+    cfg_text += f" split {cfg[5]}" if len(cfg) > 5 and cfg[5] > 1 else ""
     results.add_kernel(f"{family} {label}: {cfg_text}", kern)
     _record_against_cudnn(results, timer, family, label, cs, run, cfg_text, *peers)
 
@@ -170,14 +192,22 @@ def conv_nhwc(results, timer, quick, dtype=torch.float16):
         out = torch.empty(cs.z, cs.co, cs.p, cs.q, device="cuda", dtype=dtype,
                           memory_format=torch.channels_last)
         label = shape_label(*shape)
+        # TK must divide CI: configurations whose TK does not are left out for this shape; split-K ones
+        # where the shape's output tiles fill the GPU. One workspace holds the largest split's partials.
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        small = QUICK_CONV_NHWC_SMALL_CONFIGS if quick else CONV_NHWC_SMALL_CONFIGS
+        candidates = [c + (1,) for c in (QUICK_CONV_NHWC_CONFIGS if quick else CONV_NHWC_CONFIGS)]
+        candidates = [c for c in candidates + small
+                      if cs.ci % c[2] == 0 and cs.nhwc_split_worthwhile(c[0], c[1], c[2], c[5], sms)]
+        partials, counters = (max(sizes) for sizes in zip(*(cs.nhwc_workspace(c[0], c[1], c[5])
+                                                             for c in candidates)))
         args = cs.nhwc_arguments(x_nhwc, bmat, out, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
-                                 bmat.stride(0), (out.stride(0), out.stride(2), out.stride(3)))
-        # TK must divide CI: configurations whose TK does not are left out for this shape.
-        candidates = [c for c in (QUICK_CONV_NHWC_CONFIGS if quick else CONV_NHWC_CONFIGS)
-                      if cs.ci % c[2] == 0]
+                                 bmat.stride(0), (out.stride(0), out.stride(2), out.stride(3)),
+                                 torch.empty(max(partials, 1), device="cuda", dtype=torch.float32),
+                                 torch.zeros(max(counters, 1), device="cuda", dtype=torch.int32))
 
         def launch(cfg, kern):
-            grid = cs.grid(cfg[0], cfg[1])
+            grid = cs.grid(cfg[0], cfg[1], cfg[5])
             return lambda: kern[grid](*args)
 
         _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc.tc", dtype, candidates, launch,
@@ -266,6 +296,17 @@ def conv_wgrad(results, timer, quick):
                             _checker(dw.permute(0, 3, 1, 2), ref, 2e-2), peers[1])
 
 
+def _regs_ahead_builder(dtype, a, b, c, m, n, k):
+    """build(cfg) for autotune: the candidate compiled with register_stages = num_stages, the rule
+    before register_stages (dot operand loads that stay in registers issued as far ahead as the
+    asynchronous copies), to time against the default (one iteration ahead) in the same run."""
+    def build(cfg):
+        kern = tritonc.compile(str(KERNELS / cfg.file), defines=_matmul_defines(dtype, cfg),
+                               num_warps=cfg.warps, num_stages=cfg.stages, register_stages=cfg.stages)
+        return kern, _matmul_launcher(kern, cfg, a, b, c, m, n, k, k, n, n)
+    return build
+
+
 def unaligned(results, timer, triton_peers, quick):
     torch.backends.cuda.matmul.allow_tf32 = False
     dtype = torch.float16
@@ -279,12 +320,17 @@ def unaligned(results, timer, triton_peers, quick):
         label = f"{m}x{n}x{k}"
         build = _matmul_builder(dtype, {}, a, b, c, m, n, k, k, n, n)
 
-        cfg, kern, run = autotune(results, timer, f"{family} {label}",
-                                  UNALIGNED_CONFIGS[:2] if quick else UNALIGNED_CONFIGS, build,
+        candidates = UNALIGNED_CONFIGS[:2] if quick else UNALIGNED_CONFIGS
+        cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build,
                                   _checker(c, ref, 2e-2))
         results.add_kernel(f"{family} {label}: {cfg}", kern)
+        old_cfg, old_kern, old_run = autotune(results, timer, f"{family} {label}, regs ahead", candidates,
+                                              _regs_ahead_builder(dtype, a, b, c, m, n, k),
+                                              _checker(c, ref, 2e-2))
+        results.add_kernel(f"{family} {label}: {old_cfg} register_stages={old_cfg.stages}", old_kern)
         out = torch.empty_like(c)
-        providers = {"tritonc": run, "cuBLAS": lambda: torch.matmul(a, b, out=out)}
+        providers = {"tritonc": run, "tritonc, regs ahead": old_run,
+                     "cuBLAS": lambda: torch.matmul(a, b, out=out)}
         if triton_peers:
             triton_peers.matmul(a, b, out)
             err = relative_error(out, ref)
@@ -293,6 +339,8 @@ def unaligned(results, timer, triton_peers, quick):
         seconds = timer.compare(providers, rounds=3)
         results.note_comparison(f"{family} {label}", timer)
         results.add(family, label, "tritonc", "TFLOP/s", flops / seconds["tritonc"] / 1e12, str(cfg))
+        results.add(family, label, "tritonc, regs ahead", "TFLOP/s",
+                    flops / seconds["tritonc, regs ahead"] / 1e12, f"{old_cfg} register_stages={old_cfg.stages}")
         results.add(family, label, "cuBLAS", "TFLOP/s", flops / seconds["cuBLAS"] / 1e12)
         if triton_peers:
             results.add(family, label, "triton", "TFLOP/s", flops / seconds["triton"] / 1e12,

@@ -25,6 +25,8 @@ std::string CodeGenOptions::optionsString() const {
     S += " smem=" + std::to_string(sharedMemoryLimit());
   if (ExplicitRings)
     S += " explicit_rings=1";
+  if (RegisterStages != DefaultRegisterStages)
+    S += " register_stages=" + std::to_string(RegisterStages);
   return S;
 }
 
@@ -50,6 +52,9 @@ std::string CodeGenOptions::check() const {
     return E;
   if (std::string E = numStagesError(NumStages); !E.empty())
     return E;
+  if (RegisterStages < MinNumStages || RegisterStages > MaxNumStages)
+    return "register_stages must be " + std::to_string(MinNumStages) + " to " +
+           std::to_string(MaxNumStages) + ", not " + std::to_string(RegisterStages);
   if (MaxSharedBytes && (MaxSharedBytes < MinSharedBytes || MaxSharedBytes > MaxSharedBytesLimit))
     return "the shared memory per program must be " + std::to_string(MinSharedBytes) + " to " +
            std::to_string(MaxSharedBytesLimit) + " bytes, not " + std::to_string(MaxSharedBytes);
@@ -208,14 +213,17 @@ void remarkStagesLowered(const ir::Module &M, const CodeGenOptions &Options, uns
                            std::to_string(ringBudget(Options) / 1024) + " KB ring budget");
 }
 
-/// The back end's answer to the pipeliner about a gathered dot operand load
-/// (transform::GatherFilter): "" when its pointers hold a contiguous,
+/// The back end's answer to the pipeliner about a dot operand load
+/// (transform::AsyncCopyFilter): "" when its pointers hold a contiguous,
 /// aligned run of 4 bytes or more somewhere, so that AsyncCopies.cpp can copy
-/// it with cp.async into a ring; otherwise why not. Issued ahead through
-/// registers instead, a gather only holds S - 1 more operand tiles there:
-/// conv.tc's NCHW fp16 loads (2-byte runs) spilled 2.9-23 KB per thread with
-/// 3 stages where one stage spilled 0.1-16 KB.
-std::string gatherCopiedAsynchronously(const ir::Instruction &Load) {
+/// it with cp.async (or a bulk tensor copy) into a ring; otherwise why not.
+/// Issued ahead through registers instead, a load holds one more operand tile
+/// there per iteration: conv.tc's NCHW fp16 gathers (2-byte runs) spilled
+/// 2.9-23 KB per thread with 3 stages where one stage spilled 0.1-16 KB, and
+/// matmul.tc with odd row strides 64-2090 B at 3 and 4 stages where one
+/// iteration ahead spilled none (the pipeline then issues gathers not at all
+/// and other loads register_stages - 1 iterations ahead).
+std::string copiedAsynchronously(const ir::Instruction &Load) {
   analysis::AxisInfoAnalysis Info(*Load.getParent()->getParent());
   const ir::Value *Ptr = Load.getOperand(0);
   const analysis::AxisInfo &A = Info.get(Ptr);
@@ -226,8 +234,7 @@ std::string gatherCopiedAsynchronously(const ir::Instruction &Load) {
   if (Run >= 4)
     return "";
   return "whose pointers have no aligned run of 4 contiguous bytes, so the back end loads it "
-         "through registers (cp.async copies 4, 8 or 16 bytes): issued ahead, it would only hold "
-         "more tiles in registers";
+         "through registers (cp.async copies 4, 8 or 16 bytes)";
 }
 
 /// The back end's answer to async-rings about a dot operand load
@@ -316,7 +323,7 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     if (Stages != Options.NumStages)
       remarkStagesLowered(M, Options, Stages, Diags);
     PM.addPass(transform::createLoopPipelinePass(Stages, prefetchAcrossTiles(M, Options),
-                                                 gatherCopiedAsynchronously));
+                                                 copiedAsynchronously, Options.RegisterStages));
   }
   if (!Ok) {
     Diags.internal("the back end's pipeline: " + Error);

@@ -78,6 +78,10 @@ const char *CompileUsage =
     "                        (default: 3; 1 turns pipelining off; sm_90a lowers it to\n"
     "                        what the shared operand rings hold); a list [3,4] is\n"
     "                        tuned like a -D list (not a macro)\n"
+    "  --register-stages=N   pipelining depth of the dot operand loads that cannot be\n"
+    "                        copied asynchronously and stay in registers: 1 to 8\n"
+    "                        (default: 2, one iteration ahead; >= num_stages: as far\n"
+    "                        as the copies)\n"
     "  --allow-tf32          let f32 dots use tensor cores on tf32-rounded inputs\n"
     "  --no-tma              sm_90a: fill the shared rings of wgmma operands with\n"
     "                        cp.async instead of bulk tensor copies (TMA)\n"
@@ -129,9 +133,9 @@ const char *TuneUsage =
     "e.g. --grid 'cdiv(4096,TM),cdiv(4096,TN)'.\n"
     "\n"
     "Options:\n"
-    "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --allow-tf32,\n"
-    "  --no-tma, --no-tma-store, --explicit-rings, --max-shared   as for `tritonc run\n"
-    "  --device`\n"
+    "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --register-stages,\n"
+    "  --allow-tf32, --no-tma, --no-tma-store, --explicit-rings, --max-shared   as for\n"
+    "  `tritonc run --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
     "  --runs N              timed launches per configuration (default 20)\n";
 
@@ -161,6 +165,7 @@ const char *RunUsage =
     "  --num-warps=N         warps per program of --device: 1, 2, 4, 8 or 16\n"
     "                        (default: 4)\n"
     "  --num-stages=N        software-pipelining depth of --device: 1 to 8 (default: 3)\n"
+    "  --register-stages=N   --device: depth of the loads kept in registers (default: 2)\n"
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
@@ -421,6 +426,12 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
   Back.ExplicitRings = P.has("--explicit-rings");
+  if (const std::string *V = P.last("--register-stages")) {
+    uint64_t Stages; // the range: validateBackendOptions
+    if (!cli::parseUnsigned(*V, Stages) || Stages > std::numeric_limits<unsigned>::max())
+      return usageError(Command, notANumber("--register-stages", *V));
+    Back.RegisterStages = static_cast<unsigned>(Stages);
+  }
   if (const std::string *M = P.last("--max-shared")) {
     uint64_t Bytes;
     // 0 would mean "the target's limit" (CodeGenOptions::MaxSharedBytes).
@@ -489,6 +500,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--arch", true},
                       {"--num-warps", true},
                       {"--num-stages", true},
+                      {"--register-stages", true},
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
@@ -651,6 +663,7 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--arch", true},
                       {"--num-warps", true},
                       {"--num-stages", true},
+                      {"--register-stages", true},
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
@@ -773,7 +786,8 @@ int Tool::tune(const std::vector<std::string> &Args) {
   // The back end's options, as `run --device` takes them.
   for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings"})
     Specs.push_back({Flag, false});
-  for (const char *Option : {"--arch", "--num-warps", "--num-stages", "--max-shared"})
+  for (const char *Option :
+       {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})
     Specs.push_back({Option, true});
   if (int Rc = parse("tune", TuneUsage, Args, std::move(Specs), P); Rc >= 0)
     return Rc;

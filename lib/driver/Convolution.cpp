@@ -76,4 +76,24 @@ int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t 
       1, std::min(ceilDiv(Programs, Tiles), Blocks / std::max<int64_t>(1, MinBlocks)));
 }
 
+static int64_t outputTiles(const ConvShape &Shape, int64_t TM, int64_t TN) {
+  return ceilDiv(Shape.gemmM(), TM) * ceilDiv(Shape.gemmN(), TN);
+}
+
+NhwcWorkspace nhwcWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t Split) {
+  if (Split == 1)
+    return {};
+  int64_t Tiles = outputTiles(Shape, TM, TN);
+  return {Tiles * Split * TM * TN, Tiles};
+}
+
+bool nhwcSplitWorthwhile(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK, int64_t Split,
+                         int64_t SMs) {
+  if (Split == 1)
+    return true;
+  int64_t Tiles = outputTiles(Shape, TM, TN);
+  int64_t Blocks = Shape.R * Shape.S * (Shape.CI / TK);
+  return Tiles < SMs && 2 * Split <= Blocks && Tiles * Split <= 2 * SMs;
+}
+
 } // namespace tritonc::driver

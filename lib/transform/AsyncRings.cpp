@@ -199,9 +199,19 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, b
     break;
   }
   unsigned Depth = static_cast<unsigned>(C.Phis.size());
-  if (D != 0 && Depth != D)
+  if (D != 0 && Depth != D) {
+    // The back end's pipeline issues the loads it will not copy fewer
+    // iterations ahead (LoopPipeline.h): that is the reason to give.
+    std::vector<Instruction *> Refills = {C.Refill};
+    for (const OperandChain &Other : Chains)
+      Refills.push_back(Other.Refill);
+    for (Instruction *Load : Refills)
+      if (std::string Why = Target && Target->CopyFilter ? Target->CopyFilter(*Load) : "";
+          !Why.empty())
+        return refuse(Load, Why);
     return refuse(Q0, "the dot operands are issued different numbers of iterations ahead (" +
                           std::to_string(D) + " and " + std::to_string(Depth) + ")");
+  }
   D = Depth;
   for (unsigned J = 0; J < D; ++J) {
     Value *Init = C.Phis[J]->getIncomingValueFor(Preheader);

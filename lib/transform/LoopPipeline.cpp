@@ -27,6 +27,9 @@ struct OperandLoad {
   Instruction *Phi = nullptr;
   /// How many iterations ahead of its use Load reads: 0 or 1.
   unsigned Lead = 0;
+  /// How many iterations ahead of its use the new load reads (>= Lead): D,
+  /// or fewer for a load the target keeps in registers.
+  unsigned Depth = 0;
   /// The operands of iterations 0 .. D-1, available at the preheader's end.
   std::vector<Value *> Initial;
   /// Q_0 .. Q_{D-1}.
@@ -43,8 +46,9 @@ bool isLoad(const Value *V) {
 
 class LoopPipeliner {
 public:
-  LoopPipeliner(const Loop &L, unsigned Depth, const GatherFilter &Gathers)
-      : L(L), D(Depth), Header(L.getHeader()), Gathers(Gathers) {}
+  LoopPipeliner(const Loop &L, unsigned Depth, const AsyncCopyFilter &Copies,
+                unsigned RegisterDepth)
+      : L(L), D(Depth), RegisterDepth(RegisterDepth), Header(L.getHeader()), Copies(Copies) {}
 
   /// Checks that the loop can be pipelined; returns why not, or "".
   std::string analyze();
@@ -53,23 +57,27 @@ public:
   /// Rewrites the loop; analyze() must have succeeded.
   void rewrite();
   unsigned numLoads() const { return static_cast<unsigned>(Loads.size()); }
+  /// The loads issued fewer than D iterations ahead because Copies declined
+  /// them (LoopPipelineResult::RegisterLoads).
+  std::vector<LoopPipelineResult::RegisterLoad> RegisterLoads;
 
 private:
   std::string findOperandLoads();
+  std::string limitRegisterLoads();
   Value *valueAt(Value *V, Where W, unsigned T) { return IV->valueAt(V, W, T); }
   Instruction *insert(Where W, std::unique_ptr<Instruction> I, const Instruction *Like) {
     return IV->insert(W, std::move(I), Like);
   }
   Value *andWith(Where W, Value *A, Value *B) { return IV->andWith(W, A, B); }
   Value *guardInPreheader(unsigned Iteration);
-  Value *guardInBody();
+  Value *guardInBody(unsigned Depth);
   void prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard);
   Instruction *emitLoad(OperandLoad &Op, Where W, const std::string &Name);
 
   const Loop &L;
-  unsigned D;
+  unsigned D, RegisterDepth;
   BasicBlock *Header;
-  const GatherFilter &Gathers;
+  const AsyncCopyFilter &Copies;
   BasicBlock *Body = nullptr;
   BasicBlock *Preheader = nullptr;
   /// The header's branch: condition, body and exit.
@@ -79,8 +87,9 @@ private:
   std::optional<IterationValues> IV;
   std::vector<OperandLoad> Loads;
 
-  /// Splats of guards, made once each.
+  /// Splats of guards, made once each; the body's guard per depth.
   std::map<std::pair<Value *, const Type *>, Value *> SplatMemo;
+  std::map<unsigned, Value *> BodyGuards;
   const Instruction *Culprit = nullptr;
 };
 
@@ -178,14 +187,30 @@ std::string LoopPipeliner::analyze() {
                " of this dot operand load cannot be computed iterations ahead: " +
                describeObstacle(L, *IV, Body, Obstacle);
       }
-  if (Gathers)
-    for (OperandLoad &Op : Loads)
-      if (!IV->isSliceCleanWithoutLoads(Op.Load->getOperand(0)))
-        if (std::string Why = Gathers(*Op.Load); !Why.empty()) {
-          Culprit = Op.Load;
-          return "this dot operand load is a gather (its address comes from loads in the loop) " +
-                 Why;
-        }
+  return limitRegisterLoads();
+}
+
+std::string LoopPipeliner::limitRegisterLoads() {
+  for (OperandLoad &Op : Loads) {
+    Op.Depth = D;
+    std::string Why = Copies ? Copies(*Op.Load) : "";
+    if (Why.empty())
+      continue;
+    if (!IV->isSliceCleanWithoutLoads(Op.Load->getOperand(0))) {
+      Culprit = Op.Load;
+      return "this dot operand load is a gather (its address comes from loads in the loop) " + Why +
+             ": issued ahead, it would only hold more tiles in registers";
+    }
+    // A hand prefetch already reads it Lead iterations ahead.
+    Op.Depth = std::max(Op.Lead, std::min(D, RegisterDepth));
+    if (Op.Depth < D)
+      RegisterLoads.push_back({Op.Load->Loc, Op.Depth, Why});
+  }
+  std::erase_if(Loads, [](const OperandLoad &Op) { return Op.Depth == 0; });
+  if (Loads.empty())
+    return "no dot operand load becomes an asynchronous copy, and with register_stages 1 the "
+           "loads kept in registers are not issued ahead: the first " +
+           RegisterLoads.front().Why;
   return "";
 }
 
@@ -238,11 +263,14 @@ Value *LoopPipeliner::guardInPreheader(unsigned Iteration) {
   return IV->runsThrough(Branch, Where::Preheader, Iteration);
 }
 
-Value *LoopPipeliner::guardInBody() {
-  // The body runs, so the condition held at i; i + D runs when it also holds
-  // at i + 1, ..., i + D. Checking only i + D would be enough for monotonic
+Value *LoopPipeliner::guardInBody(unsigned Depth) {
+  // The body runs, so the condition held at i; i + d runs when it also holds
+  // at i + 1, ..., i + d. Checking only i + d would be enough for monotonic
   // inductions that do not wrap around, which is not checked here.
-  return IV->runsThrough(Branch, Where::Body, D);
+  Value *&Guard = BodyGuards[Depth];
+  if (!Guard)
+    Guard = IV->runsThrough(Branch, Where::Body, Depth);
+  return Guard;
 }
 
 void LoopPipeliner::prepareLoad(OperandLoad &Op, Where W, unsigned T, Value *Guard) {
@@ -285,11 +313,13 @@ std::string baseName(const OperandLoad &Op) {
 }
 
 void LoopPipeliner::rewrite() {
-  // Preheader: the operands of iterations 0 .. D-1, iteration by iteration.
+  // Preheader: the operands of iterations 0 .. d-1, iteration by iteration.
   for (OperandLoad &Op : Loads)
-    Op.Initial.assign(D, nullptr);
+    Op.Initial.assign(Op.Depth, nullptr);
   for (unsigned J = 0; J < D; ++J) {
     for (OperandLoad &Op : Loads) {
+      if (J >= Op.Depth)
+        continue;
       if (J < Op.Lead) {
         // The prefetch form already loads the first operand before the loop.
         Op.Initial[J] = Op.Phi->getIncomingValueFor(Preheader);
@@ -300,11 +330,10 @@ void LoopPipeliner::rewrite() {
     }
   }
 
-  // Body: the operand of iteration i + D. All address and mask arithmetic
+  // Body: the operand of iteration i + d. All address and mask arithmetic
   // first, then the loads, so that they end the body as one group.
-  Value *Guard = guardInBody();
   for (OperandLoad &Op : Loads)
-    prepareLoad(Op, Where::Body, D - Op.Lead, Guard);
+    prepareLoad(Op, Where::Body, Op.Depth - Op.Lead, guardInBody(Op.Depth));
   for (OperandLoad &Op : Loads)
     Op.NewLoad = emitLoad(Op, Where::Body, baseName(Op) + ".next");
 
@@ -313,8 +342,8 @@ void LoopPipeliner::rewrite() {
   while ((*FirstNonPhi)->getOpcode() == Opcode::Phi)
     ++FirstNonPhi;
   for (OperandLoad &Op : Loads) {
-    Op.Chain.assign(D, nullptr);
-    for (unsigned J = 0; J < D; ++J) {
+    Op.Chain.assign(Op.Depth, nullptr);
+    for (unsigned J = 0; J < Op.Depth; ++J) {
       if (J == 0 && Op.Phi) {
         Op.Chain[J] = Op.Phi;
         continue;
@@ -325,9 +354,9 @@ void LoopPipeliner::rewrite() {
       Op.Chain[J] = Header->insert(FirstNonPhi, std::move(Phi));
       Op.Chain[J]->addIncoming(Op.Initial[J], Preheader);
     }
-    for (unsigned J = 0; J < D; ++J) {
+    for (unsigned J = 0; J < Op.Depth; ++J) {
       Instruction *Q = Op.Chain[J];
-      Value *Next = J + 1 < D ? Op.Chain[J + 1] : Op.NewLoad;
+      Value *Next = J + 1 < Op.Depth ? Op.Chain[J + 1] : Op.NewLoad;
       if (Q != Op.Phi) {
         Q->addIncoming(Next, Body);
         continue;
@@ -353,13 +382,15 @@ void LoopPipeliner::rewrite() {
 
 } // namespace
 
-LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages, const GatherFilter &Gathers) {
+LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages, const AsyncCopyFilter &Copies,
+                                unsigned RegisterStages) {
   LoopPipelineResult R;
   if (NumStages <= 1) {
     R.Reason = "one stage: nothing to issue ahead";
     return R;
   }
-  LoopPipeliner P(L, NumStages - 1, Gathers);
+  unsigned RegisterDepth = (RegisterStages ? RegisterStages : NumStages) - 1;
+  LoopPipeliner P(L, NumStages - 1, Copies, RegisterDepth);
   R.Reason = P.analyze();
   R.Culprit = P.culprit();
   if (!R.Reason.empty())
@@ -367,6 +398,7 @@ LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages, const GatherF
   P.rewrite();
   R.Changed = true;
   R.NumLoads = P.numLoads();
+  R.RegisterLoads = P.RegisterLoads;
   return R;
 }
 
@@ -382,6 +414,10 @@ const Instruction &loopLocation(const Loop &L) {
 
 bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
   DiagnosticEngine *Diags = AM.diagnostics();
+  auto RemarkAt = [&](SourceLoc Loc, std::string Message) {
+    if (Diags)
+      Diags->remark(RemarkKind::Missed, "pipeline", SourceRange(Loc), std::move(Message));
+  };
   auto Remark = [&](RemarkKind Kind, const Instruction &At, std::string Message) {
     if (Diags)
       Diags->remark(Kind, "pipeline", SourceRange(At.Loc), std::move(Message));
@@ -405,7 +441,7 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
                "loop not pipelined: num_stages is 1 (pipelining is off)");
       continue;
     }
-    LoopPipelineResult R = pipelineLoop(*L, NumStages, Gathers);
+    LoopPipelineResult R = pipelineLoop(*L, NumStages, Copies, RegisterStages);
     if (!R.Changed) {
       if (Dot)
         Remark(RemarkKind::Missed, R.Culprit ? *R.Culprit : loopLocation(*L),
@@ -413,11 +449,27 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
       continue;
     }
     Changed = true;
+    unsigned Full = R.NumLoads;
+    for (const LoopPipelineResult::RegisterLoad &RL : R.RegisterLoads)
+      Full -= RL.Depth > 0;
+    auto Loads = [](unsigned N) { return std::to_string(N) + (N == 1 ? " load" : " loads"); };
+    std::string Ahead = std::to_string(NumStages - 1) + " iteration" + (NumStages == 2 ? "" : "s");
+    std::string What = Loads(Full) + " feeding a dot issued " + Ahead + " ahead";
+    if (Full < R.NumLoads)
+      What = (Full ? What + ", " : std::string()) + Loads(R.NumLoads - Full) +
+             " feeding a dot kept in registers and issued fewer iterations ahead";
     Remark(RemarkKind::Passed, loopLocation(*L),
-           "loop pipelined with " + std::to_string(NumStages) +
-               " stages: " + std::to_string(R.NumLoads) + " load" + (R.NumLoads == 1 ? "" : "s") +
-               " feeding a dot issued " + std::to_string(NumStages - 1) + " iteration" +
-               (NumStages == 2 ? "" : "s") + " ahead");
+           "loop pipelined with " + std::to_string(NumStages) + " stages: " + What);
+    for (const LoopPipelineResult::RegisterLoad &RL : R.RegisterLoads)
+      RemarkAt(RL.Loc, "this dot operand load is issued " +
+                           (RL.Depth ? std::to_string(RL.Depth) + " iteration" +
+                                           (RL.Depth == 1 ? "" : "s") + " ahead, not " +
+                                           std::to_string(NumStages - 1)
+                                     : std::string("in its own iteration")) +
+                           ": it is a load " + RL.Why +
+                           "; held in registers, each iteration ahead holds one more tile there "
+                           "(register_stages " +
+                           std::to_string(RegisterStages) + ")");
     if (AcrossTiles && prefetchAcrossTiles(*L))
       Remark(RemarkKind::Passed, loopLocation(*L),
              "the loop's prologue for the next tile is issued above the current tile's epilogue");
@@ -426,8 +478,9 @@ bool LoopPipelinePass::run(Function &F, AnalysisManager &AM) {
 }
 
 std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles,
-                                             GatherFilter Gathers) {
-  return std::make_unique<LoopPipelinePass>(NumStages, AcrossTiles, std::move(Gathers));
+                                             AsyncCopyFilter Copies, unsigned RegisterStages) {
+  return std::make_unique<LoopPipelinePass>(NumStages, AcrossTiles, std::move(Copies),
+                                            RegisterStages);
 }
 
 std::unique_ptr<Pass> createLoopPipelinePass() {

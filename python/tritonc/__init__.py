@@ -339,7 +339,7 @@ def _interpret_default():
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
             tma_store=True, interpret=None, kernel=None, debug=False, remarks=False, device=None,
-            lazy=False):
+            lazy=False, register_stages=2):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -371,7 +371,10 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     the front end now and compile each variant when first launched, loaded or asked for
     (the generic one too: ptx, shared_mem), so that back-end errors surface there. Needs
     no GPU; raises CompileError on errors, ValueError on out-of-range options (checked
-    by the compiler, with the messages of ``tritonc compile``).
+    by the compiler, with the messages of ``tritonc compile``). register_stages: the
+    pipelining depth (1 to 8) of the dot operand loads the back end cannot copy
+    asynchronously (odd row strides of 16-bit data), which stay in registers: 2 issues
+    them one iteration ahead; num_stages or more as far as the copies.
     """
     text = None
     if _is_file(path_or_source):
@@ -390,7 +393,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                         include_dirs=tuple(includes), config=config, allow_tf32=allow_tf32,
                         name=name, cache=cache, tma=tma, tma_store=tma_store,
                         interpret=interpret, kernel=kernel, debug=debug, remarks=remarks,
-                        device=device, lazy=lazy, define_list=define_list)
+                        device=device, lazy=lazy, define_list=define_list,
+                        register_stages=register_stages)
     if _interpret_default() if interpret is None else interpret:
         impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config,
                                                 str(kernel or ""), bool(debug), warps, stages,
@@ -400,7 +404,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                             bool(allow_tf32), bool(cache), bool(tma), bool(tma_store),
                             str(kernel or ""), bool(debug),
                             "missed" if remarks is True else (remarks or ""),
-                            _device_index(device), bool(lazy), warps_list, stages_list)
+                            _device_index(device), bool(lazy), warps_list, stages_list,
+                            int(register_stages))
     return Kernel(impl, compile_args)
 
 

@@ -6,8 +6,10 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     shape.increments(tk, (lda_ci, lda_h, lda_w))  conv.tc's ADELTA table (NCHW input)
     shape.nchw_arguments(x, b, y, delta, ...)     conv.tc's argument list
     nhwc_block_k(ci, largest)                     a TK for conv_nhwc.tc (a power of two dividing CI)
-    shape.nhwc_arguments(x, b, y, ...)            conv_nhwc.tc's argument list
-    shape.grid(tm, tn)                            the launch grid of either kernel
+    shape.nhwc_arguments(x, b, y, ..., partials, counters)   conv_nhwc.tc's argument list
+    shape.grid(tm, tn)                            the launch grid of conv.tc (conv_nhwc.tc: split=)
+    shape.nhwc_workspace(tm, tn, split)           sizes of conv_nhwc.tc's split-K workspace
+    shape.nhwc_split_worthwhile(tm, tn, tk, split, sms)   whether a split-K tile is worth timing
     shape.dgrad_grid(tm, tn)                      conv_nhwc_dgrad.tc's grid (a layer per stride phase)
     shape.dgrad_arguments(dy, b, dx, ...)         conv_nhwc_dgrad.tc's argument list
     shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
@@ -79,8 +81,29 @@ class ConvShape:
         """The reduction: CI * R * S filter taps."""
         return self.ci * self.r * self.s
 
-    def grid(self, tm, tn):
-        return (_cdiv(self.m, tm), _cdiv(self.n, tn))
+    def grid(self, tm, tn, split=1):
+        """The launch grid; split > 1 (conv_nhwc.tc's SPLIT) adds the K slices as axis 2."""
+        tiles = (_cdiv(self.m, tm), _cdiv(self.n, tn))
+        return tiles if split == 1 else tiles + (split,)
+
+    def nhwc_workspace(self, tm, tn, split):
+        """(ACC elements of `partials`, ints of `counters`) that conv_nhwc.tc with SPLIT = split
+        needs: SPLIT partial TM x TN tiles and one counter per output tile; (0, 0) unsplit."""
+        if split == 1:
+            return 0, 0
+        tiles = _cdiv(self.m, tm) * _cdiv(self.n, tn)
+        return tiles * split * tm * tn, tiles
+
+    def nhwc_split_worthwhile(self, tm, tn, tk, split, sms):
+        """Whether conv_nhwc.tc at TM x TN with SPLIT = split is worth timing on a GPU of `sms`
+        multiprocessors: always unsplit; split only where the output tiles alone leave SMs idle,
+        every slice gets at least two K blocks (a slice of one cannot overlap its loads), and the
+        programs fit in two waves (each slice adds TM x TN ACC of workspace traffic)."""
+        if split == 1:
+            return True
+        tiles = _cdiv(self.m, tm) * _cdiv(self.n, tn)
+        blocks = self.r * self.s * (self.ci // tk)
+        return tiles < sms and 2 * split <= blocks and tiles * split <= 2 * sms
 
     def increments(self, tk, x_strides: Sequence[int]) -> List[int]:
         """conv.tc's ADELTA (the thesis' listing 5.9): for reduction index i = (ci, r, s), how far
@@ -107,13 +130,15 @@ class ConvShape:
         return (x, b, y, delta, self.m, self.n, self.k, self.h, self.w, self.r, self.s, self.p,
                 self.q, ph, pw, sh, sw, *x_strides, ldb, *y_strides)
 
-    def nhwc_arguments(self, x, b, y, x_strides: Sequence[int], ldb, y_strides: Sequence[int]):
-        """conv_nhwc.tc's arguments after its pointers x (NHWC input, channels contiguous), b (the
+    def nhwc_arguments(self, x, b, y, x_strides: Sequence[int], ldb, y_strides: Sequence[int],
+                       partials, counters):
+        """conv_nhwc.tc's arguments: its pointers x (NHWC input, channels contiguous), b (the
         (R*S*CI) x CO filter, row stride ldb) and y (NHWC output, channels contiguous);
-        x_strides = (lda_z, lda_h, lda_w), y_strides = (ldc_z, ldc_p, ldc_q)."""
+        x_strides = (lda_z, lda_h, lda_w), y_strides = (ldc_z, ldc_p, ldc_q); the split-K
+        workspace last (nhwc_workspace's sizes; any buffers when SPLIT is 1, counters zero)."""
         (sh, sw), (ph, pw), (dh, dw) = self.stride, self.padding, self.dilation
         return (x, b, y, self.m, self.n, self.h, self.w, self.ci, self.r, self.s, self.p, self.q,
-                ph, pw, sh, sw, dh, dw, *x_strides, ldb, *y_strides)
+                ph, pw, sh, sw, dh, dw, *x_strides, ldb, *y_strides, partials, counters)
 
     def dgrad_grid(self, tm, tn):
         """conv_nhwc_dgrad.tc's grid: the input pixels of the largest stride phase in TM rows, CI in TN

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""No register spills in the benchmarked convolution kernels (issue 28).
+"""No register spills in the benchmarked convolution kernels and unaligned-row GEMMs (issue 28).
 
 Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhwc_dgrad.tc and
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
-CONV_NHWC_CONFIGS in fp16 and bf16, CONV_DGRAD_CONFIGS and CONV_WGRAD_CONFIGS in fp16) and the backward
-kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32), read without importing either file (they need
-torch), specialized as a launch on the benchmark's shapes is (pointers, channel counts and the strides they make
-multiples of 16), assembles each with `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or
-loads, or when fewer configurations than expected were read.
+CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
+CONV_WGRAD_CONFIGS in fp16) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
+(pointers, channel counts and the strides they make multiples of 16), assembles each with
+`ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
+than expected were read. The same for the unaligned-row GEMM candidates (UNALIGNED_CONFIGS: matmul.tc and
+matmul_grouped.tc, fp16, specialized with every size and stride odd), whose 2-byte loads cannot be copied
+asynchronously and stay in registers.
 
 Usage: check-conv-spills.py TRITONC PTXAS
 """
 import ast
-import itertools
 import re
 import subprocess
 import sys
@@ -21,26 +23,31 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "bench" / "conv_suite.py"
+OPS = REPO / "python" / "tritonc" / "ops" / "__init__.py"
 # One letter per parameter (D: a multiple of 16, N: anything), for 3x3 layers at 56x56 (W = 56 is not a
 # multiple of 16, so neither is conv.tc's lda_h): see the kernels' parameter lists.
 SPECIALIZATIONS = {
     # A B C ADELTA M N K H W R S P Q pad_h pad_w stride_h stride_w lda_z lda_ci lda_h lda_w ldb ldc_z ldc_co ldc_p
     "conv.tc": "DDDDDDDNNNNNNNNNNDDNNDDDN",
     # A B C M N H W CI R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_h lda_w ldb ldc_z ldc_p ldc_q
-    "conv_nhwc.tc": "DDDNDNNDNNNNNNNNNNDDDDDDD",
+    # partials counters
+    "conv_nhwc.tc": "DDDNDNNDNNNNNNNNNNDDDDDDDDD",
     # A B C Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q ldb ldc_z ldc_h ldc_w
     "conv_nhwc_dgrad.tc": "DDDNNNDDNNNNNNNNNNDDDDDDD",
     # A B C counters partials Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q
     # ldb_z ldb_h ldb_w ldc
     "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
 }
-OPS = REPO / "python" / "tritonc" / "ops" / "__init__.py"
-# (kernel, file, list, element types): the lists of tiles (TM, TN, TK, warps, stages) that are compiled for
-# the GPU. tritonc.ops.conv2d's gradients run the backward kernels at its own tiles (conv_nhwc_dgrad.tc
-# with a TK dividing CO, at most the tile's).
+# A B C M N K lda ldb ldc, all sizes and strides odd (1000x3000x555 is as the compiler sees it).
+UNALIGNED_SPECIALIZATION = "DDDNNNNNN"
+UNALIGNED_KERNELS = {"matmul": ("matmul.tc", []), "grouped": ("matmul_grouped.tc", ["-DGROUP_M=8"])}
+# (kernel, file, list, element types): the lists of tiles (TM, TN, TK, warps, stages) or, in the split-K
+# list, (..., SPLIT) that are compiled for the GPU. tritonc.ops.conv2d's gradients run the backward
+# kernels at its own tiles (conv_nhwc_dgrad.tc with a TK dividing CO, at most the tile's).
 LISTS = [
     ("conv.tc", SUITE, "CONV_CONFIGS", ("half",)),
     ("conv_nhwc.tc", SUITE, "CONV_NHWC_CONFIGS", ("half", "bfloat16")),  # bench's conv_bf16 step too
+    ("conv_nhwc.tc", SUITE, "CONV_NHWC_SMALL_CONFIGS", ("half", "bfloat16")),
     ("conv_nhwc_dgrad.tc", SUITE, "CONV_DGRAD_CONFIGS", ("half",)),
     ("conv_nhwc_wgrad.tc", SUITE, "CONV_WGRAD_CONFIGS", ("half",)),
     ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_TILES", ("half", "bfloat16")),
@@ -52,15 +59,48 @@ SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
 def module_lists(path):
-    """{name: value} of the module-level assignments of literals in path."""
+    """{name: value} of the module-level assignments of literals in path, and UNALIGNED_CONFIGS'
+    MatmulConfig(kind, TM, TN, TK, warps, stages) calls as argument lists."""
     found = {}
     for node in ast.parse(path.read_text()).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and hasattr(node.targets[0], "id"):
-            try:
-                found[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        name = getattr(node.targets[0], "id", None)
+        if name == "UNALIGNED_CONFIGS":
+            found[name] = [[ast.literal_eval(a) for a in call.args] for call in node.value.elts]
+            continue
+        try:
+            found[name] = ast.literal_eval(node.value)
+        except ValueError:
+            pass
     return found
+
+
+def spills(ptxas, ptx, tmp):
+    """[(spill stores, spill loads)] of ptxas -v on ptx, and its output."""
+    out = subprocess.run([ptxas, "-v", "-arch=sm_90a", str(ptx), "-o", str(Path(tmp) / "k.o")],
+                         capture_output=True, text=True, check=True).stderr
+    return [(int(s), int(l)) for s, l in SPILLS.findall(out)], out
+
+
+def commands(tritonc, lists, ptx):
+    """(what, compile command) of every configuration."""
+    for kernel, path, list_name, types in LISTS:
+        for tm, tn, tk, warps, stages, *split in lists[path].get(list_name, []):
+            split_define = [f"-DSPLIT={split[0]}"] if split else []
+            for ty in types:
+                yield (f"{kernel} {ty} {tm}x{tn}x{tk} w{warps} s{stages}"
+                       + (f" split {split[0]}" if split else ""),
+                       [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
+                        f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
+                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
+                        "-o", str(ptx)])
+    for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
+        kernel, extra = UNALIGNED_KERNELS[kind]
+        yield (f"unaligned {kernel} {tm}x{tn}x{tk} w{warps} s{stages}",
+               [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", f"-DTM={tm}",
+                f"-DTN={tn}", f"-DTK={tk}", *extra, f"--num-warps={warps}", f"--num-stages={stages}",
+                f"--specialize={UNALIGNED_SPECIALIZATION}", "--emit=ptx", "-o", str(ptx)])
 
 
 def main():
@@ -68,28 +108,23 @@ def main():
     lists = {path: module_lists(path) for path in (SUITE, OPS)}
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        for kernel, path, list_name, types in LISTS:
-            for (tm, tn, tk, warps, stages), ty in itertools.product(lists[path].get(list_name, []), types):
-                ptx = Path(tmp) / "k.ptx"
-                cmd = [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
-                       f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
-                       f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
-                       "-o", str(ptx)]
-                what = f"{kernel} {ty} {tm}x{tn}x{tk} w{warps} s{stages}"
-                subprocess.run(cmd, check=True)
-                out = subprocess.run([ptxas, "-v", "-arch=sm_90a", str(ptx), "-o", str(Path(tmp) / "k.o")],
-                                     capture_output=True, text=True, check=True).stderr
-                spills = [(int(s), int(l)) for s, l in SPILLS.findall(out)]
-                if not spills:
-                    failures.append(f"{what}: no spill line in ptxas -v's output:\n{out}")
-                elif any(s or l for s, l in spills):
-                    failures.append(f"{what}: {spills[0][0]} bytes spill stores, {spills[0][1]} bytes "
-                                    f"spill loads\n  {' '.join(cmd)}")
-                else:
-                    print(f"ok: {what}, no spills")
-                checked += 1
-    if checked < 46:
-        failures.append(f"only {checked} configurations read from {SUITE} and {OPS}")
+        ptx = Path(tmp) / "k.ptx"
+        for what, cmd in commands(tritonc, lists, ptx):
+            subprocess.run(cmd, check=True)
+            found, out = spills(ptxas, ptx, tmp)
+            if not found:
+                failures.append(f"{what}: no spill line in ptxas -v's output:\n{out}")
+            elif any(s or l for s, l in found):
+                failures.append(f"{what}: {found[0][0]} bytes spill stores, {found[0][1]} bytes "
+                                f"spill loads\n  {' '.join(cmd)}")
+            else:
+                print(f"ok: {what}, no spills")
+            checked += 1
+    wanted = {(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
+    missing = sorted(name for path, name in wanted if name not in lists[path])
+    if missing or checked < 70:
+        failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "
+                        f"{missing}")
     for f in failures:
         print("FAIL:", f, file=sys.stderr)
     return 1 if failures else 0

@@ -428,6 +428,14 @@ CONV_NHWC_CONFIGS = [
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 16}, (3, 3), (1, 1), (1, 1), (1, 1), True),
     # A benchmarked tile (bench/conv_suite.py): A's pointer tile and mask built in the copy's layout.
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32}, (3, 3), (1, 1), (2, 2), (1, 1), True),
+    # Split-K (SPLIT slices of the K blocks per tile): runs of unequal length (9 or 18 blocks in 3; 6 or 12
+    # in 4), more slices than blocks (2 or 4 blocks in 5: empty slices add zeros), and a benchmarked
+    # small-image tile (64 x 32, 9 slices) with its copies.
+    ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "SPLIT": 3}, (3, 3), (1, 1), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TM": 32, "TN": 16, "TK": 16, "SPLIT": 4}, (2, 3), (0, 2), (2, 1), (1, 1), False),
+    ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 8, "SPLIT": 5}, (1, 2), (1, 0), (1, 3),
+     (1, 1), False),
+    ({"TYPE": "half", "TM": 64, "TN": 32, "TK": 16, "SPLIT": 9}, (3, 3), (1, 1), (1, 1), (1, 1), True),
 ]
 # (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w), (dil_h, dil_w), aligned); CO is a multiple of
 # TK. Strides above 1 give phases of input pixels with different taps, and phases that no tap reaches (a 1x1
@@ -1026,15 +1034,21 @@ def test_conv_nhwc(defines, rs, pad, stride, dil, aligned, rng, launch):
     ldc_p = q * ldc_q + unit * int(rng.integers(0, 3))
     ldc_z = p * ldc_p + unit * int(rng.integers(0, 3))
     c = poisoned(z * ldc_z, ty)
-    out = launch("conv_nhwc.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+    # Split-K: poisoned partial tiles (each slice writes its whole tile before any is read), zero counters.
+    split = defines.get("SPLIT", 1)
+    tiles = cdiv(m, tm) * cdiv(n, tn)
+    partials = poisoned(tiles * split * tm * tn, defines.get("ACC", "float"))
+    out = launch("conv_nhwc.tc", defines, (cdiv(m, tm), cdiv(n, tn), split),
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("H", h), ("W", w), ("CI", ci),
                   ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
                   ("stride_h", stride[0]), ("stride_w", stride[1]), ("dil_h", dil[0]), ("dil_w", dil[1]),
                   ("lda_z", lda_z), ("lda_h", lda_h), ("lda_w", lda_w), ("ldb", ldb),
-                  ("ldc_z", ldc_z), ("ldc_p", ldc_p), ("ldc_q", ldc_q)])
+                  ("ldc_z", ldc_z), ("ldc_p", ldc_p), ("ldc_q", ldc_q), ("partials", partials),
+                  ("counters", np.zeros(tiles, dtype=np.int32))])
     expected = conv_reference(xv.transpose(0, 3, 1, 2), wv, pad, stride, p, q, dil).transpose(0, 2, 3, 1)
     check_conv_output(out["C"], expected, (ldc_z, ldc_p, ldc_q, 1), ty, k,
-                      f"C, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} dilation={dil}")
+                      f"C, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} dilation={dil} split={split}")
+    np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -82,9 +82,22 @@ def test_conv_nchw_arguments_run_on_the_interpreter():
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("stride,padding,dilation", [((1, 1), (1, 1), (1, 1)),
-                                                      ((2, 1), (0, 2), (1, 2))])
-def test_conv_nhwc_arguments_run_on_the_interpreter(stride, padding, dilation):
+def test_split_k_is_a_candidate_where_the_tiles_leave_sms_idle():
+    small = ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1))  # M = 64, N = 256, 36 blocks of 64
+    assert [small.nhwc_split_worthwhile(64, 32, 64, split, 132) for split in (1, 9, 18, 36)] == \
+        [True, True, True, False]
+    assert not small.nhwc_split_worthwhile(64, 32, 16, 36, 132)  # 288 programs: three waves
+    large = ConvShape(32, 256, 56, 56, 256, 3, 3, padding=(1, 1))
+    assert not large.nhwc_split_worthwhile(128, 128, 64, 2, 132)
+    assert small.nhwc_workspace(64, 32, 1) == (0, 0)
+    assert small.nhwc_workspace(64, 32, 9) == (8 * 9 * 64 * 32, 8)
+    assert small.grid(64, 32) == (1, 8) and small.grid(64, 32, 9) == (1, 8, 9)
+
+
+@pytest.mark.parametrize("stride,padding,dilation,split", [((1, 1), (1, 1), (1, 1), 1),
+                                                            ((2, 1), (0, 2), (1, 2), 1),
+                                                            ((1, 2), (1, 1), (2, 1), 4)])
+def test_conv_nhwc_arguments_run_on_the_interpreter(stride, padding, dilation, split):
     rng = np.random.default_rng(2)
     shape = ConvShape(2, 12, 7, 8, 9, 3, 2, stride, padding, dilation)
     tm, tn, tk = 16, 16, nhwc_block_k(12, 8)
@@ -95,11 +108,16 @@ def test_conv_nhwc_arguments_run_on_the_interpreter(stride, padding, dilation):
     b = np.ascontiguousarray(wt.transpose(2, 3, 1, 0).reshape(shape.k, shape.co))  # (r, s, ci) x CO
     y = np.full((shape.z, shape.p, shape.q, shape.co), np.nan, dtype=np.float32)
     kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc.tc", interpret=True,
-                             defines={"TYPE": "float", "TM": tm, "TN": tn, "TK": tk})
+                             defines={"TYPE": "float", "TM": tm, "TN": tn, "TK": tk, "SPLIT": split})
     x_strides = (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci)
     y_strides = (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co)
-    kernel[shape.grid(tm, tn)](*shape.nhwc_arguments(x_nhwc.ravel(), b.ravel(), y.ravel(),
-                                                     x_strides, shape.co, y_strides))
+    partials, counters = shape.nhwc_workspace(tm, tn, split)
+    partials = np.full(max(partials, 1), np.nan, dtype=np.float32)
+    counters = np.zeros(max(counters, 1), dtype=np.int32)
+    kernel[shape.grid(tm, tn, split)](*shape.nhwc_arguments(x_nhwc.ravel(), b.ravel(), y.ravel(),
+                                                            x_strides, shape.co, y_strides,
+                                                            partials, counters))
+    assert not counters.any()
     expected = reference(x.astype(np.float64), wt.astype(np.float64), shape)
     np.testing.assert_allclose(y.transpose(0, 3, 1, 2), expected, rtol=1e-5, atol=1e-5)
 

@@ -37,6 +37,7 @@ def test_the_ops_are_registered_with_fake_implementations():
         x = torch.empty(2, 3, 9, 9)
         w = torch.empty(4, 3, 3, 3)
         assert ops.conv2d(x, w, stride=2, padding=1).shape == (2, 4, 5, 5)
+        assert ops.conv2d(x, w, padding=1, dilation=(2, 3)).shape == (2, 4, 7, 5)
 
 
 def test_cpu_tensors_run_on_the_interpreter():
@@ -60,6 +61,29 @@ def test_channels_last_conv2d_runs_the_nhwc_kernel_on_the_interpreter():
     y_nchw = ops.conv2d(x.contiguous(), w, stride=(2, 1), padding=(1, 0))
     assert y_nchw.is_contiguous()
     torch.testing.assert_close(y_nchw.double(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_dilated_conv2d_runs_the_nhwc_kernel_in_either_layout_on_the_interpreter():
+    """dilation= reaches conv_nhwc.tc's dil_h/dil_w (conv.tc has none: an NCHW input goes through
+    channels_last and comes back NCHW), against torch in float64; with its gradients."""
+    x = torch.randn(2, 8, 11, 9)
+    w = torch.randn(5, 8, 3, 2)
+    ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=(1, 2), padding=(2, 1),
+                                     dilation=(2, 3))
+    y_nhwc = ops.conv2d(x.to(memory_format=torch.channels_last), w, (1, 2), (2, 1), (2, 3))
+    assert y_nhwc.is_contiguous(memory_format=torch.channels_last)
+    torch.testing.assert_close(y_nhwc.double(), ref, rtol=1e-5, atol=1e-5)
+    y_nchw = ops.conv2d(x, w, stride=(1, 2), padding=(2, 1), dilation=(2, 3))
+    assert y_nchw.is_contiguous()
+    torch.testing.assert_close(y_nchw.double(), ref, rtol=1e-5, atol=1e-5)
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+    xr, wr = x.double().requires_grad_(), w.double().requires_grad_()
+    grad = torch.randn(ref.shape)
+    ops.conv2d(xg, wg, stride=(1, 2), padding=(2, 1), dilation=(2, 3)).backward(grad)
+    torch.nn.functional.conv2d(xr, wr, stride=(1, 2), padding=(2, 1), dilation=(2, 3)).backward(
+        grad.double())
+    torch.testing.assert_close(xg.grad.double(), xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(wg.grad.double(), wr.grad, rtol=1e-4, atol=1e-4)
 
 
 def test_torch_compile_traces_a_model_with_no_graph_break():
@@ -169,6 +193,49 @@ def test_channels_last_conv2d_backward_kernels_on_the_gpu(dtype, tol, rs, stride
                                    padding=padding),
            lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=padding),
            (2, 96, 33, 31), (80, 96, *rs), dtype=dtype, rtol=tol, atol=tol * 10)
+
+
+@gpu
+def test_split_k_conv_nhwc_is_exact_and_deterministic():
+    """conv_nhwc.tc with SPLIT = 9 (64 x 32 tiles: the Z = 1, 256 @ 8x8 layer of the benchmark) against
+    float64, and bit for bit the same in repeated launches: the last slice to arrive adds the partial
+    tiles in slice order, whichever it is. The counters are zero again after each launch."""
+    from tritonc.convolution import ConvShape
+    shape = ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1))
+    x = torch.randn(1, 256, 8, 8, device="cuda", dtype=torch.float16)
+    w = torch.randn(256, 256, 3, 3, device="cuda", dtype=torch.float16) / 48
+    x_nhwc = x.to(memory_format=torch.channels_last)
+    b = w.permute(2, 3, 1, 0).reshape(shape.k, shape.co).contiguous()
+    kern = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc.tc", num_warps=4, num_stages=3,
+                           defines={"TYPE": "half", "ACC": "float", "TM": 64, "TN": 32, "TK": 64,
+                                    "SPLIT": 9})
+    partials, counters = shape.nhwc_workspace(64, 32, 9)
+    partials = torch.empty(partials, device="cuda", dtype=torch.float32)
+    counters = torch.zeros(counters, device="cuda", dtype=torch.int32)
+    outs = []
+    for _ in range(4):
+        y = torch.empty(1, 256, 8, 8, device="cuda", dtype=torch.float16,
+                        memory_format=torch.channels_last)
+        kern[shape.grid(64, 32, 9)](*shape.nhwc_arguments(
+            x_nhwc, b, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)), b.stride(0),
+            (y.stride(0), y.stride(2), y.stride(3)), partials, counters))
+        outs.append(y)
+    ref = torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
+    torch.testing.assert_close(outs[0].double(), ref, rtol=2e-2, atol=2e-2)
+    for y in outs[1:]:
+        assert torch.equal(y, outs[0])
+    assert int(counters.abs().sum()) == 0
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-3), (torch.float16, 2e-2)])
+def test_dilated_conv2d_and_its_gradients_against_float64(dtype, tol):
+    """conv_nhwc.tc's dilation on the GPU, channels_last and NCHW input."""
+    for to_layout in (lambda x: x.to(memory_format=torch.channels_last), lambda x: x):
+        _grads(lambda x, w: ops.conv2d(to_layout(x), w, stride=(2, 1), padding=2, dilation=(2, 3)),
+               lambda x, w: torch.nn.functional.conv2d(x, w, stride=(2, 1), padding=2,
+                                                       dilation=(2, 3)),
+               (2, 32, 19, 17), (24, 32, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
 
 
 @gpu

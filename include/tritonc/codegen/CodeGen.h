@@ -25,6 +25,9 @@
 
 namespace tritonc::codegen {
 
+/// CodeGenOptions::RegisterStages unless set.
+inline constexpr unsigned DefaultRegisterStages = 2;
+
 /// Options of the back end; all of them are part of the kernel cache key
 /// (see optionsString()).
 struct CodeGenOptions {
@@ -37,6 +40,13 @@ struct CodeGenOptions {
   /// i + NumStages - 1 are issued while iteration i computes (asynchronous
   /// copies into NumStages shared-memory buffers). 1 turns pipelining off.
   unsigned NumStages = 3;
+  /// The stages of the dot operand loads the back end cannot copy
+  /// asynchronously (2-byte runs: odd row strides of 16-bit elements): they
+  /// stay in registers until their dot, so the pipeline issues them only
+  /// min(NumStages, RegisterStages) - 1 iterations ahead (at least as far as
+  /// a hand prefetch in the source). 1 to 8; NumStages or more is the rule
+  /// before this option (every operand load NumStages - 1 ahead).
+  unsigned RegisterStages = DefaultRegisterStages;
   /// sm_90a: fill the shared rings of wgmma operands with bulk tensor copies
   /// (TMA) where the loads allow it, else with cp.async.
   bool TensorCopies = true;
@@ -67,7 +77,8 @@ struct CodeGenOptions {
   std::string check() const;
 };
 
-/// The range of CodeGenOptions::NumStages (1: no pipelining).
+/// The range of CodeGenOptions::NumStages (1: no pipelining) and
+/// RegisterStages.
 inline constexpr unsigned MinNumStages = 1;
 inline constexpr unsigned MaxNumStages = 8;
 /// The range of a nonzero CodeGenOptions::MaxSharedBytes.

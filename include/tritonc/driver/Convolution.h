@@ -2,8 +2,9 @@
 //
 // What a caller of the bundled convolution kernels would otherwise compute
 // itself: the output size, the implicit GEMM's M x N x K, conv.tc's table of
-// address increments (the thesis' ADELTA, listing 5.9) and a TK for
-// conv_nhwc.tc. The Python package has the same functions
+// address increments (the thesis' ADELTA, listing 5.9), a TK for
+// conv_nhwc.tc and its split-K workspace and candidates. The Python package
+// has the same functions
 // (tritonc.convolution); strides are in elements.
 //
 //===----------------------------------------------------------------------===//
@@ -58,5 +59,19 @@ std::array<int64_t, 3> nhwcDgradGrid(const ConvShape &Shape, int64_t TM, int64_t
 /// at least 1.
 int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK,
                         int64_t Programs, int64_t MinBlocks = 8);
+/// conv_nhwc.tc's split-K workspace at TM x TN with SPLIT = Split: Partials
+/// ACC elements (Split partial tiles per output tile) and Counters ints
+/// (one per output tile, zero on entry); both 0 when Split is 1.
+struct NhwcWorkspace {
+  int64_t Partials = 0, Counters = 0;
+};
+NhwcWorkspace nhwcWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t Split);
+
+/// Whether conv_nhwc.tc at TM x TN x TK with SPLIT = Split is worth timing
+/// for Shape on a GPU of SMs multiprocessors: unsplit always; split only
+/// where the output tiles alone leave SMs idle, each slice gets two K blocks
+/// or more (one cannot overlap its loads) and the programs fit in two waves.
+bool nhwcSplitWorthwhile(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK, int64_t Split,
+                         int64_t SMs);
 
 } // namespace tritonc::driver

@@ -50,43 +50,61 @@
 //     one step is loaded per iteration (IterationValues.h).
 // The exit condition must not depend on loads (the guards are computed from
 // it), and a step loaded through addresses computed from its own phi is
-// refused. Anything else leaves the loop unchanged, with a remark saying
-// why at the culprit load. The original address recurrence stays in the
-// loop when nothing else uses it; dce removes it.
+// refused.
+//
+// Loads the target cannot copy asynchronously. Given an AsyncCopyFilter (the
+// GPU back end's), a dot operand load it declines stays in registers from
+// its issue to its dot, one operand tile per iteration ahead: such an affine
+// load is issued only RegisterStages - 1 iterations ahead (fewer than D where
+// RegisterStages < NumStages; at least as far as a hand prefetch already
+// reads it; RegisterStages = 1 leaves a tutorial-form load in place), while
+// the loads that become copies keep D. A declined gather leaves the loop
+// unchanged (its recurrence run ahead buys nothing without a ring). The
+// chains Q_0 .. Q_{d-1} then differ in length d per load. Anything else leaves the loop unchanged,
+// with a remark saying why at the culprit load. The original address recurrence stays in the loop
+// when nothing else uses it; dce removes it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/support/SourceManager.h"
 #include "tritonc/transform/PassManager.h"
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tritonc::transform {
 
 class Loop;
 
-/// Asked by the pipeliner about a dot operand load whose address comes from
-/// loads in the loop (a gather): why issuing it ahead would not pay, or ""
-/// when it should be. The GPU back end answers "" only for loads it copies
-/// asynchronously; a gather it loads through registers would only hold
-/// S - 1 more operand tiles in registers (and spill).
-using GatherFilter = std::function<std::string(const ir::Instruction &Load)>;
+/// Asked by the pipeliner about a dot operand load: "" when the target will
+/// copy it asynchronously into shared memory (cp.async, bulk tensor copies),
+/// else why not. A load the target reads through registers holds one more
+/// operand tile in registers per iteration it is issued ahead: the GPU back
+/// end's fp16 loads with odd row strides spilled 64-2090 B per thread at 3
+/// and 4 stages where one iteration ahead spilled none (bench/conv_suite.py's
+/// unaligned candidates), and conv.tc's NCHW gathers 2.9-23 KB.
+using AsyncCopyFilter = std::function<std::string(const ir::Instruction &Load)>;
 
 class LoopPipelinePass : public Pass {
 public:
   /// AcrossTiles: also issue the prologue of a loop nested in another one
-  /// iteration of that loop ahead (prefetchAcrossTiles). Gathers: see
-  /// GatherFilter (none: every gather is pipelined).
-  explicit LoopPipelinePass(unsigned NumStages, bool AcrossTiles = true, GatherFilter Gathers = {})
-      : NumStages(NumStages), AcrossTiles(AcrossTiles), Gathers(std::move(Gathers)) {}
+  /// iteration of that loop ahead (prefetchAcrossTiles). Copies: see
+  /// AsyncCopyFilter (none: every load is taken to become a copy).
+  /// RegisterStages: the stages of the loads Copies declines (0: NumStages).
+  explicit LoopPipelinePass(unsigned NumStages, bool AcrossTiles = true,
+                            AsyncCopyFilter Copies = {}, unsigned RegisterStages = 0)
+      : NumStages(NumStages), AcrossTiles(AcrossTiles), Copies(std::move(Copies)),
+        RegisterStages(RegisterStages ? RegisterStages : NumStages) {}
   const char *name() const override { return "pipeline"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
   unsigned NumStages;
   bool AcrossTiles;
-  GatherFilter Gathers;
+  AsyncCopyFilter Copies;
+  unsigned RegisterStages;
 };
 
 /// The number of stages of the registered "pipeline" pass.
@@ -99,15 +117,25 @@ struct LoopPipelineResult {
   std::string Reason;
   /// Number of dot operand loads now issued ahead.
   unsigned NumLoads = 0;
+  /// The loads the AsyncCopyFilter declined that are issued fewer than
+  /// NumStages - 1 iterations ahead (0: left in place): where each was (the
+  /// rewrite replaces the loads), how far ahead and the filter's answer.
+  struct RegisterLoad {
+    SourceLoc Loc;
+    unsigned Depth;
+    std::string Why;
+  };
+  std::vector<RegisterLoad> RegisterLoads;
   /// The instruction Reason is about (a dot operand load), if any.
   const ir::Instruction *Culprit = nullptr;
 };
 
-/// Pipelines the dot operand loads of L with NumStages stages (see the file
-/// comment). The control-flow graph does not change, so the loop info and
-/// dominator tree of the function stay valid.
+/// Pipelines the dot operand loads of L with NumStages stages, those that
+/// Copies declines with RegisterStages (0: NumStages; see the file comment).
+/// The control-flow graph does not change, so the loop info and dominator
+/// tree of the function stay valid.
 LoopPipelineResult pipelineLoop(const Loop &L, unsigned NumStages,
-                                const GatherFilter &Gathers = {});
+                                const AsyncCopyFilter &Copies = {}, unsigned RegisterStages = 0);
 
 /// Issues the prologue loads of the pipelined loop Inner one iteration of
 /// its parent loop ahead, above the code after Inner (TilePrefetch.cpp);

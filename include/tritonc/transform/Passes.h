@@ -19,9 +19,11 @@ namespace tritonc::transform {
 
 /// The loop pipelining pass (registered as "pipeline" with 3 stages) for a
 /// given number of stages: loads feeding a `dot` in a loop are issued
-/// NumStages - 1 iterations ahead (see LoopPipeline.h). 1 changes nothing.
+/// NumStages - 1 iterations ahead (see LoopPipeline.h), those that Copies
+/// declines RegisterStages - 1 (0: as the others). 1 changes nothing.
 std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles = true,
-                                             GatherFilter Gathers = {});
+                                             AsyncCopyFilter Copies = {},
+                                             unsigned RegisterStages = 0);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 

@@ -6,9 +6,9 @@ without a graph break, and with autograd formulas:
                                     (a transposed view runs as TRANS_A / TRANS_B, no copy), autotuned
                                     per shape; allow_tf32=True lets fp32 use tensor cores
     tritonc.ops.softmax(x)          row softmax of a 2-D tensor
-    tritonc.ops.conv2d(x, w, stride, padding)   convolution (implicit GEMM): NCHW input with
-                                    conv.tc, channels_last input with conv_nhwc.tc (output in
-                                    the input's memory format)
+    tritonc.ops.conv2d(x, w, stride, padding, dilation)   convolution (implicit GEMM): NCHW
+                                    input with conv.tc, channels_last input (and any dilated
+                                    one) with conv_nhwc.tc (output in the input's memory format)
     tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
@@ -240,10 +240,31 @@ def _conv_kernel(type_name, device):
                            num_warps=4, interpret=interpret, device=device), tk
 
 
-# (TM, TN, num_warps, num_stages) of conv_nhwc.tc: the tiles that won a shape of bench/conv_suite.py
-# (run 48) for 16-bit types, and two small FMA tiles for float.
-_CONV_NHWC_TILES = [(64, 128, 4, 3), (128, 128, 4, 3), (128, 64, 4, 3), (64, 64, 4, 3), (128, 256, 8, 3)]
-_CONV_NHWC_FLOAT_TILES = [(64, 64, 4, 3), (32, 64, 4, 3)]
+# (TM, TN, num_warps, num_stages, SPLIT) of conv_nhwc.tc: the tiles that won a shape of
+# bench/conv_suite.py (run 48) for 16-bit types, small tiles and split-K (SPLIT K slices per tile) for
+# problems whose output tiles leave SMs idle (timed only there: _conv_nhwc_candidates), and two small
+# FMA tiles for float.
+_CONV_NHWC_TILES = [(64, 128, 4, 3, 1), (128, 128, 4, 3, 1), (128, 64, 4, 3, 1), (64, 64, 4, 3, 1),
+                    (128, 256, 8, 3, 1), (64, 32, 4, 3, 1), (64, 32, 4, 3, 9), (64, 32, 4, 3, 18),
+                    (64, 64, 4, 3, 4), (64, 128, 4, 3, 2), (64, 128, 4, 3, 4)]
+_CONV_NHWC_FLOAT_TILES = [(64, 64, 4, 3, 1), (32, 64, 4, 3, 1), (32, 64, 4, 3, 4)]
+# On the interpreter (tuning measures nothing there): one tile, unsplit and split.
+_CONV_NHWC_INTERPRETER_TILES = [(16, 16, 4, 3, 1), (16, 16, 4, 3, 2)]
+
+
+def _conv_nhwc_candidates(configs, shape, tk, sms):
+    """The configurations worth timing for shape: split-K ones only where
+    ConvShape.nhwc_split_worthwhile keeps them (every one on the interpreter, sms None)."""
+    return [c for c in configs if sms is None or shape.nhwc_split_worthwhile(
+        c.defines["TM"], c.defines["TN"], tk, c.defines["SPLIT"], sms)]
+
+
+def _shape_of_arguments(named):
+    """The ConvShape of conv_nhwc.tc's named arguments (for the tuner's prune)."""
+    z = named["M"] // max(1, named["P"] * named["Q"])
+    return ConvShape(z, named["CI"], named["H"], named["W"], named["N"], named["R"], named["S"],
+                     (named["stride_h"], named["stride_w"]), (named["pad_h"], named["pad_w"]),
+                     (named["dil_h"], named["dil_w"]))
 
 
 @functools.lru_cache(maxsize=None)
@@ -251,15 +272,34 @@ def _conv_nhwc_tuner(type_name, tk, device):
     """conv_nhwc.tc autotuned per shape (TK, which must divide CI, is fixed by the caller)."""
     interpret = device is None
     if interpret:
-        tiles = [(16, 16, 4, 3)]
+        tiles, sms = _CONV_NHWC_INTERPRETER_TILES, None
     else:
         tiles = _CONV_NHWC_FLOAT_TILES if type_name == "float" else _CONV_NHWC_TILES
-    configs = [tritonc.Config({"TM": tm, "TN": tn}, num_warps=w, num_stages=st)
-               for tm, tn, w, st in tiles]
-    return tritonc.autotune(_kernel_path("conv_nhwc.tc"), configs=configs,
-                            key=["M", "N", "CI", "R", "S", "stride_h", "stride_w"],
-                            defines={"TYPE": type_name, "TK": tk}, interpret=interpret,
-                            device=device, progress=False)
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+    configs = [tritonc.Config({"TM": tm, "TN": tn, "SPLIT": split}, num_warps=w, num_stages=st)
+               for tm, tn, w, st, split in tiles]
+    tuner = tritonc.autotune(_kernel_path("conv_nhwc.tc"), configs=configs,
+                             key=["M", "N", "CI", "R", "S", "stride_h", "stride_w", "dil_h",
+                                  "dil_w"],
+                             prune=lambda cs, named: _conv_nhwc_candidates(
+                                 cs, _shape_of_arguments(named), tk, sms),
+                             defines={"TYPE": type_name, "TK": tk}, interpret=interpret,
+                             device=device, progress=False)
+    return tuner, configs, sms
+
+
+# Split-K counters (zero between launches: the kernel leaves them zero), per device and stream:
+# launches on one stream run one after the other, on two streams they could overlap.
+_SPLIT_COUNTERS = {}
+
+
+def _split_counters(device, count):
+    key = (device, torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
+    counters = _SPLIT_COUNTERS.get(key)
+    if counters is None or counters.numel() < count:
+        counters = torch.zeros(max(count, 1), dtype=torch.int32, device=device)
+        _SPLIT_COUNTERS[key] = counters
+    return counters
 
 
 @functools.lru_cache(maxsize=256)
@@ -287,12 +327,18 @@ def _conv2d_nhwc(x, w, shape, type_name):
     if y.numel() == 0:
         return y
     tk = nhwc_block_k(shape.ci, 8 if type_name == "float" else 64)
-    tuner = _conv_nhwc_tuner(type_name, tk, _device_of(x))
+    tuner, configs, sms = _conv_nhwc_tuner(type_name, tk, _device_of(x))
     # The filter as an (R*S*CI) x CO matrix, rows in the order (r, s, ci).
     b = w.permute(2, 3, 1, 0).reshape(shape.r * shape.s * shape.ci, shape.co).contiguous()
+    # A workspace for the largest split-K candidate (the tuner times them all with these arguments).
+    partials, counters = (max(sizes) for sizes in zip(*(
+        shape.nhwc_workspace(c.defines["TM"], c.defines["TN"], c.defines["SPLIT"])
+        for c in _conv_nhwc_candidates(configs, shape, tk, sms))))
     args = shape.nhwc_arguments(x, b, y, (x.stride(0), x.stride(2), x.stride(3)), b.stride(0),
-                                (y.stride(0), y.stride(2), y.stride(3)))
-    tuner[lambda meta: shape.grid(meta["TM"], meta["TN"])](*args)
+                                (y.stride(0), y.stride(2), y.stride(3)),
+                                torch.empty(max(partials, 1), dtype=torch.float32, device=x.device),
+                                _split_counters(x.device, counters))
+    tuner[lambda meta: shape.grid(meta["TM"], meta["TN"], meta["SPLIT"])](*args)
     return y
 
 
@@ -374,17 +420,21 @@ def _conv2d_nhwc_wgrad(grad, x, shape, type_name):
 
 
 @torch.library.custom_op("tritonc::conv2d", mutates_args=())
-def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
-               padding: List[int]) -> torch.Tensor:
+def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int], padding: List[int],
+               dilation: List[int]) -> torch.Tensor:
     if x.dim() != 4 or w.dim() != 4 or x.shape[1] != w.shape[1]:
         raise ValueError(f"tritonc.ops.conv2d: input {tuple(x.shape)} and filter "
                          f"{tuple(w.shape)} do not fit (NCHW and CO x CI x R x S)")
     type_name = _type_name(x, "conv2d")
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
-    shape = ConvShape(z, ci, h, wd, co, r, s, tuple(stride), tuple(padding))
+    shape = ConvShape(z, ci, h, wd, co, r, s, tuple(stride), tuple(padding), tuple(dilation))
     if _is_channels_last(x):
         return _conv2d_nhwc(x, w, shape, type_name)
+    if tuple(dilation) != (1, 1):
+        # conv.tc has no dilation: the channels-last kernel computes it, in and out of NHWC.
+        x_nhwc = x.contiguous(memory_format=torch.channels_last)
+        return _conv2d_nhwc(x_nhwc, w, shape, type_name).contiguous()
     x = x.contiguous()
     y = torch.empty(z, co, shape.p, shape.q, dtype=x.dtype, device=x.device)
     if y.numel() == 0:
@@ -399,10 +449,10 @@ def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int],
 
 
 @_conv2d_op.register_fake
-def _(x, w, stride, padding):
-    (sh, sw), (ph, pw) = stride, padding
-    p = (x.shape[2] + 2 * ph - w.shape[2]) // sh + 1
-    q = (x.shape[3] + 2 * pw - w.shape[3]) // sw + 1
+def _(x, w, stride, padding, dilation):
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    p = (x.shape[2] + 2 * ph - dh * (w.shape[2] - 1) - 1) // sh + 1
+    q = (x.shape[3] + 2 * pw - dw * (w.shape[3] - 1) - 1) // sw + 1
     layout = torch.channels_last if _is_channels_last(x) else torch.contiguous_format
     return torch.empty(x.shape[0], w.shape[0], p, q, dtype=x.dtype, device=x.device,
                        memory_format=layout)
@@ -410,11 +460,11 @@ def _(x, w, stride, padding):
 
 def _conv2d_backward(ctx, grad):
     x, w = ctx.saved_tensors
-    stride, padding = ctx.stride, ctx.padding
+    stride, padding, dilation = ctx.stride, ctx.padding, ctx.dilation
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
     if _is_channels_last(x):
-        shape = ConvShape(z, ci, h, wd, co, r, s, stride, padding)
+        shape = ConvShape(z, ci, h, wd, co, r, s, stride, padding, dilation)
         type_name = _type_name(x, "conv2d")
         grad = grad.contiguous(memory_format=torch.channels_last)
         grad_x = (_conv2d_nhwc_dgrad(grad, w, shape, type_name)
@@ -424,35 +474,39 @@ def _conv2d_backward(ctx, grad):
             grad_w = _conv2d_nhwc_wgrad(grad, x, shape, type_name)
             grad_w = grad_w.contiguous(memory_format=torch.channels_last
                                        if _is_channels_last(w) else torch.contiguous_format)
-        return grad_x, grad_w, None, None
+        return grad_x, grad_w, None, None, None
     p, q = grad.shape[2], grad.shape[3]
     # grad as a (CO) x (Z*P*Q) matrix and the input unfolded to (CI*R*S) x (Z*P*Q).
     g = grad.permute(1, 0, 2, 3).reshape(co, z * p * q)
     grad_x = grad_w = None
     if ctx.needs_input_grad[1]:
-        cols = torch.nn.functional.unfold(x, (r, s), padding=padding, stride=stride)
+        cols = torch.nn.functional.unfold(x, (r, s), dilation=dilation, padding=padding,
+                                          stride=stride)
         cols = cols.permute(1, 0, 2).reshape(ci * r * s, z * p * q)
         grad_w = _matmul_op(g, cols.t(), False).reshape(co, ci, r, s)
     if ctx.needs_input_grad[0]:
         cols = _matmul_op(w.reshape(co, ci * r * s).t(), g, False)  # (CI*R*S) x (Z*P*Q)
         cols = cols.reshape(ci * r * s, z, p * q).permute(1, 0, 2)
-        grad_x = torch.nn.functional.fold(cols, (h, wd), (r, s), padding=padding, stride=stride)
-    return grad_x, grad_w, None, None
+        grad_x = torch.nn.functional.fold(cols, (h, wd), (r, s), dilation=dilation,
+                                          padding=padding, stride=stride)
+    return grad_x, grad_w, None, None, None
 
 
 def _conv2d_setup(ctx, inputs, output):
-    x, w, stride, padding = inputs
+    x, w, stride, padding, dilation = inputs
     ctx.save_for_backward(x, w)
-    ctx.stride, ctx.padding = tuple(stride), tuple(padding)
+    ctx.stride, ctx.padding, ctx.dilation = tuple(stride), tuple(padding), tuple(dilation)
 
 
 _conv2d_op.register_autograd(_conv2d_backward, setup_context=_conv2d_setup)
 
 
-def conv2d(x, w, stride=1, padding=0):
-    """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias or dilation. A
-    channels_last x runs the channels-last kernel and gives a channels_last result, and its
-    gradients run the channels-last backward kernels (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc);
-    any other layout is made contiguous (NCHW) and its gradients are computed with unfold / fold
-    and matmuls (there is no NCHW backward kernel)."""
-    return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)))
+def conv2d(x, w, stride=1, padding=0, dilation=1):
+    """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias; stride, padding and
+    dilation as in torch.nn.functional.conv2d (an int or a pair). A channels_last x runs the
+    channels-last kernel and gives a channels_last result, and its gradients run the channels-last
+    backward kernels (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc); any other layout is made contiguous
+    (NCHW), its gradients are computed with unfold / fold and matmuls (there is no NCHW backward
+    kernel), and a dilated one is computed by the channels-last kernel too (conv.tc has no dilation)
+    and returned in NCHW."""
+    return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)), list(_pair(dilation)))

@@ -77,3 +77,22 @@ TEST(Convolution, WgradSlicesFillTheMachineButStayLong) {
   Shape.H = Shape.W = 56, Shape.CI = Shape.CO = 1024;
   EXPECT_EQ(nhwcWgradSlices(Shape, 128, 128, 32, 264), 1);
 }
+
+TEST(Convolution, SplitKIsACandidateWhereTheTilesLeaveSMsIdle) {
+  // Z = 1, 256 channels at 8 x 8: M = 64, N = 256, 36 K blocks of 64.
+  ConvShape Small{1, 256, 8, 8, 256, 3, 3, 1, 1, 1, 1, 1, 1};
+  EXPECT_TRUE(nhwcSplitWorthwhile(Small, 64, 32, 64, 1, 132));
+  EXPECT_TRUE(nhwcSplitWorthwhile(Small, 64, 32, 64, 9, 132));   // 8 tiles, 72 programs
+  EXPECT_TRUE(nhwcSplitWorthwhile(Small, 64, 32, 64, 18, 132));  // 144 programs, 2 blocks each
+  EXPECT_FALSE(nhwcSplitWorthwhile(Small, 64, 32, 64, 36, 132)); // one block a slice
+  EXPECT_FALSE(nhwcSplitWorthwhile(Small, 64, 32, 16, 36, 132)); // 288 programs: three waves
+  // Z = 32 at 56 x 56: 1568 tiles of 128 x 128 already fill the GPU.
+  ConvShape Large{32, 256, 56, 56, 256, 3, 3, 1, 1, 1, 1, 1, 1};
+  EXPECT_FALSE(nhwcSplitWorthwhile(Large, 128, 128, 64, 2, 132));
+  NhwcWorkspace Unsplit = nhwcWorkspace(Small, 64, 32, 1);
+  EXPECT_EQ(Unsplit.Partials, 0);
+  EXPECT_EQ(Unsplit.Counters, 0);
+  NhwcWorkspace Split = nhwcWorkspace(Small, 64, 32, 9);
+  EXPECT_EQ(Split.Counters, 8);
+  EXPECT_EQ(Split.Partials, 8 * 9 * 64 * 32);
+}

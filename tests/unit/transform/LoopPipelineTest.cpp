@@ -281,6 +281,71 @@ TEST(LoopPipeline, OneStageChangesNothing) {
   EXPECT_EQ(Before, ir::printModule(*M));
 }
 
+/// Pipelines Text's loop with NumStages; the loads of A (pointer %pa) are
+/// declined as asynchronous copies and get RegisterStages.
+std::unique_ptr<ir::Module> pipelineDecliningA(const std::string &Text, unsigned NumStages,
+                                               unsigned RegisterStages) {
+  auto M = parse(Text);
+  if (!M)
+    return nullptr;
+  AsyncCopyFilter DeclineA = [](const ir::Instruction &Load) -> std::string {
+    return Load.getOperand(0)->getName() == "pa" ? "whose pointers are A's" : "";
+  };
+  PassManager PM(PassOptions{.VerifyEach = true});
+  PM.addPass(createPassByName("simplifycfg"));
+  PM.addPass(createLoopPipelinePass(NumStages, true, DeclineA, RegisterStages));
+  std::string Error;
+  EXPECT_TRUE(PM.run(*M, Error)) << Error;
+  return M;
+}
+
+TEST(LoopPipeline, LoadsKeptInRegistersAreIssuedRegisterStagesMinusOneAhead) {
+  auto Before = parse(tutorialKernel());
+  ASSERT_TRUE(Before);
+  for (unsigned S : {3u, 4u}) {
+    auto M = pipelineDecliningA(tutorialKernel(), S, 2);
+    ASSERT_TRUE(M);
+    std::string Out = ir::printModule(*M);
+    ir::BasicBlock *Entry = blockNamed(*M->functions()[0], "entry");
+    ASSERT_TRUE(Entry);
+    // B: S - 1 tiles ahead; A: one, its chain a single phi.
+    EXPECT_EQ(S - 1 + 1, countOpcode(*Entry, ir::Opcode::MaskedLoad)) << Out;
+    EXPECT_TRUE(contains(Out, "%b.pipe" + std::to_string(S - 2) + " = phi")) << Out;
+    EXPECT_TRUE(contains(Out, "%a.pipe0 = phi [%a.pre0, ^entry], [%a.next, ^body]")) << Out;
+    EXPECT_FALSE(contains(Out, "%a.pipe1")) << Out;
+    for (int K : {0, 4, 8, 12, 20}) {
+      std::vector<float> Expected = runMatmul(*Before, K), Got = runMatmul(*M, K);
+      EXPECT_EQ(0, std::memcmp(Expected.data(), Got.data(), Expected.size() * sizeof(float)))
+          << "K=" << K << " stages=" << S << "\n"
+          << Out;
+    }
+  }
+  // register_stages >= num_stages: the rule before it, A as far ahead as B.
+  std::string Out = ir::printModule(*pipelineDecliningA(tutorialKernel(), 3, 3));
+  EXPECT_TRUE(contains(Out, "%a.pipe1 = phi")) << Out;
+  // register_stages 1: A stays in its iteration, B is still pipelined.
+  Out = ir::printModule(*pipelineDecliningA(tutorialKernel(), 3, 1));
+  EXPECT_FALSE(contains(Out, "%a.pipe0")) << Out;
+  EXPECT_TRUE(contains(Out, "%a = load %pa")) << Out;
+  EXPECT_TRUE(contains(Out, "%b.pipe1 = phi")) << Out;
+}
+
+TEST(LoopPipeline, AHandPrefetchKeptInRegistersStaysOneAhead) {
+  // The source already reads A one iteration ahead: register_stages 1 cannot
+  // take that back, and the pass only adds the guard of that iteration.
+  auto M = parse(PrefetchKernel);
+  ASSERT_TRUE(M);
+  AsyncCopyFilter DeclineAll = [](const ir::Instruction &) -> std::string { return "never"; };
+  PassManager PM(PassOptions{.VerifyEach = true});
+  PM.addPass(createPassByName("simplifycfg"));
+  PM.addPass(createLoopPipelinePass(3, true, DeclineAll, 1));
+  std::string Error;
+  ASSERT_TRUE(PM.run(*M, Error)) << Error;
+  std::string Out = ir::printModule(*M);
+  EXPECT_TRUE(contains(Out, "%a = phi [%a0, ^entry], [%an.next, ^body]")) << Out;
+  EXPECT_FALSE(contains(Out, "%an.pipe1")) << Out;
+}
+
 TEST(LoopPipeline, RegisteredPassHasThreeStages) {
   std::string Out = runPipeline(tutorialKernel(), "simplifycfg,pipeline");
   EXPECT_TRUE(contains(Out, "%a.pipe1 = phi")) << Out;
