@@ -693,10 +693,10 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       case Opcode::Reshape:
       case Opcode::Broadcast:
       case Opcode::Trans:
-        R = isRematSource(I.getOperand(0)) && !typedLayout(&I);
+        R = isRematSource(I.getOperand(0));
         break;
       default:
-        if (isCheapElementwise(I) && !typedLayout(&I)) {
+        if (isCheapElementwise(I)) {
           R = true;
           for (const ir::Value *Op : I.operands())
             if (Op->getType()->isTile() && !isRematSource(Op))
@@ -708,7 +708,7 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       // A division of rematerializable values (and arithmetic on such
       // divisions) is recomputable: the lowering may compute it again in
       // another layout instead of moving it (isRecomputable).
-      if (!R && isIndexArithmetic(I) && !typedLayout(&I)) {
+      if (!R && isIndexArithmetic(I)) {
         unsigned Steps = 1;
         for (const ir::Value *Op : I.operands()) {
           if (!Op->getType()->isTile() || isRematerializable(Op))

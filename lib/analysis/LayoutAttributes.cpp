@@ -70,6 +70,21 @@ std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vecto
     return none(Why, std::string("#dot_op of a #") + P.kindName() +
                          " parent has no fixed register layout");
   }
+  case LayoutKind::Linear: {
+    std::vector<LinearLayout::OutDim> Outs;
+    for (size_t D = 0; D < Shape.size(); ++D)
+      Outs.push_back({tileDimName(static_cast<unsigned>(D)), static_cast<int32_t>(Shape[D])});
+    std::vector<LinearLayout::InDim> Ins = {
+        {"register", L.getRegisterBases()}, {"lane", L.getLaneBases()}, {"warp", L.getWarpBases()}};
+    for (const LinearLayout::InDim &In : Ins)
+      for (const LinearLayout::Basis &B : In.Bases)
+        for (size_t D = 0; D < Shape.size(); ++D)
+          if (B[D] >= Shape[D])
+            return none(Why, "a basis of #linear leaves the tile (coordinate " +
+                                 std::to_string(B[D]) + " of dimension " + std::to_string(D) +
+                                 ", of size " + std::to_string(Shape[D]) + ")");
+    return LinearLayout(std::move(Ins), std::move(Outs));
+  }
   case LayoutKind::Shared: {
     int32_t Vec, PerPhase, MaxPhase;
     L.getSwizzle(ElemBits, Vec, PerPhase, MaxPhase);

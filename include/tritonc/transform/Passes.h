@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AssignLayouts.h"
 #include "tritonc/transform/AsyncRings.h"
 #include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/PassManager.h"
@@ -24,5 +25,7 @@ std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTile
                                              GatherFilter Gathers = {});
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
+/// assign-layouts for the GPU back end's target (AssignLayouts.h).
+std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 
 } // namespace tritonc::transform
