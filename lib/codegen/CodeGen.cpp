@@ -308,6 +308,12 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       PM.addPass(explicitRingsPass(Options));
       continue;
     }
+    if (Step.Name == "assign-layouts") {
+      PM.addPass(transform::createAssignLayoutsPass(
+          {Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
+           /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a}));
+      continue;
+    }
     if (Step.Name != "pipeline") {
       Ok = Ok && PM.addPipeline(Step.Name, Error);
       continue;
@@ -354,6 +360,9 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                                     "(smem_alloc, cp_async, commit, wait N, barrier, local_load)"});
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
+  Steps.push_back({"assign-layouts", "every tile value's layout (num_warps, the target's MMAs) "
+                                     "written into its type, convert_layout where a use needs "
+                                     "another; the emitter reads them from the types"});
   return Steps;
 }
 
@@ -362,8 +371,9 @@ std::vector<PipelineStep> loweringSteps() {
   std::vector<PipelineStep> Steps = {
       {"check-shapes", "tile dimensions must be powers of two"},
       {"axis-info", "contiguity, divisibility and constancy of integer and pointer tiles"},
-      {"layout-assignment", "a layout for every tile, an access plan for every memory access "
-                            "(vector width), how each dot runs (wgmma, mma.sync, FMA)"}};
+      {"layout-assignment",
+       "the layouts the types name (assign-layouts), an access plan for every "
+       "memory access (vector width), how each dot runs (wgmma, mma.sync, FMA)"}};
   for (const FunctionLowering::Step &S : FunctionLowering::steps())
     Steps.push_back({S.Name, S.Description});
   return Steps;
@@ -397,6 +407,11 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       continue;
     }
     analysis::AxisInfoAnalysis AI(F);
+    // The layouts are in the types (assign-layouts, last of backendPasses):
+    // typed values are anchors, so this finds them there. It is still run
+    // for what the IR does not say yet: the access plans' vector widths
+    // (coalesce), the dot plans (accelerate-dot) and which values are
+    // recomputed where they are read.
     LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
                         /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a);
     ptx::PTXFunctionBuilder &B = PM.addKernel(F.getName());

@@ -225,6 +225,15 @@ private:
       for (const auto &I : BB->instructions())
         if (I->getOpcode() == Opcode::Dot && I->getType()->isTile())
           Names.name(LA.layoutOf(I.get()), I->getType()->getShape(), {accumulatorName(*I)});
+    // Then reductions, whose type must be the #slice of their operand's:
+    // equal layouts should have one name wherever possible (the back end
+    // computes a rematerialized value once per block and name).
+    for (const BasicBlock *BB : DT.reversePostOrder())
+      for (const auto &I : BB->instructions())
+        if (I->getOpcode() == Opcode::Reduce && I->getType()->isTile() && !isRemat(I.get()))
+          if (const Layout *In = nameOfOperandLayout(I->getOperand(0)))
+            Names.name(LA.layoutOf(I.get()), I->getType()->getShape(),
+                       {Layout::getSlice(static_cast<int32_t>(I->Axis), In)});
     // Phis last: their layout comes around the loop from a value named in
     // the first sweep (a dot's #mma accumulator), whose name they share.
     for (bool Phis : {false, true})
@@ -243,11 +252,17 @@ private:
       Hints.push_back(Layout::getSlice(static_cast<int32_t>(I.Axis), In));
     if (I.getOpcode() == Opcode::Dot)
       Hints.push_back(accumulatorName(I));
-    for (const Value *Op : I.operands())
-      if (Op->getType()->isTile() && Op->getType()->getLayout())
-        Hints.push_back(Op->getType()->getLayout());
     I.mutateType(
         I.getType()->withLayout(Names.name(LA.layoutOf(&I), I.getType()->getShape(), Hints)));
+  }
+
+  /// The name V's layout will have (before V is typed): its own, or the
+  /// default one where it is rematerialized.
+  const Layout *nameOfOperandLayout(const Value *V) {
+    if (!V->getType()->isTile() || !asInstruction(const_cast<Value *>(V)))
+      return nullptr;
+    const Shape &S = V->getType()->getShape();
+    return Names.name(isRemat(V) ? LA.defaultLayout(S) : LA.layoutOf(V), S);
   }
 
   /// The name of the layout V is read in by an operation that takes any:
