@@ -12,6 +12,7 @@
 #include "tritonc/ir/Layout.h"
 #include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/Passes.h"
+#include "tritonc/transform/Utils.h"
 
 #include <algorithm>
 #include <map>
@@ -26,115 +27,6 @@ using analysis::LinearLayout;
 using namespace ir;
 
 namespace {
-
-const char *const InDimNames[] = {"register", "lane", "warp"};
-
-const std::vector<LinearLayout::Basis> &basesOf(const LinearLayout &L, const char *In) {
-  static const std::vector<LinearLayout::Basis> None;
-  for (const LinearLayout::InDim &D : L.getInDims())
-    if (D.Name == In)
-      return D.Bases;
-  return None;
-}
-
-/// Equal as maps: the same tile and the same image of every register, lane
-/// and warp bit (a missing input dimension has no bits).
-bool sameLayout(const LinearLayout &A, const LinearLayout &B) {
-  if (A.getOutDims() != B.getOutDims())
-    return false;
-  return std::all_of(std::begin(InDimNames), std::end(InDimNames),
-                     [&](const char *In) { return basesOf(A, In) == basesOf(B, In); });
-}
-
-/// Whether attribute Attr on a tile of shape S is the layout L.
-bool describes(const Layout *Attr, const LinearLayout &L, const Shape &S) {
-  if (!Attr || !checkLayout(*Attr).empty() || Attr->getRank() != S.size())
-    return false;
-  std::optional<LinearLayout> Of = analysis::toLinearLayout(*Attr, S, /*ElemBits=*/32);
-  return Of && sameLayout(*Of, L);
-}
-
-/// The #blocked attribute with dimension order Order that L would be, read
-/// off its bases: leading register bits stepping through each dimension
-/// (size_per_thread), then lane and warp bits, which may be zero where the
-/// tile is smaller than the threads (replication). Null when the bits do not
-/// read that way; the caller checks the candidate against L.
-const Layout *blockedCandidate(const LinearLayout &L, const std::vector<unsigned> &Order) {
-  size_t Rank = Order.size();
-  std::vector<int32_t> Spt(Rank, 1), Tpw(Rank, 1), Wpc(Rank, 1);
-  auto Take = [&](const std::vector<LinearLayout::Basis> &Bases, size_t &Next, unsigned Dim,
-                  int32_t Below, int32_t &Count, bool ZerosToo) {
-    while (Next < Bases.size()) {
-      const LinearLayout::Basis &B = Bases[Next];
-      bool Zero = std::all_of(B.begin(), B.end(), [](int32_t C) { return C == 0; });
-      bool Unit = !Zero && B[Dim] == Below * Count &&
-                  std::count(B.begin(), B.end(), 0) == static_cast<long>(Rank - 1);
-      if (!Unit && !(ZerosToo && Zero))
-        return;
-      Count *= 2;
-      ++Next;
-    }
-  };
-  size_t R = 0, Ln = 0, W = 0;
-  const auto &Regs = basesOf(L, "register"), &Lanes = basesOf(L, "lane"),
-             &Warps = basesOf(L, "warp");
-  for (unsigned D : Order)
-    Take(Regs, R, D, 1, Spt[D], false);
-  for (unsigned D : Order)
-    Take(Lanes, Ln, D, Spt[D], Tpw[D], true);
-  for (unsigned D : Order)
-    Take(Warps, W, D, Spt[D] * Tpw[D], Wpc[D], true);
-  if (Ln != Lanes.size() || W != Warps.size())
-    return nullptr;
-  return Layout::getBlocked(Spt, Tpw, Wpc, Order);
-}
-
-/// Gives linear layouts attribute names: the first of the hints, a #blocked
-/// or (for dots) a #mma/#wgmma that describes the layout exactly, else
-/// #linear with the layout's bases. Equal layouts get equal names where no
-/// hint says otherwise, so element-wise operands and results agree.
-class LayoutNamer {
-public:
-  const Layout *name(const LinearLayout &L, const Shape &S,
-                     const std::vector<const Layout *> &Hints = {}) {
-    for (const Layout *H : Hints)
-      if (describes(H, L, S))
-        return remember(L, H);
-    std::string Key = analysis::compactLayoutString(L);
-    if (auto It = Known.find(Key); It != Known.end())
-      return It->second;
-    std::vector<unsigned> Order(S.size());
-    std::iota(Order.begin(), Order.end(), 0u);
-    std::reverse(Order.begin(), Order.end()); // row-major first
-    do {
-      if (const Layout *B = blockedCandidate(L, Order); describes(B, L, S))
-        return remember(L, B);
-    } while (std::prev_permutation(Order.begin(), Order.end()));
-    // A slice of a layout named before (index vectors of a 2-D tile).
-    std::vector<const Layout *> Parents;
-    for (const auto &[Key, Name] : Known)
-      if (Name->getRank() == S.size() + 1 && Name->getKind() != LayoutKind::Linear)
-        Parents.push_back(Name);
-    for (const Layout *P : Parents)
-      for (unsigned D = 0; D <= S.size(); ++D)
-        if (const Layout *Slice = Layout::getSlice(static_cast<int32_t>(D), P);
-            describes(Slice, L, S))
-          return remember(L, Slice);
-    const Layout *Linear =
-        Layout::getLinear(basesOf(L, "register"), basesOf(L, "lane"), basesOf(L, "warp"));
-    if (!describes(Linear, L, S))
-      reportInternalError("assign-layouts: no attribute describes the layout " +
-                          analysis::compactLayoutString(L));
-    return remember(L, Linear);
-  }
-
-private:
-  const Layout *remember(const LinearLayout &L, const Layout *Name) {
-    Known.emplace(analysis::compactLayoutString(L), Name);
-    return Name;
-  }
-  std::map<std::string, const Layout *> Known;
-};
 
 bool isElementwise(const Instruction &I) {
   switch (I.getCategory()) {
@@ -205,6 +97,17 @@ public:
       if (isRemat(I) && !Retyped.count(I)) {
         LinearLayout L = LA.defaultLayout(I->getType()->getShape());
         materialize(I, L, Names.name(L, I->getType()->getShape()));
+      }
+    // Conversions that change nothing now (coalesce's, where the operand
+    // took the access's layout; layout-free ones written in the input).
+    for (const auto &BB : F.blocks())
+      for (auto It = BB->instructions().begin(); It != BB->instructions().end();) {
+        Instruction *I = (It++)->get();
+        if (I->getOpcode() == Opcode::ConvertLayout &&
+            I->getOperand(0)->getType() == I->getType()) {
+          I->replaceAllUsesWith(I->getOperand(0));
+          I->eraseFromParent();
+        }
       }
   }
 
@@ -397,33 +300,17 @@ private:
 
   Function &F;
   const LayoutAssignment &LA;
-  LayoutNamer Names;
+  analysis::LayoutNamer Names;
   std::map<const Instruction *, std::vector<Value *>> Original;
   std::set<const Instruction *> Retyped;
   std::map<std::pair<Instruction *, const Layout *>, Instruction *> Copies;
   std::map<std::tuple<Value *, const Layout *, BasicBlock *>, Instruction *> Converts;
 };
 
-/// The first instruction with a tile (operand or result) whose shape has a
-/// dimension that is not a power of two.
-const Instruction *unpaddedTile(const Function &F) {
-  auto Unpadded = [](const Value *V) {
-    if (!V->getType()->isTile())
-      return false;
-    const Shape &S = V->getType()->getShape();
-    return std::any_of(S.begin(), S.end(), [](int64_t D) { return D <= 0 || (D & (D - 1)); });
-  };
-  for (const auto &BB : F.blocks())
-    for (const auto &I : BB->instructions())
-      if (Unpadded(I.get()) || std::any_of(I->operands().begin(), I->operands().end(), Unpadded))
-        return I.get();
-  return nullptr;
-}
-
 } // namespace
 
 bool AssignLayoutsPass::run(Function &F, AnalysisManager &AM) {
-  if (const Instruction *At = unpaddedTile(F)) {
+  if (const Instruction *At = firstUnpaddedTile(F)) {
     if (DiagnosticEngine *Diags = AM.diagnostics())
       Diags->remark(RemarkKind::Missed, "assign-layouts", SourceRange(At->Loc),
                     "layouts not assigned: a tile dimension is not a power of two (pad-tiles "

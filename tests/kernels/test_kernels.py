@@ -194,8 +194,9 @@ PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), placed
 # in shared memory by allocate-shared.
 RINGS_PASSES = PIPELINED_PASSES + ",async-rings,allocate-shared"
-# ... and every tile's layout written into its type, with explicit convert_layout (assign-layouts).
-LAYOUTS_PASSES = RINGS_PASSES + ",assign-layouts"
+# ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
+# rest), with explicit convert_layout.
+LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
 # async-rings (the interpreter fails a wrong wait count or a missing barrier), and after those and
