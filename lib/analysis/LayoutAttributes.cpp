@@ -119,15 +119,6 @@ const std::vector<LinearLayout::Basis> &basesOf(const LinearLayout &L, const cha
   return None;
 }
 
-/// Equal as maps: the same tile and the same image of every register, lane
-/// and warp bit (a missing input dimension has no bits).
-bool sameLayout(const LinearLayout &A, const LinearLayout &B) {
-  if (A.getOutDims() != B.getOutDims())
-    return false;
-  return std::all_of(std::begin(InDimNames), std::end(InDimNames),
-                     [&](const char *In) { return basesOf(A, In) == basesOf(B, In); });
-}
-
 /// Whether attribute Attr on a tile of shape S is the layout L.
 bool describes(const ir::Layout *Attr, const LinearLayout &L, const std::vector<int64_t> &S) {
   if (!Attr || !ir::checkLayout(*Attr).empty() || Attr->getRank() != S.size())
@@ -172,6 +163,13 @@ const ir::Layout *blockedCandidate(const LinearLayout &L, const std::vector<unsi
 }
 
 } // namespace
+
+bool sameLayout(const LinearLayout &A, const LinearLayout &B) {
+  if (A.getOutDims() != B.getOutDims())
+    return false;
+  return std::all_of(std::begin(InDimNames), std::end(InDimNames),
+                     [&](const char *In) { return basesOf(A, In) == basesOf(B, In); });
+}
 
 const ir::Layout *LayoutNamer::name(const LinearLayout &L, const std::vector<int64_t> &S,
                                     const std::vector<const ir::Layout *> &Hints) {

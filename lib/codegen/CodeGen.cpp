@@ -10,8 +10,10 @@
 #include "tritonc/analysis/AxisInfo.h"
 
 #include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/analysis/LayoutAttributes.h"
 
 #include "tritonc/ir/ElementCount.h"
+#include "tritonc/ir/Printer.h"
 
 namespace tritonc::codegen {
 
@@ -332,6 +334,24 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   return PM.run(M, Diags, "the back end's passes");
 }
 
+/// After assign-layouts every tile with a layout of its own names it: the
+/// lowering must find that layout, not compute another (an internal error
+/// otherwise, so a drift between the pass and the lowering cannot go
+/// unnoticed). Rematerialized tiles are computed in each use's layout.
+void checkLayoutsAreTyped(const ir::Function &F, const LayoutAssignment &LA) {
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      const ir::Type *T = I->getType();
+      if (!T->isTile() || LA.isRematerializable(I.get()))
+        continue;
+      std::optional<analysis::LinearLayout> Typed = analysis::typedLayout(I.get());
+      if (!Typed || !analysis::sameLayout(*Typed, LA.layoutOf(I.get())))
+        reportInternalError("codegen: the layout of " + ir::printOperand(*I) + " (" + T->str() +
+                            ") is not the one the lowering assigns: " +
+                            analysis::compactLayoutString(LA.layoutOf(I.get())));
+    }
+}
+
 /// The registry's description of a pass.
 std::string describePass(const std::string &Name) {
   for (const auto &[Pass, Description] : transform::registeredPasses())
@@ -418,6 +438,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     // recomputed where they are read.
     LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
                         /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a);
+    checkLayoutsAreTyped(F, LA);
     ptx::PTXFunctionBuilder &B = PM.addKernel(F.getName());
     FunctionLowering FL(F, LA, AI, B, Options);
     FL.setRemarks(&Diags);

@@ -31,6 +31,11 @@ std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vecto
 /// when it carries none).
 std::optional<LinearLayout> toLinearLayout(const ir::Type *T, std::string *Why = nullptr);
 
+/// Whether two distributed layouts are the same map: the same tile and the
+/// same image of every register, lane and warp bit (a missing input
+/// dimension has no bits).
+bool sameLayout(const LinearLayout &A, const LinearLayout &B);
+
 /// The other direction: names linear layouts with attributes, for passes
 /// that write layouts into the IR. A name is the first hint that describes
 /// the layout exactly, else the name given to an equal layout before, else
