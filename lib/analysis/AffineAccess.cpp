@@ -361,6 +361,8 @@ std::optional<AffineTile> AffineAccessAnalysis::compute(const ir::Value *V) {
     std::optional<AffineTile> S = Operand(0);
     return S ? relabel(*I, std::move(*S)) : std::nullopt;
   }
+  case Opcode::ConvertLayout: // the same values, held by other threads
+    return Operand(0);
   case Opcode::Add:
   case Opcode::Sub:
   case Opcode::GEP: {
@@ -422,6 +424,7 @@ AffineAccessAnalysis::conjunctsOf(const ir::Value *Mask) {
     return A;
   }
   case Opcode::Splat:
+  case Opcode::ConvertLayout:
     return conjunctsOf(I->getOperand(0));
   case Opcode::Select: {
     // select c, x, false == c && x, with c a scalar.

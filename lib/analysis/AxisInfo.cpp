@@ -672,6 +672,9 @@ AxisInfo Solver::compute(const Instruction &I) const {
   case Opcode::Reshape:
     R = reshape(I);
     break;
+  case Opcode::ConvertLayout: // the same values, held by other threads
+    R = info(I.getOperand(0));
+    break;
   case Opcode::Trans: {
     AxisInfo A = info(I.getOperand(0));
     if (A.rank() != R.rank())

@@ -527,12 +527,17 @@ std::optional<LinearLayout> LayoutAssignment::demandedLayout(const ir::Value *V,
 
 std::optional<LinearLayout> LayoutAssignment::searchDemandedLayout(const ir::Value *V,
                                                                    unsigned Levels) const {
-  // A memory access using V directly decides.
-  for (const Instruction *U : V->users())
+  // A memory access using V directly decides, or a conversion to the layout
+  // one needs (`coalesce` converts an access's operands to its layout).
+  for (const Instruction *U : V->users()) {
     if (auto A = Accesses.find(U);
         A != Accesses.end() &&
         U->getOperand(pointerOperandIndex(*U))->getType()->getShape() == V->getType()->getShape())
       return A->second.Layout;
+    if (U->getOpcode() == Opcode::ConvertLayout)
+      if (std::optional<LinearLayout> Typed = typedLayout(U))
+        return Typed;
+  }
   if (Levels == 0)
     return std::nullopt;
   unsigned Below = Levels - 1;
@@ -557,7 +562,7 @@ std::optional<LinearLayout> LayoutAssignment::searchDemandedLayout(const ir::Val
     default:
       if (U->getCategory() == OpCategory::Binary || U->getCategory() == OpCategory::Cmp ||
           U->getCategory() == OpCategory::Cast || U->getOpcode() == Opcode::Select ||
-          U->getOpcode() == Opcode::GEP)
+          U->getOpcode() == Opcode::GEP || U->getOpcode() == Opcode::ConvertLayout)
         if (auto L = demandedLayout(U, Below))
           return L;
       break;
@@ -693,10 +698,10 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       case Opcode::Reshape:
       case Opcode::Broadcast:
       case Opcode::Trans:
-        R = isRematSource(I.getOperand(0)) && !typedLayout(&I);
+        R = isRematSource(I.getOperand(0));
         break;
       default:
-        if (isCheapElementwise(I) && !typedLayout(&I)) {
+        if (isCheapElementwise(I)) {
           R = true;
           for (const ir::Value *Op : I.operands())
             if (Op->getType()->isTile() && !isRematSource(Op))
@@ -708,7 +713,7 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
       // A division of rematerializable values (and arithmetic on such
       // divisions) is recomputable: the lowering may compute it again in
       // another layout instead of moving it (isRecomputable).
-      if (!R && isIndexArithmetic(I) && !typedLayout(&I)) {
+      if (!R && isIndexArithmetic(I)) {
         unsigned Steps = 1;
         for (const ir::Value *Op : I.operands()) {
           if (!Op->getType()->isTile() || isRematerializable(Op))

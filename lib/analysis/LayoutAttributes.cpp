@@ -1,6 +1,12 @@
 //===- LayoutAttributes.cpp - Linear layouts of IR layout attributes ------===//
 #include "tritonc/analysis/LayoutAttributes.h"
 
+#include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/support/Diagnostics.h"
+
+#include <algorithm>
+#include <numeric>
+
 namespace tritonc::analysis {
 
 namespace {
@@ -70,6 +76,21 @@ std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vecto
     return none(Why, std::string("#dot_op of a #") + P.kindName() +
                          " parent has no fixed register layout");
   }
+  case LayoutKind::Linear: {
+    std::vector<LinearLayout::OutDim> Outs;
+    for (size_t D = 0; D < Shape.size(); ++D)
+      Outs.push_back({tileDimName(static_cast<unsigned>(D)), static_cast<int32_t>(Shape[D])});
+    std::vector<LinearLayout::InDim> Ins = {
+        {"register", L.getRegisterBases()}, {"lane", L.getLaneBases()}, {"warp", L.getWarpBases()}};
+    for (const LinearLayout::InDim &In : Ins)
+      for (const LinearLayout::Basis &B : In.Bases)
+        for (size_t D = 0; D < Shape.size(); ++D)
+          if (B[D] >= Shape[D])
+            return none(Why, "a basis of #linear leaves the tile (coordinate " +
+                                 std::to_string(B[D]) + " of dimension " + std::to_string(D) +
+                                 ", of size " + std::to_string(Shape[D]) + ")");
+    return LinearLayout(std::move(Ins), std::move(Outs));
+  }
   case LayoutKind::Shared: {
     int32_t Vec, PerPhase, MaxPhase;
     L.getSwizzle(ElemBits, Vec, PerPhase, MaxPhase);
@@ -84,6 +105,108 @@ std::optional<LinearLayout> toLinearLayout(const ir::Type *T, std::string *Why) 
     return none(Why, "the type " + T->str() + " has no layout");
   const ir::Type *Elem = T->isSharedBuffer() ? T->getElementType() : T->getScalarType();
   return toLinearLayout(*T->getLayout(), T->getShape(), Elem->getScalarBits(), Why);
+}
+
+namespace {
+
+const char *const InDimNames[] = {"register", "lane", "warp"};
+
+const std::vector<LinearLayout::Basis> &basesOf(const LinearLayout &L, const char *In) {
+  static const std::vector<LinearLayout::Basis> None;
+  for (const LinearLayout::InDim &D : L.getInDims())
+    if (D.Name == In)
+      return D.Bases;
+  return None;
+}
+
+/// Whether attribute Attr on a tile of shape S is the layout L.
+bool describes(const ir::Layout *Attr, const LinearLayout &L, const std::vector<int64_t> &S) {
+  if (!Attr || !ir::checkLayout(*Attr).empty() || Attr->getRank() != S.size())
+    return false;
+  std::optional<LinearLayout> Of = toLinearLayout(*Attr, S, /*ElemBits=*/32);
+  return Of && sameLayout(*Of, L);
+}
+
+/// The #blocked attribute with dimension order Order that L would be, read
+/// off its bases: leading register bits stepping through each dimension
+/// (size_per_thread), then lane and warp bits, which may be zero where the
+/// tile is smaller than the threads (replication). Null when the bits do not
+/// read that way; the caller checks the candidate against L.
+const ir::Layout *blockedCandidate(const LinearLayout &L, const std::vector<unsigned> &Order) {
+  size_t Rank = Order.size();
+  std::vector<int32_t> Spt(Rank, 1), Tpw(Rank, 1), Wpc(Rank, 1);
+  auto Take = [&](const std::vector<LinearLayout::Basis> &Bases, size_t &Next, unsigned Dim,
+                  int32_t Below, int32_t &Count, bool ZerosToo) {
+    while (Next < Bases.size()) {
+      const LinearLayout::Basis &B = Bases[Next];
+      bool Zero = std::all_of(B.begin(), B.end(), [](int32_t C) { return C == 0; });
+      bool Unit = !Zero && B[Dim] == Below * Count &&
+                  std::count(B.begin(), B.end(), 0) == static_cast<long>(Rank - 1);
+      if (!Unit && !(ZerosToo && Zero))
+        return;
+      Count *= 2;
+      ++Next;
+    }
+  };
+  size_t R = 0, Ln = 0, W = 0;
+  const auto &Regs = basesOf(L, "register"), &Lanes = basesOf(L, "lane"),
+             &Warps = basesOf(L, "warp");
+  for (unsigned D : Order)
+    Take(Regs, R, D, 1, Spt[D], false);
+  for (unsigned D : Order)
+    Take(Lanes, Ln, D, Spt[D], Tpw[D], true);
+  for (unsigned D : Order)
+    Take(Warps, W, D, Spt[D] * Tpw[D], Wpc[D], true);
+  if (Ln != Lanes.size() || W != Warps.size())
+    return nullptr;
+  return ir::Layout::getBlocked(Spt, Tpw, Wpc, Order);
+}
+
+} // namespace
+
+bool sameLayout(const LinearLayout &A, const LinearLayout &B) {
+  if (A.getOutDims() != B.getOutDims())
+    return false;
+  return std::all_of(std::begin(InDimNames), std::end(InDimNames),
+                     [&](const char *In) { return basesOf(A, In) == basesOf(B, In); });
+}
+
+const ir::Layout *LayoutNamer::name(const LinearLayout &L, const std::vector<int64_t> &S,
+                                    const std::vector<const ir::Layout *> &Hints) {
+  for (const ir::Layout *H : Hints)
+    if (describes(H, L, S))
+      return remember(L, H);
+  std::string Key = compactLayoutString(L);
+  if (auto It = Known.find(Key); It != Known.end())
+    return It->second;
+  std::vector<unsigned> Order(S.size());
+  std::iota(Order.begin(), Order.end(), 0u);
+  std::reverse(Order.begin(), Order.end()); // row-major first
+  do {
+    if (const ir::Layout *B = blockedCandidate(L, Order); describes(B, L, S))
+      return remember(L, B);
+  } while (std::prev_permutation(Order.begin(), Order.end()));
+  // A slice of a layout named before (index vectors of a 2-D tile).
+  std::vector<const ir::Layout *> Parents;
+  for (const auto &[Key, Name] : Known)
+    if (Name->getRank() == S.size() + 1 && Name->getKind() != ir::LayoutKind::Linear)
+      Parents.push_back(Name);
+  for (const ir::Layout *P : Parents)
+    for (unsigned D = 0; D <= S.size(); ++D)
+      if (const ir::Layout *Slice = ir::Layout::getSlice(static_cast<int32_t>(D), P);
+          describes(Slice, L, S))
+        return remember(L, Slice);
+  const ir::Layout *Linear =
+      ir::Layout::getLinear(basesOf(L, "register"), basesOf(L, "lane"), basesOf(L, "warp"));
+  if (!describes(Linear, L, S))
+    reportInternalError("assign-layouts: no attribute describes the layout " +
+                        compactLayoutString(L));
+  return remember(L, Linear);
+}
+
+const ir::Layout *LayoutNamer::remember(const LinearLayout &L, const ir::Layout *Name) {
+  Known.emplace(compactLayoutString(L), Name);
+  return Name;
 }
 
 uint64_t sharedSlotStride(const ir::Type *Buffer) {

@@ -42,6 +42,7 @@ const ir::Argument *pointerBase(const ir::Value *Ptr) {
     case Opcode::Broadcast:
     case Opcode::Reshape:
     case Opcode::Trans:
+    case Opcode::ConvertLayout:
       Visit(I.getOperand(0));
       break;
     case Opcode::Phi:

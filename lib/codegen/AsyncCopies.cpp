@@ -258,7 +258,8 @@ bool FunctionLowering::collectAsyncComponent(const ir::Value *Root, const Instru
   }
   Ring.SL = MmaSharedLayout::make(S[0], S[1], *VecDim, 2);
   if (!Ring.SL.valid())
-    return Decline(Ring.Loads.front(), "the tile shape " + Root->getType()->str() +
+    return Decline(Ring.Loads.front(), "the tile shape " +
+                                           Root->getType()->withLayout(nullptr)->str() +
                                            " has no swizzled shared-memory layout for wgmma");
   Ring.SlotBytes = wgmmaSlotBytes(S[0], S[1]);
   return true;

@@ -10,8 +10,10 @@
 #include "tritonc/analysis/AxisInfo.h"
 
 #include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/analysis/LayoutAttributes.h"
 
 #include "tritonc/ir/ElementCount.h"
+#include "tritonc/ir/Printer.h"
 
 namespace tritonc::codegen {
 
@@ -315,6 +317,13 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       PM.addPass(explicitRingsPass(Options));
       continue;
     }
+    if (Step.Name == "coalesce" || Step.Name == "assign-layouts") {
+      transform::AssignLayoutsTarget Target{Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
+                                            /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a};
+      PM.addPass(Step.Name == "coalesce" ? transform::createCoalescePass(Target)
+                                         : transform::createAssignLayoutsPass(Target));
+      continue;
+    }
     if (Step.Name != "pipeline") {
       Ok = Ok && PM.addPipeline(Step.Name, Error);
       continue;
@@ -330,6 +339,24 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     return false;
   }
   return PM.run(M, Diags, "the back end's passes");
+}
+
+/// After assign-layouts every tile with a layout of its own names it: the
+/// lowering must find that layout, not compute another (an internal error
+/// otherwise, so a drift between the pass and the lowering cannot go
+/// unnoticed). Rematerialized tiles are computed in each use's layout.
+void checkLayoutsAreTyped(const ir::Function &F, const LayoutAssignment &LA) {
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions()) {
+      const ir::Type *T = I->getType();
+      if (!T->isTile() || LA.isRematerializable(I.get()))
+        continue;
+      std::optional<analysis::LinearLayout> Typed = analysis::typedLayout(I.get());
+      if (!Typed || !analysis::sameLayout(*Typed, LA.layoutOf(I.get())))
+        reportInternalError("codegen: the layout of " + ir::printOperand(*I) + " (" + T->str() +
+                            ") is not the one the lowering assigns: " +
+                            analysis::compactLayoutString(LA.layoutOf(I.get())));
+    }
 }
 
 /// The registry's description of a pass.
@@ -361,6 +388,12 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                                     "(smem_alloc, cp_async, commit, wait N, barrier, local_load)"});
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
+  Steps.push_back({"coalesce", "every global access of a tile in the layout its pointers' axis "
+                               "info asks for (thread order, 16-byte vectors), operands and "
+                               "result converted to it"});
+  Steps.push_back({"assign-layouts", "every tile value's layout (num_warps, the target's MMAs) "
+                                     "written into its type, convert_layout where a use needs "
+                                     "another; the emitter reads them from the types"});
   return Steps;
 }
 
@@ -369,8 +402,9 @@ std::vector<PipelineStep> loweringSteps() {
   std::vector<PipelineStep> Steps = {
       {"check-shapes", "tile dimensions must be powers of two"},
       {"axis-info", "contiguity, divisibility and constancy of integer and pointer tiles"},
-      {"layout-assignment", "a layout for every tile, an access plan for every memory access "
-                            "(vector width), how each dot runs (wgmma, mma.sync, FMA)"}};
+      {"layout-assignment",
+       "the layouts the types name (assign-layouts), an access plan for every "
+       "memory access (vector width), how each dot runs (wgmma, mma.sync, FMA)"}};
   for (const FunctionLowering::Step &S : FunctionLowering::steps())
     Steps.push_back({S.Name, S.Description});
   return Steps;
@@ -404,8 +438,14 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       continue;
     }
     analysis::AxisInfoAnalysis AI(F);
+    // The layouts are in the types (assign-layouts, last of backendPasses):
+    // typed values are anchors, so this finds them there. It is still run
+    // for what the IR does not say yet: the access plans' vector widths
+    // (coalesce), the dot plans (accelerate-dot) and which values are
+    // recomputed where they are read.
     LayoutAssignment LA(F, AI, Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
                         /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a);
+    checkLayoutsAreTyped(F, LA);
     ptx::PTXFunctionBuilder &B = PM.addKernel(F.getName());
     FunctionLowering FL(F, LA, AI, B, Options);
     FL.setRemarks(&Diags);

@@ -104,6 +104,15 @@ Reg FunctionLowering::zeroOf(Ty T) {
 
 unsigned memBytesOf(const ir::Type *T) { return T->getScalarType()->getScalarSizeInBytes(); }
 
+const ir::Value *beforeConversions(const ir::Value *V) {
+  while (const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V))) {
+    if (I->getOpcode() != Opcode::ConvertLayout)
+      break;
+    V = I->getOperand(0);
+  }
+  return V;
+}
+
 FunctionLowering::FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
                                    const analysis::AxisInfoAnalysis &AI, ptx::PTXFunctionBuilder &B,
                                    const CodeGenOptions &Options)
@@ -201,6 +210,23 @@ unsigned FunctionLowering::layoutId(const LinearLayout &L) {
       return I;
   InternedLayouts.push_back(L);
   return static_cast<unsigned>(InternedLayouts.size() - 1);
+}
+
+const ir::Value *FunctionLowering::sameComputation(const ir::Value *V) {
+  V = beforeConversions(V);
+  const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V));
+  if (!I || !V->getType()->isTile() || !LA.isRematerializable(V))
+    return V;
+  if (auto It = Representatives.find(V); It != Representatives.end())
+    return It->second;
+  std::string Key = std::string(ir::opcodeName(I->getOpcode())) + " " +
+                    I->getType()->withLayout(nullptr)->str() + " " +
+                    std::to_string(static_cast<int>(I->Predicate)) + " " +
+                    std::to_string(I->RangeStart) + " " + std::to_string(I->RangeEnd);
+  for (const ir::Value *Op : I->operands())
+    Key += " " + std::to_string(reinterpret_cast<uintptr_t>(sameComputation(Op)));
+  const ir::Value *Rep = Computations.emplace(Key, V).first->second;
+  return Representatives[V] = Rep;
 }
 
 const Regs &FunctionLowering::threadCoords(const LinearLayout &L) {
@@ -362,6 +388,9 @@ Reg FunctionLowering::scalar(const ir::Value *V) {
 Regs FunctionLowering::getOwn(const ir::Value *V) {
   if (!V->getType()->isTile())
     return {scalar(V)};
+  if (const Instruction *C = ir::asInstruction(const_cast<ir::Value *>(V));
+      C && C->getOpcode() == Opcode::ConvertLayout)
+    return get(V, LA.layoutOf(V));
   if (LA.isRematerializable(V))
     return get(V, LA.defaultLayout(V->getType()->getShape()));
   // A narrowing left for a packing store that reads it elementwise after all.
@@ -391,10 +420,18 @@ Regs FunctionLowering::relabelFromOperand(const Instruction &I, const LinearLayo
 Regs FunctionLowering::get(const ir::Value *V, const LinearLayout &L) {
   if (!V->getType()->isTile())
     return Regs(numRegisters(L), scalar(V));
+  // A convert_layout is lowered where its value is read, once per block
+  // and layout, as the conversion its user asked for: the data moves next
+  // to the user's own address arithmetic (as the back end chose before
+  // assign-layouts made conversions explicit), and a read in another layout
+  // converts the operand directly instead of twice.
+  if (const Instruction *C = ir::asInstruction(const_cast<ir::Value *>(V));
+      C && C->getOpcode() == Opcode::ConvertLayout)
+    return get(C->getOperand(0), L);
   bool Remat = LA.isRematerializable(V);
   if (!Remat && LA.layoutOf(V) == L)
     return getOwn(V);
-  auto Key = std::make_pair(V, layoutId(L));
+  auto Key = std::make_pair(sameComputation(V), layoutId(L));
   auto Cached = BlockCache.find(Key);
   if (Cached != BlockCache.end())
     return Cached->second;
@@ -603,8 +640,7 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
     Values[&I] = relabelFromOperand(I, LA.layoutOf(&I));
     return;
   case Opcode::ConvertLayout:
-    Values[&I] = get(I.getOperand(0), LA.layoutOf(&I));
-    return;
+    return; // Converted where it is read (get()).
   case Opcode::GetProgramId:
   case Opcode::GetNumPrograms: {
     static const ptx::SpecialReg Ids[] = {ptx::SpecialReg::CtaIdX, ptx::SpecialReg::CtaIdY,
@@ -662,7 +698,7 @@ void FunctionLowering::remarkSharedConversion(const ir::Value &V) {
   for (int64_t D : T->getShape())
     Bytes *= static_cast<uint64_t>(D);
   remark(RemarkKind::Missed, "layout-conversion", *At,
-         ir::printOperand(V) + " (" + T->str() + ", " + std::to_string(Bytes) +
+         ir::printOperand(V) + " (" + T->withLayout(nullptr)->str() + ", " + std::to_string(Bytes) +
              " bytes) goes through shared memory, with barriers, to change how its elements are "
              "spread over the threads: its producer's layout differs from the one this " +
              ir::opcodeName(At->getOpcode()) + " needs");

@@ -128,6 +128,10 @@ bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound);
 unsigned sharedVectorWidth(const LinearLayout &L, unsigned Bytes);
 /// Bytes one element of Scalar occupies in memory (i1: 1, pointers: 8).
 unsigned memBytesOf(const ir::Type *Scalar);
+/// V, or what the convert_layout V converts (repeatedly): an operation
+/// that stages its operand through shared memory itself (a bulk tensor
+/// store) reads it in the layout it has, not in the one a conversion names.
+const ir::Value *beforeConversions(const ir::Value *V);
 
 /// Rings above this leave too little of the shared memory a program may use
 /// for the other instructions' scratch (192 KB of the H100's 227 KB; on
@@ -728,6 +732,12 @@ private:
   const Regs &phiRegs(const ir::Instruction &Phi);
   Regs relabelFromOperand(const ir::Instruction &I, const LinearLayout &L);
   unsigned layoutId(const LinearLayout &L);
+  /// The first of the rematerializable values that compute what V computes
+  /// (same operation on the same values, whatever layouts their types
+  /// name): assign-layouts types a rematerializable value once per layout
+  /// its uses need, and one computation in a layout and block serves all of
+  /// those copies (BlockCache). Other values are their own.
+  const ir::Value *sameComputation(const ir::Value *V);
   Reg argument(const ir::Argument &A);
 
   const ir::Function &F;
@@ -740,6 +750,9 @@ private:
   std::map<const ir::BasicBlock *, unsigned> BlockIndex;
   /// Conversions/rematerializations done in the current block, by (value, layout id).
   std::map<std::pair<const ir::Value *, unsigned>, Regs> BlockCache;
+  /// sameComputation's answers, and its representatives by what they compute.
+  std::map<const ir::Value *, const ir::Value *> Representatives;
+  std::map<std::string, const ir::Value *> Computations;
   std::vector<LinearLayout> InternedLayouts;
   std::map<unsigned, Regs> Coords;
   std::map<unsigned, Reg> Owners;

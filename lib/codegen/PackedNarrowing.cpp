@@ -73,14 +73,26 @@ PackableRegs FunctionLowering::wideNarrowing(const Instruction &I) {
   return PackableRegs(get(I.getOperand(0), LA.layoutOf(&I)), ptxTypeOf(I.getType()));
 }
 
+/// The one reader of V, seen through a convert_layout read once (the
+/// conversion assign-layouts makes explicit is the reader's: get() lowers it
+/// there); null when V has several readers.
+static const Instruction *onlyReader(const ir::Value *V) {
+  if (V->users().size() != 1)
+    return nullptr;
+  const Instruction *User = V->users().front();
+  if (User->getOpcode() == Opcode::ConvertLayout)
+    return onlyReader(User);
+  return User;
+}
+
 bool FunctionLowering::narrowsAtPackingUse(const Instruction &I) const {
-  if (!isPackableNarrowing(I) || I.users().size() != 1)
+  const Instruction *User = onlyReader(&I);
+  if (!isPackableNarrowing(I) || !User)
     return false;
-  const Instruction *User = I.users().front();
   Opcode Op = User->getOpcode();
   bool Store = Op == Opcode::Store || Op == Opcode::MaskedStore;
   if ((!Store && Op != Opcode::AtomicRMW && Op != Opcode::AtomicCAS) ||
-      User->getParent() != I.getParent() || User->getOperand(0) == &I)
+      User->getParent() != I.getParent() || User->getOperand(0) == I.users().front())
     return false;
   // Only where the reader packs pairs; elsewhere the conversion stays put.
   if (!TensorStores.count(User)) {
@@ -106,6 +118,8 @@ bool FunctionLowering::narrowsAtPackingUse(const Instruction &I) const {
 
 PackableRegs FunctionLowering::getForPacking(const ir::Value *V, const LinearLayout &L) {
   const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V));
+  if (I && I->getOpcode() == Opcode::ConvertLayout)
+    return getForPacking(I->getOperand(0), L);
   if (!I || !NarrowedAtUse.count(I) || Values.count(I))
     return get(V, L);
   PackableRegs Own = wideNarrowing(*I);

@@ -229,7 +229,8 @@ void FunctionLowering::planTensorStores() {
         MmaSharedLayout Whole = MmaSharedLayout::make(S[0], S[1], /*ContigDim=*/1, 2);
         // Each thread's offset stays inside the first column block.
         if (Whole.valid() && S[1] % Whole.elemsPerRow() == 0 &&
-            threadCoordinateBelow(operandLayout(I.getOperand(1)), 1, Whole.elemsPerRow()))
+            threadCoordinateBelow(operandLayout(beforeConversions(I.getOperand(1))), 1,
+                                  Whole.elemsPerRow()))
           Plan.RingBoxes =
               freeRingSlotBoxes(I, static_cast<unsigned>(S[1] / Whole.elemsPerRow()),
                                 static_cast<uint64_t>(Whole.StridedExtent) * Whole.SwizzleBytes);
@@ -245,7 +246,7 @@ void FunctionLowering::planTensorStores() {
           (RingsLive && RingBytes % 1024 != 0)) {
         remark(RemarkKind::Missed, "tensor-store", I,
                "this store is not a bulk tensor store (TMA), it uses st.global: the tile " +
-                   I.getOperand(0)->getType()->str() +
+                   I.getOperand(0)->getType()->withLayout(nullptr)->str() +
                    " cannot be staged in shared memory in the engine's row blocks");
         continue;
       }
@@ -267,7 +268,7 @@ void FunctionLowering::planTensorStores() {
 }
 
 void FunctionLowering::lowerTensorStore(const Instruction &I, TensorStorePlan &P) {
-  const ir::Value *V = I.getOperand(1);
+  const ir::Value *V = beforeConversions(I.getOperand(1));
   const LinearLayout L = operandLayout(V);
   // The accumulator of a loop that may be skipped (ZeroTripGuard.cpp) is
   // converted on the path where the loop ran only.

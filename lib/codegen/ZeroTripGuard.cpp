@@ -142,6 +142,10 @@ FunctionLowering::zeroStagedStore(const Instruction &Phi, const transform::Loop 
       V = Reader;
       continue;
     }
+    if (Op == Opcode::ConvertLayout) { // a bulk tensor store reads through it
+      V = Reader;
+      continue;
+    }
     bool Stores = (Op == Opcode::Store || Op == Opcode::MaskedStore) &&
                   Reader->getOperand(1) == V && TensorStores.count(Reader);
     return Stores ? Reader : nullptr;

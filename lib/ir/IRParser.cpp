@@ -483,7 +483,7 @@ private:
 
   static bool isLayoutKind(const std::string &S) {
     return S == "blocked" || S == "mma" || S == "wgmma" || S == "slice" || S == "dot_op" ||
-           S == "shared";
+           S == "shared" || S == "linear";
   }
 
   /// LAYOUT := '#' ALIAS | '#' KIND '<' (KEY '=' (INT | '[' INT* ']' | LAYOUT))* '>'
@@ -504,6 +504,8 @@ private:
     struct Field {
       std::vector<int64_t> Ints;
       bool IsList = false;
+      /// A list of lists ('[[0,1],[2,0]]', #linear's bases).
+      std::vector<std::vector<int64_t>> Lists;
       const Layout *Nested = nullptr;
       size_t Offset = 0;
     };
@@ -523,10 +525,21 @@ private:
           F.Nested = parseLayout();
         } else if (consumeIf(Tok::LBracket)) {
           F.IsList = true;
-          if (cur().Kind != Tok::RBracket)
+          if (cur().Kind == Tok::LBracket) {
+            do {
+              expect(Tok::LBracket, "'['");
+              F.Lists.emplace_back();
+              if (cur().Kind != Tok::RBracket)
+                do
+                  F.Lists.back().push_back(parseInt64("an integer"));
+                while (consumeIf(Tok::Comma));
+              expect(Tok::RBracket, "']'");
+            } while (consumeIf(Tok::Comma));
+          } else if (cur().Kind != Tok::RBracket) {
             do
               F.Ints.push_back(parseInt64("an integer"));
             while (consumeIf(Tok::Comma));
+          }
           expect(Tok::RBracket, "']'");
         } else {
           F.Ints.push_back(parseInt64("an integer, a list '[...]' or a layout"));
@@ -562,6 +575,23 @@ private:
       }
       return V;
     };
+    auto Bases = [&](const char *Key) {
+      const Field *F = Get(Key);
+      if (!F->IsList || !F->Ints.empty())
+        failAt(F->Offset, std::string(Key).size(),
+               std::string("'") + Key + "' must be a list of bases '[[...],...]'");
+      std::vector<std::vector<int32_t>> V;
+      for (const std::vector<int64_t> &B : F->Lists) {
+        V.emplace_back();
+        for (int64_t X : B) {
+          if (X < 0 || X > (int64_t(1) << 20))
+            failAt(F->Offset, std::string(Key).size(),
+                   std::string("'") + Key + "' has an out-of-range value");
+          V.back().push_back(static_cast<int32_t>(X));
+        }
+      }
+      return V;
+    };
     auto OrderList = [&](const char *Key) {
       std::vector<int32_t> V = List(Key);
       return std::vector<unsigned>(V.begin(), V.end());
@@ -584,7 +614,10 @@ private:
     if (Kind == "blocked")
       L = Layout::getBlocked(List("size_per_thread"), List("threads_per_warp"),
                              List("warps_per_cta"), OrderList("order"));
-    else if (Kind == "mma")
+    else if (Kind == "linear") {
+      auto Registers = Bases("register"), Lanes = Bases("lane");
+      L = Layout::getLinear(std::move(Registers), std::move(Lanes), Bases("warp"));
+    } else if (Kind == "mma")
       L = Layout::getMma(List("warps_per_cta"), List("instr_shape"));
     else if (Kind == "wgmma")
       L = Layout::getWgmma(List("warps_per_cta"), List("instr_shape"));

@@ -97,6 +97,17 @@ const Layout *Layout::getSharedSwizzle(int32_t SwizzleBytes, std::vector<unsigne
   return uniquer().get(std::move(L));
 }
 
+const Layout *Layout::getLinear(std::vector<std::vector<int32_t>> RegisterBases,
+                                std::vector<std::vector<int32_t>> LaneBases,
+                                std::vector<std::vector<int32_t>> WarpBases) {
+  std::unique_ptr<Layout> L(new Layout());
+  L->Kind = LayoutKind::Linear;
+  L->Bases[0] = std::move(RegisterBases);
+  L->Bases[1] = std::move(LaneBases);
+  L->Bases[2] = std::move(WarpBases);
+  return uniquer().get(std::move(L));
+}
+
 void Layout::getSwizzle(unsigned ElemBits, int32_t &V, int32_t &PP, int32_t &MP) const {
   if (!SwizzleMode) {
     V = Vec;
@@ -129,6 +140,11 @@ unsigned Layout::getRank() const {
     return Parent ? Parent->getRank() - 1 : 0;
   case LayoutKind::Shared:
     return static_cast<unsigned>(Order.size());
+  case LayoutKind::Linear:
+    for (const auto &Dim : Bases)
+      if (!Dim.empty())
+        return static_cast<unsigned>(Dim[0].size());
+    return 0;
   }
   return 0;
 }
@@ -148,6 +164,8 @@ int32_t Layout::getNumWarps() const {
     return Parent ? Parent->getNumWarps() : 1;
   case LayoutKind::Shared:
     return 1;
+  case LayoutKind::Linear:
+    return int32_t(1) << Bases[2].size();
   }
   return 1;
 }
@@ -166,6 +184,8 @@ const char *Layout::kindName() const {
     return "dot_op";
   case LayoutKind::Shared:
     return "shared";
+  case LayoutKind::Linear:
+    return "linear";
   }
   return "?";
 }
@@ -174,6 +194,13 @@ template <typename T> static std::string listText(const std::vector<T> &V) {
   std::string S = "[";
   for (size_t I = 0; I < V.size(); ++I)
     S += (I ? "," : "") + std::to_string(V[I]);
+  return S + "]";
+}
+
+static std::string basesText(const std::vector<std::vector<int32_t>> &Bases) {
+  std::string S = "[";
+  for (size_t I = 0; I < Bases.size(); ++I)
+    S += (I ? "," : "") + listText(Bases[I]);
   return S + "]";
 }
 
@@ -204,6 +231,10 @@ std::string Layout::str(std::string (*Name)(const Layout *, const void *), const
       S += "vec=" + std::to_string(Vec) + ", per_phase=" + std::to_string(PerPhase) +
            ", max_phase=" + std::to_string(MaxPhase);
     S += ", order=" + listText(Order);
+    break;
+  case LayoutKind::Linear:
+    S += "register=" + basesText(Bases[0]) + ", lane=" + basesText(Bases[1]) +
+         ", warp=" + basesText(Bases[2]);
     break;
   }
   return S + ">";
@@ -311,6 +342,22 @@ std::string checkLayout(const Layout &L) {
         return Kind + " vec, per_phase and max_phase must be powers of two";
     }
     return "";
+  case LayoutKind::Linear: {
+    if (L.getLaneBases().size() != 5)
+      return Kind + " needs 5 lane bases (32 lanes)";
+    size_t Rank = L.getLaneBases()[0].size();
+    if (Rank == 0)
+      return Kind + " bases need one coordinate per tile dimension";
+    for (const auto *Dim : {&L.getRegisterBases(), &L.getLaneBases(), &L.getWarpBases()})
+      for (const std::vector<int32_t> &B : *Dim) {
+        if (B.size() != Rank)
+          return Kind + " bases must all have " + std::to_string(Rank) + " coordinates";
+        for (int32_t C : B)
+          if (C < 0)
+            return Kind + " base coordinates must not be negative";
+      }
+    return "";
+  }
   }
   return "";
 }

@@ -273,21 +273,17 @@ std::string checkLayoutsOfOperation(const Instruction &I) {
   // nothing here; these are the operations whose operands' layouts relate
   // to the result's in other ways.
   Opcode Op = I.getOpcode();
-  const Type *R = I.getType();
   auto Ty = [&](unsigned K) { return I.getOperand(K)->getType(); };
   switch (Op) {
-  case Opcode::Broadcast:
-    if (Ty(0)->getLayout() != R->getLayout())
-      return "broadcast keeps the layout: " + typeName(Ty(0)) + " to " + typeName(R);
-    return "";
   case Opcode::Dot: {
+    // Operands in #dot_op layouts of the accumulator's are in registers as
+    // the MMA reads them; operands in other layouts (or none) are staged by
+    // the dot itself (the back end's operand staging, docs/IR.md).
     const Layout *LA = Ty(0)->getLayout(), *LB = Ty(1)->getLayout(), *LC = Ty(2)->getLayout();
-    if (!LA && !LB && !LC)
-      return "";
     for (unsigned K = 0; K < 2; ++K) {
       const Layout *L = K ? LB : LA;
-      if (!LC || !L || L->getKind() != LayoutKind::DotOperand ||
-          L->getOperandIndex() != static_cast<int32_t>(K) || L->getParent() != LC)
+      if (L && L->getKind() == LayoutKind::DotOperand &&
+          (!LC || L->getOperandIndex() != static_cast<int32_t>(K) || L->getParent() != LC))
         return std::string("dot operand ") + (K ? "B " : "A ") + typeName(Ty(K)) +
                " needs #dot_op<operand=" + std::to_string(K) +
                "> with the accumulator's layout as parent";

@@ -135,4 +135,18 @@ void removePhiEntriesFor(BasicBlock *Succ, const BasicBlock *Pred) {
   }
 }
 
+const ir::Instruction *firstUnpaddedTile(const ir::Function &F) {
+  auto Unpadded = [](const ir::Value *V) {
+    if (!V->getType()->isTile())
+      return false;
+    const ir::Shape &S = V->getType()->getShape();
+    return std::any_of(S.begin(), S.end(), [](int64_t D) { return D <= 0 || (D & (D - 1)); });
+  };
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions())
+      if (Unpadded(I.get()) || std::any_of(I->operands().begin(), I->operands().end(), Unpadded))
+        return I.get();
+  return nullptr;
+}
+
 } // namespace tritonc::transform

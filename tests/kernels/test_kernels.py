@@ -194,11 +194,15 @@ PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), placed
 # in shared memory by allocate-shared.
 RINGS_PASSES = PIPELINED_PASSES + ",async-rings,allocate-shared"
+# ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
+# rest), with explicit convert_layout.
+LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
-# async-rings (the interpreter fails a wrong wait count or a missing barrier). Both must give the default
-# pipeline's result bit for bit: a differential test of the passes over every bundled configuration.
-PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings"]
+# async-rings (the interpreter fails a wrong wait count or a missing barrier), and after those and
+# assign-layouts. All must give the default pipeline's result bit for bit: a differential test of the passes
+# over every bundled configuration.
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts"]
 # On the GPU with TRITONC_TEST_EXPLICIT_RINGS=1, every launch also runs with the back end's cp.async rings
 # as GPU-level IR (--explicit-rings: async-rings in the back end, the emitter's ldmatrix from swizzled
 # slots) for sm_80 and for the device's own target, and for sm_80 without it (the planner's rings, to
@@ -221,6 +225,8 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + PIPELINED_PASSES], same_bits_as_default=True)
     if request.param == "rings":
         return Launcher(tmp_path, ["--passes=" + RINGS_PASSES], same_bits_as_default=True)
+    if request.param == "layouts":
+        return Launcher(tmp_path, ["--passes=" + LAYOUTS_PASSES], same_bits_as_default=True)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 

@@ -27,10 +27,14 @@
 //    its first operand that has one; phis iterate to a fixpoint, so a loop's
 //    accumulator keeps the dot's layout.
 //  - GPU-level IR may name layouts in tile types (`f32<64,64, #mma0>`): such
-//    a value is an anchor with that layout (make_range and splat stay
-//    rematerializable: any layout is free for them), a global access or
+//    a value is an anchor with that layout (rematerializable values stay
+//    rematerializable, and divisions of them recomputable: any layout is
+//    free for them, so their type names the layout of their use, as
+//    `assign-layouts` writes it), a global access or
 //    cp_async whose pointer tile names one accesses memory in it, and
-//    `convert_layout` is the value in its result's layout. Layout-free
+//    `convert_layout` is the value in its result's layout (and a typed
+//    one is where its operand is needed in that layout: demandedLayout
+//    reads `coalesce`'s conversions of access operands). Layout-free
 //    values are placed as above.
 // Where a use needs another layout than its operand has, the lowering
 // converts: by renaming registers when the two layouts hold the same elements

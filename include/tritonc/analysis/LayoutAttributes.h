@@ -13,8 +13,10 @@
 #include "tritonc/analysis/LinearLayout.h"
 #include "tritonc/ir/Type.h"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tritonc::analysis {
 
@@ -28,6 +30,28 @@ std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vecto
 /// The same for the layout a tile or shared buffer type carries (nullopt
 /// when it carries none).
 std::optional<LinearLayout> toLinearLayout(const ir::Type *T, std::string *Why = nullptr);
+
+/// Whether two distributed layouts are the same map: the same tile and the
+/// same image of every register, lane and warp bit (a missing input
+/// dimension has no bits).
+bool sameLayout(const LinearLayout &A, const LinearLayout &B);
+
+/// The other direction: names linear layouts with attributes, for passes
+/// that write layouts into the IR. A name is the first hint that describes
+/// the layout exactly, else the name given to an equal layout before, else
+/// a #blocked (any dimension order) or a #slice of a layout named before
+/// that describes it exactly, else #linear with the layout's bases. Equal
+/// layouts get equal names unless a hint says otherwise, so element-wise
+/// operands and results agree.
+class LayoutNamer {
+public:
+  const ir::Layout *name(const LinearLayout &L, const std::vector<int64_t> &Shape,
+                         const std::vector<const ir::Layout *> &Hints = {});
+
+private:
+  const ir::Layout *remember(const LinearLayout &L, const ir::Layout *Name);
+  std::map<std::string, const ir::Layout *> Known;
+};
 
 /// The bytes between two slots of a shared buffer type in the GPU's shared
 /// memory: a slot's elements rounded up to 1024 bytes (the repeat of the

@@ -16,6 +16,9 @@
 //   #dot_op<operand=0, parent=#mma<...>, k_width=2>
 //   #shared<vec=8, per_phase=1, max_phase=8, order=[1,0]>
 //   #shared<swizzle=128, order=[1,0]>   (a hardware swizzle mode: 0/32/64/128)
+//   #linear<register=[[0,1],[0,2]], lane=[[0,4],...], warp=[[16,0],...]>
+//       (any distributed layout, as the tile coordinates each register,
+//        lane and warp bit moves: what analysis::LinearLayout describes)
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -28,7 +31,7 @@ namespace tritonc::ir {
 
 class Type;
 
-enum class LayoutKind : uint8_t { Blocked, Mma, Wgmma, Slice, DotOperand, Shared };
+enum class LayoutKind : uint8_t { Blocked, Mma, Wgmma, Slice, DotOperand, Shared, Linear };
 
 class Layout {
 public:
@@ -49,6 +52,13 @@ public:
                                  std::vector<unsigned> Order);
   /// A hardware swizzle mode of wgmma and bulk tensor copies (0: none).
   static const Layout *getSharedSwizzle(int32_t SwizzleBytes, std::vector<unsigned> Order);
+  /// A distributed layout given by its bases: element (one coordinate per
+  /// tile dimension) that bit i of the register, lane and warp index moves
+  /// to (XOR-combined). For the layouts the named kinds do not describe
+  /// (reshapes and broadcasts of them, the FMA dot's accumulator).
+  static const Layout *getLinear(std::vector<std::vector<int32_t>> RegisterBases,
+                                 std::vector<std::vector<int32_t>> LaneBases,
+                                 std::vector<std::vector<int32_t>> WarpBases);
 
   LayoutKind getKind() const { return Kind; }
   bool isShared() const { return Kind == LayoutKind::Shared; }
@@ -74,12 +84,17 @@ public:
   int32_t getSwizzleBytes() const { return SwizzleBytes; }
   /// Vec, PerPhase, MaxPhase for elements of ElemBits bits.
   void getSwizzle(unsigned ElemBits, int32_t &Vec, int32_t &PerPhase, int32_t &MaxPhase) const;
+  // Linear: the bases of the register, lane and warp bits.
+  const std::vector<std::vector<int32_t>> &getRegisterBases() const { return Bases[0]; }
+  const std::vector<std::vector<int32_t>> &getLaneBases() const { return Bases[1]; }
+  const std::vector<std::vector<int32_t>> &getWarpBases() const { return Bases[2]; }
 
   /// Tile rank this layout describes (shared: the slot rank).
   unsigned getRank() const;
   /// Warps of the CTA this layout assumes.
   int32_t getNumWarps() const;
-  /// Short kind name: "blocked", "mma", "wgmma", "slice", "dot_op", "shared".
+  /// Short kind name: "blocked", "mma", "wgmma", "slice", "dot_op", "shared",
+  /// "linear".
   const char *kindName() const;
 
   /// The inline text form; Name gives the spelling of nested parents (the
@@ -100,6 +115,7 @@ private:
   int32_t KWidth = 0;
   int32_t Vec = 1, PerPhase = 1, MaxPhase = 1, SwizzleBytes = 0;
   bool SwizzleMode = false;
+  std::vector<std::vector<int32_t>> Bases[3];
 };
 
 /// Checks the layout's own parameters (powers of two, 32 lanes per warp,

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AssignLayouts.h"
 #include "tritonc/transform/AsyncRings.h"
+#include "tritonc/transform/Coalesce.h"
 #include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/PassManager.h"
 
@@ -26,5 +28,9 @@ std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTile
                                              unsigned RegisterStages = 0);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
+/// assign-layouts for the GPU back end's target (AssignLayouts.h).
+std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
+/// coalesce for the GPU back end's target (Coalesce.h).
+std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
 
 } // namespace tritonc::transform

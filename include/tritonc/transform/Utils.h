@@ -50,4 +50,9 @@ bool sweepUntilUnchanged(ir::Function &F, const std::function<bool(ir::Instructi
 /// Pred -> Succ disappeared).
 void removePhiEntriesFor(ir::BasicBlock *Succ, const ir::BasicBlock *Pred);
 
+/// The first instruction with a tile (operand or result) of a dimension
+/// that is not a power of two, or null: the layout passes need none
+/// (`pad-tiles` pads them in the GPU back end).
+const ir::Instruction *firstUnpaddedTile(const ir::Function &F);
+
 } // namespace tritonc::transform

@@ -124,6 +124,23 @@ TEST(LayoutAttributes, SharedSwizzleModes) {
   EXPECT_TRUE(L->isInvertible());
 }
 
+TEST(LayoutAttributes, LinearIsItsBases) {
+  // blocked4x8 on 16x32, spelled as bases: the two agree.
+  const Layout *Lin = Layout::getLinear({{0, 1}, {0, 2}}, {{0, 4}, {0, 8}, {0, 16}, {1, 0}, {2, 0}},
+                                        {{4, 0}, {8, 0}});
+  EXPECT_EQ(ir::checkLayout(*Lin), "");
+  auto L = toLinearLayout(Type::getTile(Type::getF32(), {16, 32}, Lin));
+  auto B = toLinearLayout(Type::getTile(Type::getF32(), {16, 32}, blocked4x8()));
+  ASSERT_TRUE(L && B);
+  EXPECT_EQ(*L, *B);
+  EXPECT_EQ(at(*L, 3, 0, 0), (std::vector<int32_t>{0, 3})); // bases XOR-combine
+  // A tile smaller than a basis reaches: no layout, with the reason.
+  std::string Why;
+  EXPECT_FALSE(toLinearLayout(Type::getTile(Type::getF32(), {8, 32}, Lin), &Why));
+  EXPECT_NE(Why.find("leaves the tile"), std::string::npos) << Why;
+  EXPECT_NE(ir::checkLayout(*Layout::getLinear({}, {{1}, {2}}, {})), "");
+}
+
 TEST(LayoutAttributes, ReportsWhatHasNoLinearForm) {
   std::string Why;
   EXPECT_FALSE(toLinearLayout(Type::getTile(Type::getF32(), {48, 64}, blocked4x8()), &Why));
