@@ -147,7 +147,10 @@ private:
   }
 
   void typeOwnLayout(Instruction &I) {
-    if (!I.getType()->isTile() || isRemat(&I))
+    // A layout the program already names is an anchor of the assignment (the
+    // layout it computes for I is that one): its name stays, as #wgmma for a
+    // wgmma's result, which a #linear name of the same bases would not say.
+    if (!I.getType()->isTile() || isRemat(&I) || I.getType()->getLayout())
       return;
     std::vector<const Layout *> Hints;
     if (const Layout *In = I.getNumOperands() ? layoutUsed(I.getOperand(0)) : nullptr;
@@ -200,9 +203,10 @@ private:
     };
     if (isGlobalAccess(U))
       return Named(LA.accessOf(&U).Layout);
-    bool SameAsResult = (U.getType()->isTile() && isElementwise(U)) ||
-                        U.getOpcode() == Opcode::Phi || U.getOpcode() == Opcode::ConvertLayout ||
-                        (U.getOpcode() == Opcode::Dot && K == 2);
+    bool SameAsResult =
+        (U.getType()->isTile() && isElementwise(U)) || U.getOpcode() == Opcode::Phi ||
+        U.getOpcode() == Opcode::ConvertLayout ||
+        ((U.getOpcode() == Opcode::Dot || U.getOpcode() == Opcode::Wgmma) && K == 2);
     if (SameAsResult && U.getType()->isTile())
       return Named(LA.layoutOf(&U));
     return std::nullopt;
