@@ -317,13 +317,6 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       PM.addPass(explicitRingsPass(Options));
       continue;
     }
-    if (Step.Name == "coalesce" || Step.Name == "assign-layouts") {
-      transform::AssignLayoutsTarget Target{Options.NumWarps, /*HasMmaV2=*/true, Options.AllowTF32,
-                                            /*HasWgmma=*/Options.Arch == ptx::Arch::SM90a};
-      PM.addPass(Step.Name == "coalesce" ? transform::createCoalescePass(Target)
-                                         : transform::createAssignLayoutsPass(Target));
-      continue;
-    }
     if (Step.Name != "pipeline") {
       Ok = Ok && PM.addPipeline(Step.Name, Error);
       continue;
@@ -388,12 +381,19 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                                     "(smem_alloc, cp_async, commit, wait N, barrier, local_load)"});
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
-  Steps.push_back({"coalesce", "every global access of a tile in the layout its pointers' axis "
-                               "info asks for (thread order, 16-byte vectors), operands and "
-                               "result converted to it"});
-  Steps.push_back({"assign-layouts", "every tile value's layout (num_warps, the target's MMAs) "
-                                     "written into its type, convert_layout where a use needs "
-                                     "another; the emitter reads them from the types"});
+  // The layout passes' target facts as options in the step's name, so that
+  // --print-pipeline shows a list `tritonc opt --passes=` runs as is.
+  std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
+                             (Options.Arch == ptx::Arch::SM90a ? ",wgmma" : "") +
+                             (Options.AllowTF32 ? ",tf32" : "") + "}";
+  Steps.push_back({"coalesce" + LayoutTarget,
+                   "every global access of a tile in the layout its pointers' axis "
+                   "info asks for (thread order, 16-byte vectors), operands and "
+                   "result converted to it"});
+  Steps.push_back({"assign-layouts" + LayoutTarget,
+                   "every tile value's layout (num_warps, the target's MMAs) "
+                   "written into its type, convert_layout where a use needs "
+                   "another; the emitter reads them from the types"});
   return Steps;
 }
 

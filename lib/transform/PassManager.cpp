@@ -4,6 +4,7 @@
 #include "tritonc/ir/Printer.h"
 #include "tritonc/ir/Verifier.h"
 #include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/PassOptions.h"
 #include "tritonc/transform/Passes.h"
 
 #include <algorithm>
@@ -91,20 +92,41 @@ bool PassManager::addPipeline(const std::string &CommaList, std::string &Error) 
   std::vector<std::unique_ptr<Pass>> New;
   size_t Start = 0;
   while (true) {
-    size_t Comma = CommaList.find(',', Start);
-    std::string Name =
-        CommaList.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
-    std::unique_ptr<Pass> P = createPassByName(Name);
-    if (!P) {
+    // The next element ends at a comma outside braces: `name{a=1,b},next`.
+    size_t End = Start;
+    while (End < CommaList.size() && CommaList[End] != ',' && CommaList[End] != '{')
+      ++End;
+    std::string Name = CommaList.substr(Start, End - Start);
+    std::unique_ptr<Pass> P;
+    if (End < CommaList.size() && CommaList[End] == '{') {
+      size_t Close = CommaList.find('}', End);
+      if (Close == std::string::npos) {
+        Error = "unclosed '{' after pass '" + Name + "' in pipeline '" + CommaList + "'";
+        return false;
+      }
+      PassOptionList Options;
+      if (!parsePassOptions(CommaList.substr(End + 1, Close - End - 1), Options, Error) ||
+          !(P = createPassWithOptions(Name, Options, Error))) {
+        if (!createPassByName(Name))
+          Error += "; known passes: " + knownPassNames();
+        return false;
+      }
+      End = Close + 1;
+      if (End < CommaList.size() && CommaList[End] != ',') {
+        Error =
+            "expected ',' after the options of pass '" + Name + "' in pipeline '" + CommaList + "'";
+        return false;
+      }
+    } else if (!(P = createPassByName(Name))) {
       Error = (Name.empty() ? std::string("empty pass name in pipeline '") + CommaList + "'"
                             : "unknown pass '" + Name + "'") +
               "; known passes: " + knownPassNames();
       return false;
     }
     New.push_back(std::move(P));
-    if (Comma == std::string::npos)
+    if (End >= CommaList.size())
       break;
-    Start = Comma + 1;
+    Start = End + 1;
   }
   for (auto &P : New)
     Passes.push_back(std::move(P));

@@ -127,8 +127,10 @@ public:
   ~PassManager();
 
   /// Appends the passes of a comma-separated list of registered names ("a,b,c";
-  /// the empty string adds nothing). On an unknown or empty name nothing is
-  /// added and Error lists the known passes.
+  /// the empty string adds nothing), each optionally with options in braces
+  /// (`assign-layouts{num-warps=8,wgmma}`, PassOptions.h). On an unknown or
+  /// empty name, or options a pass does not take, nothing is added and Error
+  /// says why (listing the known passes for a name).
   bool addPipeline(const std::string &CommaList, std::string &Error);
   /// Appends one pass object (tests use it for passes not in the registry).
   void addPass(std::unique_ptr<Pass> P);

@@ -1,0 +1,96 @@
+//===- PassOptions.cpp - Options of a pass in a pipeline text -------------===//
+#include "tritonc/transform/PassOptions.h"
+
+#include "tritonc/transform/AssignLayouts.h"
+#include "tritonc/transform/Passes.h"
+
+#include <charconv>
+
+namespace tritonc::transform {
+
+bool parsePassOptions(const std::string &Text, PassOptionList &Out, std::string &Error) {
+  size_t Start = 0;
+  while (Start <= Text.size()) {
+    size_t Comma = Text.find(',', Start);
+    std::string Item =
+        Text.substr(Start, Comma == std::string::npos ? std::string::npos : Comma - Start);
+    size_t Eq = Item.find('=');
+    std::string Key = Item.substr(0, Eq);
+    if (Key.empty()) {
+      Error = "empty option name in '{" + Text + "}'";
+      return false;
+    }
+    Out.emplace_back(Key, Eq == std::string::npos ? "" : Item.substr(Eq + 1));
+    if (Comma == std::string::npos)
+      break;
+    Start = Comma + 1;
+  }
+  return true;
+}
+
+namespace {
+
+/// Value as a flag: empty (written alone), 1 or 0.
+bool flagValue(const std::string &Pass, const std::pair<std::string, std::string> &Option,
+               bool &Out, std::string &Error) {
+  if (Option.second.empty() || Option.second == "1" || Option.second == "0") {
+    Out = Option.second != "0";
+    return true;
+  }
+  Error = "pass '" + Pass + "': option '" + Option.first + "' is a flag (" + Option.first + ", " +
+          Option.first + "=1 or " + Option.first + "=0), not '" + Option.second + "'";
+  return false;
+}
+
+/// The target facts of coalesce and assign-layouts: num-warps=N (1, 2, 4, 8,
+/// 16), wgmma (sm_90a's warpgroup MMA), tf32, no-mma (FMA dots only).
+bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
+                   AssignLayoutsTarget &Target, std::string &Error) {
+  for (const auto &Option : Options) {
+    const std::string &Key = Option.first;
+    if (Key == "num-warps") {
+      unsigned N = 0;
+      const std::string &V = Option.second;
+      auto [End, Ec] = std::from_chars(V.data(), V.data() + V.size(), N);
+      if (Ec != std::errc() || End != V.data() + V.size() || N == 0 || N > 16 || (N & (N - 1))) {
+        Error = "pass '" + Pass + "': num-warps must be 1, 2, 4, 8 or 16, not '" + V + "'";
+        return false;
+      }
+      Target.NumWarps = N;
+    } else if (Key == "wgmma" || Key == "tf32" || Key == "no-mma") {
+      bool On = false;
+      if (!flagValue(Pass, Option, On, Error))
+        return false;
+      if (Key == "wgmma")
+        Target.HasWgmma = On;
+      else if (Key == "tf32")
+        Target.AllowTF32 = On;
+      else
+        Target.HasMmaV2 = !On;
+    } else {
+      Error = "pass '" + Pass + "' has no option '" + Key +
+              "' (its options: num-warps=N, wgmma, tf32, no-mma)";
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassOptionList &Options,
+                                            std::string &Error) {
+  if (Name == "assign-layouts" || Name == "coalesce") {
+    AssignLayoutsTarget Target;
+    if (!layoutsTarget(Name, Options, Target, Error))
+      return nullptr;
+    return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
+  }
+  if (!createPassByName(Name))
+    Error = "unknown pass '" + Name + "'";
+  else
+    Error = "pass '" + Name + "' takes no options";
+  return nullptr;
+}
+
+} // namespace tritonc::transform
