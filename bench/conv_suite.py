@@ -58,11 +58,14 @@ CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 
                      (64, 64, 64, 4, 4)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
-# (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas).
+# (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
+# tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against
+# 0.47x for 64x128x64; wgrad 0.47x against 0.42x); 4 stages changed nothing there.
 CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3), (128, 128, 64, 4, 3), (128, 64, 32, 4, 3), (128, 128, 64, 8, 3),
-                      (64, 64, 32, 4, 3)]
+                      (64, 64, 32, 4, 3), (128, 256, 64, 8, 3)]
 QUICK_CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3)]
-CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3), (128, 64, 32, 4, 3)]
+CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3), (128, 64, 32, 4, 3),
+                      (128, 256, 64, 8, 3)]
 QUICK_CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3)]
 # (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
 # idle, timed only where ConvShape.nhwc_split_worthwhile keeps them (kernels/conv_nhwc.tc; why each
