@@ -25,8 +25,8 @@ std::string CodeGenOptions::optionsString() const {
   // Only a limit that changes the code enters the text (and cache keys).
   if (sharedMemoryLimit() != sharedMemoryOfTarget(Arch))
     S += " smem=" + std::to_string(sharedMemoryLimit());
-  if (ExplicitRings)
-    S += " explicit_rings=1";
+  if (!ExplicitRings)
+    S += " explicit_rings=0";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -272,7 +272,8 @@ private:
   std::unique_ptr<LayoutAssignment> LA;
 };
 
-/// async-rings as the back end runs it (--explicit-rings): its target facts.
+/// async-rings as the back end runs it (unless --no-explicit-rings): its
+/// target facts.
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
   Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
@@ -376,9 +377,9 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                                      {"simplifycfg", describePass("simplifycfg")},
                                      {"pipeline", Pipeline}};
   if (Options.ExplicitRings)
-    Steps.push_back({"async-rings", "--explicit-rings: the pipelined dot operands of the loops the "
-                                    "back end fills with cp.async become explicit rings "
-                                    "(smem_alloc, cp_async, commit, wait N, barrier, local_load)"});
+    Steps.push_back({"async-rings", "the pipelined dot operands of the mma.sync loops the back "
+                                    "end fills with cp.async become explicit rings (smem_alloc, "
+                                    "cp_async, commit, wait N, barrier, local_load)"});
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
   // The layout passes' target facts as options in the step's name, so that

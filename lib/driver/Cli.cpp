@@ -87,9 +87,10 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
-    "  --explicit-rings      the cp.async rings as GPU-level IR (the async-rings\n"
-    "                        pass, emitted one to one) instead of the back end's\n"
-    "                        own ring planning (off by default)\n"
+    "  --no-explicit-rings   the back end plans the cp.async rings of mma.sync loops\n"
+    "                        itself instead of the async-rings pass making them as\n"
+    "                        GPU-level IR, emitted one to one (the default;\n"
+    "                        --explicit-rings says so explicitly)\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -134,8 +135,8 @@ const char *TuneUsage =
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --register-stages,\n"
-    "  --allow-tf32, --no-tma, --no-tma-store, --explicit-rings, --max-shared   as for\n"
-    "  `tritonc run --device`\n"
+    "  --allow-tf32, --no-tma, --no-tma-store, --[no-]explicit-rings, --max-shared\n"
+    "  as for `tritonc run --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
     "  --runs N              timed launches per configuration (default 20)\n";
 
@@ -169,7 +170,8 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
-    "  --explicit-rings      --device: cp.async rings as GPU-level IR (async-rings)\n"
+    "  --no-explicit-rings   --device: the back end plans the cp.async rings itself\n"
+    "                        (default: GPU-level IR from async-rings)\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -425,7 +427,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
-  Back.ExplicitRings = P.has("--explicit-rings");
+  Back.ExplicitRings = !P.has("--no-explicit-rings");
   if (const std::string *V = P.last("--register-stages")) {
     uint64_t Stages; // the range: validateBackendOptions
     if (!cli::parseUnsigned(*V, Stages) || Stages > std::numeric_limits<unsigned>::max())
@@ -505,6 +507,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--no-tma", false},
                       {"--no-tma-store", false},
                       {"--explicit-rings", false},
+                      {"--no-explicit-rings", false},
                       {"--max-shared", true},
                       {"--specialize", true},
                       {"--remarks", true, true},
@@ -668,6 +671,7 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--no-tma", false},
                       {"--no-tma-store", false},
                       {"--explicit-rings", false},
+                      {"--no-explicit-rings", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
                      P);
@@ -784,7 +788,8 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings"})
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings",
+                           "--no-explicit-rings"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})

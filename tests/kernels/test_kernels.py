@@ -203,22 +203,22 @@ LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # assign-layouts. All must give the default pipeline's result bit for bit: a differential test of the passes
 # over every bundled configuration.
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts"]
-# On the GPU with TRITONC_TEST_EXPLICIT_RINGS=1, every launch also runs with the back end's cp.async rings
-# as GPU-level IR (--explicit-rings: async-rings in the back end, the emitter's ldmatrix from swizzled
-# slots) for sm_80 and for the device's own target, and for sm_80 without it (the planner's rings, to
-# compare): opt-in while --explicit-rings is off by default, to keep scripts/gpu-test within its time.
-EXPLICIT_RINGS_VARIANTS = {"sm80": ["--arch=sm_80"],
-                           "explicit80": ["--arch=sm_80", "--explicit-rings"],
-                           "explicit": ["--explicit-rings"]}
-if not (ON_DEVICE and os.environ.get("TRITONC_TEST_EXPLICIT_RINGS", "") == "1"):
-    EXPLICIT_RINGS_VARIANTS = {}
+# On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
+# whose cp.async rings are GPU-level IR from async-rings by default), and with the back end planning those
+# rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare: opt-in, to keep
+# scripts/gpu-test within its time.
+RING_VARIANTS = {"sm80": ["--arch=sm_80"],
+                 "planner80": ["--arch=sm_80", "--no-explicit-rings"],
+                 "planner": ["--no-explicit-rings"]}
+if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
+    RING_VARIANTS = {}
 
 
 @pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS
-                + list(EXPLICIT_RINGS_VARIANTS))
+                + list(RING_VARIANTS))
 def launch(request, tmp_path):
-    if request.param in EXPLICIT_RINGS_VARIANTS:
-        return Launcher(tmp_path, EXPLICIT_RINGS_VARIANTS[request.param])
+    if request.param in RING_VARIANTS:
+        return Launcher(tmp_path, RING_VARIANTS[request.param])
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":

@@ -181,6 +181,22 @@ def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(
     assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
 
 
+def test_weight_gradient_workspace_is_kept_and_left_zero():
+    """The weight gradient's counters and partial sums are allocated once per device and stream and
+    reused: each launch leaves them zero, so a second gradient equals the first bit for bit and the
+    kept buffers are all zero afterwards (interpreter)."""
+    from tritonc.convolution import ConvShape
+    shape = ConvShape(2, 12, 9, 7, 6, 3, 3, padding=(1, 1))
+    x = torch.randn(2, 12, 9, 7).to(memory_format=torch.channels_last)
+    grad = torch.randn(2, 6, shape.p, shape.q).to(memory_format=torch.channels_last)
+    first = ops._conv2d_nhwc_wgrad(grad, x, shape, "float").clone()
+    kept = {key: buf.data_ptr() for key, buf in ops._ZEROED_WORKSPACES.items()}
+    second = ops._conv2d_nhwc_wgrad(grad, x, shape, "float")
+    assert torch.equal(first, second)
+    assert {key: buf.data_ptr() for key, buf in ops._ZEROED_WORKSPACES.items()} == kept
+    assert all(not buf.any() for buf in ops._ZEROED_WORKSPACES.values())
+
+
 @gpu
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-3), (torch.float16, 2e-2),
                                        (torch.bfloat16, 1e-1)])

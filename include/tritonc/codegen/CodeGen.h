@@ -57,9 +57,10 @@ struct CodeGenOptions {
   /// The cp.async rings as GPU-level IR: the back end runs `async-rings`
   /// after `pipeline` for the loops whose operands it would copy with
   /// cp.async, and lowers the explicit copies, waits and barriers one to one
-  /// (LowerAsync.cpp) instead of planning those rings itself. Off by default
-  /// until its code matches the planner's everywhere (docs/BACKEND-NOTES.md).
-  bool ExplicitRings = false;
+  /// (LowerAsync.cpp) instead of planning those rings itself. On by default
+  /// (faster than the planner's rings on the GPU: docs/BACKEND-NOTES.md);
+  /// off (--no-explicit-rings) the planner makes them, for comparison.
+  bool ExplicitRings = true;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
   /// of the device the kernel will run on. 0 means the target's own
   /// (sharedMemoryOfTarget). The operand rings get up to 192 KB of it, and

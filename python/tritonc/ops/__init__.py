@@ -288,18 +288,19 @@ def _conv_nhwc_tuner(type_name, tk, device):
     return tuner, configs, sms
 
 
-# Split-K counters (zero between launches: the kernel leaves them zero), per device and stream:
-# launches on one stream run one after the other, on two streams they could overlap.
-_SPLIT_COUNTERS = {}
+# Workspaces that are zero between launches (the kernels leave them zero: split-K counters, the weight
+# gradient's counters and partial sums), per device, stream and dtype: launches on one stream run one
+# after the other, on two streams they could overlap. Kept, not allocated and zeroed at every call.
+_ZEROED_WORKSPACES = {}
 
 
-def _split_counters(device, count):
-    key = (device, torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0)
-    counters = _SPLIT_COUNTERS.get(key)
-    if counters is None or counters.numel() < count:
-        counters = torch.zeros(max(count, 1), dtype=torch.int32, device=device)
-        _SPLIT_COUNTERS[key] = counters
-    return counters
+def _zeroed_workspace(device, count, dtype=torch.int32):
+    key = (device, torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0, dtype)
+    workspace = _ZEROED_WORKSPACES.get(key)
+    if workspace is None or workspace.numel() < count:
+        workspace = torch.zeros(max(count, 1), dtype=dtype, device=device)
+        _ZEROED_WORKSPACES[key] = workspace
+    return workspace
 
 
 @functools.lru_cache(maxsize=256)
@@ -337,7 +338,7 @@ def _conv2d_nhwc(x, w, shape, type_name):
     args = shape.nhwc_arguments(x, b, y, (x.stride(0), x.stride(2), x.stride(3)), b.stride(0),
                                 (y.stride(0), y.stride(2), y.stride(3)),
                                 torch.empty(max(partials, 1), dtype=torch.float32, device=x.device),
-                                _split_counters(x.device, counters))
+                                _zeroed_workspace(x.device, counters))
     tuner[lambda meta: shape.grid(meta["TM"], meta["TN"], meta["SPLIT"])](*args)
     return y
 
@@ -403,10 +404,9 @@ def _conv2d_nhwc_wgrad(grad, x, shape, type_name):
     tuner = _conv_backward_tuner("conv_nhwc_wgrad.tc", type_name, None, device)
     tiles = _conv_backward_tiles(type_name, device)
     # The workspace of the sliced reduction, large enough for every tile (zero again on exit).
-    counters = torch.zeros(max(shape.wgrad_workspace(tm, tn)[0] for tm, tn, *_ in tiles),
-                           dtype=torch.int32, device=grad.device)
-    partials = torch.zeros(max(shape.wgrad_workspace(tm, tn)[1] for tm, tn, *_ in tiles),
-                           dtype=torch.float32, device=grad.device)
+    counters = _zeroed_workspace(grad.device, max(shape.wgrad_workspace(tm, tn)[0] for tm, tn, *_ in tiles))
+    partials = _zeroed_workspace(grad.device, max(shape.wgrad_workspace(tm, tn)[1] for tm, tn, *_ in tiles),
+                                 torch.float32)
     # Two programs per multiprocessor; a few slices on the interpreter, so that tests add through
     # the workspace.
     programs = (2 * torch.cuda.get_device_properties(grad.device).multi_processor_count
