@@ -1,7 +1,7 @@
 """Exploration for issue 28: the forward NHWC convolution with its A tiles as bulk tensor copies (TMA,
 tests/kernels/gpuir/conv_nhwc_tma*.tir, written by gen_conv_nhwc_tma.py) against the cp.async gathers of
-kernels/conv_nhwc.tc and against cuDNN (channels_last, cudnn.benchmark = True), fp16, on issue 28's
-shapes. Not a bench.py step: it prints one table and records nothing.
+kernels/conv_nhwc.tc and against cuDNN (channels_last, cudnn.benchmark = True), fp16 (or bf16 with
+--dtype bfloat16), on issue 28's shapes. Not a bench.py step: it prints one table and records nothing.
 
     export PYTHONPATH=$(scripts/build-python.sh)
     python3 bench/conv_tma_explore.py                 # all shapes (meant to take under 5 minutes)
@@ -52,6 +52,8 @@ SHAPES = [
     (32, 256, 1024, 14, 14, 1, 1, 1, 0),
 ]
 QUICK_SHAPES = [1, 2]
+# --dtype: (torch type, element type of the generated kernels); conv_nhwc.tc's TYPE is the name.
+DTYPES = {"half": (torch.float16, "f16"), "bfloat16": (torch.bfloat16, "bf16")}
 # Spatial tiles of 128 output pixels (TZ, TP, TQ) the default candidates are chosen from.
 TILES_128 = [(1, 8, 16), (1, 4, 32), (1, 16, 8), (2, 8, 8), (2, 4, 16), (4, 4, 8)]
 TILES_64 = [(1, 8, 8), (1, 4, 16), (1, 2, 32), (2, 4, 8)]
@@ -96,10 +98,10 @@ _compiled = {}
 
 def tma_kernel(cfg, tmpdir):
     """The compiled kernel of generator configuration cfg (dict), written once per configuration."""
-    key = (cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], cfg["stride"])
+    key = (cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], cfg["stride"], cfg["dtype"])
     if key not in _compiled:
-        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}.tir".format(
-            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"]))
+        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}.tir".format(
+            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"]))
         path.write_text(gen.generate(**cfg))
         _compiled[key] = tritonc.compile(str(path), num_warps=cfg["warps"])
     return _compiled[key]
@@ -111,6 +113,9 @@ def main():
     ap.add_argument("--shapes", help="comma-separated indices into SHAPES")
     ap.add_argument("--tma", help="TMA candidates TZxTPxTQ:TN[:WARPS],... (default: chosen per shape)")
     ap.add_argument("--stages", type=int, default=4)
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="half")
+    ap.add_argument("--budget", type=float, default=270,
+                    help="seconds: no shape is started after this (default 270, to end within 5 minutes)")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
@@ -119,14 +124,18 @@ def main():
     tmpdir = Path(tempfile.mkdtemp(prefix="conv_tma_explore"))
     indices = [int(i) for i in args.shapes.split(",")] if args.shapes else (
         QUICK_SHAPES if args.quick else range(len(SHAPES)))
+    dtype, tir_type = DTYPES[args.dtype]
     started = time.perf_counter()
     rows = []
     for index in indices:
+        if time.perf_counter() - started > args.budget:
+            print(f"!! budget of {args.budget:.0f} s spent: shape {index} and later ones left out", flush=True)
+            break
         z, ci, co, h, w, r, s, stride, pad = shape = SHAPES[index]
         cs = ConvShape(z, ci, h, w, co, r, s, (stride, stride), (pad, pad))
         name = label(*shape)
-        x = torch.randn(z, ci, h, w, device="cuda", dtype=torch.float16)
-        weight = torch.randn(co, ci, r, s, device="cuda", dtype=torch.float16) / (cs.k ** 0.5)
+        x = torch.randn(z, ci, h, w, device="cuda", dtype=dtype)
+        weight = torch.randn(co, ci, r, s, device="cuda", dtype=dtype) / (cs.k ** 0.5)
         x_nhwc = x.to(memory_format=torch.channels_last)
         w_nhwc = weight.to(memory_format=torch.channels_last)
         ref = F.conv2d(x, weight, stride=stride, padding=pad)
@@ -156,15 +165,15 @@ def main():
         candidates = ([parse_tma(t) for t in args.tma.split(",")] if args.tma
                       else default_tma_candidates(cs, sms))
         for tile, tn, warps in candidates:
-            cfg = dict(tile=tile, tn=tn, warps=warps, stages=args.stages, stride=(stride, stride))
+            cfg = dict(tile=tile, tn=tn, warps=warps, stages=args.stages, stride=(stride, stride),
+                       dtype=tir_type)
             provider = "TMA {}x{}x{}:{}:w{}".format(*tile, tn, warps)
             try:
                 kern = tma_kernel(cfg, tmpdir)
             except tritonc.CompileError as e:
                 print(f"   {name}: {provider} does not compile: {str(e).splitlines()[0]}", flush=True)
                 continue
-            y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=torch.float16,
-                            memory_format=torch.channels_last)
+            y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
             kargs = (x_nhwc, wt, y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
                      x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), wt.stride(0), wt.stride(1),
                      y.stride(0), y.stride(2), y.stride(3))
@@ -175,9 +184,8 @@ def main():
         bmat = weight.permute(2, 3, 1, 0).reshape(cs.k, co).contiguous()
         for tm, tn, tk, warps, stages in [c for c in NHWC_CONFIGS if c[1] <= max(64, co)]:
             kern = tritonc.compile(str(KERNELS / "conv_nhwc.tc"), num_warps=warps, num_stages=stages,
-                                   defines={"TYPE": "half", "ACC": "float", "TM": tm, "TN": tn, "TK": tk})
-            y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=torch.float16,
-                            memory_format=torch.channels_last)
+                                   defines={"TYPE": args.dtype, "ACC": "float", "TM": tm, "TN": tn, "TK": tk})
+            y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
             kargs = cs.nhwc_arguments(x_nhwc, bmat, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
                                       bmat.stride(0), (y.stride(0), y.stride(2), y.stride(3)),
                                       torch.empty(1, device="cuda", dtype=torch.float32),
