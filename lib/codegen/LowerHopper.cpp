@@ -16,7 +16,8 @@
 //                        launcher encodes (TensorMapSpec.h) from the base
 //                        parameter, the extents and the strides, which must
 //                        be polynomials over integer parameters; its box is
-//                        the descriptor's, its swizzle its slots'
+//                        the descriptor's (times the traversal strides), its
+//                        swizzle its slots'
 //   tma_load             thread 0: cp.async.bulk.tensor into the slot,
 //                        completing bytes on the mbarrier
 //   tma_store            thread 0: cp.async.bulk.tensor from the slot, then
@@ -160,11 +161,22 @@ void FunctionLowering::planTensorDescriptors() {
       Spec.DataType = static_cast<unsigned>(DataType);
       Spec.ElemBytes = Elem->getScalarSizeInBytes();
       // The IR lists dimensions outermost first, the tensor map innermost
-      // first.
+      // first. With traversal strides (the verifier checked them), the box
+      // spans E elements per element it loads, as the driver wants it.
+      bool Traversal = I.getNumOperands() == 1 + 3 * Rank;
+      bool Strided = false;
       for (unsigned K = Rank; K-- > 0;) {
         Spec.Dims.push_back(paramPoly(I.getOperand(1 + K), "extent"));
-        Spec.Box.push_back(static_cast<unsigned>(D->getShape()[K]));
+        unsigned E = 1;
+        if (Traversal)
+          E = static_cast<unsigned>(
+              ir::asConstant(const_cast<ir::Value *>(I.getOperand(1 + 2 * Rank + K)))->getInt());
+        Strided |= E != 1;
+        Spec.Box.push_back(static_cast<unsigned>(D->getShape()[K]) * E);
+        Spec.ElementStrides.push_back(E);
       }
+      if (!Strided)
+        Spec.ElementStrides.clear(); // the text form of unit strides is none
       const ir::Value *Inner = I.getOperand(2 * Rank);
       const ir::Constant *One = ir::asConstant(const_cast<ir::Value *>(Inner));
       if (!One || One->getInt() != 1)
@@ -179,6 +191,9 @@ void FunctionLowering::planTensorDescriptors() {
           unsupported(*U, "a tensor descriptor is lowered only as the descriptor operand of "
                           "tma_load and tma_store, not through " +
                               std::string(ir::opcodeName(Op)));
+        if (Op == Opcode::TmaStore && Strided)
+          unsupported(*U, "stores through a tensor descriptor with traversal strides are not "
+                          "lowered (they gather loads)");
         std::string Why;
         std::optional<unsigned> S = tmaSwizzle(tmaSlot(*U)->getType(), Why);
         if (!S)

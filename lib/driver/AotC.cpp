@@ -119,13 +119,13 @@ struct @_map_spec {
   const int64_t *strides[4];
   int stride_terms[4];
   cuuint32_t box[5];
+  cuuint32_t element_strides[5];
 };
 
 /* zero_block: 16 zero bytes of the context, the memory of a map with nothing in bounds. */
 static CUresult @_encode(CUtensorMap *map, const struct @_map_spec *s, const int64_t *args,
                          CUdeviceptr base, CUdeviceptr zero_block) {
   cuuint64_t dims[5], strides[4];
-  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   int zero = 0;
   for (unsigned d = 0; d < s->rank; ++d) {
     int64_t v = 0x7FFFFE00LL; /* unbounded: TensorMapUnboundedDim */
@@ -157,7 +157,7 @@ static CUresult @_encode(CUtensorMap *map, const struct @_map_spec *s, const int
       return CUDA_ERROR_INVALID_VALUE;
   }
   return cuTensorMapEncodeTiled(map, (CUtensorMapDataType)s->data_type, s->rank,
-                                (void *)(uintptr_t)base, dims, strides, s->box, element_strides,
+                                (void *)(uintptr_t)base, dims, strides, s->box, s->element_strides,
                                 CU_TENSOR_MAP_INTERLEAVE_NONE, (CUtensorMapSwizzle)s->swizzle,
                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -310,6 +310,10 @@ std::string mapTables(const std::string &N, const runtime::KernelSignature &Sig)
     S += std::string(T.Strides.empty() ? "0" : "") + "},\n  {";
     for (unsigned D = 0; D < T.rank(); ++D)
       S += std::string(D ? ", " : "") + std::to_string(T.Box[D]);
+    S += "},\n  {";
+    for (unsigned D = 0; D < T.rank(); ++D)
+      S += std::string(D ? ", " : "") +
+           std::to_string(T.ElementStrides.empty() ? 1 : T.ElementStrides[D]);
     S += "}};\n";
   }
   return S;

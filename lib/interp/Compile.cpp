@@ -98,9 +98,9 @@ private:
     if (!T || T->isVoid())
       fail(I, "value of type void used as an operand");
     // A shared buffer is its byte offset in the program's shared memory; a
-    // tensor descriptor its base, extents and strides.
+    // tensor descriptor its base, extents, strides and traversal strides.
     int64_t N = T->isTile()         ? T->getNumElements()
-                : T->isTensorDesc() ? 1 + 2 * int64_t(T->getRank())
+                : T->isTensorDesc() ? 1 + 3 * int64_t(T->getRank())
                                     : 1;
     if (N <= 0)
       fail(I, "unsupported tile size " + T->str());
@@ -740,6 +740,10 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
     G.SlotBytes = static_cast<uint64_t>(Data->getNumElements()) * G.ElemBytes;
     G.Slots = static_cast<uint64_t>(Data->getNumSlots());
   }
+  // A copy walks its descriptor's box (the slot may hold it as the 2-D tile
+  // of its rows).
+  if (I->getOpcode() == Opcode::TmaLoad || I->getOpcode() == Opcode::TmaStore)
+    G.Shape = OperandType(0)->getShape();
   if (I->getOpcode() == Opcode::SmemAlloc) {
     // Static placement: an allocation executed again is the same buffer.
     // The offset allocate-shared chose, where it ran (buffers then may share

@@ -412,9 +412,11 @@ void GpuState::execTensorCopy(const CInst &I) {
     return;
   }
   if (I.Op == Opcode::MakeTensorDesc) {
-    // Base, extents, strides, as the launcher's tensor map would encode
-    // them; the copy engine's rules on them are checked here.
+    // Base, extents, strides and traversal strides, as the launcher's
+    // tensor map would encode them; the copy engine's rules on them are
+    // checked here (the verifier checked the traversal strides).
     uint64_t *R = &Slots[I.Res];
+    bool Traversal = G.Ops.size() == 1 + 3 * Rank;
     R[0] = slotValue(G, 0);
     if (R[0] % 16 != 0)
       fail(I, "the base address of a tensor descriptor must be 16-byte aligned");
@@ -429,29 +431,36 @@ void GpuState::execTensorCopy(const CInst &I) {
                                    : " elements must be a positive multiple of 16 bytes"));
       R[1 + D] = static_cast<uint64_t>(Extent);
       R[1 + Rank + D] = static_cast<uint64_t>(Stride);
+      R[1 + 2 * Rank + D] = Traversal ? slotValue(G, 1 + unsigned(2 * Rank + D)) : 1;
     }
     return;
   }
   const uint64_t *Desc = &Slots[G.Ops[0].Off];
+  const uint64_t *Traversal = Desc + 1 + 2 * Rank;
+  bool IsLoad = I.Op == Opcode::TmaLoad;
+  if (!IsLoad && std::any_of(Traversal, Traversal + Rank, [](uint64_t E) { return E != 1; }))
+    fail(I, "stores through a tensor descriptor with traversal strides are not supported "
+            "(they gather loads)");
   std::vector<int64_t> Coord(Rank);
   for (size_t D = 0; D < Rank; ++D)
     Coord[D] = static_cast<int32_t>(slotValue(G, 1 + unsigned(D)));
   auto [Begin, End] = range(I, 1 + unsigned(Rank), G.SlotBytes);
-  bool IsLoad = I.Op == Opcode::TmaLoad;
   std::vector<uint8_t> Data(End - Begin, 0);
   if (IsLoad)
     checkWrite(I, Begin, End, "tma_load overwrites");
   else
     checkRead(I, Begin, End, /*AsyncProxy=*/true, bufferOf(I, 1 + unsigned(Rank)));
-  // Walk the box row-major; elements outside the tensor are zero (load) or
-  // skipped (store), as the copy engine does.
+  // Walk the box row-major, every E-th element of the tensor along a
+  // dimension of traversal stride E; elements outside the tensor (negative
+  // coordinates included) are zero (load) or skipped (store), as the copy
+  // engine does.
   uint64_t Count = G.SlotBytes / G.ElemBytes;
   std::vector<int64_t> Idx(Rank, 0);
   for (uint64_t L = 0; L < Count; ++L) {
     bool Inside = true;
     uint64_t Addr = Desc[0];
     for (size_t D = 0; D < Rank; ++D) {
-      int64_t X = Coord[D] + Idx[D];
+      int64_t X = Coord[D] + Idx[D] * static_cast<int64_t>(Traversal[D]);
       Inside &= X >= 0 && X < static_cast<int64_t>(Desc[1 + D]);
       Addr += static_cast<uint64_t>(X * static_cast<int64_t>(Desc[1 + Rank + D])) * G.ElemBytes;
     }

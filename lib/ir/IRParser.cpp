@@ -1068,6 +1068,8 @@ private:
       parseBracketedOperands(*I);
       expect(Tok::Comma, "','");
       parseBracketedOperands(*I);
+      if (consumeIf(Tok::Comma)) // traversal strides
+        parseBracketedOperands(*I);
       break;
     case Opcode::TmaLoad:
     case Opcode::TmaStore:

@@ -242,11 +242,15 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
   case Opcode::MakeTensorDesc:
   case Opcode::TmaLoad:
   case Opcode::TmaStore: {
-    // Bracketed groups: make_tensor_desc %base, [extents], [strides];
-    // tma_load %desc, [coords], %slot, %bar; tma_store %desc, [coords], %slot.
+    // Bracketed groups: make_tensor_desc %base, [extents], [strides]
+    // [, [traversal strides]]; tma_load %desc, [coords], %slot, %bar;
+    // tma_store %desc, [coords], %slot.
     unsigned N = I.getNumOperands();
     std::vector<std::pair<unsigned, unsigned>> Groups; // [begin, end) bracketed
-    if (I.getOpcode() == Opcode::MakeTensorDesc && N >= 1)
+    unsigned Rank = I.getType()->isTensorDesc() ? I.getType()->getRank() : 0;
+    if (I.getOpcode() == Opcode::MakeTensorDesc && Rank && N == 1 + 3 * Rank)
+      Groups = {{1, 1 + Rank}, {1 + Rank, 1 + 2 * Rank}, {1 + 2 * Rank, N}};
+    else if (I.getOpcode() == Opcode::MakeTensorDesc && N >= 1)
       Groups = {{1, 1 + (N - 1) / 2}, {1 + (N - 1) / 2, N}};
     else if (N >= (I.getOpcode() == Opcode::TmaLoad ? 3u : 2u))
       Groups = {{1, N - (I.getOpcode() == Opcode::TmaLoad ? 2u : 1u)}};

@@ -68,9 +68,42 @@ std::string checkTensorDescOps(const Instruction &I, unsigned CoordsFrom, const 
       return "coordinate " + std::to_string(K) + " must be an i32 scalar";
   if (std::string Msg = checkSlot(Slot, "the shared operand"); !Msg.empty())
     return Msg;
-  if (Slot->getElementType() != Desc->getElementType() || Slot->getShape() != Desc->getShape())
-    return "the shared slot " + typeName(Slot) + " does not hold one box of " + typeName(Desc);
+  // A box of rank >= 3 also lands as the 2-D tile of its rows (the outer
+  // dimensions flattened): the engine writes rows of the innermost dimension
+  // one after another, and the swizzle depends only on the row's address.
+  const auto &Box = Desc->getShape();
+  int64_t Rows = 1;
+  for (size_t K = 0; K + 1 < Box.size(); ++K)
+    Rows *= Box[K];
+  bool Flat = Box.size() >= 3 && Slot->getRank() == 2 && Slot->getShape()[0] == Rows &&
+              Slot->getShape()[1] == Box.back();
+  if (Slot->getElementType() != Desc->getElementType() || (Slot->getShape() != Box && !Flat))
+    return "the shared slot " + typeName(Slot) + " does not hold one box of " + typeName(Desc) +
+           (Box.size() >= 3 ? " (its shape, or the 2-D tile of its rows)" : "");
   return checkHardwareSwizzle(Slot, "the shared slot");
+}
+
+/// Traversal stride K of make_tensor_desc I (rank Rank): a copy reads every
+/// E-th element along dimension K, shape[K] of them, so that the box spans
+/// shape[K] * E elements of the tensor, at most 256 as any box dimension.
+std::string checkTraversalStride(const Instruction &I, unsigned K, unsigned Rank) {
+  const Value *V = I.getOperand(1 + 2 * Rank + K);
+  const Constant *C = asConstant(const_cast<Value *>(V));
+  std::string Which = "traversal stride " + std::to_string(K);
+  if (!C || V->getType() != Type::getI32())
+    return Which + " must be an i32 constant";
+  int64_t E = C->getInt();
+  if (E < 1 || E > 8)
+    return Which + " is " + std::to_string(E) + "; it must be 1 to 8";
+  if (K + 1 == Rank && E != 1)
+    return Which + " is " + std::to_string(E) +
+           "; the innermost must be 1 (the copy engine does not stride it)";
+  int64_t Span = I.getType()->getShape()[K] * E;
+  if (Span > 256)
+    return "the box spans " + std::to_string(Span) + " elements of dimension " + std::to_string(K) +
+           " (" + std::to_string(I.getType()->getShape()[K]) + " at traversal stride " +
+           std::to_string(E) + "); at most 256";
+  return "";
 }
 
 std::string checkWgmma(const Instruction &I) {
@@ -232,18 +265,23 @@ std::string checkGpuTypes(const Instruction &I) {
     for (int64_t B : R->getShape())
       if (B > 256)
         return "box dimensions are at most 256, not " + std::to_string(B);
-    if (std::string Msg = expectCount(I, 1 + 2 * Rank, 1 + 2 * Rank); !Msg.empty())
-      return Msg + " (the base, " + std::to_string(Rank) + " extents and " + std::to_string(Rank) +
-             " strides)";
+    if (N != 1 + 3 * Rank)
+      if (std::string Msg = expectCount(I, 1 + 2 * Rank, 1 + 2 * Rank); !Msg.empty())
+        return Msg + " (the base, " + std::to_string(Rank) + " extents and " +
+               std::to_string(Rank) + " strides, and optionally " + std::to_string(Rank) +
+               " traversal strides)";
     if (Ty(0) != Type::getPointer(R->getElementType()))
       return "the base " + typeName(Ty(0)) + " should be " +
              typeName(Type::getPointer(R->getElementType()));
     for (unsigned K = 1; K <= Rank; ++K)
       if (!isIndexScalar(Ty(K)))
         return "extent " + std::to_string(K - 1) + " must be an i32 or i64 scalar";
-    for (unsigned K = 1 + Rank; K < N; ++K)
+    for (unsigned K = 1 + Rank; K < 1 + 2 * Rank; ++K)
       if (!isI64Scalar(Ty(K)))
         return "stride " + std::to_string(K - 1 - Rank) + " (in elements) must be an i64 scalar";
+    for (unsigned K = 0; K < N - 1 - 2 * Rank; ++K)
+      if (std::string Msg = checkTraversalStride(I, K, Rank); !Msg.empty())
+        return Msg;
     return "";
   }
   case Opcode::TmaLoad:

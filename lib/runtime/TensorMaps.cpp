@@ -60,6 +60,14 @@ std::string checkSpec(const TensorMapSpec &S, const KernelArgs &Args) {
     if (S.Box[D] == 0 || S.Box[D] > 256)
       return "box dimension " + std::to_string(D) + " is " + std::to_string(S.Box[D]) +
              "; it must be 1 to 256";
+  if (!S.ElementStrides.empty() && S.ElementStrides.size() != Rank)
+    return "the spec has " + std::to_string(S.ElementStrides.size()) +
+           " traversal strides for rank " + std::to_string(Rank);
+  for (unsigned D = 0; D < S.ElementStrides.size(); ++D)
+    if (S.ElementStrides[D] == 0 || S.ElementStrides[D] > 8 || (D == 0 && S.ElementStrides[D] != 1))
+      return "traversal stride " + std::to_string(D) + " is " +
+             std::to_string(S.ElementStrides[D]) +
+             "; it must be 1 to 8, and 1 innermost (the copy engine ignores that one)";
   unsigned InnerBytes = S.Box[0] * S.ElemBytes;
   if (InnerBytes % 16 != 0)
     return "the box's inner dimension is " + std::to_string(InnerBytes) +
@@ -116,6 +124,8 @@ Expected<TensorMapPlan> planTensorMap(const KernelSignature &Sig, unsigned Index
   P.Swizzle = swizzleEnum(S.SwizzleBytes);
   for (unsigned D = 0; D < P.Rank; ++D) {
     P.Box[D] = S.Box[D];
+    if (!S.ElementStrides.empty())
+      P.ElementStrides[D] = S.ElementStrides[D];
     if (!S.Dims[D]) {
       P.Dims[D] = uint64_t(TensorMapUnboundedDim);
       continue;
@@ -181,24 +191,24 @@ Status encodeTensorMap(CudaDriver &D, const KernelSignature &Sig, unsigned Index
       return makeError(context(Sig, Index) + "allocating the zero block: " + Zero.error());
     Base = *Zero;
   }
-  const uint32_t ElementStrides[MaxTensorMapRank] = {1, 1, 1, 1, 1};
   CuResult R = D.api().TensorMapEncodeTiled(
       &Map, int(P.DataType), P.Rank, reinterpret_cast<void *>(uintptr_t(Base)), P.Dims.data(),
-      P.ByteStrides.data(), P.Box.data(), ElementStrides, cu::TensorMapInterleaveNone, P.Swizzle,
-      cu::TensorMapL2Promotion128B, cu::TensorMapFloatOOBFillNone);
+      P.ByteStrides.data(), P.Box.data(), P.ElementStrides.data(), cu::TensorMapInterleaveNone,
+      P.Swizzle, cu::TensorMapL2Promotion128B, cu::TensorMapFloatOOBFillNone);
   if (R == cu::Success)
     return Status::ok();
-  std::string Dims, Strides, Box;
+  std::string Dims, Strides, Box, Traversal;
   for (unsigned I = 0; I < P.Rank; ++I) {
     Dims += (I ? "," : "") + std::to_string(P.Dims[I]);
     Box += (I ? "," : "") + std::to_string(P.Box[I]);
+    Traversal += (I ? "," : "") + std::to_string(P.ElementStrides[I]);
     if (I + 1 < P.Rank)
       Strides += (I ? "," : "") + std::to_string(P.ByteStrides[I]);
   }
   return makeError(context(Sig, Index) + "cuTensorMapEncodeTiled failed: " + D.describe(R) +
                    " (address " + hex(Base) + ", extents [" + Dims + "], byte strides [" + Strides +
-                   "], box [" + Box + "], data type " + std::to_string(P.DataType) + ", swizzle " +
-                   std::to_string(P.Swizzle) + ")");
+                   "], box [" + Box + "], traversal strides [" + Traversal + "], data type " +
+                   std::to_string(P.DataType) + ", swizzle " + std::to_string(P.Swizzle) + ")");
 }
 
 } // namespace tritonc::runtime

@@ -4,6 +4,8 @@
 //
 //   base=0 dtype=6 elem=2 dims=(1*p3),? strides=(1*p5) box=64,64 swizzle=128
 //
+// followed by " elemstrides=1,2" where the map has traversal strides.
+//
 // A polynomial is its terms between parentheses, joined by '+'; a term is
 // its coefficient followed by one "*pN" per parameter factor, so "()" is 0,
 // "(2*p3*p4+-1)" is 2*p3*p4 - 1, and every term is written out (a zero
@@ -91,6 +93,17 @@ public:
     return atEnd() || peek(' ');
   }
 
+  /// A list of unsigned numbers, appended to Out.
+  bool numbers(std::vector<unsigned> &Out) {
+    return list([&] {
+      unsigned N = 0;
+      if (!number(N))
+        return false;
+      Out.push_back(N);
+      return true;
+    });
+  }
+
 private:
   std::string_view Rest;
 };
@@ -121,6 +134,11 @@ std::string TensorMapSpec::str() const {
     Out += std::to_string(Box[I]);
   }
   Out += " swizzle=" + std::to_string(SwizzleBytes);
+  if (!ElementStrides.empty()) {
+    Out += " elemstrides=";
+    for (size_t I = 0; I < ElementStrides.size(); ++I)
+      Out += (I ? "," : "") + std::to_string(ElementStrides[I]);
+  }
   return Out;
 }
 
@@ -153,14 +171,11 @@ std::optional<TensorMapSpec> TensorMapSpec::parse(std::string_view Text) {
   });
   if (!Ok || !In.consume(" box="))
     return std::nullopt;
-  Ok = In.list([&] {
-    unsigned B = 0;
-    if (!In.number(B))
-      return false;
-    S.Box.push_back(B);
-    return true;
-  });
-  if (!Ok || !In.consume(" swizzle=") || !In.number(S.SwizzleBytes) || !In.atEnd())
+  if (!In.numbers(S.Box) || !In.consume(" swizzle=") || !In.number(S.SwizzleBytes))
+    return std::nullopt;
+  if (In.consume(" elemstrides=") && (!In.numbers(S.ElementStrides) || S.ElementStrides.empty()))
+    return std::nullopt;
+  if (!In.atEnd())
     return std::nullopt;
   return S;
 }

@@ -1927,3 +1927,102 @@ def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
                   ("lda", lda), ("ldb", ldb), ("ldc", ldc)], extra=["--passes=accumulator-init"])
     assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], "float", "C")
+
+
+# Forward NHWC convolution with its operand tiles as bulk tensor copies (gen_conv_nhwc_tma.py writes the
+# kernels): A as 4-D boxes of the image whose traversal strides are the convolution's stride and whose
+# padding is the copy engine's zero fill, B as 3-D boxes of the filter. The committed files are the stride-1
+# 128 x 128 and 128 x 256 tiles (8 warps); other configurations are generated here.
+def conv_tma_generator():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen_conv_nhwc_tma", GPUIR / "gen_conv_nhwc_tma.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_gpuir_conv_tma_files_are_generated():
+    gen = conv_tma_generator()
+    for name, cfg in gen.COMMITTED.items():
+        assert (GPUIR / name).read_text() == gen.generate(**cfg), \
+            f"{name} is stale: run python3 tests/kernels/gpuir/gen_conv_nhwc_tma.py"
+
+
+# (kernel: a committed file or a generated configuration, (Z, H, W, CI, CO), (R, S), pad, dil). CI and CO
+# are multiples of 8 (16-byte tensor map strides) but not of 64, so that the copy engine's zero fill ends
+# the last channel block; P and Q are not multiples of the tile, so that the epilogue's masks cut it.
+CONV_TMA_CASES = [
+    ("conv_nhwc_tma_128x128.tir", (2, 9, 13, 24, 72), (3, 3), (1, 1), (1, 1)),
+    ("conv_nhwc_tma_128x256.tir", (1, 10, 11, 72, 40), (3, 3), (1, 2), (2, 1)),
+    (dict(tile=(2, 4, 8), tn=64, warps=4, stages=3, stride=(2, 2)), (3, 11, 14, 16, 24), (3, 3), (1, 1),
+     (1, 1)),
+    (dict(tile=(1, 8, 16), tn=128, warps=8, stages=4, stride=(2, 2)), (2, 15, 17, 40, 136), (1, 1),
+     (0, 0), (1, 1)),
+    (dict(tile=(1, 8, 16), tn=128, warps=8, stages=2, stride=(2, 1)), (1, 12, 9, 8, 8), (5, 3), (2, 1),
+     (1, 2)),
+    (dict(tile=(1, 8, 16), tn=128, warps=8, stages=3, stride=(1, 1), dtype="bf16"), (2, 7, 12, 40, 48),
+     (3, 3), (1, 1), (1, 1)),
+]
+
+
+def conv_tma_case_id(case):
+    kernel, shape, rs, pad, dil = case
+    name = kernel[len("conv_nhwc_tma_"):-len(".tir")] if isinstance(kernel, str) else \
+        "{}x{}-s{}{}{}".format(math.prod(kernel["tile"]), kernel["tn"], *kernel["stride"],
+                               "-" + kernel["dtype"] if "dtype" in kernel else "")
+    return f"{name}-{'x'.join(map(str, shape))}-r{rs[0]}s{rs[1]}"
+
+
+@pytest.mark.parametrize("case", CONV_TMA_CASES, ids=[conv_tma_case_id(c) for c in CONV_TMA_CASES])
+def test_gpuir_conv_tma(case, rng, launch, tmp_path):
+    """conv_nhwc_tma*.tir against the float64 reference (and, on the GPU, the interpreter): padding and
+    strides of every tensor padded by multiples of 8 elements, filled with poison (NaN) that a copy past an
+    extent would spread, odd image sizes, stride 2 through traversal strides, dilation, 1x1 and 5x3
+    filters, 2 to 4 stages, f16 and bf16. On the GPU with another warp count or sm_80 the kernel is a located
+    error."""
+    kernel, (z, h, w, ci, co), (r, s), pad, dil = case
+    gen = conv_tma_generator()
+    if isinstance(kernel, str):
+        cfg, path = gen.COMMITTED[kernel], GPUIR / kernel
+    else:
+        cfg, path = kernel, tmp_path / f"conv_nhwc_tma_{conv_tma_case_id(case)}.tir"
+        path.write_text(gen.generate(**cfg))
+    stride, warps = cfg["stride"], cfg["warps"]
+    ty = "bfloat16" if cfg.get("dtype") == "bf16" else "half"
+    # The launcher compares bf16 outputs (uint16 buffers) with the interpreter's by value when TYPE says
+    # so; .tir files ignore the define.
+    defines = {"TYPE": ty}
+    warp_args = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    sm80 = "--arch=sm_80" in launch.pipeline_args
+    if sm80 or (warp_args and warp_args[-1] != f"--num-warps={warps}"):
+        res = subprocess.run([TRITONC, "compile", str(path), "--emit=ptx", "-o", os.devnull,
+                              f"--num-warps={warps}"] + launch.pipeline_args, capture_output=True, text=True)
+        assert res.returncode == 1, res.stderr
+        assert f"{path.name}:" in res.stderr, res.stderr
+        assert ("need sm_90a" if sm80 else f"spreads the tile over {warps} warps, but the kernel runs with") \
+            in res.stderr, res.stderr
+        return
+    p = (h + 2 * pad[0] - dil[0] * (r - 1) - 1) // stride[0] + 1
+    q = (w + 2 * pad[1] - dil[1] * (s - 1) - 1) // stride[1] + 1
+    x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, 8)
+    # The filter as (R*S) x CI x CO with padded strides.
+    ldw_ci = co + 8 * int(rng.integers(0, 3))
+    ldw_tap = ci * ldw_ci + 8 * int(rng.integers(0, 3))
+    wv = round_to(rng.uniform(-1, 1, size=(r * s, ci, co)), ty)
+    wt = poisoned(r * s * ldw_tap, ty)
+    wt[strided_offsets(wv.shape, (ldw_tap, ldw_ci, 1))] = encode(wv, ty).ravel()
+    ldy_q = co + 8 * int(rng.integers(0, 3))
+    ldy_p = q * ldy_q + 8 * int(rng.integers(0, 3))
+    ldy_z = p * ldy_p + 8 * int(rng.integers(0, 3))
+    y = poisoned(z * ldy_z, ty)
+    out = launch(str(path), defines, gen.grid(cfg, z, p, q, co),
+                 [("X", x), ("Wt", wt), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
+                  ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
+                  ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w),
+                  ("ldw_tap", ldw_tap), ("ldw_ci", ldw_ci), ("ldy_z", ldy_z), ("ldy_p", ldy_p),
+                  ("ldy_q", ldy_q)], extra=[f"--num-warps={warps}"])
+    # conv_reference takes Z x CI x H x W and CI x R x S x CO.
+    wref = wv.reshape(r, s, ci, co).transpose(2, 0, 1, 3)
+    expected = conv_reference(xv.transpose(0, 3, 1, 2), wref, pad, stride, p, q, dil).transpose(0, 2, 3, 1)
+    check_conv_output(out["Y"], expected, (ldy_z, ldy_p, ldy_q, 1), ty, r * s * ci,
+                      f"Y, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} stride={stride} dilation={dil}")

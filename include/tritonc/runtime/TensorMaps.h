@@ -22,8 +22,8 @@ namespace tritonc::runtime {
 /// The highest rank cuTensorMapEncodeTiled accepts.
 constexpr unsigned MaxTensorMapRank = 5;
 
-/// The arguments of one cuTensorMapEncodeTiled call (interleave none,
-/// element strides 1, L2 promotion 128 bytes, out-of-bounds fill zeros).
+/// The arguments of one cuTensorMapEncodeTiled call (interleave none, L2
+/// promotion 128 bytes, out-of-bounds fill zeros).
 /// Two plans that compare equal encode the same map.
 struct TensorMapPlan {
   /// Some bounded extent is <= 0, so that every element is out of bounds:
@@ -40,12 +40,15 @@ struct TensorMapPlan {
   /// Strides in bytes of dimensions 1 .. Rank-1.
   std::array<uint64_t, MaxTensorMapRank - 1> ByteStrides{};
   std::array<uint32_t, MaxTensorMapRank> Box{};
+  /// Traversal strides, innermost first (the spec's, or 1).
+  std::array<uint32_t, MaxTensorMapRank> ElementStrides{1, 1, 1, 1, 1};
 
   bool operator==(const TensorMapPlan &) const = default;
 };
 
 /// Plans the map Sig.TensorMaps[Index] for Args (already checked against
-/// Sig). Extents come from the spec's polynomials over the integer
+/// Sig). A spec's traversal strides must be 1 to 8, and 1 innermost (the
+/// engine ignores that one). Extents come from the spec's polynomials over the integer
 /// arguments (nullopt: TensorMapUnboundedDim), strides are their values
 /// times ElemBytes. Errors name the kernel and the base parameter: a spec
 /// that is not well formed (rank, box, swizzle, data type, parameter

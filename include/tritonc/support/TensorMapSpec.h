@@ -53,8 +53,14 @@ struct TensorMapSpec {
   std::vector<std::optional<ParamPoly>> Dims;
   /// Strides in elements of dimensions 1 .. rank-1 (dimension 0 is unit).
   std::vector<ParamPoly> Strides;
-  /// The box one copy moves, innermost first, in elements.
+  /// The box one copy moves, innermost first, in elements of the tensor
+  /// that it spans.
   std::vector<unsigned> Box;
+  /// Traversal strides (cuTensorMapEncodeTiled's elementStrides), innermost
+  /// first, each 1 to 8: a copy reads every E-th element of the box along a
+  /// dimension of stride E, ceil(Box / E) of them. Empty: all 1 (how every
+  /// map but a strided gather's is written, so that their text is as before).
+  std::vector<unsigned> ElementStrides;
   /// Shared-memory swizzle of the box: 0 (none), 32, 64 or 128 bytes.
   unsigned SwizzleBytes = 0;
 

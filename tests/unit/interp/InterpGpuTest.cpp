@@ -450,6 +450,82 @@ entry:
   }
 }
 
+/// Runs @g(f32* %X, f32* %Y) on one program: X is a 2 x 5 x 6 x 8 (Z, H, W,
+/// C) tensor holding 1, 2, 3, ...; Body copies a box of it into Y, 24 rows
+/// of 8.
+InterpResult runGatherKernel(const std::string &Body, std::vector<float> &Y) {
+  std::string Text = R"(#sw32 = #shared<swizzle=32, order=[1,0]>
+#sw32x4 = #shared<swizzle=32, order=[3,2,1,0]>
+define kernel void @g(f32* %X aligned(16), f32* %Y) {
+entry:
+  %bar = smem_alloc : smem<i64<1>>
+  mbarrier_init %bar, 1
+  %r = make_range 0, 192 : i32<192>
+  %r2 = reshape %r : i32<24,8>
+  %Ys = splat %Y : f32*<24,8>
+  %py = gep %Ys, %r2 : f32*<24,8>
+)" + Body + "  ret\n}\n";
+  Parsed P("g.tir", Text);
+  if (!P.M)
+    return {false, "parse error"};
+  std::vector<float> X(2 * 5 * 6 * 8);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = static_cast<float>(I + 1);
+  Y.assign(24 * 8, -1);
+  std::vector<HostBuffer> Bufs = {bufferOf(X, "X"), bufferOf(Y, "Y")};
+  InterpOptions Opts;
+  Opts.Sources = &P.SM;
+  return runKernel(*P.M->getFunction("g"), {1, 1, 1}, {ArgValue::buffer(0), ArgValue::buffer(1)},
+                   Bufs, Opts);
+}
+
+/// Box rows (z, h, w) of a 2 x 3 x 4 box of 8 channels at (0, -1, -1, 0),
+/// every second row and column: a stride-2 convolution's padded gather.
+const char *Gather =
+    R"(  %d = make_tensor_desc %X, [i32 2, i32 5, i32 6, i32 8], [i64 240, i64 48, i64 8, i64 1], [i32 1, i32 2, i32 2, i32 1] : tdesc<f32<2,3,4,8>>
+  %s = smem_alloc : smem<f32<24,8>, #sw32>
+  mbarrier_expect_tx %bar, 768
+  tma_load %d, [i32 0, i32 -1, i32 -1, i32 0], %s, %bar
+  mbarrier_arrive %bar
+  mbarrier_wait %bar, i32 0
+  %v = local_load %s : f32<24,8>
+  store %py, %v
+)";
+
+TEST(InterpGpu, StridedGatherZeroFillsOutsideTheTensor) {
+  std::vector<float> Y;
+  InterpResult R = runGatherKernel(Gather, Y);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  for (int Z = 0; Z < 2; ++Z)
+    for (int Hi = 0; Hi < 3; ++Hi)
+      for (int Wi = 0; Wi < 4; ++Wi)
+        for (int C = 0; C < 8; ++C) {
+          // Row -1 and column -1 are padding, column 7 lies past W = 6.
+          int H = -1 + 2 * Hi, W = -1 + 2 * Wi;
+          bool Inside = H >= 0 && H < 5 && W >= 0 && W < 6;
+          float Want = Inside ? static_cast<float>(((Z * 5 + H) * 6 + W) * 8 + C + 1) : 0.0f;
+          ASSERT_EQ(Y[((Z * 3 + Hi) * 4 + Wi) * 8 + C], Want) << Z << "," << Hi << "," << Wi;
+        }
+  // The same box in a slot of the box's own shape, read back flat.
+  std::string Boxed = replaced(Gather, "smem<f32<24,8>, #sw32>", "smem<f32<2,3,4,8>, #sw32x4>");
+  Boxed = replaced(Boxed, "  %v = local_load %s : f32<24,8>\n",
+                   "  %v4 = local_load %s : f32<2,3,4,8>\n  %v = reshape %v4 : f32<24,8>\n");
+  std::vector<float> Y4;
+  R = runGatherKernel(Boxed, Y4);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_EQ(Y4, Y);
+}
+
+TEST(InterpGpu, StoresThroughATraversalStrideAreRefused) {
+  std::vector<float> Y;
+  expectError(
+      runGatherKernel(replaced(Gather, "  %v = local_load %s : f32<24,8>\n  store %py, %v\n",
+                               "  fence_proxy_async\n  tma_store %d, [i32 0, i32 0, i32 0, "
+                               "i32 0], %s\n  tma_store_wait 0\n"),
+                      Y),
+      "stores through a tensor descriptor with traversal strides are not supported");
+}
+
 TEST(InterpGpu, SlotIndexOutsideTheRing) {
   std::vector<float> C;
   expectError(runStoreKernel(R"(  %ring = smem_alloc : smem<2 x f32<32,32>, #sw128>

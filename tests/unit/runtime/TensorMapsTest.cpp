@@ -72,6 +72,8 @@ TEST(TensorMapPlan, Normal) {
   EXPECT_EQ(P->Dims[2], 0u);
   EXPECT_EQ(P->ByteStrides[1], 0u);
   EXPECT_EQ(P->Box[2], 0u);
+  // No traversal strides in the spec: all 1.
+  EXPECT_EQ(P->ElementStrides, (std::array<uint32_t, 5>{1, 1, 1, 1, 1}));
 
   // The same arguments plan the same map; any change of a value it depends
   // on plans another.
@@ -102,6 +104,15 @@ TEST(TensorMapPlan, PolynomialsAndOtherTypes) {
   EXPECT_EQ(P->ByteStrides[0], 96u);
   EXPECT_EQ(P->ByteStrides[1], (48u * 10 + 8) * 2);
   EXPECT_EQ(P->Box[2], 2u);
+
+  // Traversal strides (a stride-2 convolution's gather) pass through; the
+  // box spans twice the elements it loads along dimension 1.
+  S.ElementStrides = {1, 2, 1};
+  P = planTensorMap(Sig, 0, args(0x1000, 10, 40, 48));
+  ASSERT_TRUE(P) << P.error();
+  EXPECT_EQ(P->ElementStrides, (std::array<uint32_t, 5>{1, 2, 1, 1, 1}));
+  EXPECT_EQ(P->Box[1], 8u);
+  S.ElementStrides.clear();
 
   S.SwizzleBytes = 0;
   EXPECT_EQ(planTensorMap(Sig, 0, args(0x1000, 10, 40, 48))->Swizzle, cu::TensorMapSwizzleNone);
@@ -230,6 +241,25 @@ TEST(TensorMapPlan, MalformedSpecsAreErrors) {
             Prefix + "the box's inner dimension is 8 bytes, not a multiple of 16");
   EXPECT_EQ(ErrorOf([](TensorMapSpec &S) { S.Box[0] = 128; }),
             Prefix + "the box's inner dimension is 256 bytes, more than the swizzle span of 128");
+  EXPECT_EQ(ErrorOf([](TensorMapSpec &S) {
+              S.ElementStrides = {1, 2, 2};
+            }),
+            Prefix + "the spec has 3 traversal strides for rank 2");
+  EXPECT_EQ(ErrorOf([](TensorMapSpec &S) {
+              S.ElementStrides = {1, 9};
+            }),
+            Prefix + "traversal stride 1 is 9; it must be 1 to 8, and 1 innermost (the copy "
+                     "engine ignores that one)");
+  EXPECT_EQ(ErrorOf([](TensorMapSpec &S) {
+              S.ElementStrides = {1, 0};
+            }),
+            Prefix + "traversal stride 1 is 0; it must be 1 to 8, and 1 innermost (the copy "
+                     "engine ignores that one)");
+  EXPECT_EQ(ErrorOf([](TensorMapSpec &S) {
+              S.ElementStrides = {2, 1};
+            }),
+            Prefix + "traversal stride 0 is 2; it must be 1 to 8, and 1 innermost (the copy "
+                     "engine ignores that one)");
   EXPECT_EQ(ErrorOf([](TensorMapSpec &S) { S.SwizzleBytes = 16; }),
             Prefix + "swizzle 16 is not 0, 32, 64 or 128 bytes");
   EXPECT_EQ(ErrorOf([](TensorMapSpec &S) { S.ElemBytes = 4; }),

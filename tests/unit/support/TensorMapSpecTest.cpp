@@ -59,6 +59,11 @@ TEST(TensorMapSpecText, RoundTrip) {
   S = TensorMapSpec();
   S.Box = {16};
   Specs.push_back(S);
+  // A strided gather's traversal strides (a convolution of stride 2).
+  S = matrixSpec();
+  S.Box = {64, 16, 8, 1};
+  S.ElementStrides = {1, 2, 2, 1};
+  Specs.push_back(S);
 
   // And random ones.
   std::mt19937_64 Rng(42);
@@ -88,6 +93,11 @@ TEST(TensorMapSpecText, RoundTrip) {
     for (unsigned &B : R.Box)
       B = unsigned(Rng() % 300);
     R.SwizzleBytes = unsigned(Rng() % 129);
+    if (Rng() % 2) {
+      R.ElementStrides.resize(1 + Rng() % 5);
+      for (unsigned &E : R.ElementStrides)
+        E = unsigned(Rng() % 9);
+    }
     Specs.push_back(R);
   }
 
@@ -133,6 +143,10 @@ TEST(TensorMapSpecText, MalformedIsRejected) {
       "base=0 dtype=6 elem=2 dims=? strides=? box=64 swizzle=0",
       "base=0 dtype=6 elem=2 dims=? strides= box=? swizzle=0",
       "base=0 dtype=6 elem=2 dims=? strides= box=64, swizzle=0",
+      "base=0 dtype=6 elem=2 dims=? strides= box=64 swizzle=0 elemstrides=",
+      "base=0 dtype=6 elem=2 dims=? strides= box=64 swizzle=0 elemstrides=1,",
+      "base=0 dtype=6 elem=2 dims=? strides= box=64 swizzle=0 elemstrides=-1",
+      "base=0 dtype=6 elem=2 dims=? strides= box=64 elemstrides=1 swizzle=0",
       "base=0 dtype=6 elem=2 dims=? box=64 strides= swizzle=0",
       "dtype=6 base=0 elem=2 dims=? strides= box=64 swizzle=0",
   };
