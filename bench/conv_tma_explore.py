@@ -183,15 +183,21 @@ def main():
         # conv_nhwc.tc (cp.async gathers of A's rows), the filter as (R*S*CI) x CO.
         bmat = weight.permute(2, 3, 1, 0).reshape(cs.k, co).contiguous()
         for tm, tn, tk, warps, stages in [c for c in NHWC_CONFIGS if c[1] <= max(64, co)]:
-            kern = tritonc.compile(str(KERNELS / "conv_nhwc.tc"), num_warps=warps, num_stages=stages,
-                                   defines={"TYPE": args.dtype, "ACC": "float", "TM": tm, "TN": tn, "TK": tk})
+            provider = f"conv_nhwc.tc {tm}x{tn}x{tk}"
+            try:
+                kern = tritonc.compile(str(KERNELS / "conv_nhwc.tc"), num_warps=warps, num_stages=stages,
+                                       defines={"TYPE": args.dtype, "ACC": "float", "TM": tm, "TN": tn,
+                                                "TK": tk})
+            except tritonc.CompileError as e:
+                print(f"   {name}: {provider} does not compile: {str(e).splitlines()[0]}", flush=True)
+                continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
             kargs = cs.nhwc_arguments(x_nhwc, bmat, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
                                       bmat.stride(0), (y.stride(0), y.stride(2), y.stride(3)),
                                       torch.empty(1, device="cuda", dtype=torch.float32),
                                       torch.zeros(1, device="cuda", dtype=torch.int32))
             grid = cs.grid(tm, tn, 1)
-            add(f"conv_nhwc.tc {tm}x{tn}x{tk}", lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
+            add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
 
         add("cuDNN NHWC", lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad))
         seconds = timer.compare(runs, rounds=args.rounds)
