@@ -13,9 +13,10 @@ a wrong one is reported and left out), then the correct ones are timed interleav
 (bench/common.py's Timer: L2 flushed before each run, CUDA events, GPU-side wait so that no host time
 leaks in, median of --runs runs after warm-up, in --rounds turns). TMA candidates are
 TZxTPxTQ:TN:WARPS (images x output rows x output columns per tile, output channels, warps), 4
-stages; by default the two 128-pixel tiles that waste the fewest output pixels on the shape with 8
-warps, each with the two widest of TN 64, 128, 256 up to CO, and where those tiles leave SMs idle
-the best 64-pixel tile with 4 warps too. conv_nhwc.tc runs its best large configurations
+stages, each with both epilogues (--store: masked st.global, bulk tensor stores); by default the two
+128-pixel tiles that waste the fewest output pixels on the shape with 8 warps, each with the two
+widest of TN 64, 128, 256 up to CO, and where those tiles leave SMs idle the best 64-pixel tile with
+4 warps too. conv_nhwc.tc runs its best large configurations
 (128x256x64 and 128x128x64 with 8 warps, 128x64x32 with 4 where CO is 64; 3 stages;
 bench/conv_suite.py's list) and reports the fastest.
 """
@@ -98,10 +99,10 @@ _compiled = {}
 
 def tma_kernel(cfg, tmpdir):
     """The compiled kernel of generator configuration cfg (dict), written once per configuration."""
-    key = (cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], cfg["stride"], cfg["dtype"])
+    key = tuple(sorted(cfg.items()))
     if key not in _compiled:
-        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}.tir".format(
-            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"]))
+        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}_{}.tir".format(
+            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"], cfg["store"]))
         path.write_text(gen.generate(**cfg))
         _compiled[key] = tritonc.compile(str(path), num_warps=cfg["warps"])
     return _compiled[key]
@@ -114,6 +115,8 @@ def main():
     ap.add_argument("--tma", help="TMA candidates TZxTPxTQ:TN[:WARPS],... (default: chosen per shape)")
     ap.add_argument("--stages", type=int, default=4)
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="half")
+    ap.add_argument("--store", default="st,tma",
+                    help="epilogues of the TMA kernels: st (masked st.global), tma (bulk tensor stores)")
     ap.add_argument("--budget", type=float, default=270,
                     help="seconds: no shape is started after this (default 270, to end within 5 minutes)")
     ap.add_argument("--runs", type=int, default=30)
@@ -164,10 +167,10 @@ def main():
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         candidates = ([parse_tma(t) for t in args.tma.split(",")] if args.tma
                       else default_tma_candidates(cs, sms))
-        for tile, tn, warps in candidates:
+        for (tile, tn, warps), store in [(c, st) for c in candidates for st in args.store.split(",")]:
             cfg = dict(tile=tile, tn=tn, warps=warps, stages=args.stages, stride=(stride, stride),
-                       dtype=tir_type)
-            provider = "TMA {}x{}x{}:{}:w{}".format(*tile, tn, warps)
+                       dtype=tir_type, store=store)
+            provider = "TMA {}x{}x{}:{}:w{}:{}".format(*tile, tn, warps, store)
             try:
                 kern = tma_kernel(cfg, tmpdir)
             except tritonc.CompileError as e:

@@ -1962,14 +1962,21 @@ CONV_TMA_CASES = [
      (1, 2)),
     (dict(tile=(1, 8, 16), tn=128, warps=8, stages=3, stride=(1, 1), dtype="bf16"), (2, 7, 12, 40, 48),
      (3, 3), (1, 1), (1, 1)),
+    # Bulk tensor stores in the epilogue (clipped by the copy engine), four channel blocks through a ring
+    # of three slots, and a stride-2 one with 4 warps.
+    (dict(tile=(1, 8, 16), tn=256, warps=8, stages=3, stride=(1, 1), store="tma"), (2, 9, 13, 24, 200),
+     (3, 3), (1, 1), (1, 1)),
+    (dict(tile=(2, 4, 8), tn=64, warps=4, stages=3, stride=(2, 2), store="tma"), (3, 11, 14, 16, 24), (3, 3),
+     (1, 1), (1, 1)),
 ]
 
 
 def conv_tma_case_id(case):
     kernel, shape, rs, pad, dil = case
     name = kernel[len("conv_nhwc_tma_"):-len(".tir")] if isinstance(kernel, str) else \
-        "{}x{}-s{}{}{}".format(math.prod(kernel["tile"]), kernel["tn"], *kernel["stride"],
-                               "-" + kernel["dtype"] if "dtype" in kernel else "")
+        "{}x{}-s{}{}{}{}".format(math.prod(kernel["tile"]), kernel["tn"], *kernel["stride"],
+                                 "-" + kernel["dtype"] if "dtype" in kernel else "",
+                                 "-tmastore" if kernel.get("store") == "tma" else "")
     return f"{name}-{'x'.join(map(str, shape))}-r{rs[0]}s{rs[1]}"
 
 
@@ -1978,8 +1985,8 @@ def test_gpuir_conv_tma(case, rng, launch, tmp_path):
     """conv_nhwc_tma*.tir against the float64 reference (and, on the GPU, the interpreter): padding and
     strides of every tensor padded by multiples of 8 elements, filled with poison (NaN) that a copy past an
     extent would spread, odd image sizes, stride 2 through traversal strides, dilation, 1x1 and 5x3
-    filters, 2 to 4 stages, f16 and bf16. On the GPU with another warp count or sm_80 the kernel is a located
-    error."""
+    filters, 2 to 4 stages, f16 and bf16, masked st.global and bulk tensor store epilogues. On the GPU with
+    another warp count or sm_80 the kernel is a located error."""
     kernel, (z, h, w, ci, co), (r, s), pad, dil = case
     gen = conv_tma_generator()
     if isinstance(kernel, str):

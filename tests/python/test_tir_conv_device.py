@@ -1,7 +1,7 @@
 """On an sm_90a GPU: a hand-written GPU-level IR kernel (.tir) compiles through tritonc.compile and
 launches on torch tensors, with its tensor maps (4-D, traversal strides) encoded from the arguments
 at launch: tests/kernels/gpuir/conv_nhwc_tma_128x128.tir against torch's convolution, and a stride-2
-kernel from its generator (the path bench/conv_tma_explore.py times)."""
+kernel and one with bulk tensor stores from its generator (the path bench/conv_tma_explore.py times)."""
 import importlib.util
 from pathlib import Path
 
@@ -27,13 +27,13 @@ def generator():
     return module
 
 
-@pytest.mark.parametrize("stride,pad", [(1, 1), (2, 1)])
-def test_tir_conv_launches_on_torch_tensors(stride, pad, tmp_path):
+@pytest.mark.parametrize("stride,pad,store", [(1, 1, "st"), (2, 1, "st"), (1, 1, "tma")])
+def test_tir_conv_launches_on_torch_tensors(stride, pad, store, tmp_path):
     gen = generator()
-    cfg = dict(tile=(1, 8, 16), tn=128, warps=8, stages=4, stride=(stride, stride))
+    cfg = dict(tile=(1, 8, 16), tn=128, warps=8, stages=4, stride=(stride, stride), store=store)
     path = GPUIR / "conv_nhwc_tma_128x128.tir"
-    if stride != 1:
-        path = tmp_path / "conv_nhwc_tma_s2.tir"
+    if stride != 1 or store != "st":
+        path = tmp_path / "conv_nhwc_tma_variant.tir"
         path.write_text(gen.generate(**cfg))
     kern = tritonc.compile(str(path), num_warps=8)
     z, ci, co, h, w, r, s = 2, 72, 136, 19, 23, 3, 3

@@ -22,7 +22,9 @@ The kernel (one M x TN tile of the implicit GEMM per program, M = TZ * TP * TQ o
     group in flight, so that the slot the retired group read is refilled after a barrier (the
     structure of matmul_tma_wgmma.tir).
   * The epilogue converts the f32 accumulators to the element type (f16, or bf16 with --dtype) and
-    stores them with masks z < Z, p < P, q < Q, co < CO.
+    stores them with masks z < Z, p < P, q < Q, co < CO; with --store tma it stages each 64-channel
+    block in a slot of A's ring instead and writes it with a 4-D bulk tensor store, which the copy
+    engine clips at Z, P, Q and CO.
 
 The traversal strides are constants of the tensor map, so the convolution's stride is baked into the
 file (--stride); padding, dilation, sizes and strides of the tensors are parameters. Requirements:
@@ -52,10 +54,94 @@ def grid(cfg, z, p, q, co):
     return (math.ceil(z / tz) * math.ceil(p / tp) * math.ceil(q / tq), math.ceil(co / cfg["tn"]))
 
 
-def generate(tile, tn, warps, stages, stride, dtype="f16"):
+def store_tma(emit, ty, tile, nb, stages):
+    """The epilogue as bulk tensor stores: each 64-channel block of the accumulator goes (in the element
+    type) to a slot of A's ring, free once every warpgroup's last wgmma has retired, and one 4-D copy
+    writes it to Y at (z0, p0, q0, n); the copy engine clips the box at Z, P, Q and CO. A slot is written
+    again only after the store that read it (tma_store_wait, then a barrier: only thread 0 waits)."""
+    tz, tp, tq = tile
+    m = tz * tp * tq
+    emit("  ; the ring's slots are free once every warpgroup has passed its last wgmma_wait")
+    emit("  barrier")
+    emit("  %ldyz = sext %ldy_z : i64")
+    emit("  %ldyp = sext %ldy_p : i64")
+    emit("  %ldyq = sext %ldy_q : i64")
+    emit(f"  %dy = make_tensor_desc %Y, [%Z, %P, %Q, %CO], [%ldyz, %ldyp, %ldyq, i64 1] : "
+         f"tdesc<{ty}<{tz},{tp},{tq},64>>")
+    for j in range(nb):
+        if j >= stages:
+            emit("  tma_store_wait 0")
+            emit("  barrier")
+        emit(f"  %ys{j} = smem_slot %ra, i32 {j % stages} : smem<{ty}<{m},64>, #sw>")
+        emit(f"  %yv{j} = fptrunc %acc{j} : {ty}<{m},64, #acc>")
+        emit(f"  local_store %ys{j}, %yv{j}")
+        emit("  fence_proxy_async")
+        emit("  barrier")
+        emit(f"  tma_store %dy, [%z0, %p0, %q0, %n{j}], %ys{j}")
+    emit("  tma_store_wait 0")
+
+
+def store_masked(emit, ty, tile, nb):
+    """The epilogue as st.global of each thread's accumulator elements, masked by z < Z, p < P, q < Q and
+    co < CO."""
+    tz, tp, tq = tile
+    m = tz * tp * tq
+    lq, lpq = int(math.log2(tq)), int(math.log2(tp * tq))
+    emit("  ; rows (z, p, q) of the tile, q fastest; masks z < Z, p < P, q < Q")
+    emit(f"  %rr = make_range 0, {m} : i32<{m}>")
+    vec = f"i32<{m}>"
+
+    def splat(name, scalar):
+        emit(f"  %{name} = splat {scalar} : {vec}")
+
+    splat("tqm", f"i32 {tq - 1}")
+    splat("tpm", f"i32 {tp - 1}")
+    splat("lq", f"i32 {lq}")
+    splat("lpq", f"i32 {lpq}")
+    emit(f"  %qi = and %rr, %tqm : {vec}")
+    emit(f"  %rq = lshr %rr, %lq : {vec}")
+    emit(f"  %pi = and %rq, %tpm : {vec}")
+    emit(f"  %zi = lshr %rr, %lpq : {vec}")
+    for axis, first, bound, ld in (("q", "q0", "Q", "ldy_q"), ("p", "p0", "P", "ldy_p"),
+                                   ("z", "z0", "Z", "ldy_z")):
+        splat(f"{axis}0s", f"%{first}")
+        emit(f"  %{axis}y = add %{axis}i, %{axis}0s : {vec}")
+        splat(f"{bound}s", f"%{bound}")
+        emit(f"  %in{axis} = icmp slt %{axis}y, %{bound}s : i1<{m}>")
+        splat(f"{ld}s", f"%{ld}")
+        emit(f"  %off{axis} = mul %{axis}y, %{ld}s : {vec}")
+    emit(f"  %inqp = and %inq, %inp : i1<{m}>")
+    emit(f"  %inrow = and %inqp, %inz : i1<{m}>")
+    emit(f"  %offqp = add %offq, %offp : {vec}")
+    emit(f"  %offrow = add %offqp, %offz : {vec}")
+    emit(f"  %offrow2 = reshape %offrow : i32<{m},1>")
+    emit(f"  %inrow2 = reshape %inrow : i1<{m},1>")
+    emit(f"  %inrowb = broadcast %inrow2 : i1<{m},64>")
+    emit(f"  %ybase = splat %Y : {ty}*<{m},1>")
+    emit(f"  %yrow = gep %ybase, %offrow2 : {ty}*<{m},1>")
+    emit(f"  %yrowb = broadcast %yrow : {ty}*<{m},64>")
+    emit("  %rc = make_range 0, 64 : i32<64>")
+    emit("  %COs = splat %CO : i32<1,64>")
+    for j in range(nb):
+        emit(f"  ; output channels n{j} .. n{j} + 63")
+        emit(f"  %n{j}s = splat %n{j} : i32<64>")
+        emit(f"  %co{j} = add %rc, %n{j}s : i32<64>")
+        emit(f"  %co{j}r = reshape %co{j} : i32<1,64>")
+        emit(f"  %inc{j} = icmp slt %co{j}r, %COs : i1<1,64>")
+        emit(f"  %incb{j} = broadcast %inc{j} : i1<{m},64>")
+        emit(f"  %mask{j} = and %inrowb, %incb{j} : i1<{m},64>")
+        emit(f"  %cob{j} = broadcast %co{j}r : i32<{m},64>")
+        emit(f"  %py{j} = gep %yrowb, %cob{j} : {ty}*<{m},64>")
+        emit(f"  %pyw{j} = convert_layout %py{j} : {ty}*<{m},64, #acc>")
+        emit(f"  %maskw{j} = convert_layout %mask{j} : i1<{m},64, #acc>")
+        emit(f"  %yv{j} = fptrunc %acc{j} : {ty}<{m},64, #acc>")
+        emit(f"  masked_store %pyw{j}, %yv{j}, %maskw{j}")
+
+
+def generate(tile, tn, warps, stages, stride, dtype="f16", store="st"):
     tz, tp, tq = tile
     ty = dtype
-    assert ty in ("f16", "bf16")
+    assert ty in ("f16", "bf16") and store in ("st", "tma")
     sh, sw = stride
     m = tz * tp * tq
     nb = tn // 64
@@ -64,7 +150,6 @@ def generate(tile, tn, warps, stages, stride, dtype="f16"):
     assert m % 64 == 0 and tn % 64 == 0 and warps in (4, 8) and stages >= 2
     assert m % (16 * warps) == 0, "the wgmma tile needs M a multiple of 16 * warps"
     assert tp * sh <= 256 and tq * sw <= 256
-    lq, lpq = int(math.log2(tq)), int(math.log2(tp * tq))
     bytes_per_stage = (m + 64 * nb) * TK * 2
     a_slot = f"smem<{ty}<{m},64>, #sw>"
     b_slot = f"smem<{ty}<64,64>, #sw>"
@@ -99,7 +184,8 @@ def generate(tile, tn, warps, stages, stride, dtype="f16"):
 
     emit(f"; GENERATED by tests/kernels/gpuir/gen_conv_nhwc_tma.py (--tile {tz},{tp},{tq} --tn {tn} "
          f"--warps {warps} --stages {stages} --stride {sh},{sw}"
-         + (f" --dtype {ty}" if ty != "f16" else "") + "); do not edit.")
+         + (f" --dtype {ty}" if ty != "f16" else "") + (" --store tma" if store == "tma" else "")
+         + "); do not edit.")
     emit(f"; Forward NHWC convolution ({ty} in, f32 accumulation, {ty} out), stride {sh} x {sw}: one "
          f"{m} x {tn} tile of the")
     emit(f"; implicit GEMM per program ({tz} image(s) x {tp} x {tq} output pixels by {tn} output "
@@ -213,55 +299,10 @@ def generate(tile, tn, warps, stages, stride, dtype="f16"):
     emit("  br ^loop")
     emit("exit:")
     emit("  wgmma_wait 0")
-    emit("  ; rows (z, p, q) of the tile, q fastest; masks z < Z, p < P, q < Q")
-    emit(f"  %rr = make_range 0, {m} : i32<{m}>")
-    vec = f"i32<{m}>"
-
-    def splat(name, scalar):
-        emit(f"  %{name} = splat {scalar} : {vec}")
-
-    splat("tqm", f"i32 {tq - 1}")
-    splat("tpm", f"i32 {tp - 1}")
-    splat("lq", f"i32 {lq}")
-    splat("lpq", f"i32 {lpq}")
-    emit(f"  %qi = and %rr, %tqm : {vec}")
-    emit(f"  %rq = lshr %rr, %lq : {vec}")
-    emit(f"  %pi = and %rq, %tpm : {vec}")
-    emit(f"  %zi = lshr %rr, %lpq : {vec}")
-    for axis, first, bound, ld in (("q", "q0", "Q", "ldy_q"), ("p", "p0", "P", "ldy_p"),
-                                   ("z", "z0", "Z", "ldy_z")):
-        splat(f"{axis}0s", f"%{first}")
-        emit(f"  %{axis}y = add %{axis}i, %{axis}0s : {vec}")
-        splat(f"{bound}s", f"%{bound}")
-        emit(f"  %in{axis} = icmp slt %{axis}y, %{bound}s : i1<{m}>")
-        splat(f"{ld}s", f"%{ld}")
-        emit(f"  %off{axis} = mul %{axis}y, %{ld}s : {vec}")
-    emit(f"  %inqp = and %inq, %inp : i1<{m}>")
-    emit(f"  %inrow = and %inqp, %inz : i1<{m}>")
-    emit(f"  %offqp = add %offq, %offp : {vec}")
-    emit(f"  %offrow = add %offqp, %offz : {vec}")
-    emit(f"  %offrow2 = reshape %offrow : i32<{m},1>")
-    emit(f"  %inrow2 = reshape %inrow : i1<{m},1>")
-    emit(f"  %inrowb = broadcast %inrow2 : i1<{m},64>")
-    emit(f"  %ybase = splat %Y : {ty}*<{m},1>")
-    emit(f"  %yrow = gep %ybase, %offrow2 : {ty}*<{m},1>")
-    emit(f"  %yrowb = broadcast %yrow : {ty}*<{m},64>")
-    emit("  %rc = make_range 0, 64 : i32<64>")
-    emit("  %COs = splat %CO : i32<1,64>")
-    for j in range(nb):
-        emit(f"  ; output channels n{j} .. n{j} + 63")
-        emit(f"  %n{j}s = splat %n{j} : i32<64>")
-        emit(f"  %co{j} = add %rc, %n{j}s : i32<64>")
-        emit(f"  %co{j}r = reshape %co{j} : i32<1,64>")
-        emit(f"  %inc{j} = icmp slt %co{j}r, %COs : i1<1,64>")
-        emit(f"  %incb{j} = broadcast %inc{j} : i1<{m},64>")
-        emit(f"  %mask{j} = and %inrowb, %incb{j} : i1<{m},64>")
-        emit(f"  %cob{j} = broadcast %co{j}r : i32<{m},64>")
-        emit(f"  %py{j} = gep %yrowb, %cob{j} : {ty}*<{m},64>")
-        emit(f"  %pyw{j} = convert_layout %py{j} : {ty}*<{m},64, #acc>")
-        emit(f"  %maskw{j} = convert_layout %mask{j} : i1<{m},64, #acc>")
-        emit(f"  %yv{j} = fptrunc %acc{j} : {ty}<{m},64, #acc>")
-        emit(f"  masked_store %pyw{j}, %yv{j}, %maskw{j}")
+    if store == "tma":
+        store_tma(emit, ty, tile, nb, stages)
+    else:
+        store_masked(emit, ty, tile, nb)
     emit("  ret")
     emit("}")
     return "\n".join(L) + "\n"
@@ -275,6 +316,8 @@ def main():
     ap.add_argument("--stages", type=int, default=4)
     ap.add_argument("--stride", default="1,1", help="stride_h,stride_w (baked into the tensor map)")
     ap.add_argument("--dtype", choices=["f16", "bf16"], default="f16")
+    ap.add_argument("--store", choices=["st", "tma"], default="st",
+                    help="epilogue: masked st.global, or bulk tensor stores")
     ap.add_argument("-o", "--output", help="file to write (default: rewrite the committed files)")
     args = ap.parse_args()
     if args.tile is None:
@@ -282,7 +325,7 @@ def main():
             (HERE / name).write_text(generate(**cfg))
         return
     text = generate(tuple(int(v) for v in args.tile.split(",")), args.tn, args.warps, args.stages,
-                    tuple(int(v) for v in args.stride.split(",")), args.dtype)
+                    tuple(int(v) for v in args.stride.split(",")), args.dtype, args.store)
     if args.output:
         Path(args.output).write_text(text)
     else:
