@@ -13,7 +13,8 @@ a wrong one is reported and left out), then the correct ones are timed interleav
 (bench/common.py's Timer: L2 flushed before each run, CUDA events, GPU-side wait so that no host time
 leaks in, median of --runs runs after warm-up, in --rounds turns). TMA candidates are
 TZxTPxTQ:TN:WARPS (images x output rows x output columns per tile, output channels, warps), 4
-stages, each with both epilogues (--store: masked st.global, bulk tensor stores); by default the two
+stages, each as --variants: B N-major (a wgmma per 64 output channels) with either epilogue (masked
+st.global, bulk tensor stores), and B K-major (one wgmma of N = TN) with st.global; by default the two
 128-pixel tiles that waste the fewest output pixels on the shape with 8 warps, each with the two
 widest of TN 64, 128, 256 up to CO, and where those tiles leave SMs idle the best 64-pixel tile with
 4 warps too. conv_nhwc.tc runs its best large configurations
@@ -115,8 +116,10 @@ def main():
     ap.add_argument("--tma", help="TMA candidates TZxTPxTQ:TN[:WARPS],... (default: chosen per shape)")
     ap.add_argument("--stages", type=int, default=4)
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="half")
-    ap.add_argument("--store", default="st,tma",
-                    help="epilogues of the TMA kernels: st (masked st.global), tma (bulk tensor stores)")
+    ap.add_argument("--variants", default="n:st,n:tma,k:st",
+                    help="B layout and epilogue of each TMA candidate: n (filter (R*S) x CI x CO, a wgmma "
+                         "per 64 output channels) or k (CO x (R*S) x CI, PyTorch's channels_last weight, one "
+                         "wgmma of N = TN); st (masked st.global) or tma (bulk tensor stores, n only)")
     ap.add_argument("--budget", type=float, default=270,
                     help="seconds: no shape is started after this (default 270, to end within 5 minutes)")
     ap.add_argument("--runs", type=int, default=30)
@@ -167,18 +170,22 @@ def main():
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         candidates = ([parse_tma(t) for t in args.tma.split(",")] if args.tma
                       else default_tma_candidates(cs, sms))
-        for (tile, tn, warps), store in [(c, st) for c in candidates for st in args.store.split(",")]:
+        variants = [v.split(":") for v in args.variants.split(",")]
+        for (tile, tn, warps), (b_major, store) in [(c, v) for c in candidates for v in variants]:
             cfg = dict(tile=tile, tn=tn, warps=warps, stages=args.stages, stride=(stride, stride),
-                       dtype=tir_type, store=store)
-            provider = "TMA {}x{}x{}:{}:w{}:{}".format(*tile, tn, warps, store)
+                       dtype=tir_type, store=store, b_major=b_major)
+            provider = "TMA {}x{}x{}:{}:w{}:{}-{}".format(*tile, tn, warps, b_major, store)
             try:
                 kern = tma_kernel(cfg, tmpdir)
             except tritonc.CompileError as e:
                 print(f"   {name}: {provider} does not compile: {str(e).splitlines()[0]}", flush=True)
                 continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
-            kargs = (x_nhwc, wt, y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
-                     x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), wt.stride(0), wt.stride(1),
+            # K-major B reads the channels_last weight (CO, R, S, CI in memory) as CO x (R*S) x CI.
+            filt = ((w_nhwc, w_nhwc.stride(0), w_nhwc.stride(3)) if b_major == "k"
+                    else (wt, wt.stride(0), wt.stride(1)))
+            kargs = (x_nhwc, filt[0], y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
+                     x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), filt[1], filt[2],
                      y.stride(0), y.stride(2), y.stride(3))
             grid = gen.grid(cfg, z, cs.p, cs.q, co)
             add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
