@@ -102,8 +102,9 @@ def tma_kernel(cfg, tmpdir):
     """The compiled kernel of generator configuration cfg (dict), written once per configuration."""
     key = tuple(sorted(cfg.items()))
     if key not in _compiled:
-        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}_{}.tir".format(
-            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"], cfg["store"]))
+        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}_{}_{}.tir".format(
+            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"], cfg["store"],
+            cfg["b_major"]))
         path.write_text(gen.generate(**cfg))
         _compiled[key] = tritonc.compile(str(path), num_warps=cfg["warps"])
     return _compiled[key]
@@ -177,8 +178,9 @@ def main():
             provider = "TMA {}x{}x{}:{}:w{}:{}-{}".format(*tile, tn, warps, b_major, store)
             try:
                 kern = tma_kernel(cfg, tmpdir)
-            except tritonc.CompileError as e:
-                print(f"   {name}: {provider} does not compile: {str(e).splitlines()[0]}", flush=True)
+            except (tritonc.CompileError, AssertionError) as e:  # AssertionError: the generator refuses it
+                why = (str(e) or type(e).__name__).splitlines()[0]
+                print(f"   {name}: {provider} does not compile: {why}", flush=True)
                 continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
             # K-major B reads the channels_last weight (CO, R, S, CI in memory) as CO x (R*S) x CI.
@@ -199,7 +201,8 @@ def main():
                                        defines={"TYPE": args.dtype, "ACC": "float", "TM": tm, "TN": tn,
                                                 "TK": tk})
             except tritonc.CompileError as e:
-                print(f"   {name}: {provider} does not compile: {str(e).splitlines()[0]}", flush=True)
+                why = (str(e) or type(e).__name__).splitlines()[0]
+                print(f"   {name}: {provider} does not compile: {why}", flush=True)
                 continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
             kargs = cs.nhwc_arguments(x_nhwc, bmat, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
