@@ -224,7 +224,7 @@ def main():
             print(f"    {p:<28} {tflops[p]:7.1f} TFLOP/s  {ratio:>12}  {notes[p]}", flush=True)
         rows.append((name, best_tma, best_nhwc, tflops))
 
-    print("\nshape                         best TMA (TFLOP/s, x cuDNN)      conv_nhwc.tc (x cuDNN)   cuDNN")
+    print(f"\n{'shape':<29} {'best TMA (TFLOP/s, x cuDNN)':<38} {'conv_nhwc.tc (x cuDNN)':<28} cuDNN")
     ratios = {"TMA": [], "nhwc": []}
     for name, best_tma, best_nhwc, tflops in rows:
         cudnn = tflops.get("cuDNN NHWC", float("nan"))
@@ -235,7 +235,7 @@ def main():
                 continue
             ratios[key].append(tflops[p] / cudnn)
             cells.append(f"{tflops[p]:6.1f} ({tflops[p] / cudnn:.2f}x) {p.split(' ', 1)[1]}")
-        print(f"{name:<29} {cells[0]:<32} {cells[1]:<24} {cudnn:6.1f}")
+        print(f"{name:<29} {cells[0]:<38} {cells[1]:<28} {cudnn:6.1f}")
     for key, values in ratios.items():
         if values:
             print(f"geomean {key} / cuDNN: {math.exp(sum(map(math.log, values)) / len(values)):.2f}x "
