@@ -1932,7 +1932,8 @@ def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
 # Forward NHWC convolution with its operand tiles as bulk tensor copies (gen_conv_nhwc_tma.py writes the
 # kernels): A as 4-D boxes of the image whose traversal strides are the convolution's stride and whose
 # padding is the copy engine's zero fill, B as 3-D boxes of the filter. The committed files are the stride-1
-# 128 x 128 and 128 x 256 tiles (8 warps); other configurations are generated here.
+# 128 x 128 and 128 x 256 tiles (8 warps), the latter also with a K-major B; other configurations are generated
+# here.
 def conv_tma_generator():
     import importlib.util
     spec = importlib.util.spec_from_file_location("gen_conv_nhwc_tma", GPUIR / "gen_conv_nhwc_tma.py")
@@ -1969,8 +1970,7 @@ CONV_TMA_CASES = [
     (dict(tile=(2, 4, 8), tn=64, warps=4, stages=3, stride=(2, 2), store="tma"), (3, 11, 14, 16, 24), (3, 3),
      (1, 1), (1, 1)),
     # K-major B: the filter CO x (R*S) x CI in column-major [64, TN] slots, one wgmma of N = TN.
-    (dict(tile=(1, 8, 16), tn=256, warps=8, stages=4, stride=(1, 1), b_major="k"), (2, 9, 13, 24, 200),
-     (3, 3), (1, 1), (1, 1)),
+    ("conv_nhwc_tma_128x256_kmajor.tir", (2, 9, 13, 24, 200), (3, 3), (1, 1), (1, 1)),
     (dict(tile=(2, 4, 8), tn=128, warps=4, stages=3, stride=(2, 2), b_major="k"), (3, 11, 14, 16, 136),
      (3, 3), (1, 1), (2, 1)),
 ]

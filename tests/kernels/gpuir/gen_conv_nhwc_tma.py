@@ -50,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 COMMITTED = {
     "conv_nhwc_tma_128x128.tir": dict(tile=(1, 8, 16), tn=128, warps=8, stages=4, stride=(1, 1)),
     "conv_nhwc_tma_128x256.tir": dict(tile=(1, 8, 16), tn=256, warps=8, stages=4, stride=(1, 1)),
+    "conv_nhwc_tma_128x256_kmajor.tir": dict(tile=(1, 8, 16), tn=256, warps=8, stages=4, stride=(1, 1),
+                                             b_major="k"),
 }
 
 
