@@ -121,8 +121,8 @@ def main():
                     help="B layout and epilogue of each TMA candidate: n (filter (R*S) x CI x CO, a wgmma "
                          "per 64 output channels) or k (CO x (R*S) x CI, PyTorch's channels_last weight, one "
                          "wgmma of N = TN); st (masked st.global) or tma (bulk tensor stores, n only)")
-    ap.add_argument("--budget", type=float, default=270,
-                    help="seconds: no shape is started after this (default 270, to end within 5 minutes)")
+    ap.add_argument("--budget", type=float, default=230,
+                    help="seconds: no shape is started after this (default 230, to end within 5 minutes)")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
