@@ -13,9 +13,11 @@ a wrong one is reported and left out), then the correct ones are timed interleav
 (bench/common.py's Timer: L2 flushed before each run, CUDA events, GPU-side wait so that no host time
 leaks in, median of --runs runs after warm-up, in --rounds turns). TMA candidates are
 TZxTPxTQ:TN:WARPS (images x output rows x output columns per tile, output channels, warps), 4
-stages; by default the two 128-pixel tiles that waste the fewest output pixels on the shape with 8
-warps, each with the two widest of TN 64, 128, 256 up to CO, and where those tiles leave SMs idle
-the best 64-pixel tile with 4 warps too. conv_nhwc.tc runs its best large configurations
+stages, each as --variants: B N-major (a wgmma per 64 output channels) with either epilogue (masked
+st.global, bulk tensor stores), and B K-major (one wgmma of N = TN) with st.global; by default the two
+128-pixel tiles that waste the fewest output pixels on the shape with 8 warps, each with the two
+widest of TN 64, 128, 256 up to CO, and where those tiles leave SMs idle the best 64-pixel tile with
+4 warps too. conv_nhwc.tc runs its best large configurations
 (128x256x64 and 128x128x64 with 8 warps, 128x64x32 with 4 where CO is 64; 3 stages;
 bench/conv_suite.py's list) and reports the fastest.
 """
@@ -98,10 +100,11 @@ _compiled = {}
 
 def tma_kernel(cfg, tmpdir):
     """The compiled kernel of generator configuration cfg (dict), written once per configuration."""
-    key = (cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], cfg["stride"], cfg["dtype"])
+    key = tuple(sorted(cfg.items()))
     if key not in _compiled:
-        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}.tir".format(
-            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"]))
+        path = tmpdir / ("conv_nhwc_tma_{}x{}x{}_{}_w{}s{}_st{}{}_{}_{}_{}.tir".format(
+            *cfg["tile"], cfg["tn"], cfg["warps"], cfg["stages"], *cfg["stride"], cfg["dtype"], cfg["store"],
+            cfg["b_major"]))
         path.write_text(gen.generate(**cfg))
         _compiled[key] = tritonc.compile(str(path), num_warps=cfg["warps"])
     return _compiled[key]
@@ -114,8 +117,12 @@ def main():
     ap.add_argument("--tma", help="TMA candidates TZxTPxTQ:TN[:WARPS],... (default: chosen per shape)")
     ap.add_argument("--stages", type=int, default=4)
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="half")
-    ap.add_argument("--budget", type=float, default=270,
-                    help="seconds: no shape is started after this (default 270, to end within 5 minutes)")
+    ap.add_argument("--variants", default="n:st,n:tma,k:st",
+                    help="B layout and epilogue of each TMA candidate: n (filter (R*S) x CI x CO, a wgmma "
+                         "per 64 output channels) or k (CO x (R*S) x CI, PyTorch's channels_last weight, one "
+                         "wgmma of N = TN); st (masked st.global) or tma (bulk tensor stores, n only)")
+    ap.add_argument("--budget", type=float, default=230,
+                    help="seconds: no shape is started after this (default 230, to end within 5 minutes)")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
@@ -164,18 +171,23 @@ def main():
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         candidates = ([parse_tma(t) for t in args.tma.split(",")] if args.tma
                       else default_tma_candidates(cs, sms))
-        for tile, tn, warps in candidates:
+        variants = [v.split(":") for v in args.variants.split(",")]
+        for (tile, tn, warps), (b_major, store) in [(c, v) for c in candidates for v in variants]:
             cfg = dict(tile=tile, tn=tn, warps=warps, stages=args.stages, stride=(stride, stride),
-                       dtype=tir_type)
-            provider = "TMA {}x{}x{}:{}:w{}".format(*tile, tn, warps)
+                       dtype=tir_type, store=store, b_major=b_major)
+            provider = "TMA {}x{}x{}:{}:w{}:{}-{}".format(*tile, tn, warps, b_major, store)
             try:
                 kern = tma_kernel(cfg, tmpdir)
-            except tritonc.CompileError as e:
-                print(f"   {name}: {provider} does not compile: {str(e).splitlines()[0]}", flush=True)
+            except (tritonc.CompileError, AssertionError) as e:  # AssertionError: the generator refuses it
+                why = (str(e) or type(e).__name__).splitlines()[0]
+                print(f"   {name}: {provider} does not compile: {why}", flush=True)
                 continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
-            kargs = (x_nhwc, wt, y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
-                     x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), wt.stride(0), wt.stride(1),
+            # K-major B reads the channels_last weight (CO, R, S, CI in memory) as CO x (R*S) x CI.
+            filt = ((w_nhwc, w_nhwc.stride(0), w_nhwc.stride(3)) if b_major == "k"
+                    else (wt, wt.stride(0), wt.stride(1)))
+            kargs = (x_nhwc, filt[0], y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
+                     x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), filt[1], filt[2],
                      y.stride(0), y.stride(2), y.stride(3))
             grid = gen.grid(cfg, z, cs.p, cs.q, co)
             add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
@@ -183,15 +195,22 @@ def main():
         # conv_nhwc.tc (cp.async gathers of A's rows), the filter as (R*S*CI) x CO.
         bmat = weight.permute(2, 3, 1, 0).reshape(cs.k, co).contiguous()
         for tm, tn, tk, warps, stages in [c for c in NHWC_CONFIGS if c[1] <= max(64, co)]:
-            kern = tritonc.compile(str(KERNELS / "conv_nhwc.tc"), num_warps=warps, num_stages=stages,
-                                   defines={"TYPE": args.dtype, "ACC": "float", "TM": tm, "TN": tn, "TK": tk})
+            provider = f"conv_nhwc.tc {tm}x{tn}x{tk}"
+            try:
+                kern = tritonc.compile(str(KERNELS / "conv_nhwc.tc"), num_warps=warps, num_stages=stages,
+                                       defines={"TYPE": args.dtype, "ACC": "float", "TM": tm, "TN": tn,
+                                                "TK": tk})
+            except tritonc.CompileError as e:
+                why = (str(e) or type(e).__name__).splitlines()[0]
+                print(f"   {name}: {provider} does not compile: {why}", flush=True)
+                continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
             kargs = cs.nhwc_arguments(x_nhwc, bmat, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
                                       bmat.stride(0), (y.stride(0), y.stride(2), y.stride(3)),
                                       torch.empty(1, device="cuda", dtype=torch.float32),
                                       torch.zeros(1, device="cuda", dtype=torch.int32))
             grid = cs.grid(tm, tn, 1)
-            add(f"conv_nhwc.tc {tm}x{tn}x{tk}", lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
+            add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
 
         add("cuDNN NHWC", lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad))
         seconds = timer.compare(runs, rounds=args.rounds)
@@ -205,7 +224,7 @@ def main():
             print(f"    {p:<28} {tflops[p]:7.1f} TFLOP/s  {ratio:>12}  {notes[p]}", flush=True)
         rows.append((name, best_tma, best_nhwc, tflops))
 
-    print("\nshape                         best TMA (TFLOP/s, x cuDNN)      conv_nhwc.tc (x cuDNN)   cuDNN")
+    print(f"\n{'shape':<29} {'best TMA (TFLOP/s, x cuDNN)':<38} {'conv_nhwc.tc (x cuDNN)':<28} cuDNN")
     ratios = {"TMA": [], "nhwc": []}
     for name, best_tma, best_nhwc, tflops in rows:
         cudnn = tflops.get("cuDNN NHWC", float("nan"))
@@ -216,7 +235,7 @@ def main():
                 continue
             ratios[key].append(tflops[p] / cudnn)
             cells.append(f"{tflops[p]:6.1f} ({tflops[p] / cudnn:.2f}x) {p.split(' ', 1)[1]}")
-        print(f"{name:<29} {cells[0]:<32} {cells[1]:<24} {cudnn:6.1f}")
+        print(f"{name:<29} {cells[0]:<38} {cells[1]:<28} {cudnn:6.1f}")
     for key, values in ratios.items():
         if values:
             print(f"geomean {key} / cuDNN: {math.exp(sum(map(math.log, values)) / len(values)):.2f}x "

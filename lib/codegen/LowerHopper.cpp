@@ -87,8 +87,10 @@ const ir::Value *tmaSlot(const Instruction &I) {
 std::optional<unsigned> tmaSwizzle(const ir::Type *T, std::string &Why) {
   const ir::Layout *L = T->getLayout(); // a hardware swizzle (the verifier)
   unsigned Swizzle = L ? static_cast<unsigned>(L->getSwizzleBytes()) : 0;
-  uint64_t RowBytes =
-      static_cast<uint64_t>(T->getShape().back()) * T->getElementType()->getScalarSizeInBytes();
+  // Rows in memory run along the contiguous dimension (dimension 0 of a
+  // column-major slot).
+  int64_t RowElems = L ? T->getShape()[L->getOrder()[0]] : T->getShape().back();
+  uint64_t RowBytes = static_cast<uint64_t>(RowElems) * T->getElementType()->getScalarSizeInBytes();
   if (Swizzle && RowBytes != Swizzle) {
     Why = "its rows are " + std::to_string(RowBytes) + " bytes, not exactly the swizzle width (" +
           std::to_string(Swizzle) + " bytes): the copy engine would lay wider rows out as " +

@@ -742,8 +742,12 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
   }
   // A copy walks its descriptor's box (the slot may hold it as the 2-D tile
   // of its rows).
-  if (I->getOpcode() == Opcode::TmaLoad || I->getOpcode() == Opcode::TmaStore)
+  if (I->getOpcode() == Opcode::TmaLoad || I->getOpcode() == Opcode::TmaStore) {
     G.Shape = OperandType(0)->getShape();
+    const ir::Layout *L = Data->getLayout();
+    if (Data->getRank() == 2 && L && L->getOrder() == std::vector<unsigned>{0, 1})
+      G.ColumnMajorRow = Data->getShape()[0];
+  }
   if (I->getOpcode() == Opcode::SmemAlloc) {
     // Static placement: an allocation executed again is the same buffer.
     // The offset allocate-shared chose, where it ran (buffers then may share

@@ -283,6 +283,10 @@ struct GpuOpInfo {
   /// smem_alloc a shared operand addresses (directly or through smem_slot);
   /// 0 for other operands, or when a phi or select hides the buffer.
   std::vector<uint32_t> Buffers;
+  /// tma_load/tma_store into or from a column-major slot [X, Y]: X, the
+  /// length of its rows in memory (the copy's element L is the slot's
+  /// (L % X, L / X)); 0 for other slots.
+  int64_t ColumnMajorRow = 0;
   bool ARegisters = false;          ///< wgmma: A is a register tile.
   ElemKind AccKind = ElemKind::F32; ///< wgmma: accumulator element.
 };

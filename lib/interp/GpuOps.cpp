@@ -464,7 +464,12 @@ void GpuState::execTensorCopy(const CInst &I) {
       Inside &= X >= 0 && X < static_cast<int64_t>(Desc[1 + D]);
       Addr += static_cast<uint64_t>(X * static_cast<int64_t>(Desc[1 + Rank + D])) * G.ElemBytes;
     }
-    uint64_t Off = L * G.ElemBytes;
+    // The slot's element that the copy's L-th lands in (the slot's bytes are
+    // its elements in row-major order, whatever its layout).
+    uint64_t Element = L;
+    if (uint64_t Row = static_cast<uint64_t>(G.ColumnMajorRow))
+      Element = (L % Row) * (Count / Row) + L / Row;
+    uint64_t Off = Element * G.ElemBytes;
     if (Inside && IsLoad)
       writeRaw(&Data[Off], readRaw(Global.access(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
                G.ElemBytes);

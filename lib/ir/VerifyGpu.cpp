@@ -34,18 +34,29 @@ std::string checkMbarrier(const Type *T) {
   return "";
 }
 
+/// Whether Slot is a 2-D slot stored column-major (order=[0,1]): its rows in
+/// memory run along dimension 0, as a K-major wgmma B operand [K, N] does.
+bool isColumnMajorSlot(const Type *Slot) {
+  const Layout *L = Slot->getLayout();
+  return Slot->getRank() == 2 && L && L->getOrder() == std::vector<unsigned>{0, 1};
+}
+
 /// Bulk tensor copies and wgmma read shared memory through the async proxy,
-/// which understands only the hardware swizzle modes on row-major slots.
+/// which understands only the hardware swizzle modes on row-major slots, and
+/// on column-major 2-D ones (the same bytes, the tile transposed).
 std::string checkHardwareSwizzle(const Type *Slot, const char *Role) {
   const Layout *L = Slot->getLayout();
   if (!L || !L->hasSwizzleMode())
     return std::string(Role) + " " + typeName(Slot) +
            " needs a hardware swizzle layout '#shared<swizzle=0|32|64|128, order=[...]>'";
+  if (isColumnMajorSlot(Slot))
+    return "";
   const auto &Order = L->getOrder();
   for (size_t I = 0; I < Order.size(); ++I)
     if (Order[I] != Order.size() - 1 - I)
       return std::string(Role) + " " + typeName(Slot) +
-             " must be row-major (order=[rank-1, ..., 0]) for the async proxy";
+             " must be row-major (order=[rank-1, ..., 0]), or 2-D column-major (order=[0,1]), for "
+             "the async proxy";
   return "";
 }
 
@@ -70,16 +81,24 @@ std::string checkTensorDescOps(const Instruction &I, unsigned CoordsFrom, const 
     return Msg;
   // A box of rank >= 3 also lands as the 2-D tile of its rows (the outer
   // dimensions flattened): the engine writes rows of the innermost dimension
-  // one after another, and the swizzle depends only on the row's address.
+  // one after another, and the swizzle depends only on the row's address. A
+  // column-major slot [X, Y] holds Y such rows of X elements.
   const auto &Box = Desc->getShape();
   int64_t Rows = 1;
   for (size_t K = 0; K + 1 < Box.size(); ++K)
     Rows *= Box[K];
-  bool Flat = Box.size() >= 3 && Slot->getRank() == 2 && Slot->getShape()[0] == Rows &&
-              Slot->getShape()[1] == Box.back();
-  if (Slot->getElementType() != Desc->getElementType() || (Slot->getShape() != Box && !Flat))
+  Shape InMemory = Slot->getShape();
+  bool Transposed = isColumnMajorSlot(Slot);
+  if (Transposed)
+    std::swap(InMemory[0], InMemory[1]);
+  bool Flat = (Box.size() >= 3 || Transposed) && InMemory.size() == 2 && InMemory[0] == Rows &&
+              InMemory[1] == Box.back();
+  bool Same = !Transposed && Slot->getShape() == Box;
+  if (Slot->getElementType() != Desc->getElementType() || (!Same && !Flat))
     return "the shared slot " + typeName(Slot) + " does not hold one box of " + typeName(Desc) +
-           (Box.size() >= 3 ? " (its shape, or the 2-D tile of its rows)" : "");
+           (Box.size() >= 3 || Transposed
+                ? " (its shape, or the 2-D tile of its rows; transposed in a column-major slot)"
+                : "");
   return checkHardwareSwizzle(Slot, "the shared slot");
 }
 

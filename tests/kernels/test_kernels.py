@@ -1932,7 +1932,8 @@ def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
 # Forward NHWC convolution with its operand tiles as bulk tensor copies (gen_conv_nhwc_tma.py writes the
 # kernels): A as 4-D boxes of the image whose traversal strides are the convolution's stride and whose
 # padding is the copy engine's zero fill, B as 3-D boxes of the filter. The committed files are the stride-1
-# 128 x 128 and 128 x 256 tiles (8 warps); other configurations are generated here.
+# 128 x 128 and 128 x 256 tiles (8 warps), the latter also with a K-major B; other configurations are generated
+# here.
 def conv_tma_generator():
     import importlib.util
     spec = importlib.util.spec_from_file_location("gen_conv_nhwc_tma", GPUIR / "gen_conv_nhwc_tma.py")
@@ -1962,14 +1963,26 @@ CONV_TMA_CASES = [
      (1, 2)),
     (dict(tile=(1, 8, 16), tn=128, warps=8, stages=3, stride=(1, 1), dtype="bf16"), (2, 7, 12, 40, 48),
      (3, 3), (1, 1), (1, 1)),
+    # Bulk tensor stores in the epilogue (clipped by the copy engine), four channel blocks through a ring
+    # of three slots, and a stride-2 one with 4 warps.
+    (dict(tile=(1, 8, 16), tn=256, warps=8, stages=3, stride=(1, 1), store="tma"), (2, 9, 13, 24, 200),
+     (3, 3), (1, 1), (1, 1)),
+    (dict(tile=(2, 4, 8), tn=64, warps=4, stages=3, stride=(2, 2), store="tma"), (3, 11, 14, 16, 24), (3, 3),
+     (1, 1), (1, 1)),
+    # K-major B: the filter CO x (R*S) x CI in column-major [64, TN] slots, one wgmma of N = TN.
+    ("conv_nhwc_tma_128x256_kmajor.tir", (2, 9, 13, 24, 200), (3, 3), (1, 1), (1, 1)),
+    (dict(tile=(2, 4, 8), tn=128, warps=4, stages=3, stride=(2, 2), b_major="k"), (3, 11, 14, 16, 136),
+     (3, 3), (1, 1), (2, 1)),
 ]
 
 
 def conv_tma_case_id(case):
     kernel, shape, rs, pad, dil = case
     name = kernel[len("conv_nhwc_tma_"):-len(".tir")] if isinstance(kernel, str) else \
-        "{}x{}-s{}{}{}".format(math.prod(kernel["tile"]), kernel["tn"], *kernel["stride"],
-                               "-" + kernel["dtype"] if "dtype" in kernel else "")
+        "{}x{}-s{}{}{}{}{}".format(math.prod(kernel["tile"]), kernel["tn"], *kernel["stride"],
+                                   "-" + kernel["dtype"] if "dtype" in kernel else "",
+                                   "-tmastore" if kernel.get("store") == "tma" else "",
+                                   "-kmajor" if kernel.get("b_major") == "k" else "")
     return f"{name}-{'x'.join(map(str, shape))}-r{rs[0]}s{rs[1]}"
 
 
@@ -1978,8 +1991,8 @@ def test_gpuir_conv_tma(case, rng, launch, tmp_path):
     """conv_nhwc_tma*.tir against the float64 reference (and, on the GPU, the interpreter): padding and
     strides of every tensor padded by multiples of 8 elements, filled with poison (NaN) that a copy past an
     extent would spread, odd image sizes, stride 2 through traversal strides, dilation, 1x1 and 5x3
-    filters, 2 to 4 stages, f16 and bf16. On the GPU with another warp count or sm_80 the kernel is a located
-    error."""
+    filters, 2 to 4 stages, f16 and bf16, masked st.global and bulk tensor store epilogues, N-major and
+    K-major B. On the GPU with another warp count or sm_80 the kernel is a located error."""
     kernel, (z, h, w, ci, co), (r, s), pad, dil = case
     gen = conv_tma_generator()
     if isinstance(kernel, str):
@@ -2005,12 +2018,20 @@ def test_gpuir_conv_tma(case, rng, launch, tmp_path):
     p = (h + 2 * pad[0] - dil[0] * (r - 1) - 1) // stride[0] + 1
     q = (w + 2 * pad[1] - dil[1] * (s - 1) - 1) // stride[1] + 1
     x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, 8)
-    # The filter as (R*S) x CI x CO with padded strides.
-    ldw_ci = co + 8 * int(rng.integers(0, 3))
-    ldw_tap = ci * ldw_ci + 8 * int(rng.integers(0, 3))
+    # The filter as (R*S) x CI x CO, or CO x (R*S) x CI for a K-major B, with padded strides.
     wv = round_to(rng.uniform(-1, 1, size=(r * s, ci, co)), ty)
-    wt = poisoned(r * s * ldw_tap, ty)
-    wt[strided_offsets(wv.shape, (ldw_tap, ldw_ci, 1))] = encode(wv, ty).ravel()
+    if cfg.get("b_major") == "k":
+        ldw_tap = ci + 8 * int(rng.integers(0, 3))
+        ldw_co = r * s * ldw_tap + 8 * int(rng.integers(0, 3))
+        wt = poisoned(co * ldw_co, ty)
+        wt[strided_offsets((co, r * s, ci), (ldw_co, ldw_tap, 1))] = encode(wv.transpose(2, 0, 1), ty).ravel()
+        filter_strides = [("ldw_co", ldw_co), ("ldw_tap", ldw_tap)]
+    else:
+        ldw_ci = co + 8 * int(rng.integers(0, 3))
+        ldw_tap = ci * ldw_ci + 8 * int(rng.integers(0, 3))
+        wt = poisoned(r * s * ldw_tap, ty)
+        wt[strided_offsets(wv.shape, (ldw_tap, ldw_ci, 1))] = encode(wv, ty).ravel()
+        filter_strides = [("ldw_tap", ldw_tap), ("ldw_ci", ldw_ci)]
     ldy_q = co + 8 * int(rng.integers(0, 3))
     ldy_p = q * ldy_q + 8 * int(rng.integers(0, 3))
     ldy_z = p * ldy_p + 8 * int(rng.integers(0, 3))
@@ -2019,8 +2040,8 @@ def test_gpuir_conv_tma(case, rng, launch, tmp_path):
                  [("X", x), ("Wt", wt), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
                   ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
                   ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w),
-                  ("ldw_tap", ldw_tap), ("ldw_ci", ldw_ci), ("ldy_z", ldy_z), ("ldy_p", ldy_p),
-                  ("ldy_q", ldy_q)], extra=[f"--num-warps={warps}"])
+                  *filter_strides, ("ldy_z", ldy_z), ("ldy_p", ldy_p), ("ldy_q", ldy_q)],
+                 extra=[f"--num-warps={warps}"])
     # conv_reference takes Z x CI x H x W and CI x R x S x CO.
     wref = wv.reshape(r, s, ci, co).transpose(2, 0, 1, 3)
     expected = conv_reference(xv.transpose(0, 3, 1, 2), wref, pad, stride, p, q, dil).transpose(0, 2, 3, 1)

@@ -456,6 +456,7 @@ entry:
 InterpResult runGatherKernel(const std::string &Body, std::vector<float> &Y) {
   std::string Text = R"(#sw32 = #shared<swizzle=32, order=[1,0]>
 #sw32x4 = #shared<swizzle=32, order=[3,2,1,0]>
+#sw32t = #shared<swizzle=32, order=[0,1]>
 define kernel void @g(f32* %X aligned(16), f32* %Y) {
 entry:
   %bar = smem_alloc : smem<i64<1>>
@@ -514,6 +515,27 @@ TEST(InterpGpu, StridedGatherZeroFillsOutsideTheTensor) {
   R = runGatherKernel(Boxed, Y4);
   ASSERT_TRUE(R.Ok) << R.Error;
   EXPECT_EQ(Y4, Y);
+}
+
+TEST(InterpGpu, ColumnMajorSlotHoldsTheBoxTransposed) {
+  // 24 rows of 8 land as the rows in memory of a column-major [8, 24] slot
+  // (a K-major wgmma B operand): element (c, r) of the slot is box (r, c).
+  const char *Body =
+      R"(  %d = make_tensor_desc %X, [i32 60, i32 8], [i64 8, i64 1] : tdesc<f32<24,8>>
+  %s = smem_alloc : smem<f32<8,24>, #sw32t>
+  mbarrier_expect_tx %bar, 768
+  tma_load %d, [i32 3, i32 0], %s, %bar
+  mbarrier_arrive %bar
+  mbarrier_wait %bar, i32 0
+  %v = local_load %s : f32<8,24>
+  %t = trans %v : f32<24,8>
+  store %py, %t
+)";
+  std::vector<float> Y;
+  InterpResult R = runGatherKernel(Body, Y);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  for (int I = 0; I < 24 * 8; ++I)
+    ASSERT_EQ(Y[I], static_cast<float>(3 * 8 + I + 1)) << I;
 }
 
 TEST(InterpGpu, StoresThroughATraversalStrideAreRefused) {
