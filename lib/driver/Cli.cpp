@@ -788,8 +788,8 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings",
-                           "--no-explicit-rings"})
+  for (const char *Flag :
+       {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings", "--no-explicit-rings"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})
