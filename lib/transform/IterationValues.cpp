@@ -439,9 +439,20 @@ Value *IterationValues::andWith(Where W, Value *A, Value *B) {
   // holds, instead of once more per element of the tile (the guards of
   // pipelined loads whose masks are per element: unaligned rows).
   Instruction *AI = asInstruction(A), *BI = asInstruction(B);
-  int Pick = AI && BI && AI->getOpcode() == Opcode::And && BI->getOpcode() == Opcode::Splat
-                 ? smallestBroadcastFactor(*AI)
-                 : -1;
+  bool GuardOfAnd = AI && BI && AI->getOpcode() == Opcode::And && BI->getOpcode() == Opcode::Splat;
+  // (s && X) && g with s uniform too: X && (s && g), the guards joined as
+  // scalars, so that X's factors can take them.
+  for (int K = 0; GuardOfAnd && K < 2; ++K)
+    if (const Instruction *S = asInstruction(AI->getOperand(K));
+        S && S->getOpcode() == Opcode::Splat) {
+      Value *Both = andWith(W, S->getOperand(0), BI->getOperand(0));
+      Value *&Splat = SplatMemo[{W, Both, A->getType()}];
+      if (!Splat)
+        Splat = insert(W, Instruction::create(Opcode::Splat, A->getType(), {Both}), nullptr);
+      Value *Folded = andWith(W, AI->getOperand(1 - K), Splat);
+      return AndMemo[std::make_tuple(W, A, B)] = Folded;
+    }
+  int Pick = GuardOfAnd ? smallestBroadcastFactor(*AI) : -1;
   if (Pick < 0) {
     And = insert(W, Instruction::create(Opcode::And, A->getType(), {A, B}), nullptr);
     return And;
