@@ -3,8 +3,13 @@
 // A tile access uses the layout of its access plan: each thread owns groups
 // of Vec elements that are contiguous in memory, read or written with one
 // vector instruction of up to 16 bytes (16-bit elements travel packed in b32
-// words). Masked loads first move the `other` values into the destination
-// registers, then load under the mask. Replicated elements (lanes or
+// words). Accesses of one thread that lie along a run of contiguous pointers
+// (a register bit of the layout stepping along the contiguous dimension
+// inside the axis info's contiguity) share one address register and differ
+// by the immediate offset: rows that are only 2-byte aligned (odd strides)
+// cannot be read as vectors, but need not compute a 64-bit address per
+// element either. Masked loads first move the `other` values into the
+// destination registers, then load under the mask. Replicated elements (lanes or
 // registers the layout maps to an element already held elsewhere) are
 // stored and updated by one owner only. Every access is recorded for the
 // barriers between threads' global accesses (GlobalOrdering.cpp).
@@ -28,6 +33,8 @@
 
 #include "tritonc/support/Diagnostics.h"
 
+#include <bit>
+
 namespace tritonc::codegen {
 
 using ir::Instruction;
@@ -36,18 +43,92 @@ using ptx::Cmp;
 
 namespace {
 
-std::string addr(const Reg &Ptr) { return "[" + Ptr.name() + "]"; }
+std::string addr(const Reg &Ptr, int64_t Offset = 0) {
+  return "[" + Ptr.name() + (Offset ? "+" + std::to_string(Offset) : "") + "]";
+}
+
+/// Whether register bit Bit of L moves along dimension Dim only, by a power
+/// of two below the pointers' contiguity Contig along it, and no other bit of
+/// any input dimension sets that coordinate bit: then the register with the
+/// bit set lies in the same aligned block of contiguous pointers as the one
+/// without, exactly that many elements further.
+bool runsAlong(const LinearLayout &L, int32_t Bit, unsigned Dim, int64_t Contig) {
+  const LinearLayout::Basis &Bs = L.getBasis("register", Bit);
+  int32_t Step = Bs[Dim];
+  if (Step <= 0 || !std::has_single_bit(static_cast<uint32_t>(Step)) || Step >= Contig)
+    return false;
+  for (size_t D = 0; D < Bs.size(); ++D)
+    if (D != Dim && Bs[D] != 0)
+      return false;
+  for (const LinearLayout::InDim &In : L.getInDims())
+    for (size_t J = 0; J < In.Bases.size(); ++J)
+      if (!(In.Name == "register" && static_cast<int32_t>(J) == Bit) && (In.Bases[J][Dim] & Step))
+        return false;
+  return true;
+}
 
 } // namespace
 
+FunctionLowering::AddressRuns FunctionLowering::getAddressRuns(const ir::Value *Ptr,
+                                                               const LinearLayout &L, unsigned Vec,
+                                                               unsigned Dim) {
+  // Where the pointers are contiguous but not aligned enough for vectors
+  // (odd row strides: one 2-byte access per element), every element would
+  // otherwise get its own 64-bit address arithmetic. Registers that differ
+  // only along a contiguous run share their run's address instead, with the
+  // distance as the instruction's immediate offset (ld.global.b16 %h,
+  // [%rd+64]).
+  int32_t N = numRegisters(L);
+  AddressRuns Runs{Regs(N), std::vector<int64_t>(N, 0)};
+  int32_t VecBits = std::countr_zero(Vec), RegBits = L.getInDimSizeLog2("register");
+  uint64_t RunBits = 0;
+  if (Ptr->getType()->isTile() && LA.isRematerializable(Ptr)) {
+    int64_t Contig = AI.get(Ptr).Contiguity[Dim];
+    for (int32_t Bit = VecBits; Bit < RegBits; ++Bit)
+      if (runsAlong(L, Bit, Dim, Contig))
+        RunBits |= uint64_t(1) << Bit;
+  }
+  if (!RunBits) {
+    Runs.Base = getVectorHeads(Ptr, L, Vec);
+    return Runs;
+  }
+  // The run heads: L without the vector's and the runs' register bits.
+  std::vector<LinearLayout::InDim> Ins = L.getInDims();
+  for (LinearLayout::InDim &In : Ins)
+    if (In.Name == "register") {
+      std::vector<LinearLayout::Basis> Kept;
+      for (int32_t Bit = VecBits; Bit < RegBits; ++Bit)
+        if (!(RunBits >> Bit & 1))
+          Kept.push_back(In.Bases[Bit]);
+      In.Bases = std::move(Kept);
+    }
+  Regs Heads = get(Ptr, LinearLayout(std::move(Ins), L.getOutDims()));
+  int64_t ElemBytes = Ptr->getType()->getPointee()->getScalarSizeInBytes();
+  for (int32_t R = 0; R < N; R += static_cast<int32_t>(Vec)) {
+    size_t Head = 0;
+    int32_t HeadBit = 0;
+    int64_t Elements = 0;
+    for (int32_t Bit = VecBits; Bit < RegBits; ++Bit) {
+      bool Set = R >> Bit & 1;
+      if (RunBits >> Bit & 1)
+        Elements += Set ? L.getBasis("register", Bit)[Dim] : 0;
+      else
+        Head |= static_cast<size_t>(Set) << HeadBit++;
+    }
+    Runs.Base[R] = Heads[Head];
+    Runs.Offset[R] = Elements * ElemBytes;
+  }
+  return Runs;
+}
+
 /// Loads one element of 1 byte (i1, i8): `ld.global.s8` into a 16-bit
 /// register, which sign-extends as the i8 representation wants.
-static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, bool IsBool,
+static Reg loadByte(ptx::PTXFunctionBuilder &B, const Reg &Ptr, int64_t Offset, bool IsBool,
                     std::optional<Reg> Mask, const std::optional<Reg> &Other, FunctionLowering &L) {
   Reg V = Other ? (IsBool ? L.predToU16(*Other) : B.mov(Ty::S16, *Other)) : B.mov(Ty::S16, 0);
   Reg Dst = B.newReg(Ty::S16);
   B.movTo(Dst, V);
-  std::string Text = "ld.global.s8 " + Dst.name() + ", " + addr(Ptr) + ";";
+  std::string Text = "ld.global.s8 " + Dst.name() + ", " + addr(Ptr, Offset) + ";";
   if (Mask)
     Text = "@" + Mask->name() + " " + Text;
   B.emit(Text);
@@ -68,7 +149,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
       Other = scalar(I.getOperand(2));
     }
     if (Bytes == 1) {
-      Values[&I] = {loadByte(B, Ptr, T == Ty::Pred, Mask, Other, *this)};
+      Values[&I] = {loadByte(B, Ptr, 0, T == Ty::Pred, Mask, Other, *this)};
       return;
     }
     Ty MT = moveTypeOf(T);
@@ -80,7 +161,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
   const AccessPlan &Plan = LA.accessOf(&I);
   const LinearLayout &L = Plan.Layout;
   unsigned HeadVec = Bytes == 1 ? 1 : Plan.Vec;
-  Regs Ptrs = getVectorHeads(I.getOperand(0), L, HeadVec);
+  AddressRuns Ptrs = getAddressRuns(I.getOperand(0), L, HeadVec, Plan.VecDim);
   Regs Mask, Other;
   if (Masked) {
     Mask = getVectorHeads(I.getOperand(1), L, HeadVec);
@@ -100,7 +181,7 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
         M = Mask[R0];
         O = Other[R0];
       }
-      Out[R0] = loadByte(B, Ptrs[R0], T == Ty::Pred, M, O, *this);
+      Out[R0] = loadByte(B, Ptrs.Base[R0], Ptrs.Offset[R0], T == Ty::Pred, M, O, *this);
       continue;
     }
     // Words: 16-bit elements pair up into b32 words when the vector has two
@@ -115,9 +196,9 @@ void FunctionLowering::lowerLoad(const Instruction &I) {
                                  ? Operand(B.pack2x16(Other[R0 + 2 * W].as(Ty::B16),
                                                       Other[R0 + 2 * W + 1].as(Ty::B16), Ty::B32))
                                  : Operand(Other[R0 + W].as(WordTy)));
-    Regs Loaded = Masked ? B.ldMasked(ptx::StateSpace::Global, WordTy, Words, Ptrs[R0], 0, Mask[R0],
-                                      OtherWords)
-                         : B.ldGlobal(WordTy, Words, Ptrs[R0]);
+    Regs Loaded = Masked ? B.ldMasked(ptx::StateSpace::Global, WordTy, Words, Ptrs.Base[R0],
+                                      Ptrs.Offset[R0], Mask[R0], OtherWords)
+                         : B.ldGlobal(WordTy, Words, Ptrs.Base[R0], Ptrs.Offset[R0]);
     for (unsigned W = 0; W < Words; ++W) {
       if (Packed) {
         auto [Lo, Hi] = B.unpack2x16(Loaded[W], Ty::B16);
@@ -138,9 +219,9 @@ void FunctionLowering::lowerStore(const Instruction &I) {
   const ir::Type *Elem = I.getOperand(1)->getType()->getScalarType();
   Ty T = ptxTypeOf(Elem);
   unsigned Bytes = memBytesOf(Elem);
-  auto StoreByte = [&](const Reg &P, const Reg &V) {
+  auto StoreByte = [&](const Reg &P, int64_t Offset, const Reg &V) {
     Reg W = T == Ty::Pred ? predToU16(V) : V;
-    B.emit("st.global.u8 " + addr(P) + ", " + W.name() + ";");
+    B.emit("st.global.u8 " + addr(P, Offset) + ", " + W.name() + ";");
   };
   if (!Ptr->getType()->isTile()) {
     // Every thread stores the same value: later scalar loads of any thread
@@ -151,7 +232,7 @@ void FunctionLowering::lowerStore(const Instruction &I) {
     if (Masked)
       G.emplace(B, scalar(I.getOperand(2)), false);
     if (Bytes == 1)
-      StoreByte(P, V);
+      StoreByte(P, 0, V);
     else
       B.stGlobal(moveTypeOf(T), P, 0, {V.as(moveTypeOf(T))});
     return;
@@ -159,7 +240,8 @@ void FunctionLowering::lowerStore(const Instruction &I) {
   const AccessPlan &Plan = LA.accessOf(&I);
   const LinearLayout &L = Plan.Layout;
   unsigned HeadVec = Bytes == 1 ? 1 : Plan.Vec;
-  Regs Ptrs = getVectorHeads(Ptr, L, HeadVec), Mask;
+  AddressRuns Ptrs = getAddressRuns(Ptr, L, HeadVec, Plan.VecDim);
+  Regs Mask;
   PackableRegs Vals = getForPacking(I.getOperand(1), L);
   if (Masked)
     Mask = getVectorHeads(I.getOperand(2), L, HeadVec);
@@ -185,13 +267,13 @@ void FunctionLowering::lowerStore(const Instruction &I) {
     if (Guard.valid())
       G.emplace(B, Guard, false);
     if (Bytes == 1) {
-      StoreByte(Ptrs[R0], Words[0]);
+      StoreByte(Ptrs.Base[R0], Ptrs.Offset[R0], Words[0]);
       continue;
     }
     if (!Packed)
       for (Reg &W : Words)
         W = W.as(moveTypeOf(T));
-    B.stGlobal(Packed ? Ty::B32 : moveTypeOf(T), Ptrs[R0], 0, Words);
+    B.stGlobal(Packed ? Ty::B32 : moveTypeOf(T), Ptrs.Base[R0], Ptrs.Offset[R0], Words);
   }
 }
 

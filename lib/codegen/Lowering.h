@@ -293,6 +293,15 @@ public:
   /// vector accesses: a rematerialized V is computed for those registers
   /// only (the others stay empty); any other V is taken whole.
   Regs getVectorHeads(const ir::Value *V, const LinearLayout &L, unsigned Vec);
+  /// The addresses of a global access through the pointer tile Ptr in
+  /// layout L (vectors of Vec elements along dimension Dim): per register,
+  /// an address register and a byte offset to add to it (LowerMemory.cpp).
+  struct AddressRuns {
+    Regs Base;
+    std::vector<int64_t> Offset;
+  };
+  AddressRuns getAddressRuns(const ir::Value *Ptr, const LinearLayout &L, unsigned Vec,
+                             unsigned Dim);
   /// V in its own layout (a non-rematerializable tile) or its scalar.
   Regs getOwn(const ir::Value *V);
   /// The register of a scalar value.

@@ -412,10 +412,65 @@ Value *IterationValues::loopRunsAt(const ExitBranch &Branch, Where W, unsigned T
   return RunsMemo[Key] = C;
 }
 
+/// The operand of the tile mask And (an `and`) that broadcasts the fewest
+/// elements, or -1 when neither is a broadcast of a tile.
+static int smallestBroadcastFactor(const Instruction &And) {
+  int Pick = -1;
+  int64_t Fewest = And.getType()->getNumElements();
+  for (int K = 0; K < 2; ++K) {
+    const Instruction *Bc = asInstruction(And.getOperand(K));
+    if (!Bc || Bc->getOpcode() != Opcode::Broadcast || !Bc->getOperand(0)->getType()->isTile())
+      continue;
+    if (int64_t N = Bc->getOperand(0)->getType()->getNumElements(); N < Fewest) {
+      Pick = K;
+      Fewest = N;
+    }
+  }
+  return Pick;
+}
+
 Value *IterationValues::andWith(Where W, Value *A, Value *B) {
   Value *&And = AndMemo[std::make_tuple(W, A, B)];
-  if (!And)
+  if (And)
+    return And;
+  // A uniform guard (a splat) is folded into the mask's smallest broadcast
+  // factor: `(rows && cols) && g` becomes `rows && (cols && g)` with
+  // `cols && g` computed before the broadcast, once per column a thread
+  // holds, instead of once more per element of the tile (the guards of
+  // pipelined loads whose masks are per element: unaligned rows).
+  Instruction *AI = asInstruction(A), *BI = asInstruction(B);
+  bool GuardOfAnd = AI && BI && AI->getOpcode() == Opcode::And && BI->getOpcode() == Opcode::Splat;
+  // (s && X) && g with s uniform too: X && (s && g), the guards joined as
+  // scalars, so that X's factors can take them.
+  for (int K = 0; GuardOfAnd && K < 2; ++K)
+    if (const Instruction *S = asInstruction(AI->getOperand(K));
+        S && S->getOpcode() == Opcode::Splat) {
+      Value *Both = andWith(W, S->getOperand(0), BI->getOperand(0));
+      Value *&Splat = SplatMemo[{W, Both, A->getType()}];
+      if (!Splat)
+        Splat = insert(W, Instruction::create(Opcode::Splat, A->getType(), {Both}), nullptr);
+      Value *Folded = andWith(W, AI->getOperand(1 - K), Splat);
+      return AndMemo[std::make_tuple(W, A, B)] = Folded;
+    }
+  int Pick = GuardOfAnd ? smallestBroadcastFactor(*AI) : -1;
+  if (Pick < 0) {
     And = insert(W, Instruction::create(Opcode::And, A->getType(), {A, B}), nullptr);
+    return And;
+  }
+  Instruction *Factor = asInstruction(AI->getOperand(Pick));
+  Value *Source = Factor->getOperand(0);
+  Value *&Guard = SplatMemo[{W, BI->getOperand(0), Source->getType()}];
+  if (!Guard)
+    Guard = insert(W, Instruction::create(Opcode::Splat, Source->getType(), {BI->getOperand(0)}),
+                   nullptr);
+  Value *Guarded = insert(
+      W, Instruction::create(Opcode::Broadcast, Factor->getType(), {andWith(W, Source, Guard)}),
+      nullptr);
+  Value *Rest = AI->getOperand(1 - Pick);
+  And = insert(W,
+               Instruction::create(Opcode::And, A->getType(),
+                                   {Pick == 0 ? Guarded : Rest, Pick == 0 ? Rest : Guarded}),
+               nullptr);
   return And;
 }
 
