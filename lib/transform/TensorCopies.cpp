@@ -224,7 +224,9 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
 }
 
 bool TensorCopyRewriter::checkForms(Ring &R) {
-  const Type *SlotTy = R.Alloc->getType();
+  const Type *RingTy = R.Alloc->getType();
+  const Type *SlotTy =
+      Type::getSharedBuffer(RingTy->getElementType(), RingTy->getShape(), RingTy->getLayout(), 1);
   if (std::string Why = tensorCopySlotProblem(SlotTy); !Why.empty())
     return R.decline(R.refill(), "the slot " + SlotTy->str() +
                                      " cannot be written by the copy "
