@@ -12,6 +12,7 @@
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tritonc::transform {
@@ -115,7 +116,12 @@ std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form) {
     return "the tile cannot be staged in one slot of the copy engine: " + Why;
   if (!TD.availableAt(*TA, Store))
     return "the box's coordinates use values that are not scalars available at the store";
-  for (const Instruction *I : instructionsAround(Store, /*Forward=*/true))
+  std::vector<const Instruction *> After = instructionsAround(Store, /*Forward=*/true);
+  // Again, its slot would be written while one thread may still wait for
+  // the engine to read it, and two bulk stores are not ordered.
+  if (std::count(After.begin(), After.end(), &Store))
+    return "the store may run again (it is in a loop)";
+  for (const Instruction *I : After)
     if (I != &Store && I->accessesMemory())
       return "memory may be accessed after the store, which would complete asynchronously "
              "(only an epilogue's last store becomes a bulk tensor store)";
