@@ -153,6 +153,9 @@ void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form) {
       TD.makeDescriptor(Form, T->getScalarType(), T->getShape(), EntryTop, Store.Loc);
   Desc->setName(Name + ".desc");
   Instruction *Slot = insert(&Store, Opcode::SmemAlloc, SlotTy, {}, Name + ".stage");
+  // allocate-shared may place the slot over buffers other threads read
+  // last (a loop's rings): they are done once every thread got here.
+  insert(&Store, Opcode::Barrier, Void, {});
   insert(&Store, Opcode::LocalStore, Void, {Slot, Tile});
   insert(&Store, Opcode::FenceProxyAsync, Void, {});
   insert(&Store, Opcode::Barrier, Void, {});

@@ -12,6 +12,8 @@
 // 16-byte aligned and the stride a multiple of 16 bytes) becomes
 //
 //     %slot = smem_alloc : smem<T<r,c>, #shared<swizzle=.., order=[1,0]>>
+//     barrier                       ; other threads' reads of what the slot
+//                                   ; may overlap (allocate-shared) are done
 //     local_store %slot, %value
 //     fence_proxy_async             ; the engine reads generic-proxy writes
 //     barrier                       ; every thread's part is in the slot
