@@ -1956,6 +1956,45 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+TUTORIAL_SHAPES = GPUIR_MATMUL_SHAPES + [(40, 16, 0)]
+
+
+@pytest.mark.parametrize("form", ["planned", "passes"])
+@pytest.mark.parametrize("shape", TUTORIAL_SHAPES, ids=["x".join(map(str, s)) for s in TUTORIAL_SHAPES])
+def test_gpuir_matmul_tutorial(form, shape, rng, launch):
+    """matmul_tutorial.tir, a K loop in the tutorial form, as written (the back end plans its copies) and
+    after the passes its `; passes:` line names: tensor-copies fills async-rings' rings by bulk tensor copies
+    on mbarriers, tensor-stores writes C by a bulk tensor store (checked in the sm_90a PTX). On sm_80 those
+    are a located error. Variants that set their own --passes run it as they say. K = 0: C is zeros."""
+    kernel = GPUIR / "matmul_tutorial.tir"
+    passes = re.search(r"^; passes: (.*)$", kernel.read_text(), re.M).group(1)
+    extra = ["--passes=" + passes] if form == "passes" else []
+    if form == "passes":
+        if "--arch=sm_80" in launch.pipeline_args:
+            r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull] + extra
+                               + launch.pipeline_args, capture_output=True, text=True)
+            assert r.returncode == 1, r.stderr
+            assert f"{kernel.name}:" in r.stderr and "bulk tensor copies need sm_90a" in r.stderr, r.stderr
+            return
+        ptx = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "--arch=sm_90a", "-o", "-"] + extra,
+                             capture_output=True, text=True)
+        assert ptx.returncode == 0, ptx.stderr
+        assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx.stdout
+        assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx.stdout
+        assert "cp.async.cg" not in ptx.stdout and "cp.async.ca" not in ptx.stdout
+    m, n, k = shape
+    # The kernel declares its leading dimensions multiples of 8 (16-byte rows for the tensor maps).
+    lda, ldb, ldc = k + 8, n + 16, n + 8
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)], extra=extra)
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
 @pytest.mark.parametrize("shape", [(96, 80, 72), (17, 8, 8)], ids=["96x80x72", "17x8x8"])
 def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
     """matmul_tma_wgmma.tir with use_acc the constant true (its zero accumulator counts on every k-step) after
