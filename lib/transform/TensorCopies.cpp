@@ -169,6 +169,8 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
     if (Copies.size() != 1 || S->users().size() != 1 || Copies[0]->getOperand(0) != S)
       return R.decline(S, NotRing);
     const Constant *C = asConstant(S->getOperand(1));
+    if (C && C->isUndef())
+      return R.decline(S, NotRing);
     if (C) {
       if (!First.emplace(C->getInt(), Copies[0]).second)
         return R.decline(Copies[0], NotRing);
@@ -179,8 +181,9 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
       R.WriteIndex = S->getOperand(1);
     }
   }
-  if (!Refill || R.Reads.empty() || First.size() + 1 != static_cast<size_t>(R.Slots) ||
-      First.begin()->first != 0 || First.rbegin()->first != R.Slots - 2)
+  if (!Refill || R.Reads.empty() || First.empty() ||
+      First.size() + 1 != static_cast<size_t>(R.Slots) || First.begin()->first != 0 ||
+      First.rbegin()->first != R.Slots - 2)
     return R.decline(Refill ? Refill : R.Alloc, NotRing);
   Loop *L = LI.getLoopFor(Refill->getParent());
   if (!L)
