@@ -13,7 +13,6 @@
 #include "tritonc/transform/Utils.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tritonc::transform {
 
@@ -21,35 +20,6 @@ using namespace ir;
 using analysis::TensorAccess;
 
 namespace {
-
-/// The instructions that may run after I (Forward) or before it: the rest of
-/// its block on that side and every block reachable from there that way
-/// (I's own block whole if it is reached again, in a loop).
-std::vector<const Instruction *> instructionsAround(const Instruction &I, bool Forward) {
-  const BasicBlock *Home = I.getParent();
-  auto Next = [&](const BasicBlock *BB) { return Forward ? BB->successors() : BB->predecessors(); };
-  std::vector<const Instruction *> Out;
-  bool After = false;
-  for (const auto &J : Home->instructions()) {
-    if (J.get() == &I)
-      After = true;
-    else if (After == Forward)
-      Out.push_back(J.get());
-  }
-  std::set<const BasicBlock *> Visited;
-  std::vector<BasicBlock *> Work = Next(Home);
-  while (!Work.empty()) {
-    const BasicBlock *BB = Work.back();
-    Work.pop_back();
-    if (!Visited.insert(BB).second)
-      continue;
-    for (const auto &J : BB->instructions())
-      Out.push_back(J.get());
-    for (BasicBlock *N : Next(BB))
-      Work.push_back(N);
-  }
-  return Out;
-}
 
 bool isGenericGlobalWrite(const Instruction &I) {
   switch (I.getOpcode()) {
