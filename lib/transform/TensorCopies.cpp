@@ -405,10 +405,13 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
       LR.Latch);
 
   // The wait: where the cp_async wait of the read slots is (before their
-  // barrier), else before the first read.
+  // barrier), else before the first read of any converted ring.
+  std::set<const Instruction *> Reads;
+  for (Ring *R : Converted)
+    Reads.insert(R->Reads.begin(), R->Reads.end());
   Instruction *FirstRead = nullptr;
   for (auto &I : LR.Latch->instructions())
-    if (std::count(Converted[0]->Reads.begin(), Converted[0]->Reads.end(), I.get())) {
+    if (Reads.count(I.get())) {
       FirstRead = I.get();
       break;
     }
