@@ -488,11 +488,17 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
     return std::nullopt;
   };
   // A masked load's mask is operand 1, a masked store's operand 2 (after
-  // the value).
+  // the value); a cp_async's pointers follow its slot, then the mask.
   std::optional<unsigned> MaskOperand;
+  unsigned PtrOperand = 0;
   switch (Access.getOpcode()) {
   case Opcode::MaskedLoad:
     MaskOperand = 1;
+    break;
+  case Opcode::CpAsync:
+    PtrOperand = 1;
+    if (Access.getNumOperands() > 2)
+      MaskOperand = 2;
     break;
   case Opcode::MaskedStore:
     MaskOperand = 2;
@@ -503,9 +509,9 @@ std::optional<TensorAccess> AffineAccessAnalysis::tensorAccessOf(const Instructi
   default:
     return Decline("it is not a load or store");
   }
-  if (rankOf(Access.getOperand(0)) != 2)
+  if (rankOf(Access.getOperand(PtrOperand)) != 2)
     return Decline("the tile is not 2-D");
-  std::optional<AffineTile> P = affineOf(Access.getOperand(0));
+  std::optional<AffineTile> P = affineOf(Access.getOperand(PtrOperand));
   if (!P || !P->Base || P->Steps.size() != 2)
     return Decline("the address is not an affine function of one pointer parameter, the "
                    "integer parameters, the program ids and the loop counters (divisions, "

@@ -54,6 +54,7 @@
 #include "tritonc/analysis/PointerBase.h"
 
 #include "tritonc/ir/Dominance.h"
+#include "tritonc/transform/Utils.h"
 
 #include <set>
 
@@ -63,47 +64,7 @@ using analysis::TensorAccess;
 using ir::Instruction;
 using ir::Opcode;
 
-namespace {
-
-/// The instructions that may run after Store (Forward) or before it: the
-/// rest of its block on that side and every block reachable from it that
-/// way (its own block whole if it is in a loop).
-std::vector<const Instruction *> instructionsAround(const Instruction &Store, bool Forward) {
-  const ir::BasicBlock *Home = Store.getParent();
-  auto Next = [&](const ir::BasicBlock *BB) {
-    std::vector<const ir::BasicBlock *> Out;
-    if (Forward)
-      for (const ir::BasicBlock *S : BB->successors())
-        Out.push_back(S);
-    else
-      for (const ir::BasicBlock *P : BB->predecessors())
-        Out.push_back(P);
-    return Out;
-  };
-  std::vector<const Instruction *> Out;
-  bool After = false;
-  for (const auto &I : Home->instructions()) {
-    if (I.get() == &Store)
-      After = true;
-    else if (After == Forward)
-      Out.push_back(I.get());
-  }
-  std::set<const ir::BasicBlock *> Visited;
-  std::vector<const ir::BasicBlock *> Work = Next(Home);
-  while (!Work.empty()) {
-    const ir::BasicBlock *BB = Work.back();
-    Work.pop_back();
-    if (!Visited.insert(BB).second)
-      continue;
-    for (const auto &I : BB->instructions())
-      Out.push_back(I.get());
-    for (const ir::BasicBlock *N : Next(BB))
-      Work.push_back(N);
-  }
-  return Out;
-}
-
-} // namespace
+using transform::instructionsAround;
 
 std::vector<RingSlotBox> FunctionLowering::freeRingSlotBoxes(const Instruction &Store,
                                                              unsigned Boxes,

@@ -9,7 +9,8 @@ const std::vector<std::string> &remarkPassNames() {
   static const std::vector<std::string> Names = {"pipeline",          "dot",
                                                  "async-copy",        "tensor-copy",
                                                  "tensor-store",      "zero-trip-guard",
-                                                 "layout-conversion", "async-rings"};
+                                                 "layout-conversion", "async-rings",
+                                                 "tensor-copies",     "tensor-stores"};
   return Names;
 }
 

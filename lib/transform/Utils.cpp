@@ -149,4 +149,30 @@ const ir::Instruction *firstUnpaddedTile(const ir::Function &F) {
   return nullptr;
 }
 
+std::vector<const Instruction *> instructionsAround(const Instruction &I, bool Forward) {
+  const BasicBlock *Home = I.getParent();
+  auto Next = [&](const BasicBlock *BB) { return Forward ? BB->successors() : BB->predecessors(); };
+  std::vector<const Instruction *> Out;
+  bool After = false;
+  for (const auto &J : Home->instructions()) {
+    if (J.get() == &I)
+      After = true;
+    else if (After == Forward)
+      Out.push_back(J.get());
+  }
+  std::set<const BasicBlock *> Visited;
+  std::vector<BasicBlock *> Work = Next(Home);
+  while (!Work.empty()) {
+    const BasicBlock *BB = Work.back();
+    Work.pop_back();
+    if (!Visited.insert(BB).second)
+      continue;
+    for (const auto &J : BB->instructions())
+      Out.push_back(J.get());
+    for (BasicBlock *N : Next(BB))
+      Work.push_back(N);
+  }
+  return Out;
+}
+
 } // namespace tritonc::transform

@@ -2,7 +2,9 @@
 # Compiles every hand-written GPU-level kernel (tests/kernels/gpuir/*.tir) for sm_90a and sm_80 with 1, 4
 # and 8 warps and checks that ptxas assembles each module (../check-ptxas.sh, warnings are errors). A kernel
 # whose IR names layouts for one warp count (a `; warps: N` line) is compiled with that count only, one
-# that uses operations of one target (a `; arch: sm_90a` line) for that target only.
+# that uses operations of one target (a `; arch: sm_90a` line) for that target only. A kernel with a
+# `; passes: LIST` line is compiled again for sm_90a after those passes (the GPU-level operations they
+# make, e.g. bulk tensor copies, are sm_90a's).
 # Usage: check-gpuir-ptx.sh path/to/tritonc path/to/ptxas
 set -euo pipefail
 tritonc=$1
@@ -22,5 +24,13 @@ for f in "$(dirname "$0")"/../kernels/gpuir/*.tir; do
       count=$((count + 1))
     done
   done
+  passes=$(sed -n 's/^; passes: \(.*\)$/\1/p' "$f")
+  if [ -n "$passes" ]; then
+    for warps in $counts; do
+      "$tritonc" compile "$f" --passes="$passes" --emit=ptx --arch=sm_90a --num-warps="$warps" \
+        -o "$tmp/$(basename "$f" .tir)-passes-w$warps.sm_90a.ptx"
+      count=$((count + 1))
+    done
+  fi
 done
 "$(dirname "$0")"/../check-ptxas.sh "$2" "$tmp" "$count"

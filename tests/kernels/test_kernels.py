@@ -90,13 +90,17 @@ def format_cmd(cmd):
 class Launcher:
     """Runs kernels through `tritonc run --interpret`, one fresh directory per launch."""
 
-    def __init__(self, tmp_path, pipeline_args=(), same_bits_as_default=False):
+    def __init__(self, tmp_path, pipeline_args=(), same_bits_as_default=False, specialize=False):
         """same_bits_as_default: also run each launch after the default passes (on the interpreter) and
         require every output buffer to be identical byte for byte (a differential test of the passes in
         pipeline_args)."""
         self.tmp_path = tmp_path
         self.pipeline_args = list(pipeline_args)
         self.same_bits_as_default = same_bits_as_default
+        # specialize: on the interpreter, run pipeline_args on the kernel's IR with the facts a GPU launch
+        # specializes on (16-byte aligned buffers, integers that are multiples of 16) written into its
+        # parameters, as the back end's passes see them (see specialized_ir).
+        self.specialize = specialize
         self.count = 0
 
     def __call__(self, kernel, defines, grid, args, extra=(), computed_in=None):
@@ -110,8 +114,13 @@ class Launcher:
         indir.mkdir(parents=True)
         outdir.mkdir()
         def command(mode, outdir, pipeline_args=self.pipeline_args):
-            cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
-            cmd += list(extra) + pipeline_args
+            if self.specialize and pipeline_args is self.pipeline_args and mode == "--interpret":
+                source = specialized_ir(kernel, defines, extra, args, workdir / "specialized.tir")
+                cmd = [TRITONC, "run", str(source)]
+                cmd += [e for e in extra if not e.startswith(("--passes=", "--config="))] + pipeline_args
+            else:
+                cmd = [TRITONC, "run", str(KERNELS / kernel)] + define_args(defines)
+                cmd += list(extra) + pipeline_args
             cmd += ["--grid", ",".join(str(g) for g in grid), mode, "--out", str(outdir)]
             for name, value in args:
                 if isinstance(value, np.ndarray):
@@ -189,6 +198,38 @@ class Launcher:
 # On the GPU, every launch also runs with 1, 2 and 8 warps per program (the layouts differ with the warp
 # count); the interpreter ignores --num-warps, so these variants exist only in device mode.
 WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
+def specialized_ir(kernel, defines, extra, args, path):
+    """The kernel's IR straight out of IRGen (no passes) with the argument facts a GPU launch specializes
+    on written into its parameters: `aligned(16)` on the pointers (the interpreter's buffers are 16-byte
+    aligned) and `multipleof(16)` on the integers the launch passes as multiples of 16. On the GPU the
+    back end's passes run after that specialization; on the interpreter, passes that depend on it (bulk
+    tensor copies need 16-byte aligned bases and strides) see the same facts this way."""
+    compiled = tritonc(["compile", str(KERNELS / kernel)] + define_args(defines)
+                       + [e for e in extra if not e.startswith("--passes=")] + ["--emit=ir", "--passes="])
+    assert compiled.returncode == 0, compiled.stderr
+    facts = []
+    for _, value in args:
+        if isinstance(value, np.ndarray):
+            facts.append(" aligned(16)")
+        elif not isinstance(value, float) and int(value) % 16 == 0:
+            facts.append(" multipleof(16)")
+        else:
+            facts.append("")
+
+    def specialize(match):
+        params = match.group(2).split(", ")
+        if len(params) != len(facts):
+            return match.group(0)
+        for i, fact in enumerate(facts):
+            if fact and fact.split("(")[0] not in params[i]:
+                params[i] += fact
+        return match.group(1) + ", ".join(params) + match.group(3)
+
+    text = re.sub(r"^(define kernel \S+ @[\w.]+\()(.*)(\) \{)$", specialize, compiled.stdout, flags=re.M)
+    path.write_text(text)
+    return path
+
+
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), placed
@@ -197,12 +238,20 @@ RINGS_PASSES = PIPELINED_PASSES + ",async-rings,allocate-shared"
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
 # rest), with explicit convert_layout.
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
+# The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
+# (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
+# counter), and epilogue stores as bulk tensor stores (tensor-stores). Both need the facts a GPU launch
+# specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
+# written into the parameters (specialized_ir).
+TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplifycfg")
+              + ",async-rings,tensor-copies,tensor-stores,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
 # async-rings (the interpreter fails a wrong wait count or a missing barrier), and after those and
-# assign-layouts. All must give the default pipeline's result bit for bit: a differential test of the passes
-# over every bundled configuration.
-PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts"]
+# assign-layouts, and with bulk tensor copies and stores (the interpreter fails a wrong mbarrier phase, a
+# missing wait or fence). All must give the default pipeline's result bit for bit: a differential test of
+# the passes over every bundled configuration.
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
 # whose cp.async rings are GPU-level IR from async-rings by default), and with the back end planning those
 # rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare: opt-in, to keep
@@ -227,6 +276,8 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + RINGS_PASSES], same_bits_as_default=True)
     if request.param == "layouts":
         return Launcher(tmp_path, ["--passes=" + LAYOUTS_PASSES], same_bits_as_default=True)
+    if request.param == "tma":
+        return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
@@ -1902,6 +1953,45 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
                   ("ldc", ldc)])
     assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
+TUTORIAL_SHAPES = GPUIR_MATMUL_SHAPES + [(40, 16, 0)]
+
+
+@pytest.mark.parametrize("form", ["planned", "passes"])
+@pytest.mark.parametrize("shape", TUTORIAL_SHAPES, ids=["x".join(map(str, s)) for s in TUTORIAL_SHAPES])
+def test_gpuir_matmul_tutorial(form, shape, rng, launch):
+    """matmul_tutorial.tir, a K loop in the tutorial form, as written (the back end plans its copies) and
+    after the passes its `; passes:` line names: tensor-copies fills async-rings' rings by bulk tensor copies
+    on mbarriers, tensor-stores writes C by a bulk tensor store (checked in the sm_90a PTX). On sm_80 those
+    are a located error. Variants that set their own --passes run it as they say. K = 0: C is zeros."""
+    kernel = GPUIR / "matmul_tutorial.tir"
+    passes = re.search(r"^; passes: (.*)$", kernel.read_text(), re.M).group(1)
+    extra = ["--passes=" + passes] if form == "passes" else []
+    if form == "passes":
+        if "--arch=sm_80" in launch.pipeline_args:
+            r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull] + extra
+                               + launch.pipeline_args, capture_output=True, text=True)
+            assert r.returncode == 1, r.stderr
+            assert f"{kernel.name}:" in r.stderr and "bulk tensor copies need sm_90a" in r.stderr, r.stderr
+            return
+        ptx = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "--arch=sm_90a", "-o", "-"] + extra,
+                             capture_output=True, text=True)
+        assert ptx.returncode == 0, ptx.stderr
+        assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx.stdout
+        assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx.stdout
+        assert "cp.async.cg" not in ptx.stdout and "cp.async.ca" not in ptx.stdout
+    m, n, k = shape
+    # The kernel declares its leading dimensions multiples of 8 (16-byte rows for the tensor maps).
+    lda, ldb, ldc = k + 8, n + 16, n + 8
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)], extra=extra)
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], "float", "C")
 
 

@@ -50,6 +50,11 @@ bool sweepUntilUnchanged(ir::Function &F, const std::function<bool(ir::Instructi
 /// Pred -> Succ disappeared).
 void removePhiEntriesFor(ir::BasicBlock *Succ, const ir::BasicBlock *Pred);
 
+/// The instructions that may run after I (Forward) or before it: the rest
+/// of its block on that side and every block reachable from there that way
+/// (I's own block whole, I included, if it is reached again: a loop).
+std::vector<const ir::Instruction *> instructionsAround(const ir::Instruction &I, bool Forward);
+
 /// The first instruction with a tile (operand or result) of a dimension
 /// that is not a power of two, or null: the layout passes need none
 /// (`pad-tiles` pads them in the GPU back end).

@@ -1,0 +1,63 @@
+//===- TensorCopies.h - Async-copy rings filled by bulk tensor copies -*- C++ -*-===//
+//
+// Registered as "tensor-copies" (pass 6 of docs/BACKEND-MIGRATION.md; the IR
+// form of what codegen/TensorCopies.cpp plans while lowering). It runs after
+// `async-rings`, whose rings it takes as input:
+//
+//   preheader:  %r = smem_alloc : smem<S x T<..>, #shared<swizzle=..>>
+//               cp_async (smem_slot %r, j), %ptrs_j, %mask_j    (j < S-1)
+//               cp_async_commit
+//   header:     %read = phi [0, ..], [(read+1 == S ? 0 : read+1), ..]
+//               %write = phi [S-1, ..], [(write+1 == S ? 0 : write+1), ..]
+//   body:       cp_async_wait S-2, barrier, local_load (smem_slot %r, %read)
+//               cp_async (smem_slot %r, %write), %ptrs, %mask; cp_async_commit
+//   exit:       cp_async_wait 0
+//
+// A ring whose every fill reads a box of one 2-D tensor (analysis/
+// AffineAccess.h: a pointer parameter, unit stride along the slot's rows,
+// the other stride and the mask's extents polynomials over the integer
+// parameters; the base 16-byte aligned and the stride a multiple of 16 bytes,
+// as the copy engine needs) into a slot the engine can write
+// (TensorDescriptors.h) is filled by the copy engine instead:
+//
+//  * the entry block gets the tensor descriptor (`make_tensor_desc` over the
+//    parameters: the extents the masks check, TensorMapUnboundedDim for a
+//    dimension they never check), a ring of S mbarriers and their
+//    `mbarrier_init`s, then a `barrier`;
+//  * each group of fills (one slot of every converted ring) becomes
+//    `mbarrier_expect_tx` of their bytes on the slot's mbarrier, one
+//    `tma_load` per ring at the coordinates of its box, `mbarrier_arrive`.
+//    The engine zero-fills what lies outside the extents, which is what the
+//    mask means; a scalar guard of the mask that is false moves the box out
+//    of the tensor (TensorMapOutOfBounds), so the slot reads as zeros too;
+//  * the body waits on the read slot's mbarrier with the parity of the
+//    fill it reads. Fill k goes to slot k mod S and is read by iteration k,
+//    so that parity is (k / S) & 1: a header phi that flips whenever %read
+//    wraps. The `barrier` after the wait stays: it orders every thread's
+//    reads of a slot before its refill;
+//  * the exit waits for the S-1 fills still in flight (the loop's last
+//    refills), so that nothing writes the rings after the loop.
+//
+// When every ring of the loop is converted and no cp_async is left in the
+// function, the commit groups and cp_async waits go; otherwise they stay
+// (empty groups are harmless) next to the mbarrier waits.
+//
+// Declined, with a remark that says why: rings of another form, loops inside
+// loops (the mbarriers' phases would not restart at 0 when the ring is
+// filled again), fills whose pointers or masks lack the form, slots the
+// engine cannot write (rows wider than the swizzle, column-major slots).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+namespace tritonc::transform {
+
+class TensorCopiesPass : public Pass {
+public:
+  const char *name() const override { return "tensor-copies"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+};
+
+} // namespace tritonc::transform

@@ -1,0 +1,55 @@
+//===- TensorStores.h - Epilogue stores as bulk tensor stores -*- C++ -*-===//
+//
+// Registered as "tensor-stores" (pass 9 of docs/BACKEND-MIGRATION.md; the IR
+// form of what codegen/TensorStores.cpp plans while lowering). A `store` or
+// `masked_store` of a 2-D tile
+//
+//     masked_store %ptrs, %value, %mask
+//
+// whose pointers and mask have the tensor-map form (analysis/AffineAccess.h:
+// a pointer parameter, unit stride along the tile's rows, the row stride and
+// the mask's extents polynomials over the integer parameters, the base
+// 16-byte aligned and the stride a multiple of 16 bytes) becomes
+//
+//     %slot = smem_alloc : smem<T<r,c>, #shared<swizzle=.., order=[1,0]>>
+//     barrier                       ; other threads' reads of what the slot
+//                                   ; may overlap (allocate-shared) are done
+//     local_store %slot, %value
+//     fence_proxy_async             ; the engine reads generic-proxy writes
+//     barrier                       ; every thread's part is in the slot
+//     tma_store %desc, [%row, %col], %slot
+//     tma_store_wait 0              ; the engine has read the slot
+//
+// with the descriptor (`make_tensor_desc` over the parameters) in the entry
+// block. The engine skips what lies outside the extents, which is what the
+// mask means; a scalar guard of the mask that is false, or an extent that
+// is not positive (the launcher then maps the tensor onto a block of zeros),
+// moves the box out of the tensor so that nothing is written. The slot's
+// swizzle is its row width where that is a hardware mode (32, 64, 128
+// bytes), else none.
+//
+// The rules the engine and the GPU add (as codegen/TensorStores.cpp found
+// them): the mask bounds both dimensions (a store map with an unbounded
+// extent was an illegal instruction on the H100), and the row extent is a
+// known multiple of 16 bytes (the engine writes whole 16-byte pieces of a
+// row, even past the extent). The store completes asynchronously, and
+// GPU-level IR waits only for the engine's reads of the slot, so nothing
+// that may run after the store may access memory (an epilogue's last
+// store); and since `fence_proxy_async` orders shared memory only, no
+// generic store or atomic may run before it either. Declined stores get a
+// remark saying why.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+namespace tritonc::transform {
+
+class TensorStoresPass : public Pass {
+public:
+  const char *name() const override { return "tensor-stores"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+};
+
+} // namespace tritonc::transform

@@ -1,0 +1,536 @@
+//===- TensorCopies.cpp - Async-copy rings filled by bulk tensor copies ---===//
+//
+// See TensorCopies.h.
+//
+//===----------------------------------------------------------------------===//
+#include "tritonc/transform/TensorCopies.h"
+
+#include "TensorDescriptors.h"
+
+#include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/LoopInfo.h"
+#include "tritonc/transform/Passes.h"
+#include "tritonc/transform/Utils.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tritonc::transform {
+
+using namespace ir;
+using analysis::TensorAccess;
+
+namespace {
+
+bool isIntConstant(const Value *V, int64_t C) {
+  const Constant *K = asConstant(const_cast<Value *>(V));
+  return K && !K->isUndef() && K->getType()->isIntOrIntTile() && K->getInt() == C;
+}
+
+/// `%i = phi [Init, Preheader], [select (i+1 == S), 0, i+1, Latch]`: the
+/// slot index of a ring of S slots (async-rings' advanceModulo). Returns
+/// the `icmp` that says the index wraps, or null.
+Instruction *moduloIndexWraps(const Value *V, const Loop &L, const BasicBlock *Preheader,
+                              const BasicBlock *Latch, int64_t Init, int64_t S) {
+  const Instruction *Phi = asInstruction(const_cast<Value *>(V));
+  if (!Phi || Phi->getOpcode() != Opcode::Phi || Phi->getParent() != L.getHeader() ||
+      Phi->getNumOperands() != 2 || !isIntConstant(Phi->getIncomingValueFor(Preheader), Init))
+    return nullptr;
+  Instruction *Next = asInstruction(Phi->getIncomingValueFor(Latch));
+  if (!Next || Next->getOpcode() != Opcode::Select || !isIntConstant(Next->getOperand(1), 0))
+    return nullptr;
+  Instruction *Inc = asInstruction(Next->getOperand(2));
+  Instruction *Wraps = asInstruction(Next->getOperand(0));
+  if (!Inc || Inc->getOpcode() != Opcode::Add || Inc->getOperand(0) != Phi ||
+      !isIntConstant(Inc->getOperand(1), 1) || !Wraps || Wraps->getOpcode() != Opcode::ICmp ||
+      Wraps->Predicate != CmpPredicate::EQ || Wraps->getOperand(0) != Inc ||
+      !isIntConstant(Wraps->getOperand(1), S) || Wraps->getParent() != Latch)
+    return nullptr;
+  return Wraps;
+}
+
+/// One ring as async-rings leaves it.
+struct Ring {
+  Instruction *Alloc = nullptr;
+  int64_t Slots = 0;
+  /// The cp_async of fill j < S-1 (slot j, in the preheader), then the
+  /// refill (slot %write, in the body).
+  std::vector<Instruction *> Fills;
+  /// The smem_slots of %read.
+  std::vector<Instruction *> Reads;
+  Value *ReadIndex = nullptr, *WriteIndex = nullptr;
+  /// The tensor-map form of each fill; empty when the ring is declined.
+  std::vector<TensorAccess> Forms;
+  std::string Why;
+  const Instruction *At = nullptr;
+
+  Instruction *refill() const { return Fills.back(); }
+  uint64_t slotBytes() const {
+    const Type *T = Alloc->getType();
+    return static_cast<uint64_t>(T->getNumElements()) * T->getElementType()->getScalarSizeInBytes();
+  }
+  bool decline(const Instruction *Where, std::string Reason) {
+    At = Where;
+    Why = std::move(Reason);
+    return false;
+  }
+};
+
+/// The rings of one loop (those that share its read and write indices).
+struct LoopRings {
+  Loop *L = nullptr;
+  BasicBlock *Preheader = nullptr, *Latch = nullptr, *Exit = nullptr;
+  Instruction *ReadWraps = nullptr;
+  std::vector<Ring *> Rings;
+};
+
+class TensorCopyRewriter {
+public:
+  TensorCopyRewriter(Function &F, const LoopInfo &LI, TensorDescriptorBuilder &TD,
+                     analysis::AffineAccessAnalysis &AA)
+      : F(F), M(*F.getParent()), LI(LI), TD(TD), AA(AA) {}
+
+  /// Finds the rings and decides for each; returns them.
+  std::vector<Ring> &collect();
+  /// Whether R has the form of the file comment; fills LR if so.
+  bool recognize(Ring &R, LoopRings &LR);
+  /// Whether R's fills can be bulk tensor copies; records their forms.
+  bool checkForms(Ring &R);
+  /// Rewrites the converted rings of LR; returns how many.
+  unsigned rewrite(LoopRings &LR, bool DropCommitGroups);
+  void eraseDead();
+
+private:
+  Instruction *insert(Instruction *Before, std::unique_ptr<Instruction> I,
+                      const std::string &Name = "");
+  Instruction *voidOp(Instruction *Before, Opcode Op, std::vector<Value *> Ops, int64_t Count = 0);
+  Instruction *barrierSlot(Instruction *Bars, Value *Index, Instruction *Before);
+  void fillGroup(const std::vector<Ring *> &Rings, const std::vector<Instruction *> &Descs,
+                 size_t Fill, Instruction *Bars, Value *Index);
+  void drainAtExit(LoopRings &LR, Instruction *Bars, Instruction *Phase, int64_t Slots);
+
+  Function &F;
+  Module &M;
+  const LoopInfo &LI;
+  TensorDescriptorBuilder &TD;
+  analysis::AffineAccessAnalysis &AA;
+  std::vector<Ring> Rings;
+  /// The entry block's first instruction before the rewrite: descriptors
+  /// and mbarriers go before it, in the order they are made.
+  Instruction *EntryTop = nullptr;
+  std::vector<Value *> MaybeDead;
+};
+
+std::vector<Ring> &TensorCopyRewriter::collect() {
+  for (auto &BB : F.blocks())
+    for (auto &I : BB->instructions()) {
+      if (I->getOpcode() != Opcode::SmemAlloc)
+        continue;
+      bool Copied = std::any_of(I->users().begin(), I->users().end(), [&](Instruction *S) {
+        return S->getOpcode() == Opcode::SmemSlot &&
+               std::any_of(S->users().begin(), S->users().end(), [&](Instruction *U) {
+                 return U->getOpcode() == Opcode::CpAsync && U->getOperand(0) == S;
+               });
+      });
+      if (!Copied)
+        continue;
+      Ring R;
+      R.Alloc = I.get();
+      R.Slots = I->getType()->getNumSlots();
+      Rings.push_back(std::move(R));
+    }
+  EntryTop = F.getEntryBlock()->instructions().front().get();
+  return Rings;
+}
+
+bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
+  const char *NotRing = "the ring does not have the form async-rings makes (one fill of each of "
+                        "the first S-1 slots before the loop, one refill and reads per "
+                        "iteration)";
+  std::map<int64_t, Instruction *> First;
+  Instruction *Refill = nullptr;
+  for (Instruction *S : R.Alloc->users()) {
+    if (S->getOpcode() != Opcode::SmemSlot || S->getOperand(0) != R.Alloc)
+      return R.decline(S, NotRing);
+    std::vector<Instruction *> Copies;
+    for (Instruction *U : S->users())
+      if (U->getOpcode() == Opcode::CpAsync)
+        Copies.push_back(U);
+    if (Copies.empty()) {
+      if (R.ReadIndex && R.ReadIndex != S->getOperand(1))
+        return R.decline(S, NotRing);
+      R.ReadIndex = S->getOperand(1);
+      R.Reads.push_back(S);
+      continue;
+    }
+    if (Copies.size() != 1 || S->users().size() != 1 || Copies[0]->getOperand(0) != S)
+      return R.decline(S, NotRing);
+    const Constant *C = asConstant(S->getOperand(1));
+    if (C && C->isUndef())
+      return R.decline(S, NotRing);
+    if (C) {
+      if (!First.emplace(C->getInt(), Copies[0]).second)
+        return R.decline(Copies[0], NotRing);
+    } else {
+      if (Refill)
+        return R.decline(Copies[0], NotRing);
+      Refill = Copies[0];
+      R.WriteIndex = S->getOperand(1);
+    }
+  }
+  if (!Refill || R.Reads.empty() || First.empty() ||
+      First.size() + 1 != static_cast<size_t>(R.Slots) || First.begin()->first != 0 ||
+      First.rbegin()->first != R.Slots - 2)
+    return R.decline(Refill ? Refill : R.Alloc, NotRing);
+  Loop *L = LI.getLoopFor(Refill->getParent());
+  if (!L)
+    return R.decline(Refill, NotRing);
+  if (L->getParentLoop())
+    return R.decline(Refill, "the loop is inside another loop: the ring would be filled again, "
+                             "and its mbarriers' phases would not start at 0 (not handled)");
+  std::vector<BasicBlock *> Latches = L->getLatches();
+  BasicBlock *Preheader = L->getPreheader();
+  if (Latches.size() != 1 || !Preheader || Refill->getParent() != Latches[0])
+    return R.decline(Refill, NotRing);
+  BasicBlock *Latch = Latches[0];
+  Instruction *ReadWraps = moduloIndexWraps(R.ReadIndex, *L, Preheader, Latch, 0, R.Slots);
+  if (!ReadWraps || !moduloIndexWraps(R.WriteIndex, *L, Preheader, Latch, R.Slots - 1, R.Slots))
+    return R.decline(Refill, NotRing);
+  for (const auto &[J, Copy] : First)
+    if (Copy->getParent() != Preheader)
+      return R.decline(Copy, NotRing);
+  for (Instruction *S : R.Reads)
+    if (S->getParent() != Latch)
+      return R.decline(S, NotRing);
+  // The exit: the header's only successor outside the loop, entered from
+  // the header alone (its phis see %read as the loop left it).
+  BasicBlock *Exit = nullptr;
+  for (BasicBlock *S : L->getHeader()->successors())
+    if (!L->contains(S))
+      Exit = Exit ? nullptr : S;
+  if (!Exit || Exit->predecessors().size() != 1)
+    return R.decline(Refill, "the loop is not left from its header alone");
+  for (const auto &[J, Copy] : First)
+    R.Fills.push_back(Copy);
+  R.Fills.push_back(Refill);
+  if (LR.L && (LR.L != L || LR.ReadWraps != ReadWraps))
+    return R.decline(Refill, NotRing);
+  LR.L = L;
+  LR.Preheader = Preheader;
+  LR.Latch = Latch;
+  LR.Exit = Exit;
+  LR.ReadWraps = ReadWraps;
+  return true;
+}
+
+bool TensorCopyRewriter::checkForms(Ring &R) {
+  const Type *RingTy = R.Alloc->getType();
+  const Type *SlotTy =
+      Type::getSharedBuffer(RingTy->getElementType(), RingTy->getShape(), RingTy->getLayout(), 1);
+  if (std::string Why = tensorCopySlotProblem(SlotTy); !Why.empty())
+    return R.decline(R.refill(), "the slot " + SlotTy->str() +
+                                     " cannot be written by the copy "
+                                     "engine: " +
+                                     Why);
+  unsigned ElemBytes = SlotTy->getElementType()->getScalarSizeInBytes();
+  std::vector<TensorAccess> Forms;
+  for (Instruction *Fill : R.Fills) {
+    std::string Why;
+    std::optional<TensorAccess> TA = AA.tensorAccessOf(*Fill, &Why);
+    if (!TA)
+      return R.decline(
+          Fill, (Fill == R.refill()
+                     ? "its refill in the loop: "
+                     : "its fill of slot " + std::to_string(Forms.size()) + " before the loop: ") +
+                    Why);
+    if (TA->UnitDim != 1)
+      return R.decline(Fill, "the fill is contiguous along the slot's first dimension, and the "
+                             "copy engine writes row-major slots");
+    const TensorAccess &F0 = Forms.empty() ? *TA : Forms[0];
+    if (TA->Base != F0.Base || !(TA->OuterStride == F0.OuterStride) ||
+        TA->Bound[0] != F0.Bound[0] || TA->Bound[1] != F0.Bound[1])
+      return R.decline(Fill, "the fills do not read one tensor with the same row stride and "
+                             "extents (one tensor map)");
+    if (!TD.availableAt(*TA, *Fill))
+      return R.decline(Fill, "the box's coordinates use values that are not scalars available "
+                             "at the fill");
+    Forms.push_back(std::move(*TA));
+  }
+  if (std::string Why = TD.whyNotAligned(Forms[0], ElemBytes); !Why.empty())
+    return R.decline(R.refill(), Why);
+  R.Forms = std::move(Forms);
+  return true;
+}
+
+Instruction *TensorCopyRewriter::insert(Instruction *Before, std::unique_ptr<Instruction> I,
+                                        const std::string &Name) {
+  I->Loc = Before->Loc;
+  if (!Name.empty())
+    I->setName(Name);
+  BasicBlock *BB = Before->getParent();
+  return BB->insert(BB->iteratorTo(Before), std::move(I));
+}
+
+Instruction *TensorCopyRewriter::voidOp(Instruction *Before, Opcode Op, std::vector<Value *> Ops,
+                                        int64_t Count) {
+  auto I = Instruction::create(Op, Type::getVoid(), std::move(Ops));
+  I->Count = Count;
+  return insert(Before, std::move(I));
+}
+
+Instruction *TensorCopyRewriter::barrierSlot(Instruction *Bars, Value *Index, Instruction *Before) {
+  const Type *BarTy = Type::getSharedBuffer(Type::getI64(), {1}, nullptr, 1);
+  return insert(Before, Instruction::create(Opcode::SmemSlot, BarTy, {Bars, Index}),
+                Bars->getName() + ".slot");
+}
+
+/// Fill number Fill of every ring in Rings (into slot Index) as bulk
+/// tensor copies on that slot's mbarrier.
+void TensorCopyRewriter::fillGroup(const std::vector<Ring *> &Rings,
+                                   const std::vector<Instruction *> &Descs, size_t Fill,
+                                   Instruction *Bars, Value *Index) {
+  // The group's copies in block order: the mbarrier's expectation comes
+  // before the first, its arrival after the last.
+  std::vector<size_t> Order(Rings.size());
+  for (size_t K = 0; K < Order.size(); ++K)
+    Order[K] = K;
+  BasicBlock *BB = Rings[0]->Fills[Fill]->getParent();
+  std::map<const Instruction *, size_t> Position;
+  size_t N = 0;
+  for (auto &I : BB->instructions())
+    Position[I.get()] = N++;
+  std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Position[Rings[A]->Fills[Fill]] < Position[Rings[B]->Fills[Fill]];
+  });
+  Instruction *FirstCopy = Rings[Order.front()]->Fills[Fill];
+  Instruction *Bar = barrierSlot(Bars, Index, FirstCopy);
+  uint64_t Bytes = 0;
+  for (Ring *R : Rings)
+    Bytes += R->slotBytes();
+  voidOp(FirstCopy, Opcode::MbarrierExpectTx, {Bar}, static_cast<int64_t>(Bytes));
+  Instruction *Last = nullptr;
+  for (size_t K : Order) {
+    Instruction *Copy = Rings[K]->Fills[Fill];
+    std::vector<Value *> Coords = TD.coordinates(Rings[K]->Forms[Fill], Copy);
+    std::vector<Value *> Ops = {Descs[K]};
+    Ops.insert(Ops.end(), Coords.begin(), Coords.end());
+    Ops.push_back(Copy->getOperand(0));
+    Ops.push_back(Bar);
+    Last = voidOp(Copy, Opcode::TmaLoad, Ops);
+    for (Value *V : Copy->operands())
+      MaybeDead.push_back(V);
+    Copy->dropAllOperands();
+    Copy->eraseFromParent();
+  }
+  BasicBlock *LastBB = Last->getParent();
+  voidOp(std::next(LastBB->iteratorTo(Last))->get(), Opcode::MbarrierArrive, {Bar});
+}
+
+/// The fills the loop issued for iterations it did not run: S-1 of them,
+/// into the slots from %read on, with the parities from %phase on.
+void TensorCopyRewriter::drainAtExit(LoopRings &LR, Instruction *Bars, Instruction *Phase,
+                                     int64_t Slots) {
+  const Type *I32 = Type::getI32();
+  auto Pos = LR.Exit->instructions().begin();
+  while ((*Pos)->getOpcode() == Opcode::Phi)
+    ++Pos;
+  Instruction *Before = Pos->get();
+  Value *Slot = LR.Rings[0]->ReadIndex;
+  Value *Parity = Phase;
+  for (int64_t K = 0; K + 1 < Slots; ++K) {
+    voidOp(Before, Opcode::MbarrierWait, {barrierSlot(Bars, Slot, Before), Parity});
+    if (K + 2 == Slots)
+      break;
+    Instruction *Next =
+        insert(Before, Instruction::create(Opcode::Add, I32, {Slot, M.getInt(I32, 1)}));
+    auto Cmp = Instruction::create(Opcode::ICmp, Type::getI1(), {Next, M.getInt(I32, Slots)});
+    Cmp->Predicate = CmpPredicate::EQ;
+    Instruction *Wraps = insert(Before, std::move(Cmp));
+    Slot =
+        insert(Before, Instruction::create(Opcode::Select, I32, {Wraps, M.getInt(I32, 0), Next}));
+    Instruction *Flipped =
+        insert(Before, Instruction::create(Opcode::Xor, I32, {Parity, M.getInt(I32, 1)}));
+    Parity = insert(Before, Instruction::create(Opcode::Select, I32, {Wraps, Flipped, Parity}));
+  }
+}
+
+unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
+  std::vector<Ring *> Converted;
+  for (Ring *R : LR.Rings)
+    if (!R->Forms.empty())
+      Converted.push_back(R);
+  if (Converted.empty())
+    return 0;
+  const Type *I32 = Type::getI32();
+  int64_t Slots = Converted[0]->Slots;
+  // Entry: the descriptors, the mbarriers (one per slot, one arrival per
+  // phase: the thread that issues the copies), a barrier before any use.
+  std::vector<Instruction *> Descs;
+  for (Ring *R : Converted) {
+    const Type *T = R->Alloc->getType();
+    Instruction *D =
+        TD.makeDescriptor(R->Forms[0], T->getElementType(), T->getShape(), EntryTop, R->Alloc->Loc);
+    D->setName(R->Alloc->getName() + ".desc");
+    Descs.push_back(D);
+  }
+  const Type *BarsTy = Type::getSharedBuffer(Type::getI64(), {1}, nullptr, Slots);
+  Instruction *Bars =
+      insert(EntryTop, Instruction::create(Opcode::SmemAlloc, BarsTy, {}), "ring.bars");
+  Bars->Loc = Converted[0]->Alloc->Loc;
+  // The initializations in one run: the emitter makes them visible to the
+  // copy engine once, after the last.
+  std::vector<Instruction *> BarSlots;
+  for (int64_t S = 0; S < Slots; ++S)
+    BarSlots.push_back(barrierSlot(Bars, M.getInt(I32, S), EntryTop));
+  for (Instruction *Bar : BarSlots)
+    voidOp(EntryTop, Opcode::MbarrierInit, {Bar}, 1);
+  voidOp(EntryTop, Opcode::Barrier, {});
+
+  // The parity of the fill %read reads: flips whenever %read wraps.
+  BasicBlock *Header = LR.L->getHeader();
+  auto Phi = Instruction::create(Opcode::Phi, I32, {});
+  Phi->Loc = Header->getTerminator()->Loc;
+  Phi->setName("ring.phase");
+  Instruction *Phase = Header->insert(Header->instructions().begin(), std::move(Phi));
+  Phase->addIncoming(M.getInt(I32, 0), LR.Preheader);
+  Instruction *LatchEnd = LR.Latch->getTerminator();
+  Instruction *Flipped =
+      insert(LatchEnd, Instruction::create(Opcode::Xor, I32, {Phase, M.getInt(I32, 1)}));
+  Phase->addIncoming(
+      insert(LatchEnd, Instruction::create(Opcode::Select, I32, {LR.ReadWraps, Flipped, Phase}),
+             "ring.phase"),
+      LR.Latch);
+
+  // The wait: where the cp_async wait of the read slots is (before their
+  // barrier), else before the first read of any converted ring.
+  std::set<const Instruction *> Reads;
+  for (Ring *R : Converted)
+    Reads.insert(R->Reads.begin(), R->Reads.end());
+  Instruction *FirstRead = nullptr;
+  for (auto &I : LR.Latch->instructions())
+    if (Reads.count(I.get())) {
+      FirstRead = I.get();
+      break;
+    }
+  Instruction *OldWait = nullptr;
+  for (auto &I : LR.Latch->instructions()) {
+    if (I.get() == FirstRead)
+      break;
+    if (I->getOpcode() == Opcode::CpAsyncWait)
+      OldWait = I.get();
+  }
+  Instruction *WaitAt = OldWait ? OldWait : FirstRead;
+  voidOp(WaitAt, Opcode::MbarrierWait, {barrierSlot(Bars, Converted[0]->ReadIndex, WaitAt), Phase});
+
+  // Commit groups to drop, found before the fills they follow go.
+  std::vector<Instruction *> Commits;
+  if (DropCommitGroups)
+    for (Instruction *Fill : Converted[0]->Fills) {
+      BasicBlock *BB = Fill->getParent();
+      for (auto It = std::next(BB->iteratorTo(Fill)); It != BB->instructions().end(); ++It)
+        if ((*It)->getOpcode() == Opcode::CpAsyncCommit) {
+          Commits.push_back(It->get());
+          break;
+        }
+    }
+  for (size_t Fill = 0; Fill < Converted[0]->Fills.size(); ++Fill) {
+    bool Refill = Fill + 1 == Converted[0]->Fills.size();
+    fillGroup(Converted, Descs, Fill, Bars,
+              Refill ? Converted[0]->WriteIndex : M.getInt(I32, static_cast<int64_t>(Fill)));
+  }
+  drainAtExit(LR, Bars, Phase, Slots);
+  if (DropCommitGroups) {
+    for (Instruction *C : Commits)
+      C->eraseFromParent();
+    if (OldWait)
+      OldWait->eraseFromParent();
+    for (auto &I : LR.Exit->instructions())
+      if (I->getOpcode() == Opcode::CpAsyncWait) {
+        I->eraseFromParent();
+        break;
+      }
+  }
+  return static_cast<unsigned>(Converted.size());
+}
+
+void TensorCopyRewriter::eraseDead() {
+  // The fills' pointer and mask tiles, and what only they used.
+  for (Value *V : MaybeDead)
+    if (Instruction *I = asInstruction(V); I && !I->hasUses())
+      eraseIfTriviallyDead(I);
+}
+
+} // namespace
+
+bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
+  DiagnosticEngine *Diags = AM.diagnostics();
+  auto Remark = [&](RemarkKind Kind, const Instruction &At, std::string Message) {
+    if (Diags)
+      Diags->remark(Kind, "tensor-copies", SourceRange(At.Loc), std::move(Message));
+  };
+  if (F.blocks().empty())
+    return false;
+  const LoopInfo &LI = AM.get<LoopInfo>(F);
+  const auto &AI = AM.get<analysis::AxisInfoAnalysis>(F);
+  DominatorTree DT(F);
+  analysis::AffineAccessAnalysis AA(F, DT);
+  TensorDescriptorBuilder TD(F, AA, AI, DT);
+  TensorCopyRewriter RW(F, LI, TD, AA);
+  std::vector<Ring> &Rings = RW.collect();
+  // Group the rings by loop; each is decided before anything changes (the
+  // analyses see the IR as it came).
+  std::map<const Loop *, LoopRings> Loops;
+  std::vector<const Loop *> LoopOrder;
+  for (Ring &R : Rings) {
+    LoopRings Probe;
+    if (!RW.recognize(R, Probe))
+      continue;
+    LoopRings &LR = Loops[Probe.L];
+    if (!LR.L) {
+      LR = Probe;
+      LoopOrder.push_back(Probe.L);
+    } else if (LR.ReadWraps != Probe.ReadWraps) {
+      R.decline(R.refill(), "the ring does not share its loop's slot indices");
+      continue;
+    }
+    LR.Rings.push_back(&R);
+    RW.checkForms(R);
+  }
+  // Commit groups and cp_async waits go only if no cp_async stays.
+  bool AllConverted =
+      std::all_of(Rings.begin(), Rings.end(), [](const Ring &R) { return !R.Forms.empty(); });
+  for (auto &BB : F.blocks())
+    for (auto &I : BB->instructions())
+      if (I->getOpcode() == Opcode::CpAsync &&
+          std::none_of(Rings.begin(), Rings.end(), [&](const Ring &R) {
+            return std::count(R.Fills.begin(), R.Fills.end(), I.get()) != 0;
+          }))
+        AllConverted = false;
+  for (Ring &R : Rings)
+    if (R.Forms.empty())
+      Remark(RemarkKind::Missed, R.At ? *R.At : *R.Alloc,
+             "the ring " + printOperand(*R.Alloc) +
+                 " is not filled by bulk tensor copies (tma_load): " + R.Why);
+  bool Changed = false;
+  for (const Loop *L : LoopOrder) {
+    LoopRings &LR = Loops[L];
+    int64_t Slots = LR.Rings[0]->Slots;
+    unsigned N = RW.rewrite(LR, AllConverted);
+    if (!N)
+      continue;
+    Changed = true;
+    Remark(RemarkKind::Passed, *L->getHeader()->getTerminator(),
+           std::to_string(N) + " ring" + (N == 1 ? "" : "s") + " of " + std::to_string(Slots) +
+               " slots filled by bulk tensor copies (tma_load), waited for on " +
+               std::to_string(Slots) + " mbarriers by phase");
+  }
+  RW.eraseDead();
+  return Changed;
+}
+
+std::unique_ptr<Pass> createTensorCopiesPass() { return std::make_unique<TensorCopiesPass>(); }
+
+} // namespace tritonc::transform

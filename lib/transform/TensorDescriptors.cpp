@@ -1,0 +1,154 @@
+//===- TensorDescriptors.cpp - Tensor-map forms as GPU-level IR -----------===//
+//
+// See TensorDescriptors.h.
+//
+//===----------------------------------------------------------------------===//
+#include "TensorDescriptors.h"
+
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/TensorMapSpec.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace tritonc::transform {
+
+using namespace ir;
+using analysis::Poly;
+using analysis::TensorAccess;
+
+std::string tensorCopySlotProblem(const Type *Slot) {
+  const Layout *L = Slot->getLayout();
+  if (!L || !L->hasSwizzleMode())
+    return "the slot is not in a swizzle mode of the copy engine";
+  if (Slot->getShape().size() != 2 || L->getOrder()[0] != 1)
+    return "the slot is not a row-major 2-D tile (the copy engine writes boxes row by row)";
+  uint64_t ElemBytes = Slot->getElementType()->getScalarSizeInBytes();
+  uint64_t RowBytes = static_cast<uint64_t>(Slot->getShape()[1]) * ElemBytes;
+  uint64_t Swizzle = static_cast<uint64_t>(L->getSwizzleBytes());
+  if (Slot->getShape()[0] > 256 || Slot->getShape()[1] > 256)
+    return "a box has at most 256 elements along each dimension";
+  if (Swizzle && RowBytes != Swizzle)
+    return "its rows are " + std::to_string(RowBytes) + " bytes, wider than its " +
+           std::to_string(Swizzle) +
+           "-byte swizzle (the engine would lay them out in column blocks, which the slot's "
+           "layout does not describe)";
+  if (RowBytes % 16)
+    return "its rows are " + std::to_string(RowBytes) + " bytes, not a multiple of 16";
+  if (!Swizzle && RowBytes * static_cast<uint64_t>(Slot->getShape()[0]) % 128)
+    return "the slot is not a whole number of 128-byte pieces";
+  return "";
+}
+
+int64_t TensorDescriptorBuilder::knownPow2Divisor(const Poly &P) const {
+  int64_t Divisor = 0;
+  for (const auto &[M, C] : P.terms()) {
+    int64_t D = analysis::largestPow2Divisor(C);
+    for (unsigned A : M)
+      D = std::min<int64_t>(D * AI.get(AA.atomValue(A)).Divisibility[0], analysis::MaxDivisibility);
+    Divisor = std::gcd(Divisor, D);
+  }
+  return Divisor == 0 ? analysis::MaxDivisibility : Divisor;
+}
+
+std::string TensorDescriptorBuilder::whyNotAligned(const TensorAccess &TA,
+                                                   unsigned ElemBytes) const {
+  if (AI.get(TA.Base).Divisibility[0] < 16)
+    return "the base pointer " + printOperand(*TA.Base) +
+           " is not known to be 16-byte aligned (a tensor map needs it; `aligned(16)` on the "
+           "parameter says so)";
+  if (knownPow2Divisor(TA.OuterStride) * ElemBytes % 16 != 0)
+    return "the row stride " + AA.str(TA.OuterStride) +
+           " is not known to be a multiple of 16 bytes (a tensor map needs it; "
+           "`multipleof(N)` on the parameters says so)";
+  return "";
+}
+
+bool TensorDescriptorBuilder::availableAt(const TensorAccess &TA, const Instruction &At) const {
+  auto Defined = [&](const Value *V) {
+    const Instruction *I = asInstruction(const_cast<Value *>(V));
+    return !I || (I != &At && DT.dominates(I, &At));
+  };
+  for (const Poly &P : TA.Coord)
+    for (const auto &[M, C] : P.terms()) {
+      if (C < std::numeric_limits<int32_t>::min() || C > std::numeric_limits<int32_t>::max())
+        return false;
+      for (unsigned A : M) {
+        const Value *V = AA.atomValue(A);
+        if (!V->getType()->isIntOrIntTile() || V->getType()->isTile() ||
+            V->getType()->getIntBits() < 8 || !Defined(V))
+          return false;
+      }
+    }
+  return std::all_of(TA.Guards.begin(), TA.Guards.end(), Defined);
+}
+
+Instruction *TensorDescriptorBuilder::insert(Instruction *Before, Opcode Op, const Type *T,
+                                             std::vector<Value *> Ops) {
+  auto I = Instruction::create(Op, T, std::move(Ops));
+  I->Loc = Before->Loc;
+  BasicBlock *BB = Before->getParent();
+  return BB->insert(BB->iteratorTo(Before), std::move(I));
+}
+
+Value *TensorDescriptorBuilder::polyValue(const Poly &P, const Type *IntTy, Instruction *Before) {
+  Module &M = *F.getParent();
+  Value *Sum = nullptr;
+  for (const auto &[Mono, C] : P.terms()) {
+    Value *Term = nullptr;
+    for (unsigned A : Mono) {
+      Value *X = const_cast<Value *>(AA.atomValue(A));
+      unsigned Bits = X->getType()->getIntBits(), Want = IntTy->getIntBits();
+      if (Bits < Want)
+        X = insert(Before, Opcode::SExt, IntTy, {X});
+      else if (Bits > Want)
+        X = insert(Before, Opcode::Trunc, IntTy, {X});
+      Term = Term ? insert(Before, Opcode::Mul, IntTy, {Term, X}) : X;
+    }
+    if (!Term)
+      Term = M.getInt(IntTy, C);
+    else if (C != 1)
+      Term = insert(Before, Opcode::Mul, IntTy, {Term, M.getInt(IntTy, C)});
+    Sum = Sum ? insert(Before, Opcode::Add, IntTy, {Sum, Term}) : Term;
+  }
+  return Sum ? Sum : M.getInt(IntTy, 0);
+}
+
+Instruction *TensorDescriptorBuilder::makeDescriptor(const TensorAccess &TA, const Type *Elem,
+                                                     const Shape &Box, Instruction *Top,
+                                                     SourceLoc Loc) {
+  const Type *I64 = Type::getI64();
+  std::vector<Value *> Ops = {const_cast<Argument *>(TA.Base)};
+  for (unsigned D = 0; D < 2; ++D)
+    Ops.push_back(TA.Bound[D] ? polyValue(*TA.Bound[D], I64, Top)
+                              : F.getParent()->getInt(I64, TensorMapUnboundedDim));
+  Ops.push_back(polyValue(TA.OuterStride, I64, Top));
+  Ops.push_back(F.getParent()->getInt(I64, 1));
+  Instruction *D = insert(Top, Opcode::MakeTensorDesc, Type::getTensorDesc(Elem, Box), Ops);
+  D->Loc = Loc;
+  return D;
+}
+
+std::vector<Value *> TensorDescriptorBuilder::coordinates(const TensorAccess &TA,
+                                                          Instruction *Before,
+                                                          const std::vector<Value *> &Also) {
+  const Type *I32 = Type::getI32();
+  Value *Outer = polyValue(TA.Coord[1 - TA.UnitDim], I32, Before);
+  Value *Unit = polyValue(TA.Coord[TA.UnitDim], I32, Before);
+  std::vector<Value *> Conditions;
+  for (const Value *G : TA.Guards)
+    Conditions.push_back(const_cast<Value *>(G));
+  Conditions.insert(Conditions.end(), Also.begin(), Also.end());
+  Value *All = nullptr;
+  for (Value *C : Conditions)
+    All = All ? insert(Before, Opcode::And, Type::getI1(), {All, C}) : C;
+  if (All)
+    Unit = insert(Before, Opcode::Select, I32,
+                  {All, Unit, F.getParent()->getInt(I32, TensorMapOutOfBounds)});
+  if (TA.UnitDim == 0)
+    return {Unit, Outer};
+  return {Outer, Unit};
+}
+
+} // namespace tritonc::transform

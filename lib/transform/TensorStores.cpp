@@ -1,0 +1,200 @@
+//===- TensorStores.cpp - Epilogue stores as bulk tensor stores -----------===//
+//
+// See TensorStores.h.
+//
+//===----------------------------------------------------------------------===//
+#include "tritonc/transform/TensorStores.h"
+
+#include "TensorDescriptors.h"
+
+#include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/Passes.h"
+#include "tritonc/transform/Utils.h"
+
+#include <algorithm>
+
+namespace tritonc::transform {
+
+using namespace ir;
+using analysis::TensorAccess;
+
+namespace {
+
+bool isGenericGlobalWrite(const Instruction &I) {
+  switch (I.getOpcode()) {
+  case Opcode::Store:
+  case Opcode::MaskedStore:
+  case Opcode::AtomicRMW:
+  case Opcode::AtomicCAS:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// The slot a tile of T is staged in: rows swizzled in the hardware mode of
+/// their width, else plain rows.
+const Type *stagingSlotType(const Type *T) {
+  const Type *Elem = T->getScalarType();
+  int64_t RowBytes = T->getShape()[1] * Elem->getScalarSizeInBytes();
+  int32_t Swizzle = RowBytes == 32 || RowBytes == 64 || RowBytes == 128 ? int32_t(RowBytes) : 0;
+  return Type::getSharedBuffer(Elem, T->getShape(), Layout::getSharedSwizzle(Swizzle, {1, 0}), 1);
+}
+
+class StoreRewriter {
+public:
+  StoreRewriter(Function &F, TensorDescriptorBuilder &TD, analysis::AffineAccessAnalysis &AA)
+      : F(F), TD(TD), AA(AA), EntryTop(F.getEntryBlock()->instructions().front().get()) {}
+
+  /// Why Store cannot become a bulk tensor store, or "" (then its form is in
+  /// Form).
+  std::string check(Instruction &Store, TensorAccess &Form);
+  void rewrite(Instruction &Store, const TensorAccess &Form);
+
+private:
+  Instruction *insert(Instruction *Before, Opcode Op, const Type *T, std::vector<Value *> Ops,
+                      const std::string &Name = "");
+
+  Function &F;
+  TensorDescriptorBuilder &TD;
+  analysis::AffineAccessAnalysis &AA;
+  Instruction *EntryTop;
+};
+
+std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form) {
+  const Type *T = Store.getOperand(1)->getType();
+  const Type *Elem = T->getScalarType();
+  if (Elem->isPointerOrPointerTile() || Elem->getScalarSizeInBytes() < 2)
+    return "the copy engine stores elements of 2, 4 or 8 bytes, not " + Elem->str();
+  std::string Why;
+  std::optional<TensorAccess> TA = AA.tensorAccessOf(Store, &Why);
+  if (!TA)
+    return Why;
+  if (TA->UnitDim != 1)
+    return "the tile is not contiguous along its last dimension";
+  if (!TA->Bound[0] || !TA->Bound[1])
+    return "the mask does not bound both dimensions by an extent (a store map needs both)";
+  unsigned ElemBytes = Elem->getScalarSizeInBytes();
+  if (TD.knownPow2Divisor(*TA->Bound[1]) * ElemBytes % 16 != 0)
+    return "the row extent " + AA.str(*TA->Bound[1]) +
+           " is not known to be a multiple of 16 bytes (the engine writes whole 16-byte pieces "
+           "of a row)";
+  if (std::string Why = TD.whyNotAligned(*TA, ElemBytes); !Why.empty())
+    return Why;
+  if (std::string Why = tensorCopySlotProblem(stagingSlotType(T)); !Why.empty())
+    return "the tile cannot be staged in one slot of the copy engine: " + Why;
+  if (!TD.availableAt(*TA, Store))
+    return "the box's coordinates use values that are not scalars available at the store";
+  std::vector<const Instruction *> After = instructionsAround(Store, /*Forward=*/true);
+  // Again, its slot would be written while one thread may still wait for
+  // the engine to read it, and two bulk stores are not ordered.
+  if (std::count(After.begin(), After.end(), &Store))
+    return "the store may run again (it is in a loop)";
+  for (const Instruction *I : After)
+    if (I != &Store && I->accessesMemory())
+      return "memory may be accessed after the store, which would complete asynchronously "
+             "(only an epilogue's last store becomes a bulk tensor store)";
+  for (const Instruction *I : instructionsAround(Store, /*Forward=*/false))
+    if (I != &Store && isGenericGlobalWrite(*I))
+      return "memory is written before the store by threads, and GPU-level IR has no fence "
+             "that orders global writes before the copy engine's";
+  Form = std::move(*TA);
+  return "";
+}
+
+Instruction *StoreRewriter::insert(Instruction *Before, Opcode Op, const Type *T,
+                                   std::vector<Value *> Ops, const std::string &Name) {
+  auto I = Instruction::create(Op, T, std::move(Ops));
+  I->Loc = Before->Loc;
+  if (!Name.empty())
+    I->setName(Name);
+  BasicBlock *BB = Before->getParent();
+  return BB->insert(BB->iteratorTo(Before), std::move(I));
+}
+
+void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form) {
+  Value *Tile = Store.getOperand(1);
+  const Type *T = Tile->getType();
+  const Type *SlotTy = stagingSlotType(T);
+  const Type *Void = Type::getVoid(), *I32 = Type::getI32();
+  std::string Name = Tile->getName().empty() ? "store" : Tile->getName();
+  Instruction *Desc =
+      TD.makeDescriptor(Form, T->getScalarType(), T->getShape(), EntryTop, Store.Loc);
+  Desc->setName(Name + ".desc");
+  Instruction *Slot = insert(&Store, Opcode::SmemAlloc, SlotTy, {}, Name + ".stage");
+  // allocate-shared may place the slot over buffers other threads read
+  // last (a loop's rings): they are done once every thread got here.
+  insert(&Store, Opcode::Barrier, Void, {});
+  insert(&Store, Opcode::LocalStore, Void, {Slot, Tile});
+  insert(&Store, Opcode::FenceProxyAsync, Void, {});
+  insert(&Store, Opcode::Barrier, Void, {});
+  // Nothing is written where an extent is not positive: the launcher maps
+  // such a tensor onto a block of zeros, which the store must not touch.
+  std::vector<Value *> Positive;
+  for (const auto &Bound : Form.Bound) {
+    Value *Extent = TD.polyValue(*Bound, I32, &Store);
+    Instruction *Cmp =
+        insert(&Store, Opcode::ICmp, Type::getI1(), {Extent, F.getParent()->getInt(I32, 0)});
+    Cmp->Predicate = CmpPredicate::SGT;
+    Positive.push_back(Cmp);
+  }
+  std::vector<Value *> Coords = TD.coordinates(Form, &Store, Positive);
+  std::vector<Value *> Ops = {Desc};
+  Ops.insert(Ops.end(), Coords.begin(), Coords.end());
+  Ops.push_back(Slot);
+  insert(&Store, Opcode::TmaStore, Void, Ops);
+  insert(&Store, Opcode::TmaStoreWait, Void, {})->Count = 0;
+  std::vector<Value *> Old(Store.operands().begin(), Store.operands().end());
+  Store.dropAllOperands();
+  Store.eraseFromParent();
+  for (Value *V : Old)
+    if (Instruction *I = asInstruction(V); I && !I->hasUses())
+      eraseIfTriviallyDead(I);
+}
+
+} // namespace
+
+bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
+  if (F.blocks().empty())
+    return false;
+  DiagnosticEngine *Diags = AM.diagnostics();
+  auto Remark = [&](RemarkKind Kind, const Instruction &At, std::string Message) {
+    if (Diags)
+      Diags->remark(Kind, "tensor-stores", SourceRange(At.Loc), std::move(Message));
+  };
+  const auto &AI = AM.get<analysis::AxisInfoAnalysis>(F);
+  DominatorTree DT(F);
+  analysis::AffineAccessAnalysis AA(F, DT);
+  TensorDescriptorBuilder TD(F, AA, AI, DT);
+  StoreRewriter RW(F, TD, AA);
+  // Decide for every store on the IR as it came, then rewrite.
+  std::vector<std::pair<Instruction *, TensorAccess>> Chosen;
+  for (auto &BB : F.blocks())
+    for (auto &IP : BB->instructions()) {
+      Instruction &I = *IP;
+      if ((I.getOpcode() != Opcode::Store && I.getOpcode() != Opcode::MaskedStore) ||
+          !I.getOperand(0)->getType()->isTile() || I.getOperand(0)->getType()->getRank() != 2)
+        continue;
+      TensorAccess Form;
+      if (std::string Why = RW.check(I, Form); !Why.empty()) {
+        Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
+        continue;
+      }
+      Chosen.emplace_back(&I, std::move(Form));
+    }
+  for (auto &[Store, Form] : Chosen) {
+    const Type *T = Store->getOperand(1)->getType();
+    int32_t Swizzle = stagingSlotType(T)->getLayout()->getSwizzleBytes();
+    Remark(RemarkKind::Passed, *Store,
+           "this store goes through a shared slot" +
+               (Swizzle ? " (" + std::to_string(Swizzle) + "-byte swizzle)" : std::string()) +
+               " and a bulk tensor store (tma_store)");
+    RW.rewrite(*Store, Form);
+  }
+  return !Chosen.empty();
+}
+
+std::unique_ptr<Pass> createTensorStoresPass() { return std::make_unique<TensorStoresPass>(); }
+
+} // namespace tritonc::transform
