@@ -1905,6 +1905,45 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+def placed_barriers(name, tmp_path):
+    """tests/kernels/gpuir/NAME without its barriers and proxy fences, placed again by insert-barriers."""
+    kept = [line for line in (GPUIR / name).read_text().splitlines(keepends=True)
+            if line.strip() not in ("barrier", "fence_proxy_async")]
+    stripped, placed = tmp_path / f"stripped-{name}", tmp_path / f"placed-{name}"
+    stripped.write_text("".join(kept))
+    r = tritonc(["opt", str(stripped), "--passes=insert-barriers", "-o", str(placed)])
+    assert r.returncode == 0, r.stderr
+    return placed
+
+
+@pytest.mark.parametrize("name", ["ring_copy.tir", "matmul_ring_mma.tir", "matmul_tma_store.tir"])
+def test_gpuir_placed_barriers(name, rng, launch, tmp_path):
+    """Hand-written kernels with the barriers and fences of insert-barriers instead of their own (the same
+    but for matmul_tma_store's refill barrier, which moves into the refill block: see
+    tests/lit/insert-barriers/gpuir-kernels.test): the same results on the interpreter (which fails a missing
+    barrier) and the GPU; under TRITONC_TEST_SANITIZER=racecheck, no hazard."""
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    if warps and warps[0] != "--num-warps=4":
+        pytest.skip("the kernel names 4-warp layouts (test_gpuir_ring_copy checks the error)")
+    if name == "matmul_tma_store.tir" and "--arch=sm_80" in launch.pipeline_args:
+        pytest.skip("bulk tensor copies need sm_90a (test_gpuir_matmul_tma checks the error)")
+    kernel = str(placed_barriers(name, tmp_path))
+    if name == "ring_copy.tir":
+        x = rng.uniform(-1.0, 1.0, size=(100, 32)).astype(np.float32)
+        out = launch(kernel, {}, (cdiv(100, 48),), [("X", x), ("Y", poisoned((105, 32), "float")), ("R", 100)])
+        np.testing.assert_array_equal(out["Y"][:100], x)
+        return
+    m, n, k = 96, 80, 72
+    lda, ldb, ldc = k + 8, n + 16, n + 4
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    out = launch(kernel, {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", poisoned((m, ldc), "float")), ("M", m), ("N", n), ("K", k),
+                  ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
 @pytest.mark.parametrize("shape", [(96, 80, 72), (17, 8, 8)], ids=["96x80x72", "17x8x8"])
 def test_gpuir_accumulator_init(shape, rng, launch, tmp_path):
     """matmul_tma_wgmma.tir with use_acc the constant true (its zero accumulator counts on every k-step) after
