@@ -191,16 +191,17 @@ class Launcher:
 WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
-# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), ordered
-# by the barriers insert-barriers places, placed in shared memory by allocate-shared.
-RINGS_PASSES = PIPELINED_PASSES + ",async-rings,insert-barriers,allocate-shared"
+# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), each
+# refill issued before the slot reads of its iteration (schedule-refills), ordered by the barriers
+# insert-barriers places, placed in shared memory by allocate-shared.
+RINGS_PASSES = PIPELINED_PASSES + ",async-rings,schedule-refills,insert-barriers,allocate-shared"
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
 # rest), with explicit convert_layout.
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
-# async-rings and insert-barriers (the interpreter fails a wrong wait count or a missing barrier), and after
-# those and assign-layouts. All must give the default pipeline's result bit for bit: a differential test of the passes
+# async-rings, schedule-refills and insert-barriers (the interpreter fails a wrong wait count or a missing
+# barrier), and after those and assign-layouts. All must give the default pipeline's result bit for bit: a differential test of the passes
 # over every bundled configuration.
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts"]
 # On the GPU with TRITONC_TEST_EXPLICIT_RINGS=1, every launch also runs with the back end's cp.async rings
