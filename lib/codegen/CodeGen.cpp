@@ -398,7 +398,9 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   // and the layouts that tell which thread accesses what.
   if (Options.ExplicitRings)
     Steps.push_back({"insert-barriers{num-warps=" + std::to_string(Options.NumWarps) + "}",
-                     describePass("insert-barriers")});
+                     "the barriers and async-proxy fences the shared-memory accesses of "
+                     "GPU-level IR need (RAW/WAR over its statements; none where a thread "
+                     "reads back its own elements)"});
   return Steps;
 }
 
