@@ -1906,6 +1906,21 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+def test_gpuir_own_elements(rng, launch):
+    """own_elements.tir: each thread reads back and overwrites its own elements of a slot with no barrier (one
+    #blocked layout holding each element once on 4 warps): insert-barriers places none, the interpreter
+    allows it, and on the GPU TRITONC_TEST_SANITIZER=racecheck must find no hazard."""
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    if warps and warps[0] != "--num-warps=4":
+        pytest.skip("the kernel names a 4-warp layout (test_gpuir_ring_copy checks the error)")
+    placed = tritonc(["opt", str(GPUIR / "own_elements.tir"), "--passes=insert-barriers"])
+    assert placed.returncode == 0, placed.stderr
+    assert "barrier" not in placed.stdout
+    x = rng.uniform(-1.0, 1.0, size=(16, 32)).astype(np.float32)
+    out = launch(str(GPUIR / "own_elements.tir"), {}, (1,), [("X", x), ("Y", poisoned((16, 32), "float"))])
+    np.testing.assert_array_equal(out["Y"], (x + x) + x)
+
+
 def placed_barriers(name, tmp_path):
     """tests/kernels/gpuir/NAME without its barriers and proxy fences, placed again by insert-barriers."""
     kept = [line for line in (GPUIR / name).read_text().splitlines(keepends=True)
