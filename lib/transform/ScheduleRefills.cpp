@@ -73,7 +73,9 @@ std::vector<SlotRef> accessedSlots(Instruction &I) {
 
 /// Whether a copy may move above I as far as I's own effects go (its slots
 /// are checked apart): I does not write global memory, order asynchronous
-/// copies or synchronize threads.
+/// copies or synchronize threads. Waits are not crossed: a wgmma_wait or
+/// tma_store_wait may be what ends an earlier read of the slot a copy
+/// overwrites.
 bool mayCross(const Instruction &I) {
   switch (I.getOpcode()) {
   case Opcode::LocalLoad:
@@ -81,10 +83,8 @@ bool mayCross(const Instruction &I) {
   case Opcode::Wgmma:
   case Opcode::WgmmaFence:
   case Opcode::WgmmaCommit:
-  case Opcode::WgmmaWait:
   case Opcode::TmaLoad:
   case Opcode::TmaStore:
-  case Opcode::TmaStoreWait:
   case Opcode::Load:
   case Opcode::MaskedLoad:
   case Opcode::Dot:

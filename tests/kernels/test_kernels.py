@@ -1921,29 +1921,44 @@ def test_gpuir_own_elements(rng, launch):
     np.testing.assert_array_equal(out["Y"], (x + x) + x)
 
 
-def placed_barriers(name, tmp_path):
-    """tests/kernels/gpuir/NAME without its barriers and proxy fences, placed again by insert-barriers."""
+def placed_barriers(name, passes, tmp_path):
+    """tests/kernels/gpuir/NAME without its barriers and proxy fences, rewritten by PASSES (which end with
+    insert-barriers, placing them again)."""
     kept = [line for line in (GPUIR / name).read_text().splitlines(keepends=True)
             if line.strip() not in ("barrier", "fence_proxy_async")]
     stripped, placed = tmp_path / f"stripped-{name}", tmp_path / f"placed-{name}"
     stripped.write_text("".join(kept))
-    r = tritonc(["opt", str(stripped), "--passes=insert-barriers", "-o", str(placed)])
+    r = tritonc(["opt", str(stripped), "--passes=" + passes, "-o", str(placed)])
     assert r.returncode == 0, r.stderr
     return placed
 
 
-@pytest.mark.parametrize("name", ["ring_copy.tir", "matmul_ring_mma.tir", "matmul_tma_store.tir"])
-def test_gpuir_placed_barriers(name, rng, launch, tmp_path):
+PLACED_BARRIERS = [("ring_copy.tir", "insert-barriers"), ("matmul_ring_mma.tir", "insert-barriers"),
+                   ("matmul_tma_store.tir", "insert-barriers"),
+                   ("matmul_ring_mma.tir", "schedule-refills,insert-barriers"),
+                   ("matmul_ring_wgmma.tir", "schedule-refills,insert-barriers")]
+
+
+@pytest.mark.parametrize("name,passes", PLACED_BARRIERS,
+                         ids=[f"{n[:-4]}-{p.split(',')[0]}" for n, p in PLACED_BARRIERS])
+def test_gpuir_placed_barriers(name, passes, rng, launch, tmp_path):
     """Hand-written kernels with the barriers and fences of insert-barriers instead of their own (the same
     but for matmul_tma_store's refill barrier, which moves into the refill block: see
-    tests/lit/insert-barriers/gpuir-kernels.test): the same results on the interpreter (which fails a missing
-    barrier) and the GPU; under TRITONC_TEST_SANITIZER=racecheck, no hazard."""
+    tests/lit/insert-barriers/gpuir-kernels.test), and the cp.async rings also with their refills issued
+    before the slot reads (schedule-refills): the same results on the interpreter (which fails a missing
+    barrier or a slot overwritten while read) and the GPU; under TRITONC_TEST_SANITIZER=racecheck, no
+    hazard."""
     warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
     if warps and warps[0] != "--num-warps=4":
         pytest.skip("the kernel names 4-warp layouts (test_gpuir_ring_copy checks the error)")
     if name == "matmul_tma_store.tir" and "--arch=sm_80" in launch.pipeline_args:
         pytest.skip("bulk tensor copies need sm_90a (test_gpuir_matmul_tma checks the error)")
-    kernel = str(placed_barriers(name, tmp_path))
+    kernel = placed_barriers(name, passes, tmp_path)
+    if passes.startswith("schedule-refills"):
+        # the refill moved: the first copy after the body's wait comes before the first slot read
+        body = kernel.read_text().split("\nbody:\n")[1]
+        assert body.index("cp_async %") < body.index("local_load"), body
+    kernel = str(kernel)
     if name == "ring_copy.tir":
         x = rng.uniform(-1.0, 1.0, size=(100, 32)).astype(np.float32)
         out = launch(kernel, {}, (cdiv(100, 48),), [("X", x), ("Y", poisoned((105, 32), "float")), ("R", 100)])
