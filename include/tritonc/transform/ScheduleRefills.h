@@ -11,12 +11,14 @@
 // The move is checked against the memory effects of what it crosses: no
 // instruction in between may write global memory or have another side
 // effect outside shared memory (the copies read global memory when issued),
-// no `cp_async`, commit or wait may lie in between (the commit groups and
-// the wait counts stay as they are), no barrier, fence, mbarrier or bulk
-// operation, and every shared access crossed must name another slot than
-// each moved copy (analysis in SlotIndices.h: constant slots, ring counters
-// that advance together). A refill that cannot move is left in place with
-// a remark saying why.
+// no other `cp_async`, commit or wait may lie in between (the commit groups
+// and the wait counts stay as they are), nor a `wgmma_wait` or
+// `tma_store_wait` (it may end a read of the slot a copy overwrites), a
+// barrier, a fence or an mbarrier operation; every shared access crossed
+// (local_load/store, wgmma, tma_load/store) must name another slot than each
+// moved copy (SlotIndices.h: constant slots, ring counters that advance
+// together). A refill that cannot move is left in place with a remark
+// saying why.
 //
 // It runs on GPU-level IR before or after insert-barriers: it never crosses
 // a barrier, and insert-barriers orders a moved copy after the reads of its
