@@ -5,7 +5,7 @@
 // slots that may be the same slot shares a unit, so "may touch the same
 // bytes" is "the unit sets meet" for analysis::placeBarriers. Each unit is
 // split once more per thread mapping, which lets a thread read back its own
-// data without a barrier (marks and probes, see mappingUnits).
+// data without a barrier (marks and probes: SlotSpace::others and own).
 //
 //===----------------------------------------------------------------------===//
 #include "tritonc/transform/InsertBarriers.h"
