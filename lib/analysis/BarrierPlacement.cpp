@@ -101,6 +101,12 @@ void checkCFG(const std::vector<SyncBlock> &Blocks) {
       checkIntervals(Blocks[B].Statements[I].Writes, B, I);
       checkIntervals(Blocks[B].Statements[I].Marks, B, I);
       checkIntervals(Blocks[B].Statements[I].Probes, B, I);
+      checkIntervals(Blocks[B].Statements[I].WarMarks, B, I);
+      checkIntervals(Blocks[B].Statements[I].WarProbes, B, I);
+    }
+    for (const EntryWidening &W : Blocks[B].OnEntry) {
+      checkIntervals(W.Stale, B, 0);
+      checkIntervals(W.Widened, B, 0);
     }
   }
 }
@@ -145,6 +151,8 @@ std::optional<HazardKind> findHazard(const SyncState &In, const SyncStatement &S
     return HazardKind::WriteAfterWrite;
   if (In.Raw.intersects(S.Probes))
     return HazardKind::ProbeAfterMark;
+  if (In.War.intersects(S.WarProbes))
+    return HazardKind::WarProbeAfterMark;
   return std::nullopt;
 }
 
@@ -184,6 +192,7 @@ std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
       State.Raw.add(S.Writes);
       State.Raw.add(S.Marks);
       State.War.add(S.Reads);
+      State.War.add(S.WarMarks);
     }
     return Added;
   };
@@ -203,6 +212,10 @@ std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
           State.Raw.add(Out[P].Raw);
           State.War.add(Out[P].War);
         }
+        for (const EntryWidening &W : Blocks[B].OnEntry)
+          for (ByteSet *Set : {&State.Raw, &State.War})
+            if (Set->intersects(W.Stale))
+              Set->add(W.Widened);
         // The sets computed so far flowed through code that now has one more
         // barrier; they may be too large, so start over from empty sets.
         if (Transfer(B, State)) {

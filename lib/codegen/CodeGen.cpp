@@ -379,7 +379,7 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.ExplicitRings)
     Steps.push_back({"async-rings", "the pipelined dot operands of the mma.sync loops the back "
                                     "end fills with cp.async become explicit rings (smem_alloc, "
-                                    "cp_async, commit, wait N, barrier, local_load)"});
+                                    "cp_async, commit, wait N, local_load)"});
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
   // The layout passes' target facts as options in the step's name, so that
@@ -395,6 +395,13 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                    "every tile value's layout (num_warps, the target's MMAs) "
                    "written into its type, convert_layout where a use needs "
                    "another; the emitter reads them from the types"});
+  // Last: the barriers follow the final order of the shared-memory accesses
+  // and the layouts that tell which thread accesses what.
+  if (Options.ExplicitRings)
+    Steps.push_back({"insert-barriers{num-warps=" + std::to_string(Options.NumWarps) + "}",
+                     "the barriers and async-proxy fences the shared-memory accesses of "
+                     "GPU-level IR need (RAW/WAR over its statements; none where a thread "
+                     "reads back its own elements)"});
   return Steps;
 }
 

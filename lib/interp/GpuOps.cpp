@@ -9,6 +9,7 @@
 #include "GpuState.h"
 
 #include "tritonc/ir/Printer.h"
+#include "tritonc/ir/ThreadOwnership.h"
 
 #include <algorithm>
 
@@ -30,6 +31,8 @@ GpuState::GpuState(const CompiledFunction &CF, std::vector<uint64_t> &Slots, Glo
 void GpuState::startProgram() {
   Shared.assign(CF.SharedBytes, 0);
   Flags.assign(CF.SharedBytes, 0);
+  WrittenBy.assign(CF.SharedBytes, nullptr);
+  ReadBy.assign(CF.SharedBytes, nullptr);
   Owner.assign(CF.SharedBytes, 0);
   Pending.clear();
   Barriers.clear();
@@ -89,15 +92,28 @@ static const char *retiredBy(uint8_t Kind) {
   }
 }
 
+const ir::Layout *GpuState::threadExclusiveLayout(const ir::Instruction &I) {
+  bool Load = I.getOpcode() == Opcode::LocalLoad;
+  const ir::Type *Tile = Load ? I.getType() : I.getOperand(1)->getType();
+  const ir::Layout *L = Tile->getLayout();
+  if (!L || !ir::holdsEachElementOnce(*L, Tile->getShape()))
+    return nullptr;
+  if (Load)
+    for (const ir::Instruction *U : I.users())
+      if (U->getOpcode() == Opcode::Dot)
+        return nullptr; // read from the slot by the dot's lanes for each other
+  return L;
+}
+
 void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy,
-                         uint32_t Buffer) {
+                         uint32_t Buffer, const ir::Layout *By) {
   if (const AsyncOp *Op = pendingOverlap(Begin, End, true, false))
     fail(I, "reads shared memory that the pending " + where(Op->Src) + " still writes (missing " +
                 retiredBy(static_cast<uint8_t>(Op->Kind)) + ")");
   for (uint64_t B = Begin; B < End; ++B) {
     if (!(Flags[B] & Init))
       fail(I, "reads shared memory that was never written (byte " + std::to_string(B) + ")");
-    if (Flags[B] & UnsyncedWrite)
+    if ((Flags[B] & UnsyncedWrite) && !(By && WrittenBy[B] == By))
       fail(I, "reads shared memory written since the last barrier by other threads (missing "
               "barrier)");
     if (AsyncProxy && (Flags[B] & Unfenced))
@@ -111,11 +127,14 @@ void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool Asyn
   // their wait; generic reads must be separated from later writes by a
   // barrier.
   if (!AsyncProxy)
-    for (uint64_t B = Begin; B < End; ++B)
+    for (uint64_t B = Begin; B < End; ++B) {
+      ReadBy[B] = (Flags[B] & UnsyncedRead) && ReadBy[B] != By ? nullptr : By;
       Flags[B] |= UnsyncedRead;
+    }
 }
 
-void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What) {
+void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What,
+                          const ir::Layout *By) {
   if (const AsyncOp *Op = pendingOverlap(Begin, End, true, true)) {
     bool IsWrite = Op->Kind == AsyncKind::CpAsync || Op->Kind == AsyncKind::TmaLoad;
     fail(I, std::string(What) + " shared memory that the pending " + where(Op->Src) + " still " +
@@ -123,7 +142,7 @@ void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const ch
                 retiredBy(static_cast<uint8_t>(Op->Kind)) + ")");
   }
   for (uint64_t B = Begin; B < End; ++B)
-    if (Flags[B] & UnsyncedRead)
+    if ((Flags[B] & UnsyncedRead) && !(By && ReadBy[B] == By))
       fail(I, std::string(What) +
                   " shared memory that other threads read since the last barrier (missing "
                   "barrier)");
@@ -131,8 +150,10 @@ void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const ch
 
 void GpuState::land(const AsyncOp &Op, uint8_t Set) {
   std::copy(Op.Data.begin(), Op.Data.end(), Shared.begin() + static_cast<std::ptrdiff_t>(Op.Begin));
-  for (uint64_t B = Op.Begin; B < Op.End; ++B)
+  for (uint64_t B = Op.Begin; B < Op.End; ++B) {
     Flags[B] = static_cast<uint8_t>((Flags[B] & ~(UnsyncedWrite | Unfenced)) | Set);
+    WrittenBy[B] = nullptr;
+  }
   own(Op.Begin, Op.End, Op.Buffer);
 }
 
@@ -287,20 +308,23 @@ void GpuState::exec(const CInst &I) {
 void GpuState::execLocal(const CInst &I) {
   const GpuOpInfo &G = info(I);
   auto [Begin, End] = range(I, 0, G.SlotBytes);
+  const ir::Layout *By = threadExclusiveLayout(*I.Src);
   if (I.Op == Opcode::LocalLoad) {
-    checkRead(I, Begin, End, /*AsyncProxy=*/false, bufferOf(I, 0));
+    checkRead(I, Begin, End, /*AsyncProxy=*/false, bufferOf(I, 0), By);
     uint64_t *R = &Slots[I.Res];
     for (uint32_t L = 0; L < I.N; ++L)
       R[L] = readShared(Begin + uint64_t(L) * G.ElemBytes, G.Elem);
     return;
   }
-  checkWrite(I, Begin, End, "overwrites");
+  checkWrite(I, Begin, End, "overwrites", By);
   const uint64_t *V = &Slots[G.Ops[1].Off];
   uint64_t Count = G.SlotBytes / G.ElemBytes;
   for (uint64_t L = 0; L < Count; ++L)
     writeShared(Shared, Begin + L * G.ElemBytes, V[L], G.Elem);
-  for (uint64_t B = Begin; B < End; ++B)
+  for (uint64_t B = Begin; B < End; ++B) {
+    WrittenBy[B] = (Flags[B] & UnsyncedWrite) && WrittenBy[B] != By ? nullptr : By;
     Flags[B] |= Init | UnsyncedWrite | Unfenced;
+  }
   own(Begin, End, bufferOf(I, 0));
 }
 

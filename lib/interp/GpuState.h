@@ -13,7 +13,8 @@
 //  - Reading shared memory with a pending write, writing shared memory that
 //    a pending operation reads or writes, reading bytes never written,
 //    crossing threads without a `barrier` (a write then a read, or a read
-//    then a write, of the same bytes), reading generic-proxy writes through
+//    then a write, of the same bytes, unless both move them in one
+//    thread-exclusive layout: threadExclusiveLayout), reading generic-proxy writes through
 //    the async proxy without `fence_proxy_async`, waiting for an mbarrier
 //    phase that cannot complete, and reading through one smem_alloc bytes
 //    that another one wrote (offsets that overlap while both are live) are
@@ -92,9 +93,17 @@ private:
   /// The buffer number of shared operand K (GpuOpInfo::Buffers).
   uint32_t bufferOf(const CInst &I, unsigned K) const { return info(I).Buffers[K]; }
   /// A read of [Begin, End) of Buffer by the generic proxy (local_load) or
-  /// the async proxy (wgmma, tma_store).
-  void checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy, uint32_t Buffer);
-  void checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What);
+  /// the async proxy (wgmma, tma_store). By: the layout in which each thread
+  /// reads the elements it holds (threadExclusiveLayout), or null.
+  void checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy, uint32_t Buffer,
+                 const ir::Layout *By = nullptr);
+  void checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What,
+                  const ir::Layout *By = nullptr);
+  /// The layout of a local_load's result or a local_store's value when each
+  /// thread moves exactly the elements it holds, once (a #blocked layout
+  /// without replication, and no dot reading the slot directly): a thread
+  /// then needs no barrier to read back or overwrite what it accessed itself.
+  static const ir::Layout *threadExclusiveLayout(const ir::Instruction &I);
   void land(const AsyncOp &Op, uint8_t Flags);
   /// Records that Buffer wrote [Begin, End).
   void own(uint64_t Begin, uint64_t End, uint32_t Buffer);
@@ -123,6 +132,9 @@ private:
   /// the last barrier), Unfenced (generic-proxy write since the last
   /// fence_proxy_async).
   std::vector<uint8_t> Flags;
+  /// Per shared byte: the thread-exclusive layout of the accesses behind
+  /// UnsyncedWrite and UnsyncedRead (null: several, or any thread).
+  std::vector<const ir::Layout *> WrittenBy, ReadBy;
   /// Per shared byte: the buffer that last wrote it (0: none known). A read
   /// through another buffer means two buffers live at the same time share
   /// bytes (a wrong smem_alloc offset).

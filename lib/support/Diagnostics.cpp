@@ -10,7 +10,8 @@ const std::vector<std::string> &remarkPassNames() {
                                                  "async-copy",        "tensor-copy",
                                                  "tensor-store",      "zero-trip-guard",
                                                  "layout-conversion", "async-rings",
-                                                 "tensor-copies",     "tensor-stores"};
+                                                 "tensor-copies",     "tensor-stores",
+                                                 "schedule-refills"};
   return Names;
 }
 

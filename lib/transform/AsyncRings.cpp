@@ -367,15 +367,14 @@ void RingBuilder::rewrite() {
   Instruction *Read = MakeIndex("ring.read", 0);
   Instruction *Write = MakeIndex("ring.write", D);
 
-  // Body top: wait for the group of this iteration, make it visible to all
-  // threads, read the slots.
+  // Body top: wait for the group of this iteration, read the slots (the
+  // barrier that makes them visible to all threads is insert-barriers').
   auto TopIt = Body->instructions().begin();
   while ((*TopIt)->getOpcode() == Opcode::Phi)
     ++TopIt;
   Instruction *Top = TopIt->get();
   const Instruction *FirstUse = Chains[0].Phis[0];
   insertBefore(Top, Void(Opcode::CpAsyncWait, D - 1), "", FirstUse);
-  insertBefore(Top, Void(Opcode::Barrier), "", FirstUse);
   for (OperandChain &C : Chains) {
     Instruction *Q0 = C.Phis[0];
     const Type *RT = C.Ring->getType();
@@ -398,14 +397,13 @@ void RingBuilder::rewrite() {
   Read->addIncoming(advanceModulo(Read, End), Body);
   Write->addIncoming(advanceModulo(Write, End), Body);
 
-  // Exit: nothing in flight after the loop; a loop run again (nested) must
-  // not refill slots other threads may still be reading.
+  // Exit: nothing in flight after the loop (a loop run again, nested, must
+  // not refill slots other threads may still be reading: insert-barriers
+  // orders that).
   auto ExitPos = Exit->instructions().begin();
   while ((*ExitPos)->getOpcode() == Opcode::Phi)
     ++ExitPos;
   insertBefore(ExitPos->get(), Void(Opcode::CpAsyncWait, 0), "", Header->getTerminator());
-  if (L.getParentLoop())
-    insertBefore(ExitPos->get(), Void(Opcode::Barrier), "", Header->getTerminator());
   eraseOldValues();
 }
 

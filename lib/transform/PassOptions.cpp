@@ -86,6 +86,19 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
       return nullptr;
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
   }
+  if (Name == "insert-barriers") {
+    // Only the warp count matters to it (which layouts cover every warp).
+    for (const auto &Option : Options)
+      if (Option.first != "num-warps") {
+        Error =
+            "pass 'insert-barriers' has no option '" + Option.first + "' (its option: num-warps=N)";
+        return nullptr;
+      }
+    AssignLayoutsTarget Target;
+    if (!layoutsTarget(Name, Options, Target, Error))
+      return nullptr;
+    return createInsertBarriersPass(Target.NumWarps);
+  }
   if (!createPassByName(Name))
     Error = "unknown pass '" + Name + "'";
   else

@@ -232,9 +232,10 @@ def specialized_ir(kernel, defines, extra, args, path):
 
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
-# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), placed
-# in shared memory by allocate-shared.
-RINGS_PASSES = PIPELINED_PASSES + ",async-rings,allocate-shared"
+# ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), each
+# refill issued before the slot reads of its iteration (schedule-refills), ordered by the barriers
+# insert-barriers places, placed in shared memory by allocate-shared.
+RINGS_PASSES = PIPELINED_PASSES + ",async-rings,schedule-refills,insert-barriers,allocate-shared"
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
 # rest), with explicit convert_layout.
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
@@ -247,10 +248,10 @@ TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplify
               + ",async-rings,tensor-copies,tensor-stores,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
-# async-rings (the interpreter fails a wrong wait count or a missing barrier), and after those and
-# assign-layouts, and with bulk tensor copies and stores (the interpreter fails a wrong mbarrier phase, a
-# missing wait or fence). All must give the default pipeline's result bit for bit: a differential test of
-# the passes over every bundled configuration.
+# async-rings, schedule-refills and insert-barriers (the interpreter fails a wrong wait count or a missing
+# barrier), and after those and assign-layouts, and with bulk tensor copies and stores (the interpreter
+# fails a wrong mbarrier phase, a missing wait or fence). All must give the default pipeline's result bit
+# for bit: a differential test of the passes over every bundled configuration.
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
 # whose cp.async rings are GPU-level IR from async-rings by default), and with the back end planning those
@@ -1992,6 +1993,72 @@ def test_gpuir_matmul_tutorial(form, shape, rng, launch):
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
                   ("ldc", ldc)], extra=extra)
     assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
+def test_gpuir_own_elements(rng, launch):
+    """own_elements.tir: each thread reads back and overwrites its own elements of a slot with no barrier (one
+    #blocked layout holding each element once on 4 warps): insert-barriers places none, the interpreter
+    allows it, and on the GPU TRITONC_TEST_SANITIZER=racecheck must find no hazard."""
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    if warps and warps[0] != "--num-warps=4":
+        pytest.skip("the kernel names a 4-warp layout (test_gpuir_ring_copy checks the error)")
+    placed = tritonc(["opt", str(GPUIR / "own_elements.tir"), "--passes=insert-barriers"])
+    assert placed.returncode == 0, placed.stderr
+    assert "barrier" not in placed.stdout
+    x = rng.uniform(-1.0, 1.0, size=(16, 32)).astype(np.float32)
+    out = launch(str(GPUIR / "own_elements.tir"), {}, (1,), [("X", x), ("Y", poisoned((16, 32), "float"))])
+    np.testing.assert_array_equal(out["Y"], (x + x) + x)
+
+
+def placed_barriers(name, passes, tmp_path):
+    """tests/kernels/gpuir/NAME without its barriers and proxy fences, rewritten by PASSES (which end with
+    insert-barriers, placing them again)."""
+    kept = [line for line in (GPUIR / name).read_text().splitlines(keepends=True)
+            if line.strip() not in ("barrier", "fence_proxy_async")]
+    stripped, placed = tmp_path / f"stripped-{name}", tmp_path / f"placed-{name}"
+    stripped.write_text("".join(kept))
+    r = tritonc(["opt", str(stripped), "--passes=" + passes, "-o", str(placed)])
+    assert r.returncode == 0, r.stderr
+    return placed
+
+
+PLACED_BARRIERS = [("ring_copy.tir", "insert-barriers"), ("matmul_ring_mma.tir", "insert-barriers"),
+                   ("matmul_tma_store.tir", "insert-barriers"),
+                   ("matmul_ring_mma.tir", "schedule-refills,insert-barriers"),
+                   ("matmul_ring_wgmma.tir", "schedule-refills,insert-barriers")]
+
+
+@pytest.mark.parametrize("name,passes", PLACED_BARRIERS,
+                         ids=[f"{n[:-4]}-{p.split(',')[0]}" for n, p in PLACED_BARRIERS])
+def test_gpuir_placed_barriers(name, passes, rng, launch, tmp_path):
+    """Hand-written kernels with the barriers and fences of insert-barriers instead of their own (the same
+    but for matmul_tma_store's refill barrier, which moves into the refill block: see
+    tests/lit/insert-barriers/gpuir-kernels.test), and the cp.async rings also with their refills issued
+    before the slot reads (schedule-refills): the same results on the interpreter (which fails a missing
+    barrier or a slot overwritten while read) and the GPU; under TRITONC_TEST_SANITIZER=racecheck, no
+    hazard."""
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    if warps and warps[0] != "--num-warps=4":
+        pytest.skip("the kernel names 4-warp layouts (test_gpuir_ring_copy checks the error)")
+    if name == "matmul_tma_store.tir" and "--arch=sm_80" in launch.pipeline_args:
+        pytest.skip("bulk tensor copies need sm_90a (test_gpuir_matmul_tma checks the error)")
+    kernel = placed_barriers(name, passes, tmp_path)
+    if passes.startswith("schedule-refills"):
+        # the refill moved: the first copy after the body's wait comes before the first slot read
+        body = kernel.read_text().split("\nbody:\n")[1]
+        assert body.index("cp_async %") < body.index("local_load"), body
+    kernel = str(kernel)
+    if name == "ring_copy.tir":
+        x = rng.uniform(-1.0, 1.0, size=(100, 32)).astype(np.float32)
+        out = launch(kernel, {}, (cdiv(100, 48),), [("X", x), ("Y", poisoned((105, 32), "float")), ("R", 100)])
+        np.testing.assert_array_equal(out["Y"][:100], x)
+        return
+    m, n, k = 96, 80, 72
+    lda, ldb, ldc = k + 8, n + 16, n + 4
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    out = launch(kernel, {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", poisoned((m, ldc), "float")), ("M", m), ("N", n), ("K", k),
+                  ("lda", lda), ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], "float", "C")
 
 

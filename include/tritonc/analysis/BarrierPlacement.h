@@ -21,7 +21,11 @@
 // A statement may also carry marks, added to RAW but never checked, and
 // probes, checked against RAW but never added (SyncStatement): conflicts
 // that are not "the same bytes", such as the back end's global-memory
-// ordering between accesses of different thread-to-element mappings.
+// ordering between accesses of different thread-to-element mappings. The
+// same pair exists for WAR (WarMarks, WarProbes). A block may widen the
+// sets that flow into it (SyncBlock::OnEntry): a caller whose intervals
+// name "the slot an index value selects" makes them "any slot" where the
+// index value is defined again.
 //
 // The component is generic: the caller gives a CFG of blocks of abstract
 // statements, each with the byte intervals it reads and writes.
@@ -57,16 +61,36 @@ struct SyncStatement {
   /// access probes its own).
   std::vector<ByteInterval> Marks;
   std::vector<ByteInterval> Probes;
+  /// The same for WAR: intervals added to the read set unchecked (a read
+  /// that lasts until a later wait), and intervals checked against the read
+  /// set without being added to the written one (a write whose readers
+  /// synchronize otherwise, e.g. through an mbarrier).
+  std::vector<ByteInterval> WarMarks;
+  std::vector<ByteInterval> WarProbes;
+};
+
+/// On entry to a block, a RAW or WAR set that meets Stale also gets Widened.
+struct EntryWidening {
+  std::vector<ByteInterval> Stale;
+  std::vector<ByteInterval> Widened;
 };
 
 /// A basic block: statements in order and successor block indices.
 struct SyncBlock {
   std::vector<SyncStatement> Statements;
   std::vector<unsigned> Successors;
+  /// Applied to the union of the predecessors' OUT sets.
+  std::vector<EntryWidening> OnEntry;
 };
 
 /// Which hazard made a barrier necessary (the first one checked that fired).
-enum class HazardKind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite, ProbeAfterMark };
+enum class HazardKind {
+  ReadAfterWrite,
+  WriteAfterRead,
+  WriteAfterWrite,
+  ProbeAfterMark,
+  WarProbeAfterMark
+};
 
 /// A barrier to insert immediately before Blocks[Block].Statements[Statement].
 struct BarrierPoint {

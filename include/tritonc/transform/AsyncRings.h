@@ -19,14 +19,16 @@
 //               %ring.write = phi [D, pre], [(write + 1) mod S, body]
 //   body top:   cp_async_wait D-1  (the group of iteration i is complete:
 //                                   D + i groups committed, i + 1 needed)
-//               barrier            (the copies are visible to every thread,
-//                                   and the slot refilled below was last read
-//                                   in the previous iteration, before it)
 //               %x = local_load (smem_slot %r, read)  replaces Q_0
 //   body end:   in place of X: cp_async (smem_slot %r, write), ptrs(X), mask(X)
 //               cp_async_commit; read and write advance modulo S
-//   exit:       cp_async_wait 0 (and a barrier where the loop is nested in
-//               another one, before its prologue overwrites the slots again)
+//   exit:       cp_async_wait 0
+//
+// The pass places no barrier: insert-barriers (InsertBarriers.h), run after
+// it, puts one after the wait at the body's top (the copies become visible
+// to every thread, and the slot refilled below was last read in the
+// previous iteration, before it) and, for a loop nested in another, one
+// before the prologue overwrites the slots again.
 //
 // cp_async zero-fills masked-off elements, so every load's `other` must be
 // +0; a load with another `other`, a scalar load, a prologue value that is

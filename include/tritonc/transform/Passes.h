@@ -32,5 +32,7 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).
 std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
+/// insert-barriers for programs of NumWarps warps (InsertBarriers.h).
+std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps);
 
 } // namespace tritonc::transform

@@ -17,16 +17,16 @@ namespace {
 
 using Points = std::vector<BarrierPoint>;
 
-SyncStatement rd(uint64_t B, uint64_t E) { return {{{B, E}}, {}, false, {}, {}}; }
-SyncStatement wr(uint64_t B, uint64_t E) { return {{}, {{B, E}}, false, {}, {}}; }
+SyncStatement rd(uint64_t B, uint64_t E) { return {{{B, E}}, {}, false, {}, {}, {}, {}}; }
+SyncStatement wr(uint64_t B, uint64_t E) { return {{}, {{B, E}}, false, {}, {}, {}, {}}; }
 SyncStatement none() { return {}; }
-SyncStatement barrier() { return {{}, {}, true, {}, {}}; }
+SyncStatement barrier() { return {{}, {}, true, {}, {}, {}, {}}; }
 /// Marks [B, E) without a check; probes [PB, PE) without a mark.
-SyncStatement mark(uint64_t B, uint64_t E) { return {{}, {}, false, {{B, E}}, {}}; }
-SyncStatement probe(uint64_t B, uint64_t E) { return {{}, {}, false, {}, {{B, E}}}; }
+SyncStatement mark(uint64_t B, uint64_t E) { return {{}, {}, false, {{B, E}}, {}, {}, {}}; }
+SyncStatement probe(uint64_t B, uint64_t E) { return {{}, {}, false, {}, {{B, E}}, {}, {}}; }
 
 SyncBlock block(std::vector<SyncStatement> Stmts, std::vector<unsigned> Succs = {}) {
-  return {std::move(Stmts), std::move(Succs)};
+  return {std::move(Stmts), std::move(Succs), {}};
 }
 
 constexpr HazardKind RAW = HazardKind::ReadAfterWrite;
@@ -72,7 +72,7 @@ TEST(BarrierPlacementTest, StatementsOwnAccessesSurviveItsBarrier) {
   // The barrier before statement 1 orders the read of [0,8); the write of
   // [8,16) by that same statement happens after it, so the read in statement
   // 2 still needs a barrier (the thesis's OUT = {} would miss this).
-  SyncStatement ReadAWriteB = {{{0, 8}}, {{8, 16}}, false, {}, {}};
+  SyncStatement ReadAWriteB = {{{0, 8}}, {{8, 16}}, false, {}, {}, {}, {}};
   EXPECT_EQ(placeBarriers({block({wr(0, 8), ReadAWriteB, rd(8, 16)})}),
             (Points{{0, 1, RAW}, {0, 2, RAW}}));
 }
@@ -87,8 +87,37 @@ TEST(BarrierPlacementTest, ProbesMeetOnlyMarks) {
   EXPECT_EQ(placeBarriers({block({probe(0, 8), mark(0, 8)}, {0})}), (Points{{0, 0, PAM}}));
   EXPECT_EQ(placeBarriers({block({mark(0, 8), barrier(), probe(0, 8)})}), Points{});
   // A statement's own marks come after its barrier.
-  SyncStatement MarkAndProbe = {{}, {}, false, {{0, 8}}, {{0, 8}}};
+  SyncStatement MarkAndProbe = {{}, {}, false, {{0, 8}}, {{0, 8}}, {}, {}};
   EXPECT_EQ(placeBarriers({block({MarkAndProbe, MarkAndProbe})}), (Points{{0, 1, PAM}}));
+}
+
+TEST(BarrierPlacementTest, WarProbesMeetOnlyReadsAndWarMarks) {
+  SyncStatement WarMark;
+  WarMark.WarMarks = {{0, 8}};
+  SyncStatement WarProbe;
+  WarProbe.WarProbes = {{4, 12}};
+  constexpr HazardKind WPAM = HazardKind::WarProbeAfterMark;
+  EXPECT_EQ(placeBarriers({block({WarMark, WarProbe})}), (Points{{0, 1, WPAM}}));
+  EXPECT_EQ(placeBarriers({block({rd(0, 8), WarProbe})}), (Points{{0, 1, WPAM}}));
+  // A WAR probe adds nothing: a read after it needs no barrier, nor does a
+  // second probe; WAR marks are not writes.
+  EXPECT_EQ(placeBarriers({block({WarProbe, rd(0, 16), WarMark, rd(0, 16)})}), Points{});
+  EXPECT_EQ(placeBarriers({block({WarMark, barrier(), WarProbe})}), Points{});
+}
+
+TEST(BarrierPlacementTest, EntryWideningTurnsAStaleIntervalIntoItsRange) {
+  // 0 -> 1 (loop: marks [0,1) "the slot of index i", probes [1,2) "the slot
+  // of index j != i") -> 1, 2. Without widening the loop needs nothing;
+  // widening [0,1) to [0,2) on entry to 1 makes the mark of iteration n
+  // meet the probe of iteration n + 1.
+  std::vector<SyncBlock> CFG = {block({}, {1}), block({mark(0, 1), probe(1, 2)}, {1, 2}),
+                                block({})};
+  EXPECT_EQ(placeBarriers(CFG), Points{});
+  CFG[1].OnEntry = {{{{0, 1}}, {{0, 2}}}};
+  EXPECT_EQ(placeBarriers(CFG), (Points{{1, 1, PAM}}));
+  // Only sets that meet the stale interval widen.
+  CFG[1].OnEntry = {{{{5, 6}}, {{0, 2}}}};
+  EXPECT_EQ(placeBarriers(CFG), Points{});
 }
 
 TEST(BarrierPlacementTest, ExistingBarrierClearsSets) {
@@ -234,7 +263,7 @@ TEST(BarrierPlacementTest, RandomCFGsAreSoundOnAllBoundedPaths) {
       unsigned K = NumStmts(Rng);
       for (unsigned I = 0; I < K; ++I)
         B.Statements.push_back(
-            {randomIntervals(Rng), randomIntervals(Rng), Coin(Rng) == 0, {}, {}});
+            {randomIntervals(Rng), randomIntervals(Rng), Coin(Rng) == 0, {}, {}, {}, {}});
       unsigned S = NumSuccs(Rng);
       for (unsigned I = 0; I < S; ++I)
         B.Successors.push_back(std::uniform_int_distribution<unsigned>(0, N - 1)(Rng));

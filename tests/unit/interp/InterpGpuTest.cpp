@@ -11,6 +11,8 @@
 
 #include "tritonc/ir/IRParser.h"
 
+#include <algorithm>
+
 using namespace tritonc;
 using namespace tritonc::interp;
 using namespace tritonc::interp::test;
@@ -371,6 +373,39 @@ TEST(InterpGpu, LocalLoadAndStoreThroughSharedMemory) {
               "reads shared memory that was never written");
   // A second store after a load needs a barrier too (write after read).
   expectError(runStoreKernel(std::string(Body) + "  local_store %s, %v\n", C),
+              "overwrites shared memory that other threads read since the last barrier");
+}
+
+TEST(InterpGpu, AThreadReadsBackItsOwnElementsWithoutBarrier) {
+  // #blk gives each thread its own elements of the 32 x 32 slot: loading and
+  // storing them again in #blk needs no barrier (insert-barriers places none).
+  const char *Body = R"(  local_store %s, %v
+  %w = local_load %s : f32<32,32, #blk>
+  %w2 = fadd %w, %w : f32<32,32, #blk>
+  local_store %s, %w2
+  %y = local_load %s : f32<32,32, #blk>
+  %Cs = splat %C : f32*<32,32, #blk>
+  %r4 = reshape %r : i32<32,32, #blk>
+  %pc = gep %Cs, %r4 : f32*<32,32, #blk>
+  store %pc, %y
+)";
+  std::vector<float> C, Twice(1024);
+  for (size_t I = 0; I < Twice.size(); ++I)
+    Twice[I] = static_cast<float>(2 * I);
+  InterpResult R = runStoreKernel(Body, C);
+  ASSERT_TRUE(R.Ok) << R.Error;
+  EXPECT_TRUE(std::equal(Twice.begin(), Twice.end(), C.begin()));
+  // Another layout reads elements other threads wrote, and overwrites
+  // elements other threads read.
+  expectError(runStoreKernel(replaced(Body, "%w = local_load %s : f32<32,32, #blk>",
+                                      "%w0 = local_load %s : f32<32,32, #colmajor>\n"
+                                      "  %w = convert_layout %w0 : f32<32,32, #blk>"),
+                             C),
+              "(missing barrier)");
+  expectError(runStoreKernel(replaced(Body, "local_store %s, %w2",
+                                      "%w3 = convert_layout %w2 : f32<32,32, #colmajor>\n"
+                                      "  local_store %s, %w3"),
+                             C),
               "overwrites shared memory that other threads read since the last barrier");
 }
 

@@ -122,13 +122,15 @@ unsigned countOpcode(const ir::BasicBlock &BB, ir::Opcode Op) {
 }
 
 /// Runs simplifycfg and pipeline with NumStages on M, verifying after each.
-/// simplifycfg and pipeline; WithRings adds async-rings.
+/// simplifycfg and pipeline; WithRings adds async-rings and insert-barriers.
 void pipeline(ir::Module &M, unsigned NumStages, bool WithRings = false) {
   PassManager PM(PassOptions{.VerifyEach = true});
   PM.addPass(createPassByName("simplifycfg"));
   PM.addPass(createLoopPipelinePass(NumStages));
-  if (WithRings)
+  if (WithRings) {
     PM.addPass(createPassByName("async-rings"));
+    PM.addPass(createPassByName("insert-barriers"));
+  }
   std::string Error;
   ASSERT_TRUE(PM.run(M, Error)) << Error;
 }

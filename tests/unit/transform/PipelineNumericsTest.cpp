@@ -146,9 +146,9 @@ Launch makeLaunch(const Config &C, const Problem &P) {
 /// Compiles the kernel of C after the default pipeline, then simplifycfg and
 /// pipeline with NumStages when NumStages > 0. WithRemat runs the GPU back
 /// end's sequence instead: remat-inductions first (tile inductions become
-/// scalar offsets), cse and dce after. WithRings ends with async-rings (the
-/// pipelined operands as cp_async rings, whose waits and barriers the
-/// interpreter checks).
+/// scalar offsets), cse and dce after. WithRings ends with async-rings and
+/// insert-barriers (the pipelined operands as cp_async rings, whose waits
+/// and barriers the interpreter checks).
 std::unique_ptr<ir::Module> compile(const Config &C, unsigned NumStages, bool WithRemat = false,
                                     bool WithRings = false) {
   driver::CompileOptions Opts;
@@ -168,7 +168,8 @@ std::unique_ptr<ir::Module> compile(const Config &C, unsigned NumStages, bool Wi
       for (const char *Name : {"cse", "dce"})
         Opts.ExtraPasses.push_back([Name] { return transform::createPassByName(Name); });
     if (WithRings)
-      Opts.ExtraPasses.push_back([] { return transform::createPassByName("async-rings"); });
+      for (const char *Name : {"async-rings", "insert-barriers"})
+        Opts.ExtraPasses.push_back([Name] { return transform::createPassByName(Name); });
   }
   driver::CompileResult R =
       C.K == Kernel::Tutorial

@@ -1,0 +1,71 @@
+//===- InsertBarriers.h - Barriers and proxy fences over GPU-level IR -*- C++ -*-===//
+//
+// `insert-barriers` places the CTA-wide `barrier`s and the
+// `fence_proxy_async`es that order the shared-memory accesses of different
+// threads in GPU-level IR, so that the passes producing shared buffers
+// (async-rings, ...) place none themselves. It runs the thesis' RAW/WAR
+// equations (analysis/BarrierPlacement.h) over the function's CFG, one
+// statement per access:
+//
+//   local_load            reads its slot
+//   local_store           writes its slot
+//   cp_async              writes its slot at issue (a WAR against earlier
+//                         reads); its bytes land at a cp_async_wait, which
+//                         marks every slot a cp_async may write as written
+//   tma_load              writes its slot (a WAR against earlier reads); its
+//                         readers wait on the mbarrier, so no RAW
+//   wgmma, tma_store      read their slots; the reads last until
+//                         wgmma_wait / tma_store_wait, which mark every slot
+//                         such an operation may read as read
+//   barrier               clears both sets
+//
+// A barrier goes right after the statement before the one that needs it (in
+// the same block), so it follows the wait whose data it publishes.
+//
+// Slots. Accesses name a buffer (an `smem_alloc`) and a slot: a constant
+// index, an index value, or any slot. Two index values name different
+// slots when they are ring counters that advance together (phis of one
+// block, entered with different constants below the modulus S and
+// advanced by `select (icmp eq (x + 1), S), 0, x + 1`, as async-rings
+// writes them); otherwise they may name the same slot, as may a constant
+// and a value. An index value means "the slot it selects now" only until
+// its definition runs again: where the flow re-enters its block, the sets
+// holding it widen to the whole buffer. An access whose buffer is not a
+// visible smem_alloc may touch any buffer.
+//
+// Threads. Every access is by "other threads" except where a thread reads
+// or overwrites only elements it wrote or read itself: a local_load and a
+// local_store in the same distributed layout, each element held by one
+// thread (no replication) on all NumWarps warps, and the local_load not
+// read by a dot (the emitter reads those slots with ldmatrix or wgmma
+// descriptors, whose lanes read for one another).
+//
+// Proxy fences. The same equations, with `fence_proxy_async` as the
+// barrier, generic writes (local_store, landed cp_async) as marks and
+// async-proxy reads (wgmma slots, tma_store) as probes, say where the async
+// proxy reads generic writes; the fence goes before the barrier that
+// precedes the read in its block (the writers fence, then synchronize), or
+// right before the read.
+//
+// The pass trusts the wait counts (the interpreter checks them: a pending
+// copy read or overwritten is a run-time error) and adds barriers only;
+// existing ones stay. It is idempotent.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+namespace tritonc::transform {
+
+class InsertBarriersPass : public Pass {
+public:
+  explicit InsertBarriersPass(unsigned NumWarps = 4) : NumWarps(NumWarps) {}
+  const char *name() const override { return "insert-barriers"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  unsigned NumWarps;
+};
+
+} // namespace tritonc::transform

@@ -1,0 +1,98 @@
+//===- SlotIndices.cpp - Which slot of a ring a shared operand names ------===//
+#include "SlotIndices.h"
+
+#include "tritonc/transform/Utils.h"
+
+namespace tritonc::transform {
+
+using namespace ir;
+
+namespace {
+
+std::optional<int64_t> intConstant(Value *V) {
+  Constant *C = getConstantOrSplat(V);
+  if (!C || C->isUndef())
+    return std::nullopt;
+  return C->getInt();
+}
+
+/// S when Next is `select (icmp eq (X + 1), S), 0, X + 1`: the ring advance
+/// async-rings writes (or with sge/uge, the same while X is in [0, S)).
+std::optional<int64_t> advanceModulus(Value *Next, const Value *X) {
+  Instruction *Sel = asInstruction(Next);
+  if (!Sel || Sel->getOpcode() != Opcode::Select || intConstant(Sel->getOperand(1)) != 0)
+    return std::nullopt;
+  Instruction *Add = asInstruction(Sel->getOperand(2));
+  Instruction *Cmp = asInstruction(Sel->getOperand(0));
+  if (!Add || Add->getOpcode() != Opcode::Add || !Cmp || Cmp->getOpcode() != Opcode::ICmp ||
+      Cmp->getOperand(0) != Add ||
+      (Cmp->Predicate != CmpPredicate::EQ && Cmp->Predicate != CmpPredicate::SGE &&
+       Cmp->Predicate != CmpPredicate::UGE))
+    return std::nullopt;
+  bool AddsOne = (Add->getOperand(0) == X && intConstant(Add->getOperand(1)) == 1) ||
+                 (Add->getOperand(1) == X && intConstant(Add->getOperand(0)) == 1);
+  std::optional<int64_t> S = intConstant(Cmp->getOperand(1));
+  if (!AddsOne || !S || *S <= 0)
+    return std::nullopt;
+  return S;
+}
+
+/// Whether ring counters P and Q always differ: phis of one block that
+/// every edge either enters with two different constants in [0, S) or
+/// advances both modulo the same S (their difference modulo S never
+/// changes within one run of the loop).
+bool distinctCounters(const Value *PV, const Value *QV) {
+  const Instruction *P = asInstruction(const_cast<Value *>(PV));
+  const Instruction *Q = asInstruction(const_cast<Value *>(QV));
+  if (!P || !Q || P->getOpcode() != Opcode::Phi || Q->getOpcode() != Opcode::Phi ||
+      P->getParent() != Q->getParent())
+    return false;
+  std::optional<int64_t> Modulus;
+  std::vector<std::pair<int64_t, int64_t>> Starts;
+  for (const BasicBlock *Pred : P->getParent()->predecessors()) {
+    Value *A = P->getIncomingValueFor(Pred), *B = Q->getIncomingValueFor(Pred);
+    if (!A || !B)
+      return false;
+    std::optional<int64_t> CA = intConstant(A), CB = intConstant(B);
+    if (CA && CB) {
+      Starts.push_back({*CA, *CB});
+      continue;
+    }
+    std::optional<int64_t> MA = advanceModulus(A, P), MB = advanceModulus(B, Q);
+    if (!MA || MA != MB || (Modulus && Modulus != MA))
+      return false;
+    Modulus = MA;
+  }
+  for (auto [A, B] : Starts)
+    if (A == B || (Modulus && (A < 0 || B < 0 || A >= *Modulus || B >= *Modulus)))
+      return false;
+  return true;
+}
+
+} // namespace
+
+SlotRef slotRefOf(Value *Slot) {
+  Instruction *I = asInstruction(Slot);
+  if (!I)
+    return {};
+  if (I->getOpcode() == Opcode::SmemAlloc)
+    return I->getType()->getNumSlots() == 1 ? SlotRef{I, 0, nullptr} : SlotRef{I, {}, nullptr};
+  if (I->getOpcode() != Opcode::SmemSlot)
+    return {};
+  Instruction *Buffer = asInstruction(I->getOperand(0));
+  if (!Buffer || Buffer->getOpcode() != Opcode::SmemAlloc)
+    return {};
+  if (Constant *C = getConstantOrSplat(I->getOperand(1)))
+    return {Buffer, C->getInt(), nullptr};
+  return {Buffer, {}, I->getOperand(1)};
+}
+
+bool mayNameSameSlot(const SlotRef &A, const SlotRef &B) {
+  if (A.Constant && B.Constant)
+    return *A.Constant == *B.Constant;
+  if (A.Index && B.Index)
+    return A.Index == B.Index || !distinctCounters(A.Index, B.Index);
+  return true;
+}
+
+} // namespace tritonc::transform
