@@ -245,7 +245,7 @@ LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
 # written into the parameters (specialized_ir).
 TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplifycfg")
-              + ",async-rings,tensor-copies,tensor-stores,allocate-shared")
+              + ",async-rings,tensor-copies,tensor-stores,insert-barriers,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
 # async-rings, schedule-refills and insert-barriers (the interpreter fails a wrong wait count or a missing
