@@ -32,5 +32,7 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).
 std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
+/// mma-in-flight for programs of NumWarps warps (MmaInFlight.h).
+std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps);
 
 } // namespace tritonc::transform
