@@ -6,10 +6,11 @@
 namespace tritonc {
 
 const std::vector<std::string> &remarkPassNames() {
-  static const std::vector<std::string> Names = {
-      "pipeline",          "dot",          "async-copy",
-      "tensor-copy",       "tensor-store", "zero-trip-guard",
-      "layout-conversion", "async-rings",  "mma-in-flight"};
+  static const std::vector<std::string> Names = {"pipeline",          "dot",
+                                                 "async-copy",        "tensor-copy",
+                                                 "tensor-store",      "zero-trip-guard",
+                                                 "layout-conversion", "async-rings",
+                                                 "accelerate-dot",    "mma-in-flight"};
   return Names;
 }
 

@@ -87,10 +87,12 @@ bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
 
 std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassOptionList &Options,
                                             std::string &Error) {
-  if (Name == "assign-layouts" || Name == "coalesce") {
+  if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot") {
     AssignLayoutsTarget Target;
     if (!layoutsTarget(Name, Options, Target, Error))
       return nullptr;
+    if (Name == "accelerate-dot")
+      return createAccelerateDotPass(Target);
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
   }
   if (Name == "mma-in-flight") {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AccelerateDot.h"
 #include "tritonc/transform/AssignLayouts.h"
 #include "tritonc/transform/AsyncRings.h"
 #include "tritonc/transform/Coalesce.h"
@@ -32,6 +33,8 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).
 std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
+/// accelerate-dot for the GPU back end's target (AccelerateDot.h).
+std::unique_ptr<Pass> createAccelerateDotPass(AssignLayoutsTarget Target);
 /// mma-in-flight for programs of NumWarps warps (MmaInFlight.h).
 std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps);
 
