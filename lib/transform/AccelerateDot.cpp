@@ -177,8 +177,9 @@ void DotRewriter::rewrite(Instruction &Dot, const Layout *Wgmma) {
   }
   Dot.dropAllOperands();
   Dot.eraseFromParent();
-  for (Instruction *Load : Loads)
-    if (!Load->hasUses()) {
+  // A and B may be one local_load (a square tile times itself).
+  for (Instruction *Load : {Loads[0], Loads[1] == Loads[0] ? nullptr : Loads[1]})
+    if (Load && !Load->hasUses()) {
       Load->dropAllOperands();
       Load->eraseFromParent();
     }
