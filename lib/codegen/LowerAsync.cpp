@@ -139,7 +139,10 @@ std::set<const ir::BasicBlock *> FunctionLowering::bufferLiveBlocks(const Instru
     Work.pop_back();
     for (const Instruction *U : V->users()) {
       bool Slot = U->getNumOperands() > 0 && U->getOperand(0) == V;
-      switch (Slot ? U->getOpcode() : Opcode::Phi) {
+      // wgmma reads its slots until its group is waited for: in its block
+      // (mma-in-flight waits at the loop's exits).
+      bool WgmmaRead = U->getOpcode() == Opcode::Wgmma && (Slot || U->getOperand(1) == V);
+      switch (WgmmaRead ? Opcode::LocalLoad : Slot ? U->getOpcode() : Opcode::Phi) {
       case Opcode::SmemSlot:
         Work.push_back(U);
         break;
