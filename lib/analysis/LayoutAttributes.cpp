@@ -19,6 +19,38 @@ std::optional<LinearLayout> none(std::string *Why, std::string Msg) {
   return std::nullopt;
 }
 
+/// A hardware swizzle mode on rows wider than the swizzle (docs/IR.md): the
+/// fastest dimension is cut into column blocks of RowElems elements (one
+/// swizzle row), each block stores its rows one after the other, swizzled
+/// as a slot of its own, and the blocks follow one another (the layout of
+/// wgmma's descriptors and of the copy engine's boxes).
+LinearLayout columnBlockLayout(const std::vector<int64_t> &Shape, int64_t RowElems, int32_t Vec,
+                               int32_t PerPhase, int32_t MaxPhase,
+                               const std::vector<unsigned> &Order) {
+  size_t Rank = Shape.size();
+  std::vector<LinearLayout::OutDim> Outs;
+  for (size_t D = 0; D < Rank; ++D)
+    Outs.push_back({tileDimName(static_cast<unsigned>(D)), static_cast<int32_t>(Shape[D])});
+  LinearLayout::InDim Offset{"offset", {}};
+  auto AddBits = [&](unsigned D, int64_t From, int64_t To, auto &&Column) {
+    for (int64_t Step = From; Step < To; Step *= 2) {
+      LinearLayout::Basis B(Rank, 0);
+      B[D] = static_cast<int32_t>(Step);
+      B[Order[0]] = Column(Step);
+      Offset.Bases.push_back(std::move(B));
+    }
+  };
+  auto Same = [](int64_t Step) { return static_cast<int32_t>(Step); };
+  AddBits(Order[0], 1, RowElems, Same);
+  AddBits(Order[1], 1, Shape[Order[1]], [&](int64_t Step) {
+    return static_cast<int32_t>((Step / PerPhase % MaxPhase) * Vec % RowElems);
+  });
+  AddBits(Order[0], RowElems, Shape[Order[0]], Same);
+  for (size_t I = 2; I < Rank; ++I)
+    AddBits(Order[I], 1, Shape[Order[I]], [](int64_t) { return 0; });
+  return LinearLayout({std::move(Offset)}, std::move(Outs));
+}
+
 } // namespace
 
 std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vector<int64_t> &Shape,
@@ -94,6 +126,9 @@ std::optional<LinearLayout> toLinearLayout(const ir::Layout &L, const std::vecto
   case LayoutKind::Shared: {
     int32_t Vec, PerPhase, MaxPhase;
     L.getSwizzle(ElemBits, Vec, PerPhase, MaxPhase);
+    int64_t RowElems = L.hasSwizzleMode() ? int64_t(L.getSwizzleBytes()) * 8 / ElemBits : 0;
+    if (Shape.size() >= 2 && RowElems > 0 && Shape[L.getOrder()[0]] > RowElems)
+      return columnBlockLayout(Shape, RowElems, Vec, PerPhase, MaxPhase, L.getOrder());
     return swizzledSharedLayout(Shape, Vec, PerPhase, MaxPhase, L.getOrder());
   }
   }

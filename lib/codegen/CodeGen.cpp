@@ -27,6 +27,8 @@ std::string CodeGenOptions::optionsString() const {
     S += " smem=" + std::to_string(sharedMemoryLimit());
   if (!ExplicitRings)
     S += " explicit_rings=0";
+  if (ExplicitRings && ExplicitWgmmaRings)
+    S += " explicit_wgmma_rings=1";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -277,6 +279,7 @@ private:
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
   Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
+  Target.WgmmaLoops = !Options.TensorCopies && Options.ExplicitWgmmaRings;
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
@@ -377,16 +380,23 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                                      {"simplifycfg", describePass("simplifycfg")},
                                      {"pipeline", Pipeline}};
   if (Options.ExplicitRings)
-    Steps.push_back({"async-rings", "the pipelined dot operands of the mma.sync loops the back "
-                                    "end fills with cp.async become explicit rings (smem_alloc, "
-                                    "cp_async, commit, wait N, local_load)"});
-  Steps.push_back({"cse", describePass("cse")});
-  Steps.push_back({"dce", describePass("dce")});
+    Steps.push_back({"async-rings",
+                     "the pipelined dot operands of the loops the back end fills "
+                     "with cp.async (mma.sync; wgmma with --explicit-wgmma-rings) become explicit "
+                     "rings (smem_alloc, cp_async, commit, wait N, local_load)"});
   // The layout passes' target facts as options in the step's name, so that
   // --print-pipeline shows a list `tritonc opt --passes=` runs as is.
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
                              (Options.Arch == ptx::Arch::SM90a ? ",wgmma" : "") +
                              (Options.AllowTF32 ? ",tf32" : "") + "}";
+  if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a) {
+    Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
+    Steps.push_back({"accumulator-init", describePass("accumulator-init")});
+    Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
+                     describePass("mma-in-flight")});
+  }
+  Steps.push_back({"cse", describePass("cse")});
+  Steps.push_back({"dce", describePass("dce")});
   Steps.push_back({"coalesce" + LayoutTarget,
                    "every global access of a tile in the layout its pointers' axis "
                    "info asks for (thread order, 16-byte vectors), operands and "

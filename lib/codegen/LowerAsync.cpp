@@ -139,7 +139,10 @@ std::set<const ir::BasicBlock *> FunctionLowering::bufferLiveBlocks(const Instru
     Work.pop_back();
     for (const Instruction *U : V->users()) {
       bool Slot = U->getNumOperands() > 0 && U->getOperand(0) == V;
-      switch (Slot ? U->getOpcode() : Opcode::Phi) {
+      // wgmma reads its slots until its group is waited for: in its block
+      // (mma-in-flight waits at the loop's exits).
+      bool WgmmaRead = U->getOpcode() == Opcode::Wgmma && (Slot || U->getOperand(1) == V);
+      switch (WgmmaRead ? Opcode::LocalLoad : Slot ? U->getOpcode() : Opcode::Phi) {
       case Opcode::SmemSlot:
         Work.push_back(U);
         break;
@@ -464,15 +467,18 @@ std::optional<MmaSharedLayout> FunctionLowering::wgmmaSlotLayout(const ir::Type 
     Why = "wgmma reads 2-D slots of 16-bit elements";
     return std::nullopt;
   }
-  // The generic swizzle equals the hardware's when a row is one swizzle row.
+  // A swizzle mode is the hardware's layout: rows of the swizzle width, or
+  // column blocks of them (docs/IR.md), whose swizzle phase the descriptor
+  // takes from the address: each block must hold whole 8-row patterns.
   unsigned Contig = SL->getOrder()[0];
   const ir::Shape &S = T->getShape();
   MmaSharedLayout M = MmaSharedLayout::make(S[0], S[1], Contig, ElemBytes);
+  M.SwizzleBytes = static_cast<unsigned>(SL->getSwizzleBytes());
   uint64_t RowBytes = static_cast<uint64_t>(S[Contig]) * ElemBytes;
-  if (!M.valid() || RowBytes != static_cast<uint64_t>(SL->getSwizzleBytes()) ||
-      M.SwizzleBytes != RowBytes) {
-    Why = "its rows (" + std::to_string(RowBytes) + " bytes) are not exactly the swizzle width (" +
-          std::to_string(SL->getSwizzleBytes()) + " bytes), as wgmma's descriptors need";
+  if (RowBytes != M.SwizzleBytes && M.StridedExtent % 8 != 0) {
+    Why = "its rows (" + std::to_string(RowBytes) + " bytes) are column blocks of the swizzle " +
+          "width (" + std::to_string(M.SwizzleBytes) + " bytes) of " +
+          std::to_string(M.StridedExtent) + " rows, not whole 8-row swizzle patterns";
     return std::nullopt;
   }
   return M;

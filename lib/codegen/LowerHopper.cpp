@@ -33,8 +33,9 @@
 //   wgmma_fence/commit/wait N   wgmma.fence / commit_group / wait_group N
 //
 // Tensor copies need the slot in the copy engine's layout: a hardware
-// swizzle mode whose rows are exactly the swizzle width (or swizzle 0), as
-// wgmma's descriptors need too; other forms are located errors.
+// swizzle mode whose rows are exactly the swizzle width (or swizzle 0); a
+// slot of wider rows (column blocks, which wgmma's descriptors read) would
+// take one box per block. Other forms are located errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,8 +94,8 @@ std::optional<unsigned> tmaSwizzle(const ir::Type *T, std::string &Why) {
   uint64_t RowBytes = static_cast<uint64_t>(RowElems) * T->getElementType()->getScalarSizeInBytes();
   if (Swizzle && RowBytes != Swizzle) {
     Why = "its rows are " + std::to_string(RowBytes) + " bytes, not exactly the swizzle width (" +
-          std::to_string(Swizzle) + " bytes): the copy engine would lay wider rows out as " +
-          "column blocks, which #shared<swizzle=" + std::to_string(Swizzle) + "> does not describe";
+          std::to_string(Swizzle) + " bytes): a box is one column block of the swizzle's " +
+          "width, and a tma_load copies one box";
     return std::nullopt;
   }
   if (RowBytes % 16) {

@@ -11,7 +11,8 @@ const std::vector<std::string> &remarkPassNames() {
                                                  "tensor-store",      "zero-trip-guard",
                                                  "layout-conversion", "async-rings",
                                                  "tensor-copies",     "tensor-stores",
-                                                 "schedule-refills"};
+                                                 "schedule-refills",  "accelerate-dot",
+                                                 "mma-in-flight"};
   return Names;
 }
 

@@ -55,6 +55,7 @@ public:
   const Instruction *culprit() const { return Culprit; }
   void rewrite();
   unsigned depth() const { return D; }
+  unsigned slots() const { return D + 1 + ExtraSlots; }
   unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
 
 private:
@@ -79,6 +80,10 @@ private:
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   Module &M;
   unsigned D = 0;
+  /// One more slot per ring where several warpgroups keep wgmma groups in
+  /// flight (mma-in-flight): the refill then overwrites the slot of
+  /// iteration i - 2, which every warpgroup retired before the barrier.
+  unsigned ExtraSlots = 0;
   std::vector<OperandChain> Chains;
   const Instruction *Culprit = nullptr;
 };
@@ -147,16 +152,18 @@ std::string RingBuilder::checkTarget() {
     if (C.ViaTrans)
       return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
                               "end's own rings fold into the slot layout");
-    const Type *T = C.Refill->getType();
-    // The back end's own wgmma rings keep the MMAs in flight into the next
-    // iteration (wgmma.wait_group 1, a slot more with several warpgroups);
-    // GPU-level IR does not say that yet, and waiting for them every
-    // iteration would be slower. (Admitting wgmma dots also needs slots of
-    // one swizzle row and the choice of bulk tensor copies in CopyFilter.)
-    if (Plan.Kind == analysis::DotKind::Wgmma)
-      return refuse(C.Dot, "wgmma dots keep their MMAs in flight across iterations only in the "
-                           "back end's own rings");
-    if (C.Shared->getOrder()[0] != 1)
+    if (Plan.Kind == analysis::DotKind::Wgmma) {
+      if (!Target->WgmmaLoops)
+        return refuse(C.Dot, "the back end fills the rings of wgmma dots itself (with bulk tensor "
+                             "copies; --no-tma with --explicit-wgmma-rings leaves them to "
+                             "cp_async rings)");
+      // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
+      // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
+      if (C.Shared->getSwizzleBytes() == 0)
+        return refuse(C.Refill, "wgmma reads its operands from slots in a swizzle mode, and this "
+                                "operand's contiguous rows are under 32 bytes");
+      ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
+    } else if (C.Shared->getOrder()[0] != 1)
       return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
                               "this operand's loads are contiguous along its first dimension");
     std::vector<Instruction *> Loads = C.Initial;
@@ -164,8 +171,9 @@ std::string RingBuilder::checkTarget() {
     for (Instruction *Load : Loads)
       if (std::string Why = Target->CopyFilter ? Target->CopyFilter(*Load) : ""; !Why.empty())
         return refuse(Load, Why);
-    Bytes += slotBytes(T, C.Shared) * (D + 1);
   }
+  for (OperandChain &C : Chains)
+    Bytes += slotBytes(C.Refill->getType(), C.Shared) * slots();
   if (Bytes > Target->RingBudget)
     return refuse(Chains[0].Dot, "the rings would take " + std::to_string(Bytes / 1024) +
                                      " KB of shared memory, more than the " +
@@ -300,7 +308,7 @@ Value *RingBuilder::advanceModulo(Instruction *Index, Instruction *Pos) {
   const Type *I32 = Type::getI32();
   Instruction *Next = insertBefore(
       Pos, Instruction::create(Opcode::Add, I32, {Index, M.getInt(I32, 1)}), Index->getName());
-  auto Wraps = Instruction::create(Opcode::ICmp, Type::getI1(), {Next, M.getInt(I32, D + 1)});
+  auto Wraps = Instruction::create(Opcode::ICmp, Type::getI1(), {Next, M.getInt(I32, slots())});
   Wraps->Predicate = CmpPredicate::EQ;
   Instruction *Cmp = insertBefore(Pos, std::move(Wraps));
   return insertBefore(Pos, Instruction::create(Opcode::Select, I32, {Cmp, M.getInt(I32, 0), Next}),
@@ -342,7 +350,8 @@ void RingBuilder::rewrite() {
   Instruction *PreEnd = Preheader->getTerminator();
   for (OperandChain &C : Chains) {
     const Type *T = C.Refill->getType();
-    const Type *RingTy = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, D + 1);
+    const Type *RingTy =
+        Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, slots());
     C.Ring = insertBefore(PreEnd, Instruction::create(Opcode::SmemAlloc, RingTy, {}),
                           baseName(C.Phis[0]) + ".ring", C.Initial[0]);
   }
@@ -471,7 +480,7 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
     Remark(RemarkKind::Passed, LoopAt,
            std::to_string(N) + " dot operand" + (N == 1 ? "" : "s") +
                " copied asynchronously (cp_async) into shared-memory ring" + (N == 1 ? "" : "s") +
-               " of " + std::to_string(B.depth() + 1) + " slots, waiting with cp_async_wait " +
+               " of " + std::to_string(B.slots()) + " slots, waiting with cp_async_wait " +
                std::to_string(B.depth() - 1));
   }
   return Changed;

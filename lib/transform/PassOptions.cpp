@@ -42,6 +42,19 @@ bool flagValue(const std::string &Pass, const std::pair<std::string, std::string
   return false;
 }
 
+/// Value as a number of warps: 1, 2, 4, 8 or 16.
+bool numWarpsValue(const std::string &Pass, const std::string &V, unsigned &Out,
+                   std::string &Error) {
+  unsigned N = 0;
+  auto [End, Ec] = std::from_chars(V.data(), V.data() + V.size(), N);
+  if (Ec != std::errc() || End != V.data() + V.size() || N == 0 || N > 16 || (N & (N - 1))) {
+    Error = "pass '" + Pass + "': num-warps must be 1, 2, 4, 8 or 16, not '" + V + "'";
+    return false;
+  }
+  Out = N;
+  return true;
+}
+
 /// The target facts of coalesce and assign-layouts: num-warps=N (1, 2, 4, 8,
 /// 16), wgmma (sm_90a's warpgroup MMA), tf32, no-mma (FMA dots only).
 bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
@@ -49,14 +62,8 @@ bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
   for (const auto &Option : Options) {
     const std::string &Key = Option.first;
     if (Key == "num-warps") {
-      unsigned N = 0;
-      const std::string &V = Option.second;
-      auto [End, Ec] = std::from_chars(V.data(), V.data() + V.size(), N);
-      if (Ec != std::errc() || End != V.data() + V.size() || N == 0 || N > 16 || (N & (N - 1))) {
-        Error = "pass '" + Pass + "': num-warps must be 1, 2, 4, 8 or 16, not '" + V + "'";
+      if (!numWarpsValue(Pass, Option.second, Target.NumWarps, Error))
         return false;
-      }
-      Target.NumWarps = N;
     } else if (Key == "wgmma" || Key == "tf32" || Key == "no-mma") {
       bool On = false;
       if (!flagValue(Pass, Option, On, Error))
@@ -80,24 +87,29 @@ bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
 
 std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassOptionList &Options,
                                             std::string &Error) {
-  if (Name == "assign-layouts" || Name == "coalesce") {
+  if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot") {
     AssignLayoutsTarget Target;
     if (!layoutsTarget(Name, Options, Target, Error))
       return nullptr;
+    if (Name == "accelerate-dot")
+      return createAccelerateDotPass(Target);
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
   }
-  if (Name == "insert-barriers") {
-    // Only the warp count matters to it (which layouts cover every warp).
-    for (const auto &Option : Options)
+  if (Name == "insert-barriers" || Name == "mma-in-flight") {
+    // Only the warp count matters to them (insert-barriers: which layouts
+    // cover every warp; mma-in-flight: how many warpgroups read a slot).
+    unsigned NumWarps = 4;
+    for (const auto &Option : Options) {
       if (Option.first != "num-warps") {
         Error =
-            "pass 'insert-barriers' has no option '" + Option.first + "' (its option: num-warps=N)";
+            "pass '" + Name + "' has no option '" + Option.first + "' (its option: num-warps=N)";
         return nullptr;
       }
-    AssignLayoutsTarget Target;
-    if (!layoutsTarget(Name, Options, Target, Error))
-      return nullptr;
-    return createInsertBarriersPass(Target.NumWarps);
+      if (!numWarpsValue(Name, Option.second, NumWarps, Error))
+        return nullptr;
+    }
+    return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps)
+                                     : createMmaInFlightPass(NumWarps);
   }
   if (!createPassByName(Name))
     Error = "unknown pass '" + Name + "'";

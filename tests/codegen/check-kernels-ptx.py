@@ -19,7 +19,10 @@ pytest; this script uses the standard library only): the module-level assignment
 are evaluated on their own. Every failure is printed with a shell command that reproduces it; the exit
 status is 1 if any configuration fails.
 
-Usage: check-kernels-ptx.py TRITONC PTXAS [--jobs N] [--keep DIR]
+With --options, every compilation also gets those tritonc options (e.g. --options="--explicit-rings --no-tma"
+checks the back end's explicit rings over the same configurations); --arch limits it to one target.
+
+Usage: check-kernels-ptx.py TRITONC PTXAS [--jobs N] [--keep DIR] [--options OPTS] [--arch ARCH]
 """
 import argparse
 import ast
@@ -55,6 +58,8 @@ ALIGNED_TILES = [
     ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64}, 4),
 ]
 TIMEOUT_S = 300
+# tritonc options added to every compilation (--options).
+EXTRA_OPTIONS = []
 # ptxas "info" lines that are failures all the same: C7510-C7515 say it serializes the wgmma pipeline
 # (the code still works, several times slower), e.g. C7514 for an accumulator read and C7515 for one
 # written by another instruction while MMAs may be in flight.
@@ -189,7 +194,7 @@ def check(config, arch, tritonc, ptxas, outdir, index):
 
 def compile_and_assemble(config, arch, tritonc, ptxas, outdir, index):
     ptx_file = Path(outdir) / f"{index:04d}-{config.kernel[:-3]}.{arch}.ptx"
-    cmd = config.compile_cmd(tritonc, arch)
+    cmd = config.compile_cmd(tritonc, arch) + EXTRA_OPTIONS
     assemble = [ptxas, f"-arch={arch}", "--warning-as-error", "-o", "/dev/null"]
     # The reproducer writes the module to the current folder (outdir is gone unless --keep).
     repro = f"{shlex.join(cmd)} > {ptx_file.name} && {shlex.join(assemble + [ptx_file.name])}"
@@ -225,8 +230,12 @@ def main():
     parser.add_argument("ptxas")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--keep", help="write the PTX modules to this folder and keep them")
+    parser.add_argument("--options", default="", help="tritonc options added to every compilation")
+    parser.add_argument("--arch", choices=ARCHS, help="only this target")
     args = parser.parse_args()
     tritonc, ptxas = os.path.abspath(args.tritonc), args.ptxas
+    EXTRA_OPTIONS[:] = shlex.split(args.options)
+    archs = (args.arch,) if args.arch else ARCHS
 
     start = time.monotonic()
     configs, suite = collect(tritonc)
@@ -237,7 +246,7 @@ def main():
         if bad:
             print(f"FAIL: {bad}", file=sys.stderr)
             return 1
-        jobs = [(c, arch, i) for i, c in enumerate(configs) for arch in ARCHS]
+        jobs = [(c, arch, i) for i, c in enumerate(configs) for arch in archs]
         failures, seconds = [], []
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = {pool.submit(check, c, arch, tritonc, ptxas, outdir, i): (c, arch)
@@ -253,7 +262,8 @@ def main():
     for what, arch, report in sorted(failures):
         print(f"FAIL: {what} [{arch}] {report}\n", file=sys.stderr)
     print(f"{len(configs)} kernel configurations ({suite} from the test suite, {len(configs) - suite} "
-          f"from the num_warps/TYPE/tile sweep) x {len(ARCHS)} archs assembled: "
+          f"from the num_warps/TYPE/tile sweep) x {len(archs)} archs"
+          f"{' with ' + args.options if args.options else ''} assembled: "
           f"{len(jobs) - len(failures)} passed, {len(failures)} failed in {elapsed:.1f} s "
           f"with {args.jobs} jobs")
     return 1 if failures else 0

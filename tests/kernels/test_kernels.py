@@ -233,9 +233,12 @@ def specialized_ir(kernel, defines, extra, args, path):
 # The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), each
-# refill issued before the slot reads of its iteration (schedule-refills), ordered by the barriers
+# refill issued before the slot reads of its iteration (schedule-refills), the dots that read both operands
+# from swizzled slots and run on wgmma (sm_90a, 4 warps) as wgmma on the slots with one group in flight
+# across the back edge (accelerate-dot, accumulator-init, mma-in-flight), ordered by the barriers
 # insert-barriers places, placed in shared memory by allocate-shared.
-RINGS_PASSES = PIPELINED_PASSES + ",async-rings,schedule-refills,insert-barriers,allocate-shared"
+RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot{num-warps=4,wgmma},"
+                "accumulator-init,mma-in-flight,insert-barriers,allocate-shared")
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
 # rest), with explicit convert_layout.
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
@@ -248,18 +251,21 @@ TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplify
               + ",async-rings,tensor-copies,tensor-stores,insert-barriers,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
-# async-rings, schedule-refills and insert-barriers (the interpreter fails a wrong wait count or a missing
-# barrier), and after those and assign-layouts, and with bulk tensor copies and stores (the interpreter
-# fails a wrong mbarrier phase, a missing wait or fence). All must give the default pipeline's result bit
-# for bit: a differential test of the passes over every bundled configuration.
+# async-rings, schedule-refills, the wgmma passes and insert-barriers (the interpreter fails a wrong wait
+# count, a missing barrier or proxy fence, or a slot refilled while a wgmma group in flight reads it), and
+# after those and assign-layouts, and with bulk tensor copies and stores (the interpreter fails a wrong
+# mbarrier phase, a missing wait or fence). All must give the default pipeline's result bit for bit: a
+# differential test of the passes over every bundled configuration.
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
-# whose cp.async rings are GPU-level IR from async-rings by default), and with the back end planning those
-# rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare: opt-in, to keep
-# scripts/gpu-test within its time.
+# whose cp.async rings are GPU-level IR from async-rings by default), with the back end planning those
+# rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare, and with the
+# wgmma loops' rings as GPU-level IR too (--explicit-wgmma-rings without bulk tensor copies: wgmma on the
+# slots, MMAs in flight): opt-in, to keep scripts/gpu-test within its time.
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "planner80": ["--arch=sm_80", "--no-explicit-rings"],
-                 "planner": ["--no-explicit-rings"]}
+                 "planner": ["--no-explicit-rings"],
+                 "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
 
@@ -1906,6 +1912,34 @@ def test_gpuir_shared_reuse(n, rng, launch):
 
 # (M, N, K): N and K multiples of 8 (16-byte copies), M anything.
 GPUIR_MATMUL_SHAPES = [(64, 64, 32), (96, 80, 72), (130, 136, 200), (17, 8, 8)]
+
+
+# accelerate-dot, accumulator-init and mma-in-flight as the back end runs them after async-rings (sm_90a).
+WGMMA_PASSES = "--passes=accelerate-dot{num-warps=4,wgmma},accumulator-init,mma-in-flight"
+
+
+@pytest.mark.parametrize("shape", GPUIR_MATMUL_SHAPES + [(64, 64, 0)],
+                         ids=["x".join(map(str, s)) for s in GPUIR_MATMUL_SHAPES + [(64, 64, 0)]])
+def test_gpuir_matmul_ring_wgmma_passes(shape, rng, launch):
+    """matmul_ring_wgmma.tir after accelerate-dot, accumulator-init and mma-in-flight: wgmma on the ring slots
+    (fenced for the async proxy), use_acc false on the first k-step, one group in flight across the back
+    edge, refilling the slot the previous k-step read; K = 0 leaves zeros. Variants that set their own
+    --passes or another target run it unrewritten."""
+    if "--arch=sm_80" in launch.pipeline_args or any(a.startswith("--num-warps=") for a in launch.pipeline_args):
+        return  # the passes write 4-warp wgmma layouts, which sm_80 and other warp counts refuse
+    rewritten = subprocess.run([TRITONC, "opt", str(GPUIR / "matmul_ring_wgmma.tir"), WGMMA_PASSES],
+                               capture_output=True, text=True)
+    assert rewritten.returncode == 0, rewritten.stderr
+    assert "wgmma_wait 1" in rewritten.stdout and "splat f32 undef" in rewritten.stdout, rewritten.stdout
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + 3
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    out = launch(str(GPUIR / "matmul_ring_wgmma.tir"), {}, (cdiv(m, 64), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", poisoned((m, ldc), "float")), ("M", m), ("N", n), ("K", k),
+                  ("lda", lda), ("ldb", ldb), ("ldc", ldc)], extra=[WGMMA_PASSES])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
 
 
 @pytest.mark.parametrize("form", ["mma", "wgmma"])

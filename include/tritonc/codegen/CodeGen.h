@@ -61,6 +61,11 @@ struct CodeGenOptions {
   /// (faster than the planner's rings on the GPU: docs/BACKEND-NOTES.md);
   /// off (--no-explicit-rings) the planner makes them, for comparison.
   bool ExplicitRings = true;
+  /// With ExplicitRings, sm_90a's wgmma loops whose operands the back end
+  /// would copy with cp.async (--no-tma) get explicit rings too, and
+  /// accelerate-dot, accumulator-init and mma-in-flight after async-rings.
+  /// Off by default until the GPU has timed it against the planner's.
+  bool ExplicitWgmmaRings = false;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
   /// of the device the kernel will run on. 0 means the target's own
   /// (sharedMemoryOfTarget). The operand rings get up to 192 KB of it, and

@@ -10,7 +10,8 @@
 // `trans`): header phis Q_0 .. Q_{D-1} (Q_0 feeds the dot, Q_j takes
 // Q_{j+1} on the back edge and Q_{D-1} the refill load X at the end of the
 // body), their preheader values I_0 .. I_{D-1} loaded in the preheader.
-// With S = D + 1 slots, each such operand becomes:
+// With S = D + 1 slots (D + 2 for wgmma dots of several warpgroups, below),
+// each such operand becomes:
 //
 //   preheader:  %r = smem_alloc : smem<S x T<shape>, #shared<...>>
 //               per iteration j < D: per operand `smem_slot %r, j` and
@@ -40,17 +41,21 @@
 // ldmatrix read without bank conflicts): `order` puts first the dimension
 // along which the pointers are contiguous (axis info; row-major when none
 // is), and the swizzle is the widest of 128/64/32 bytes that the contiguous
-// row holds (0 below 32 bytes). local_load results carry no layout: the back
-// end chooses register layouts.
+// row holds (0 below 32 bytes); rows wider than that are column blocks, the
+// hardware's layout (docs/IR.md). local_load results carry no layout: the back
+// end chooses register layouts, and accelerate-dot makes wgmma read the slots.
 //
 // Registered, the pass is target-independent. The GPU back end runs it with
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
 // or whose explicit form it does not lower as well as its own planner
-// (dots on FMA units or tf32, wgmma dots, whose MMAs only the planner's
-// rings keep in flight, operands under `trans`, copies narrower than 4
-// bytes, rings over the shared-memory budget); those loops stay with the
-// back end's planner (AsyncCopies.cpp).
+// (dots on FMA units or tf32, wgmma dots where bulk tensor copies are on,
+// operands under `trans`, copies narrower than 4 bytes, rings over the
+// shared-memory budget); those loops stay with the back end's planner
+// (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
+// slot more: mma-in-flight then leaves each iteration's MMAs running into
+// the next, and the refill overwrites the slot of iteration i - 2, which
+// every warpgroup has retired before the barrier of iteration i.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -70,6 +75,9 @@ namespace tritonc::transform {
 struct AsyncRingsTarget {
   /// sm_90a: wgmma dots (analysis::planDot's HasWgmma).
   bool HasWgmma = false;
+  /// Whether loops of wgmma dots get cp_async rings (the back end fills
+  /// them itself unless --no-tma and --explicit-wgmma-rings).
+  bool WgmmaLoops = false;
   unsigned NumWarps = 4;
   bool AllowTF32 = false;
   /// Bytes of shared memory all rings of a function may take.

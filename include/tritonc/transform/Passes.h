@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AccelerateDot.h"
 #include "tritonc/transform/AssignLayouts.h"
 #include "tritonc/transform/AsyncRings.h"
 #include "tritonc/transform/Coalesce.h"
@@ -34,5 +35,9 @@ std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
 /// insert-barriers for programs of NumWarps warps (InsertBarriers.h).
 std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps);
+/// accelerate-dot for the GPU back end's target (AccelerateDot.h).
+std::unique_ptr<Pass> createAccelerateDotPass(AssignLayoutsTarget Target);
+/// mma-in-flight for programs of NumWarps warps (MmaInFlight.h).
+std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps);
 
 } // namespace tritonc::transform

@@ -2,8 +2,12 @@
 // internal header MmaSharedLayout.h): the physical offsets are a permutation of the tile's bytes
 // that keeps 16-byte chunks whole, a column of 8 rows spreads over 8 distinct chunk positions (no
 // bank conflicts for 16-byte accesses down the strided dimension), and the descriptor fields follow
-// the canonical layouts.
+// the canonical layouts, which are also those of the IR's `#shared<swizzle=S>` slots.
 #include "MmaSharedLayout.h"
+
+#include "tritonc/analysis/LayoutAttributes.h"
+#include "tritonc/ir/Layout.h"
+#include "tritonc/ir/Type.h"
 
 #include <gtest/gtest.h>
 
@@ -83,4 +87,30 @@ TEST(MmaSharedLayout, DescriptorFieldsFollowTheCanonicalLayouts) {
   for (int64_t Row = 0; Row < 128; Row += 8)
     for (int64_t K = 0; K < 64; K += 16)
       EXPECT_EQ(KMajor.swizzle(KMajor.linearOffset(Row, K)), KMajor.linearOffset(Row, K));
+}
+
+TEST(MmaSharedLayout, IrSwizzleModesAreTheseLayouts) {
+  // docs/IR.md: `#shared<swizzle=S>` is the hardware's layout, rows of S bytes swizzled in place
+  // and wider rows as column blocks of S bytes. What the emitter addresses through the IR's
+  // linear layout (cp_async, local_load) must be what wgmma's descriptors read (this layout).
+  using tritonc::ir::Layout;
+  using tritonc::ir::Type;
+  for (Case C :
+       {Case{64, 64, 1, 128}, Case{128, 32, 1, 64}, Case{32, 16, 1, 32}, Case{64, 128, 0, 128},
+        Case{64, 256, 1, 128}, Case{32, 128, 1, 64}, Case{16, 64, 1, 32}, Case{256, 16, 0, 128}}) {
+    std::vector<unsigned> Order = {C.ContigDim, 1 - C.ContigDim};
+    const Type *Slot =
+        Type::getSharedBuffer(Type::getF16(), {C.Shape0, C.Shape1},
+                              Layout::getSharedSwizzle(int32_t(C.SwizzleBytes), Order));
+    std::optional<tritonc::analysis::LinearLayout> L = tritonc::analysis::toLinearLayout(Slot);
+    ASSERT_TRUE(L.has_value());
+    MmaSharedLayout M = MmaSharedLayout::make(C.Shape0, C.Shape1, C.ContigDim, 2);
+    M.SwizzleBytes = C.SwizzleBytes;
+    for (int32_t Offset = 0; Offset < C.Shape0 * C.Shape1; ++Offset) {
+      std::vector<int32_t> Coords = L->apply(std::vector<int32_t>{Offset});
+      ASSERT_EQ(M.offset(Coords[0], Coords[1]), uint64_t(Offset) * 2)
+          << C.Shape0 << "x" << C.Shape1 << " swizzle " << C.SwizzleBytes << ": element ("
+          << Coords[0] << ", " << Coords[1] << ")";
+    }
+  }
 }

@@ -1,0 +1,62 @@
+//===- MmaInFlight.h - One wgmma group left running across the back edge -*- C++ -*-===//
+//
+// Registered as "mma-in-flight" (pass 7 of docs/BACKEND-MIGRATION.md; the IR
+// form of what codegen's waitForPendingMma and the planner's in-flight dots
+// decide while lowering). A loop that accumulates with wgmma
+//
+//   header:
+//     %acc = phi [%init, ^pre], [%d, ^body]
+//   body:
+//     wgmma_fence
+//     %d = wgmma %a, %b, %acc, %use
+//     wgmma_commit
+//     wgmma_wait 0
+//
+// waits for its MMAs every iteration, so the copies and address arithmetic
+// after them cannot overlap the tensor cores. Only the next iteration's
+// wgmma reads %d, and a wgmma may take a pending accumulator: the wait
+// becomes `wgmma_wait 1`, leaving this iteration's group running into the
+// next one, and every exit of the loop gets `wgmma_wait 0` before anything
+// there may read the accumulator (or reuse the slots).
+//
+// The in-flight group still reads its operand slots, so the pass checks
+// that nothing in the loop writes a slot before every warpgroup has retired
+// the group that reads it. The slots are `smem_slot %ring, %index` where the
+// index is a constant or a ring index (a header phi entering with a constant
+// and advanced by (i + 1) mod S, as async-rings writes it); a write into the
+// ring in iteration i then overwrites the slot that iteration i - back read.
+// With wait 1, iteration i's wait retires the groups up to i - 1 of its own
+// warpgroup (the instructions are warpgroup-collective). With one warpgroup
+// (num-warps <= 4) a write after that wait may therefore take back >= 1, one
+// before it back >= 2. With several, another warpgroup's group is known
+// retired only through a `barrier` all threads pass after their waits: a
+// barrier between the wait and the write allows back >= 1, a barrier
+// earlier in the iteration back >= 2 (it follows the previous iteration's
+// wait), none declines. async-rings gives rings of several warpgroups one
+// slot more for this.
+//
+// Declined, with a remark: an accumulator read in the loop other than by the
+// next wgmma, a loop with other wgmma groups, a wgmma that does not run in
+// every iteration, a wait that is not `wgmma_wait 0` after the commit, slots
+// whose index the pass cannot follow, and writes too close to the read.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tritonc/transform/PassManager.h"
+
+namespace tritonc::transform {
+
+class MmaInFlightPass : public Pass {
+public:
+  MmaInFlightPass() = default;
+  explicit MmaInFlightPass(unsigned NumWarps) : NumWarps(NumWarps) {}
+  const char *name() const override { return "mma-in-flight"; }
+  bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  /// The warps of a program: above 4, several warpgroups.
+  unsigned NumWarps = 4;
+};
+
+} // namespace tritonc::transform
