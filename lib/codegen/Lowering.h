@@ -302,6 +302,10 @@ public:
   };
   AddressRuns getAddressRuns(const ir::Value *Ptr, const LinearLayout &L, unsigned Vec,
                              unsigned Dim);
+  /// For a mask and(broadcast(x), broadcast(y)) read in layout L: a
+  /// predicate that is true where every element this thread holds is true
+  /// (LowerMemory.cpp); nullopt for masks of other forms.
+  std::optional<Reg> insideBounds(const ir::Value *Mask, const LinearLayout &L);
   /// V in its own layout (a non-rematerializable tile) or its scalar.
   Regs getOwn(const ir::Value *V);
   /// The register of a scalar value.
