@@ -11,9 +11,9 @@
 // element either. Masked loads first move the `other` values into the
 // destination registers, then load under the mask; element-wise loads whose
 // mask is a bounds check of rows and columns first test the thread's rows
-// and columns (insideBounds) and skip both where all are inside. Replicated elements (lanes or
-// registers the layout maps to an element already held elsewhere) are
-// stored and updated by one owner only. Every access is recorded for the
+// and columns (insideBounds) and skip both where all are inside. Replicated
+// elements (lanes or registers the layout maps to an element already held
+// elsewhere) are stored and updated by one owner only. Every access is recorded for the
 // barriers between threads' global accesses (GlobalOrdering.cpp).
 //
 // Atomics are relaxed at GPU scope, except scalar ones: those are executed
