@@ -95,10 +95,10 @@ public:
   AffineAccessAnalysis(const ir::Function &F, const ir::DominatorTree &DT);
 
   /// The tensor-map form of a load, masked_load, store, masked_store or
-  /// cp_async (a load into a slot) of a 2-D tile, if it has one. (The caller checks that a masked load's
-  /// `other` is zero.) For a store, Guards and Bounds say which elements
-  /// are written. Without one, Why (if given) says why not, in a kernel
-  /// author's words (for optimization remarks).
+  /// cp_async (a load into a slot) of a 2-D tile, if it has one. (The caller checks that a masked
+  /// load's `other` is zero.) For a store, Guards and Bounds say which elements are written.
+  /// Without one, Why (if given) says why not, in a kernel author's words (for optimization
+  /// remarks).
   std::optional<TensorAccess> tensorAccessOf(const ir::Instruction &Access,
                                              std::string *Why = nullptr);
 
