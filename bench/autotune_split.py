@@ -2,16 +2,15 @@
 part measured in a fresh process with an empty kernel cache, so that nothing is warm.
 
   1. the tune end to end, split by tritonc.autotune into its parallel compile and the timing
-     (again with TRITONC_SASS=ptxas where ptxas is found: PTX -> SASS in ptxas processes);
+     (again with TRITONC_SASS=driver: PTX -> SASS by the driver's JIT instead of ptxas processes);
   2. per candidate, serially: front end + PTX of the generic variant (which tritonc.compile makes
      and the tune never launches) and of the launched one (every argument a multiple of 16), and
-     the launched variant's PTX -> SASS in the driver (as a launch loads it: the JIT linker,
-     whose cubin the cache keeps);
+     the launched variant's PTX -> SASS (as a launch loads it: ptxas where found, whose cubin the
+     cache keeps, else the driver's JIT);
   3. the host compile of the six candidates serially and in six threads (the GIL is released),
      with the generic variant and without it (lazy, as the tuner compiles them);
-  4. PTX -> SASS of the six launched variants serially and in six threads, by the driver's JIT
-     linker (cuLink*) and by cuModuleLoadData (TRITONC_CACHE_CUBIN=0): whether the driver
-     compiles in parallel;
+  4. PTX -> SASS of the six launched variants serially and in six threads, as a launch loads them
+     and by cuModuleLoadData (TRITONC_SASS=driver): whether the driver compiles in parallel;
   5. the same six PTX modules assembled by ptxas processes, serially and all at once, where
      ptxas is found ($TRITONC_PTXAS, PATH, /usr/local/cuda/bin).
 
@@ -147,8 +146,8 @@ def main():
     ptxas = find_ptxas()
     if ptxas:
         with tempfile.TemporaryDirectory() as cache:
-            results["tune with ptxas"] = run("import json\n" + tune, dict(
-                env, TRITONC_CACHE_DIR=cache, TRITONC_SASS="ptxas", TRITONC_PTXAS=ptxas))
+            results["tune with the driver's JIT"] = run("import json\n" + tune, dict(
+                env, TRITONC_CACHE_DIR=cache, TRITONC_SASS="driver"))
     for name, t in results.items():
         print(f"1. cold {name} {t['seconds'] * 1e3:.1f} ms: "
               + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in t["phases"].items())
@@ -172,8 +171,8 @@ def main():
           f" ms, 6 threads {host['host-lazy-parallel'] * 1e3:.1f} ms")
 
     results["load"] = {}
-    for route, extra in (("JIT linker (cuLink, cubin cached)", {}),
-                         ("cuModuleLoadData (TRITONC_CACHE_CUBIN=0)", {"TRITONC_CACHE_CUBIN": "0"})):
+    for route, extra in (("as launched (ptxas where found, cubin cached)", {}),
+                         ("cuModuleLoadData (TRITONC_SASS=driver)", {"TRITONC_SASS": "driver"})):
         serial = part("load-serial", args.size, dict(env, **extra))
         parallel = part("load-parallel", args.size, dict(env, **extra))
         results["load"][route] = {"serial": serial, "parallel": parallel}

@@ -110,34 +110,27 @@ runtime::JitOptions jitOptionsFromEnv() {
   return O;
 }
 
-/// The cache artifact kind of a variant's SASS: it depends on the device's
-/// target, the driver (its JIT is the compiler) and the JIT's level.
-std::string cubinKind(const runtime::CudaDriver &D, const runtime::JitOptions &J) {
-  std::string Kind = "cubin-" + D.device().target() + "-" + std::to_string(D.driverVersion());
-  if (J.OptimizationLevel >= 0)
-    Kind += "-O" + std::to_string(J.OptimizationLevel);
-  return Kind;
-}
-
 /// Whether variants go through the cubin cache: on unless
-/// TRITONC_CACHE_CUBIN=0. (It relies on kernels declaring no static shared
-/// memory: next to a static `.shared` variable, the cubin the driver's JIT
-/// linker makes placed the dynamic shared memory off its 1024-byte alignment
-/// on the H100, which the swizzled wgmma and bulk-copy buffers need.)
+/// TRITONC_CACHE_CUBIN=0 or TRITONC_SASS=driver. (It relies on kernels
+/// declaring no static shared memory: next to a static `.shared` variable, a
+/// cubin the driver's JIT linker made placed the dynamic shared memory off
+/// its 1024-byte alignment on the H100, which the swizzled wgmma and
+/// bulk-copy buffers need.)
 bool cubinCacheEnabled() {
-  const char *V = std::getenv("TRITONC_CACHE_CUBIN");
-  return !V || std::string_view(V) != "0";
+  const char *Cubin = std::getenv("TRITONC_CACHE_CUBIN");
+  const char *Sass = std::getenv("TRITONC_SASS");
+  return !(Cubin && std::string_view(Cubin) == "0") &&
+         !(Sass && std::string_view(Sass) == "driver");
 }
 
-/// With TRITONC_SASS=ptxas, the ptxas that compiles variants' PTX to SASS
-/// instead of the driver's JIT linker (separate processes compile in
-/// parallel, where the linker's calls from several threads may not), and
-/// the cubin kind it makes: the binary's path, size and time identify it.
-/// Nullopt otherwise, or where no ptxas is found (findPtxas).
+/// The ptxas that compiles variants' PTX to the SASS the cubin cache keeps,
+/// and the cubin kind it makes (the binary's path, size and time identify
+/// it); nullopt where no ptxas is found (findPtxas). Not the driver's JIT
+/// linker (cuLink*): it compiles PTX as relocatable code, as `ptxas -c`
+/// does, and that SASS ran softmax.tc 1.2-1.3x slower than the same PTX
+/// loaded with cuModuleLoadData or assembled by ptxas (H200, 2026-11-28:
+/// 104.4 against 78.3 us at 8192 x 8192; 72 registers against 64).
 std::optional<std::pair<std::string, std::string>> ptxasForVariants(ptx::Arch Arch) {
-  const char *V = std::getenv("TRITONC_SASS");
-  if (!V || std::string_view(V) != "ptxas")
-    return std::nullopt;
   Expected<std::string> Path = findPtxas();
   if (!Path)
     return std::nullopt;
@@ -149,32 +142,34 @@ std::optional<std::pair<std::string, std::string>> ptxasForVariants(ptx::Arch Ar
                                    sha256Hex(Id).substr(0, 16));
 }
 
-/// The variant's module: with the cubin cache on (the default), its cubin from the kernel
-/// cache when there is one (no PTX -> SASS step: a warm process starts
-/// launching at once), else the PTX compiled by the driver's JIT linker (or
-/// ptxas, ptxasForVariants), whose cubin is then stored beside the PTX.
-/// Otherwise, or without a cache
-/// or a JIT linker, the PTX is loaded directly.
+/// The variant's module: with the cubin cache on (the default) and a ptxas
+/// found, its cubin from the kernel cache when there is one (no PTX -> SASS
+/// step: a warm process starts launching at once), else the PTX assembled by
+/// ptxas, whose cubin is then stored beside the PTX. Otherwise the PTX is
+/// loaded with the driver's JIT, whose own disk cache (CUDA_CACHE_PATH)
+/// keeps a warm process's loads short.
 Expected<runtime::Module> loadVariantModule(runtime::CudaDriver &D, const DeviceCompileResult &C,
                                             const CacheConfig &Cache, ptx::Arch Arch) {
   runtime::JitOptions J = jitOptionsFromEnv();
-  if (Cache.Cache && !C.CacheKey.empty() && cubinCacheEnabled()) {
-    auto Ptxas = ptxasForVariants(Arch);
-    std::string Kind = Ptxas ? Ptxas->second : cubinKind(D, J);
-    if (std::optional<std::string> Cubin = Cache.Cache->lookup(C.CacheKey, Kind)) {
-      // A damaged image falls through to the JIT below.
-      if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin))
-        return M;
-    }
-    if (Expected<std::string> Cubin = Ptxas ? assembleWithPtxas(C.PTX, Arch, Ptxas->first)
-                                            : runtime::Module::compilePTX(D, C.PTX, J)) {
-      if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin)) {
-        Cache.Cache->store(C.CacheKey, Kind, *Cubin);
-        return M;
+  // TRITONC_JIT_OPT_LEVEL is an option of the driver's JIT: it bypasses the cache.
+  if (Cache.Cache && !C.CacheKey.empty() && cubinCacheEnabled() && J.OptimizationLevel < 0) {
+    if (auto Ptxas = ptxasForVariants(Arch)) {
+      const std::string &Kind = Ptxas->second;
+      if (std::optional<std::string> Cubin = Cache.Cache->lookup(C.CacheKey, Kind)) {
+        // A damaged image falls through to ptxas below.
+        if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin))
+          return M;
+      }
+      if (Expected<std::string> Cubin = assembleWithPtxas(C.PTX, Arch, Ptxas->first)) {
+        if (Expected<runtime::Module> M = runtime::Module::loadImage(D, *Cubin)) {
+          Cache.Cache->store(C.CacheKey, Kind, *Cubin);
+          return M;
+        }
       }
     }
   }
-  // Also where the linker failed: loadPTX reports the JIT's error log.
+  // Also where ptxas failed or made an image this driver cannot load (a
+  // newer toolkit than the driver): loadPTX reports the JIT's error log.
   return runtime::Module::loadPTX(D, C.PTX, J);
 }
 
@@ -198,7 +193,8 @@ Expected<runtime::Kernel *> JitKernel::loadLocked(runtime::CudaDriver &D, Varian
   return &*L.Entry;
 }
 
-Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec, int Device) {
+Expected<std::pair<JitKernel::Variant *, runtime::Kernel *>>
+JitKernel::loadEntry(std::string_view Spec, int Device) {
   Expected<runtime::CudaDriver *> D = requireCudaDriver(Device);
   if (!D)
     return makeError(D.error());
@@ -208,9 +204,25 @@ Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec, int
   Expected<Variant *> V = variantLocked(canonicalSpecialization(Spec));
   if (!V)
     return makeError(V.error());
-  if (Expected<runtime::Kernel *> K = loadLocked(**D, **V); !K)
+  Expected<runtime::Kernel *> K = loadLocked(**D, **V);
+  if (!K)
     return makeError(K.error());
-  return &(*V)->Compiled;
+  return std::make_pair(*V, *K);
+}
+
+Expected<const DeviceCompileResult *> JitKernel::load(std::string_view Spec, int Device) {
+  auto Loaded = loadEntry(Spec, Device);
+  if (!Loaded)
+    return makeError(Loaded.error());
+  return &Loaded->first->Compiled;
+}
+
+Expected<runtime::FunctionAttributes> JitKernel::loadedAttributes(std::string_view Spec,
+                                                                  int Device) {
+  auto Loaded = loadEntry(Spec, Device);
+  if (!Loaded)
+    return makeError(Loaded.error());
+  return Loaded->second->attributes();
 }
 
 Status JitKernel::launch(const Grid3 &Grid, runtime::KernelArgs &Args, runtime::CuStream Stream,

@@ -121,12 +121,6 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::load(const std::vector<std::st
   // absence (the pointer stays null) at launch.
   std::string NoTensorMaps;
   (void)resolve(D->Library, D->Api.TensorMapEncodeTiled, {"cuTensorMapEncodeTiled"}, NoTensorMaps);
-  // Optional: without the linker, PTX is loaded directly and no cubin is cached.
-  std::string NoLinker;
-  (void)(resolve(D->Library, D->Api.LinkCreate, {"cuLinkCreate_v2"}, NoLinker) &&
-         resolve(D->Library, D->Api.LinkAddData, {"cuLinkAddData_v2"}, NoLinker) &&
-         resolve(D->Library, D->Api.LinkComplete, {"cuLinkComplete"}, NoLinker) &&
-         resolve(D->Library, D->Api.LinkDestroy, {"cuLinkDestroy"}, NoLinker));
 
   CuResult R = D->Api.Init(0);
   if (R == cu::ErrorNoDevice)

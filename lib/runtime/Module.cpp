@@ -108,49 +108,6 @@ Expected<Module> Module::loadImage(CudaDriver &D, std::string_view Image) {
   return loadData(D, Copy.data(), JitOptions());
 }
 
-Expected<std::string> Module::compilePTX(CudaDriver &D, std::string_view Ptx,
-                                         const JitOptions &Options) {
-  const CudaApi &A = D.api();
-  if (!A.LinkCreate || !A.LinkAddData || !A.LinkComplete || !A.LinkDestroy)
-    return makeError("the CUDA driver has no JIT linker (cuLinkCreate_v2)");
-  if (Status S = D.makeCurrent(); !S)
-    return makeError(S.error());
-  constexpr size_t LogSize = 64 * 1024;
-  std::vector<char> ErrorLog(LogSize, 0);
-  int Keys[] = {cu::JitErrorLogBuffer, cu::JitErrorLogBufferSizeBytes, cu::JitOptimizationLevel};
-  void *Values[] = {ErrorLog.data(), reinterpret_cast<void *>(uintptr_t(LogSize - 1)),
-                    reinterpret_cast<void *>(uintptr_t(Options.OptimizationLevel))};
-  unsigned NumOptions = Options.OptimizationLevel >= 0 ? 3 : 2;
-  CuLinkState Link = nullptr;
-  auto Failed = [&](const char *Call, CuResult R) -> Expected<std::string> {
-    std::string Msg = std::string(Call) + " failed: " + D.describe(R);
-    std::string Log(ErrorLog.data());
-    while (!Log.empty() && (Log.back() == '\n' || Log.back() == ' '))
-      Log.pop_back();
-    if (!Log.empty())
-      Msg += "\n" + Log;
-    if (Link)
-      (void)A.LinkDestroy(Link);
-    return makeError(Msg);
-  };
-  if (CuResult R = A.LinkCreate(NumOptions, Keys, Values, &Link); R != cu::Success)
-    return Failed("cuLinkCreate", R);
-  // The driver wants a NUL-terminated string and counts the NUL in the size.
-  std::string Text(Ptx);
-  if (CuResult R = A.LinkAddData(Link, cu::JitInputPtx, Text.data(), Text.size() + 1, "kernel.ptx",
-                                 0, nullptr, nullptr);
-      R != cu::Success)
-    return Failed("cuLinkAddData", R);
-  void *Cubin = nullptr;
-  size_t Size = 0;
-  if (CuResult R = A.LinkComplete(Link, &Cubin, &Size); R != cu::Success)
-    return Failed("cuLinkComplete", R);
-  // The image belongs to the link state: copy it out before destroying it.
-  std::string Image(static_cast<const char *>(Cubin), Size);
-  (void)A.LinkDestroy(Link);
-  return Image;
-}
-
 Module::~Module() {
   if (Driver && Handle && Driver->makeCurrent())
     (void)Driver->api().ModuleUnload(Handle);

@@ -419,6 +419,22 @@ public:
     return **V;
   }
 
+  /// The driver's figures for the variant of Spec as loaded on Device.
+  nb::dict loadedAttributes(const std::optional<std::string> &Spec, int Device) {
+    runtime::Expected<runtime::FunctionAttributes> A = [&] {
+      nb::gil_scoped_release Release;
+      return K->loadedAttributes(Spec.value_or(""), Device);
+    }();
+    if (!A)
+      throw LaunchFailure(A.error());
+    nb::dict D;
+    D["num_regs"] = A->NumRegs;
+    D["local_bytes"] = A->LocalSizeBytes;
+    D["static_shared_bytes"] = A->SharedSizeBytes;
+    D["max_threads"] = A->MaxThreadsPerBlock;
+    return D;
+  }
+
   std::vector<std::pair<std::string, std::string>> params() const {
     std::vector<std::pair<std::string, std::string>> Out;
     for (const runtime::KernelParam &P : K->signature().Params)
@@ -666,6 +682,8 @@ NB_MODULE(_tritonc, m) {
             return timingsDict(K.variantResult(Spec, /*Load=*/true, Device).Timings);
           },
           "specialization"_a.none() = nb::none(), "device"_a = 0)
+      .def("attributes", &PyKernel::loadedAttributes, "specialization"_a.none() = nb::none(),
+           "device"_a = 0)
       .def_prop_ro("num_barriers", [](PyKernel &K) { return K.generic().Info.NumBarriers; })
       .def_prop_ro("signature", [](PyKernel &K) { return K.kernel().signature().str(); })
       .def_prop_ro("params", &PyKernel::params)

@@ -224,6 +224,12 @@ class Kernel(_KernelBase):
         without a device."""
         return self._impl.load(specialization, device)
 
+    def attributes(self, specialization=None, device=0):
+        """The driver's figures for a variant as loaded on device ``device`` (loading it first):
+        {"num_regs", "local_bytes" (per thread: spills and local arrays), "static_shared_bytes",
+        "max_threads"}. Raises LaunchError without a device."""
+        return self._impl.attributes(specialization, device)
+
     @property
     def num_barriers(self):
         return self._impl.num_barriers

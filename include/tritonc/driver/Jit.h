@@ -203,6 +203,11 @@ public:
   /// timed or done ahead of time; its Timings.Load is then set. Errors as
   /// for launch (no CUDA driver, compile or load failures).
   runtime::Expected<const DeviceCompileResult *> load(std::string_view Spec, int Device = 0);
+  /// The driver's figures for the variant of a specialization as loaded on
+  /// Device (registers, local memory per thread: spills and local arrays),
+  /// loading it first; errors as for load.
+  runtime::Expected<runtime::FunctionAttributes> loadedAttributes(std::string_view Spec,
+                                                                  int Device = 0);
 
   /// Checks Args against the signature (count and kinds), compiles or finds
   /// the variant for their specialization, loads it into the driver, and
@@ -232,6 +237,9 @@ private:
   runtime::Expected<Variant *> variantLocked(const std::string &Canonical) const;
   /// Loads V into D's device unless it is loaded there; returns its entry.
   runtime::Expected<runtime::Kernel *> loadLocked(runtime::CudaDriver &D, Variant &V);
+  /// load's work: the variant of Spec, loaded on Device, and its entry.
+  runtime::Expected<std::pair<Variant *, runtime::Kernel *>> loadEntry(std::string_view Spec,
+                                                                       int Device);
 
   KernelSource Src;
   DeviceCompileOptions Opts;

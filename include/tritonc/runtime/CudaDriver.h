@@ -34,7 +34,6 @@ using CuModule = struct CuModuleOpaque *;
 using CuFunction = struct CuFunctionOpaque *;
 using CuStream = struct CuStreamOpaque *;
 using CuEvent = struct CuEventOpaque *;
-using CuLinkState = struct CuLinkStateOpaque *;
 
 /// The few enumerators of cuda.h we use, with the driver's values.
 namespace cu {
@@ -58,8 +57,6 @@ constexpr int JitErrorLogBuffer = 5;
 constexpr int JitErrorLogBufferSizeBytes = 6;
 constexpr int JitOptimizationLevel = 7;
 constexpr int JitLogVerbose = 12;
-/// CUjitInputType: PTX text.
-constexpr int JitInputPtx = 1;
 // CUtensorMapDataType (the ones tensor maps of tritonc kernels use).
 constexpr unsigned TensorMapDataTypeUInt16 = 1;
 constexpr unsigned TensorMapDataTypeFloat16 = 6;
@@ -119,13 +116,6 @@ struct CudaApi {
   CuResult (*GetErrorString)(CuResult, const char **) = nullptr;
   /// Optional: null where the driver predates CUDA 12.0 (no TMA). The enum
   /// parameters are passed as int, as the C ABI does for enums.
-  /// Optional: the JIT linker, which returns the SASS (cubin) the driver
-  /// compiles from PTX, so that it can be cached (cuLinkCreate_v2, ...).
-  CuResult (*LinkCreate)(unsigned, int *, void **, CuLinkState *) = nullptr;
-  CuResult (*LinkAddData)(CuLinkState, int, void *, size_t, const char *, unsigned, int *,
-                          void **) = nullptr;
-  CuResult (*LinkComplete)(CuLinkState, void **, size_t *) = nullptr;
-  CuResult (*LinkDestroy)(CuLinkState) = nullptr;
   CuResult (*TensorMapEncodeTiled)(CuTensorMap *Map, int DataType, uint32_t Rank,
                                    void *GlobalAddress, const uint64_t *GlobalDim,
                                    const uint64_t *GlobalStrides, const uint32_t *BoxDim,

@@ -116,12 +116,6 @@ public:
                                   const JitOptions &Options = {});
   /// Loads a cubin (or fatbin) image.
   static Expected<Module> loadImage(CudaDriver &D, std::string_view Image);
-  /// Compiles PTX to a cubin for D's device with the driver's JIT (its
-  /// linker), without loading it: the image that loadImage then loads in a
-  /// fraction of the time, and that the kernel cache keeps. Fails when the
-  /// driver has no linker entry points, or as loadPTX does.
-  static Expected<std::string> compilePTX(CudaDriver &D, std::string_view Ptx,
-                                          const JitOptions &Options = {});
   ~Module();
   Module(Module &&Other) noexcept;
   Module &operator=(Module &&Other) noexcept;
