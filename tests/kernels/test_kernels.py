@@ -270,11 +270,13 @@ PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma"
 # whose cp.async rings are GPU-level IR from async-rings by default), with the back end planning those
 # rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare, and with the
 # wgmma loops' rings as GPU-level IR too (--explicit-wgmma-rings without bulk tensor copies: wgmma on the
-# slots, MMAs in flight): opt-in, to keep scripts/gpu-test within its time.
+# slots, MMAs in flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight
+# across the body's one barrier): opt-in, to keep scripts/gpu-test within its time.
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "planner80": ["--arch=sm_80", "--no-explicit-rings"],
                  "planner": ["--no-explicit-rings"],
-                 "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"]}
+                 "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"],
+                 "explicit_notma_w8": ["--explicit-wgmma-rings", "--no-tma", "--num-warps=8"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
 
