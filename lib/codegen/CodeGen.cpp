@@ -392,8 +392,6 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a) {
     Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});
-    Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
-                     describePass("mma-in-flight")});
   }
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
@@ -412,6 +410,14 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                      "the barriers and async-proxy fences the shared-memory accesses of "
                      "GPU-level IR need (RAW/WAR over its statements; none where a thread "
                      "reads back its own elements)"});
+  // Then the waits, which move no access: with several warpgroups a group
+  // left in flight is safe only where a barrier orders each refill after
+  // every warpgroup's wait for the group that read its slot, which the pass
+  // sees only once the barriers are placed (the planner decides with its
+  // own barrier in view too, AsyncCopies.cpp).
+  if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a)
+    Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
+                     describePass("mma-in-flight")});
   return Steps;
 }
 

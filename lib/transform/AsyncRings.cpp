@@ -47,8 +47,10 @@ struct OperandChain {
 
 class RingBuilder {
 public:
-  RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target)
-      : L(L), AI(AI), Target(Target), Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
+  RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target,
+              const AssignLayoutsTarget *Dots)
+      : L(L), AI(AI), Target(Target), Dots(Dots), Header(L.getHeader()),
+        M(*Header->getParent()->getParent()) {}
 
   /// Checks that the loop has the form `pipeline` leaves; returns why not.
   std::string analyze();
@@ -76,6 +78,7 @@ private:
   const Loop &L;
   const analysis::AxisInfoAnalysis &AI;
   const AsyncRingsTarget *Target;
+  const AssignLayoutsTarget *Dots;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   Module &M;
@@ -125,6 +128,11 @@ std::string RingBuilder::analyze() {
     return "a ring would need more than " + std::to_string(MaxSlots) + " slots";
   for (OperandChain &C : Chains)
     C.Shared = chooseLayout(C.Refill);
+  if (Dots && Dots->NumWarps > 4)
+    for (const OperandChain &C : Chains)
+      if (analysis::planDot(*C.Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, Dots->HasWgmma)
+              .Kind == analysis::DotKind::Wgmma)
+        ExtraSlots = 1;
   return Target ? checkTarget() : "";
 }
 
@@ -468,7 +476,7 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
       continue;
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
-    RingBuilder B(*L, AI, Target ? &*Target : nullptr);
+    RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr);
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);
@@ -490,6 +498,10 @@ std::unique_ptr<Pass> createAsyncRingsPass() { return std::make_unique<AsyncRing
 
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target) {
   return std::make_unique<AsyncRingsPass>(std::move(Target));
+}
+
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots) {
+  return std::make_unique<AsyncRingsPass>(Dots);
 }
 
 } // namespace tritonc::transform

@@ -190,6 +190,15 @@ private:
   /// Every slot a cp_async writes, a wgmma or a tma_store reads (the slots
   /// their waits may end the accesses of).
   std::vector<Access> CopyTargets, WgmmaSlots, TensorStoreSlots;
+  /// Which wgmma reads a wgmma_wait ends. Where every wait is `wgmma_wait
+  /// 0` and every wgmma is waited for in its own block, a wait retires
+  /// exactly the wgmmas of its block since the previous wait, whose slots
+  /// their operands still name (no index is defined again in between):
+  /// RetiredSlots. Otherwise (a group left in flight) a wait may end the
+  /// read of any slot a wgmma reads, as an index named it earlier.
+  std::map<const Instruction *, std::vector<Access>> RetiredSlots;
+  std::vector<Access> PendingInBlock;
+  bool WgmmaWaitedInBlock = true;
 };
 
 /// The mapping of a local_load's result or a local_store's value: its
@@ -245,6 +254,13 @@ Effects BarrierInserter::effectsOf(Instruction &I) {
   for (const std::vector<Access> *List : {&E.Reads, &E.Writes, &E.AsyncWrites, &E.AsyncReads})
     for (const Access &A : *List)
       Space.add(A.Slot);
+  if (I.getOpcode() == Opcode::Wgmma)
+    PendingInBlock.insert(PendingInBlock.end(), E.AsyncReads.begin(), E.AsyncReads.end());
+  else if (I.getOpcode() == Opcode::WgmmaWait) {
+    WgmmaWaitedInBlock = WgmmaWaitedInBlock && I.Count == 0;
+    RetiredSlots[&I] = std::move(PendingInBlock);
+    PendingInBlock.clear();
+  }
   for (const Access &A : E.AsyncReads)
     (I.getOpcode() == Opcode::Wgmma ? WgmmaSlots : TensorStoreSlots)
         .push_back({Space.stable(A.Slot), AnyThread});
@@ -333,6 +349,9 @@ bool BarrierInserter::run() {
       Of[I.get()] = std::move(E);
       Statements.back().push_back(I.get());
     }
+    // A wgmma group still pending at the end of its block.
+    WgmmaWaitedInBlock = WgmmaWaitedInBlock && PendingInBlock.empty();
+    PendingInBlock.clear();
   }
   if (!Any)
     return false;
@@ -341,7 +360,7 @@ bool BarrierInserter::run() {
     if (I->getOpcode() == Opcode::CpAsyncWait)
       E.LandedWrites = CopyTargets;
     else if (I->getOpcode() == Opcode::WgmmaWait)
-      E.EndedReads = WgmmaSlots;
+      E.EndedReads = WgmmaWaitedInBlock ? RetiredSlots.at(I) : WgmmaSlots;
     else if (I->getOpcode() == Opcode::TmaStoreWait)
       E.EndedReads = TensorStoreSlots;
     for (const std::vector<Access> *List : {&E.LandedWrites, &E.EndedReads})

@@ -87,12 +87,15 @@ bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
 
 std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassOptionList &Options,
                                             std::string &Error) {
-  if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot") {
+  if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot" ||
+      Name == "async-rings") {
     AssignLayoutsTarget Target;
     if (!layoutsTarget(Name, Options, Target, Error))
       return nullptr;
     if (Name == "accelerate-dot")
       return createAccelerateDotPass(Target);
+    if (Name == "async-rings")
+      return createAsyncRingsPass(Target);
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
   }
   if (Name == "insert-barriers" || Name == "mma-in-flight") {

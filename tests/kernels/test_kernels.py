@@ -234,14 +234,22 @@ def specialized_ir(kernel, defines, extra, args, path):
 PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), each
 # refill issued before the slot reads of its iteration (schedule-refills), the dots that read both operands
-# from swizzled slots and run on wgmma (sm_90a, 4 warps) as wgmma on the slots with one group in flight
-# across the back edge (accelerate-dot, accumulator-init, mma-in-flight), ordered by the barriers
-# insert-barriers places, placed in shared memory by allocate-shared.
+# from swizzled slots and run on wgmma (sm_90a, 4 warps) as wgmma on the slots (accelerate-dot,
+# accumulator-init), ordered by the barriers insert-barriers places, with one group in flight across the
+# back edge where the refills allow it (mma-in-flight, after the barriers as in the back end), placed in
+# shared memory by allocate-shared.
 RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot{num-warps=4,wgmma},"
-                "accumulator-init,mma-in-flight,insert-barriers,allocate-shared")
+                "accumulator-init,insert-barriers,mma-in-flight,allocate-shared")
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
 # rest), with explicit convert_layout.
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
+# The back end's list with --explicit-wgmma-rings --no-tma for 8 warps (two warpgroups; codegen::backendPasses,
+# without schedule-refills): rings one slot deeper for the wgmma dots, the wgmma passes, the layouts, the
+# barriers, then mma-in-flight, which sees the barrier at the top of the body and leaves each group in flight.
+# On IR with the launch's facts (specialized_ir), as the back end sees it.
+RINGS_W8_PASSES = (PIPELINED_PASSES + ",async-rings{num-warps=8,wgmma},accelerate-dot{num-warps=8,wgmma},"
+                   "accumulator-init,cse,dce,coalesce{num-warps=8,wgmma},assign-layouts{num-warps=8,wgmma},"
+                   "insert-barriers{num-warps=8},mma-in-flight{num-warps=8},allocate-shared")
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
 # counter), and epilogue stores as bulk tensor stores (tensor-stores). Both need the facts a GPU launch
@@ -254,18 +262,21 @@ TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplify
 # async-rings, schedule-refills, the wgmma passes and insert-barriers (the interpreter fails a wrong wait
 # count, a missing barrier or proxy fence, or a slot refilled while a wgmma group in flight reads it), and
 # after those and assign-layouts, and with bulk tensor copies and stores (the interpreter fails a wrong
-# mbarrier phase, a missing wait or fence). All must give the default pipeline's result bit for bit: a
+# mbarrier phase, a missing wait or fence), and after the back end's 8-warp list for the wgmma loops of
+# --explicit-wgmma-rings (rings_w8). All must give the default pipeline's result bit for bit: a
 # differential test of the passes over every bundled configuration.
-PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma"]
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
 # whose cp.async rings are GPU-level IR from async-rings by default), with the back end planning those
 # rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare, and with the
 # wgmma loops' rings as GPU-level IR too (--explicit-wgmma-rings without bulk tensor copies: wgmma on the
-# slots, MMAs in flight): opt-in, to keep scripts/gpu-test within its time.
+# slots, MMAs in flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight
+# across the body's one barrier): opt-in, to keep scripts/gpu-test within its time.
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "planner80": ["--arch=sm_80", "--no-explicit-rings"],
                  "planner": ["--no-explicit-rings"],
-                 "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"]}
+                 "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"],
+                 "explicit_notma_w8": ["--explicit-wgmma-rings", "--no-tma", "--num-warps=8"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
 
@@ -285,6 +296,8 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + LAYOUTS_PASSES], same_bits_as_default=True)
     if request.param == "tma":
         return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
+    if request.param == "rings_w8":
+        return Launcher(tmp_path, ["--passes=" + RINGS_W8_PASSES], same_bits_as_default=True, specialize=True)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 

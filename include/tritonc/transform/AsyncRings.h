@@ -45,7 +45,10 @@
 // hardware's layout (docs/IR.md). local_load results carry no layout: the back
 // end chooses register layouts, and accelerate-dot makes wgmma read the slots.
 //
-// Registered, the pass is target-independent. The GPU back end runs it with
+// Registered, the pass is target-independent; with accelerate-dot's options
+// (`async-rings{num-warps=8,wgmma}`) it gives the wgmma dots of several
+// warpgroups the back end's slot more (below) and declines nothing more.
+// The GPU back end runs it with
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
 // or whose explicit form it does not lower as well as its own planner
@@ -60,6 +63,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AssignLayouts.h"
 #include "tritonc/transform/PassManager.h"
 
 #include <cstdint>
@@ -91,11 +95,18 @@ class AsyncRingsPass : public Pass {
 public:
   AsyncRingsPass() = default;
   explicit AsyncRingsPass(AsyncRingsTarget Target) : Target(std::move(Target)) {}
+  /// The registered pass with the dots' target as options, those of
+  /// accelerate-dot (`async-rings{num-warps=8,wgmma}`): it declines no more
+  /// loops than without them, but the rings of a dot that runs on wgmma with
+  /// several warpgroups get their slot more, as in the back end, so that
+  /// `tritonc opt` and the interpreter see the back end's rings.
+  explicit AsyncRingsPass(AssignLayoutsTarget Dots) : Dots(Dots) {}
   const char *name() const override { return "async-rings"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
   std::optional<AsyncRingsTarget> Target;
+  std::optional<AssignLayoutsTarget> Dots;
 };
 
 } // namespace tritonc::transform

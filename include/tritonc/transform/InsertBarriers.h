@@ -16,7 +16,13 @@
 //                         readers wait on the mbarrier, so no RAW
 //   wgmma, tma_store      read their slots; the reads last until
 //                         wgmma_wait / tma_store_wait, which mark every slot
-//                         such an operation may read as read
+//                         such an operation may read as read; where every
+//                         wgmma_wait waits for all groups and follows its
+//                         wgmmas in their block, a wait marks only the slots
+//                         of the wgmmas it retires (a ring's refill after
+//                         the wait then needs no barrier of its own: the
+//                         slot it overwrites was read in an earlier
+//                         iteration, before that iteration's barrier)
 //   barrier               clears both sets
 //
 // A barrier goes right after the statement before the one that needs it (in

@@ -33,7 +33,12 @@
 // barrier between the wait and the write allows back >= 1, a barrier
 // earlier in the iteration back >= 2 (it follows the previous iteration's
 // wait), none declines. async-rings gives rings of several warpgroups one
-// slot more for this.
+// slot more for this, and the back end runs this pass after insert-barriers
+// so that it sees the barrier after the copies' wait at the body's top.
+// Barriers placed for `wgmma_wait 0` stay sufficient: every write in the
+// loop is checked here against the longer reads, and each exit waits for
+// the group before anything after the loop (where insert-barriers put the
+// barriers such writes need) runs.
 //
 // Declined, with a remark: an accumulator read in the loop other than by the
 // next wgmma, a loop with other wgmma groups, a wgmma that does not run in

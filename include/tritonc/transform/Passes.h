@@ -29,6 +29,8 @@ std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTile
                                              unsigned RegisterStages = 0);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
+/// async-rings with the dots' target as options (AsyncRings.h).
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots);
 /// assign-layouts for the GPU back end's target (AssignLayouts.h).
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).
