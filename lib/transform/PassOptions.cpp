@@ -111,6 +111,18 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
     return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps)
                                      : createMmaInFlightPass(NumWarps);
   }
+  if (Name == "lower-tensor-descs") {
+    bool TensorCopies = false;
+    for (const auto &Option : Options) {
+      if (Option.first != "tma") {
+        Error = "pass '" + Name + "' has no option '" + Option.first + "' (its option: tma)";
+        return nullptr;
+      }
+      if (!flagValue(Name, Option, TensorCopies, Error))
+        return nullptr;
+    }
+    return createTensorDescLoweringPass(TensorCopies);
+  }
   if (!createPassByName(Name))
     Error = "unknown pass '" + Name + "'";
   else

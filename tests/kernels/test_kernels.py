@@ -230,8 +230,9 @@ def specialized_ir(kernel, defines, extra, args, path):
     return path
 
 
-# The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
-PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
+# The default pipeline (transform::defaultPipeline()) followed by lower-tensor-descs (tensor descriptor
+# accesses as masked gathers), simplifycfg and pipeline.
+PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,lower-tensor-descs,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), each
 # refill issued before the slot reads of its iteration (schedule-refills), the dots that read both operands
 # from swizzled slots and run on wgmma (sm_90a, 4 warps) as wgmma on the slots with one group in flight
@@ -244,10 +245,12 @@ RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
+# counter; tensor descriptor loads as bulk tensor copies where their strides allow, lower-tensor-descs{tma}
 # counter), and epilogue stores as bulk tensor stores (tensor-stores). Both need the facts a GPU launch
 # specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
 # written into the parameters (specialized_ir).
-TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplifycfg")
+TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
+                                       "lower-tensor-descs{tma},remat-inductions,simplifycfg")
               + ",async-rings,tensor-copies,tensor-stores,insert-barriers,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
@@ -1804,6 +1807,47 @@ def test_pipeline_same_results(kernel, defines, trans_a, trans_b, k, rng, tmp_pa
 
 
 # ---------------------------------------------------------------------------------------------------------
+# box_filter_desc.tc: tensor descriptors (desc_load with offsets below zero and past the extents, desc_store
+# clipped at the extents). On the interpreter the `launch` variants run desc_load natively (optimized,
+# unoptimized), as masked gathers (pipelined, rings, layouts: lower-tensor-descs) and as bulk tensor copies
+# where the strides allow (tma: lower-tensor-descs{tma}), each bit for bit against the native run.
+# ---------------------------------------------------------------------------------------------------------
+
+# (defines, pixel stride ldw: "aligned" pads C to a multiple of 16 elements, as bulk tensor copies need;
+# "odd" leaves it at C + 1, so that only gathers can read it)
+BOX_FILTER_DESC_CONFIGS = [
+    ({"TYPE": "float", "TH": 4, "TW": 8, "TC": 16}, "aligned"),
+    ({"TYPE": "half", "TH": 2, "TW": 16, "TC": 32}, "aligned"),
+    ({"TYPE": "half", "TH": 8, "TW": 4, "TC": 16}, "odd"),
+    ({"TYPE": "double", "ACC": "double", "TH": 4, "TW": 4, "TC": 8}, "odd"),
+]
+
+
+@pytest.mark.parametrize("defines,stride", BOX_FILTER_DESC_CONFIGS,
+                         ids=[f"{config_id(d)},{s}" for d, s in BOX_FILTER_DESC_CONFIGS])
+def test_box_filter_desc(defines, stride, rng, launch):
+    ty = defines["TYPE"]
+    th, tw, tc = defines["TH"], defines["TW"], defines["TC"]
+    h, w, c = not_multiple(rng, 5, 19, th), not_multiple(rng, 5, 23, tw), not_multiple(rng, 3, 40, tc)
+    ldw = cdiv(c, 16) * 16 if stride == "aligned" else c + 1
+    ldh = w * ldw
+    x, xv = padded_matrix(rng, h * w, c, ldw, ty)
+    xv = xv.reshape(h, w, c)
+    # one pixel row after the end of Y catches writes past the image
+    y = poisoned(((h + 1) * w, ldw), ty)
+    out = launch("box_filter_desc.tc", defines, (cdiv(h, th), cdiv(w, tw), cdiv(c, tc)),
+                 [("X", x), ("Y", y), ("H", h), ("W", w), ("C", c), ("ldh", ldh), ("ldw", ldw)])
+    padded = np.zeros((h + 2, w + 2, c))
+    padded[1:-1, 1:-1] = xv
+    expected = sum(padded[1 + dh:1 + dh + h, 1 + dw:1 + dw + w] for dh in (-1, 0, 1) for dw in (-1, 0, 1))
+    got = out["Y"][:h * w]
+    assert_close(got[:, :c].reshape(h, w, c), expected, ty, scale=3.0, what="Y")
+    assert_poison(got[:, c:], ty, "Y channels past C")
+    assert_poison(out["Y"][h * w:], ty, "Y rows past H")
+    np.testing.assert_array_equal(out["X"], x)
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Every configuration above: IR round trip and pass verification; every kernel file: compiles without -D
 # and documents itself.
 # ---------------------------------------------------------------------------------------------------------
@@ -1828,6 +1872,7 @@ ALL_CONFIGS = (
     + [("elementwise.tc", d) for d in ELEMENTWISE_CONFIGS]
     + [("control.tc", d) for d in CONTROL_CONFIGS]
     + [("convert.tc", d) for d in CONVERT_CONFIGS]
+    + [("box_filter_desc.tc", c[0]) for c in BOX_FILTER_DESC_CONFIGS]
 )
 KERNEL_FILES = sorted(p.name for p in KERNELS.glob("*.tc"))
 

@@ -27,6 +27,9 @@ namespace tritonc::transform {
 std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles = true,
                                              AsyncCopyFilter Copies = {},
                                              unsigned RegisterStages = 0);
+/// lower-tensor-descs; TensorCopies (option `tma`, sm_90a): loads the
+/// launcher can map become bulk tensor copies (LowerTensorDescs.cpp).
+std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// assign-layouts for the GPU back end's target (AssignLayouts.h).
