@@ -1847,6 +1847,49 @@ def test_box_filter_desc(defines, stride, rng, launch):
     np.testing.assert_array_equal(out["X"], x)
 
 
+# (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w), aligned): channels and output channels that the blocks do
+# not divide (zero fill past CI, stores clipped past CO); "aligned" strides (multiples of 16 elements, CI
+# too) let the tma variant read X and F with bulk tensor copies.
+CONV_NHWC_DESC_CONFIGS = [
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), True),
+    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), False),
+]
+
+
+@pytest.mark.parametrize("defines,rs,pad,dil,aligned", CONV_NHWC_DESC_CONFIGS,
+                         ids=[config_id(c[0]) for c in CONV_NHWC_DESC_CONFIGS])
+def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tp, tq, tn, tk = defines["TP"], defines["TQ"], defines["TN"], defines["TK"]
+    r, s = rs
+    unit = 16 if aligned else 1
+    z = 2
+    ci = 16 * int(rng.integers(1, 3)) if aligned else not_multiple(rng, 3, 2 * tk - 1, tk)
+    co = not_multiple(rng, 3, 2 * tn - 1, tn)
+    h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
+    p, q = h + 2 * pad[0] - dil[0] * (r - 1), w + 2 * pad[1] - dil[1] * (s - 1)
+    x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
+    # F: CO x R x S x CI, taps CI apart, output channels ldf_co apart
+    ldf_co = r * s * ci + unit * int(rng.integers(0, 3))
+    fv = round_to(rng.uniform(-1, 1, size=(co, r, s, ci)), ty)
+    f = poisoned(co * ldf_co, ty)
+    f[strided_offsets((co, r * s, ci), (ldf_co, ci, 1))] = encode(fv, ty).ravel()
+    ldy_q = co + unit * int(rng.integers(0, 3))
+    ldy_p = q * ldy_q + unit * int(rng.integers(0, 3))
+    ldy_z = p * ldy_p + unit * int(rng.integers(0, 3))
+    y = poisoned(z * ldy_z, ty)
+    out = launch("conv_nhwc_desc.tc", defines, (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), z),
+                 [("X", x), ("F", f), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
+                  ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
+                  ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w),
+                  ("ldf_co", ldf_co), ("ldy_z", ldy_z), ("ldy_p", ldy_p), ("ldy_q", ldy_q)])
+    expected = conv_reference(xv.transpose(0, 3, 1, 2), fv.transpose(3, 1, 2, 0), pad, (1, 1), p, q,
+                              dil).transpose(0, 2, 3, 1)
+    check_conv_output(out["Y"], expected, (ldy_z, ldy_p, ldy_q, 1), ty, r * s * ci,
+                      f"Y, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil}")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Every configuration above: IR round trip and pass verification; every kernel file: compiles without -D
 # and documents itself.
@@ -1873,6 +1916,7 @@ ALL_CONFIGS = (
     + [("control.tc", d) for d in CONTROL_CONFIGS]
     + [("convert.tc", d) for d in CONVERT_CONFIGS]
     + [("box_filter_desc.tc", c[0]) for c in BOX_FILTER_DESC_CONFIGS]
+    + [("conv_nhwc_desc.tc", c[0]) for c in CONV_NHWC_DESC_CONFIGS]
 )
 KERNEL_FILES = sorted(p.name for p in KERNELS.glob("*.tc"))
 
