@@ -1576,6 +1576,40 @@ def test_nested_masked_load(defines, rng, launch):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# desc_control.tc (tests/kernels): tensor descriptor loads under branches and loops
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_desc_control(rng, launch):
+    """Each program takes its own path (FLAGS): a load or not, 0 to 3 loop iterations alternating two
+    loads. The tma variant lowers them to bulk tensor copies, whose mbarrier phases follow the path."""
+    n, ld = 29, 32
+    programs = cdiv(n, 8)
+    x, xv = padded_matrix(rng, n, n, ld, "float")
+    flags = rng.permutation(np.arange(8, dtype=np.int32))[:programs]
+    y = poisoned((n + 1, ld), "float")
+    out = launch(str(Path(__file__).parent / "desc_control.tc"), {}, (programs,),
+                 [("X", x), ("Y", y), ("FLAGS", flags), ("N", n), ("ld", ld)])
+    padded = np.zeros((n + 40, n + 40))
+    padded[20:20 + n, 20:20 + n] = xv
+
+    def block(r, c):
+        return padded[20 + r:28 + r, 20 + c:36 + c]
+
+    expected = np.full((n + 1, ld), np.nan)
+    for pid, flag in enumerate(flags):
+        acc = block(pid * 8, 0) if flag & 1 else np.zeros((8, 16))
+        for i in range(flag >> 1):
+            acc = acc + block(pid * 8 - 3, i * 16 - 5) if i % 2 == 0 else acc - block(pid * 8 + 5, i)
+        acc = acc + block(pid * 8, 3)
+        rows = min(8, n - pid * 8)
+        expected[pid * 8:pid * 8 + rows, :16] = acc[:rows]
+    written = ~np.isnan(expected)
+    assert_close(out["Y"][written], expected[written], "float", scale=4.0, what="Y")
+    assert_poison(out["Y"][~written], "float", "Y outside the stored blocks")
+
+
+# ---------------------------------------------------------------------------------------------------------
 # print_assert.tc (tests/kernels): print and assert with --debug
 # ---------------------------------------------------------------------------------------------------------
 
