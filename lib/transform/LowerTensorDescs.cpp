@@ -32,6 +32,7 @@
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/PassManager.h"
 #include "tritonc/transform/Passes.h"
 
@@ -44,10 +45,13 @@ using namespace ir;
 
 namespace {
 
+bool feedsDot(const Instruction &I);
+
 class Rewriter {
 public:
-  Rewriter(Function &F, AnalysisManager &AM, bool TensorCopies)
-      : F(F), AM(AM), M(*F.getParent()), TensorCopies(TensorCopies) {}
+  Rewriter(Function &F, AnalysisManager &AM, bool TensorCopies, bool CopiesFeedingDots)
+      : F(F), AM(AM), M(*F.getParent()), TensorCopies(TensorCopies),
+        CopiesFeedingDots(CopiesFeedingDots) {}
   bool run();
 
 private:
@@ -61,6 +65,13 @@ private:
   std::string whyNotTensorCopy(const Instruction &Access, const Instruction &Desc);
   /// The slot type a tensor copy of Desc's box lands in.
   static const Type *slotTypeOf(const Type *Desc);
+  /// Along dimension K of Desc, for the 1-D index tile Index (relative to
+  /// At's offset K): the element offsets and the bound check, as i64 and i1
+  /// tiles of Index's shape.
+  struct Line {
+    Value *Offset, *InBounds;
+  };
+  Line gatherLine(Instruction &At, Instruction &Desc, unsigned K, Value *Index);
   void lowerToGather(Instruction &Access, Instruction &Desc);
   void lowerToTensorCopy(Instruction &Access);
   /// Gives every mbarrier_wait of the copies its phase (one counter).
@@ -70,6 +81,8 @@ private:
   AnalysisManager &AM;
   Module &M;
   bool TensorCopies;
+  /// Also copy loads that feed a dot in a loop (option `all`).
+  bool CopiesFeedingDots;
   std::unique_ptr<analysis::AxisInfoAnalysis> AI;
   std::unique_ptr<analysis::AffineAccessAnalysis> AA;
   Instruction *Barrier = nullptr;
@@ -96,6 +109,11 @@ std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruct
     return "bulk tensor copies are off (not sm_90a, or --no-tma)";
   if (Access.getOpcode() != Opcode::DescLoad)
     return "stores are lowered as masked stores";
+  if (!CopiesFeedingDots && feedsDot(Access) && AM.get<LoopInfo>(F).getLoopFor(Access.getParent()))
+    return "it feeds a dot in a loop: as a gather the pipeline issues it stages ahead into "
+           "cp.async "
+           "rings, where a bulk tensor copy would be waited for at once (they are not pipelined "
+           "yet)";
   if (Desc.getType()->getRank() < 2)
     return "a 1-D block (the copies land in 2-D slots)";
   const Type *Elem = Desc.getType()->getElementType();
@@ -135,69 +153,135 @@ std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruct
   return "";
 }
 
+/// Whether I's value reaches an operand of a dot (through reshapes and
+/// transpositions).
+bool feedsDot(const Instruction &I) {
+  for (const Instruction *U : I.users()) {
+    Opcode Op = U->getOpcode();
+    if (Op == Opcode::Dot || ((Op == Opcode::Reshape || Op == Opcode::Trans) && feedsDot(*U)))
+      return true;
+  }
+  return false;
+}
+
+/// The only user of Access when it is a reshape to Shape, else null.
+static Instruction *onlyReshapeTo(Instruction &Access, const Shape &S) {
+  if (Access.users().size() != 1)
+    return nullptr;
+  Instruction *U = Access.users()[0];
+  return U->getOpcode() == Opcode::Reshape && U->getType()->getShape() == S ? U : nullptr;
+}
+
+Rewriter::Line Rewriter::gatherLine(Instruction &At, Instruction &Desc, unsigned K, Value *Index) {
+  const Type *I64 = Type::getI64();
+  Shape S = Index->getType()->getShape();
+  Value *Start =
+      insert(&At, Opcode::Splat, Type::getTile(Type::getI32(), S), {At.getOperand(1 + K)});
+  Index = insert(&At, Opcode::Add, Type::getTile(Type::getI32(), S), {Start, Index});
+  Value *Wide = insert(&At, Opcode::SExt, Type::getTile(I64, S), {Index});
+  const Type *Bool = Type::getTile(Type::getI1(), S);
+  auto Compare = [&](CmpPredicate P, Value *Bound) {
+    if (Bound->getType() != I64)
+      Bound = insert(&At, Opcode::SExt, I64, {Bound});
+    Value *Splat = insert(&At, Opcode::Splat, Type::getTile(I64, S), {Bound});
+    Instruction *C = insert(&At, Opcode::ICmp, Bool, {Wide, Splat});
+    C->Predicate = P;
+    return C;
+  };
+  Value *InBounds = insert(&At, Opcode::And, Bool,
+                           {Compare(CmpPredicate::SGE, M.getInt(I64, 0)),
+                            Compare(CmpPredicate::SLT, Desc.getOperand(1 + K))});
+  unsigned Rank = Desc.getType()->getRank();
+  Value *Stride =
+      insert(&At, Opcode::Splat, Type::getTile(I64, S), {Desc.getOperand(1 + Rank + K)});
+  return {insert(&At, Opcode::Mul, Type::getTile(I64, S), {Wide, Stride}), InBounds};
+}
+
 void Rewriter::lowerToGather(Instruction &Access, Instruction &Desc) {
+  // The block as the 2-D tile of its rows [b0 * .. * b(n-1), bn]: the outer
+  // dimensions' indices are functions of the row number r (dimension k's is
+  // r / (b(k+1) * .. * b(n-1)) % bk), so each row has one offset and one
+  // bound check, the last dimension's contiguous run is the columns, and a
+  // `reshape` of a block to its rows (a convolution's operand) is the load
+  // itself, which the pipeline can then issue ahead like any load.
   const Type *DT = Desc.getType();
   const Shape &Block = DT->getShape();
   unsigned Rank = DT->getRank();
   const Type *Elem = DT->getElementType();
-  const Type *I32 = Type::getI32(), *I64 = Type::getI64();
-  Value *Offsets = nullptr, *Mask = nullptr;
-  for (unsigned K = 0; K < Rank; ++K) {
-    // Along dimension K: indices, their bound check and element offsets as
-    // 1-D tiles, then reshaped to [1, .., b_K, .., 1] and broadcast.
-    Shape Line = {Block[K]};
-    Instruction *Range = insert(&Access, Opcode::MakeRange, Type::getTile(I32, Line), {});
-    Range->RangeStart = 0;
-    Range->RangeEnd = Block[K];
-    Value *Start =
-        insert(&Access, Opcode::Splat, Type::getTile(I32, Line), {Access.getOperand(1 + K)});
-    Value *Index = insert(&Access, Opcode::Add, Type::getTile(I32, Line), {Start, Range});
-    Value *Wide = insert(&Access, Opcode::SExt, Type::getTile(I64, Line), {Index});
-    const Type *Bool = Type::getTile(Type::getI1(), Line);
-    Instruction *NotBelow = insert(
-        &Access, Opcode::ICmp, Bool,
-        {Wide, insert(&Access, Opcode::Splat, Type::getTile(I64, Line), {M.getInt(I64, 0)})});
-    NotBelow->Predicate = CmpPredicate::SGE;
-    Value *Extent = Desc.getOperand(1 + K);
-    if (Extent->getType() != I64)
-      Extent = insert(&Access, Opcode::SExt, I64, {Extent});
-    Instruction *Below =
-        insert(&Access, Opcode::ICmp, Bool,
-               {Wide, insert(&Access, Opcode::Splat, Type::getTile(I64, Line), {Extent})});
-    Below->Predicate = CmpPredicate::SLT;
-    Value *InBounds = insert(&Access, Opcode::And, Bool, {NotBelow, Below});
-    Value *Stride =
-        insert(&Access, Opcode::Splat, Type::getTile(I64, Line), {Desc.getOperand(1 + Rank + K)});
-    Value *Offset = insert(&Access, Opcode::Mul, Type::getTile(I64, Line), {Wide, Stride});
-    if (Rank > 1) {
-      Shape Unit(Rank, 1);
-      Unit[K] = Block[K];
-      auto Spread = [&](Value *V, const Type *Scalar) {
-        Value *R = insert(&Access, Opcode::Reshape, Type::getTile(Scalar, Unit), {V});
-        return insert(&Access, Opcode::Broadcast, Type::getTile(Scalar, Block), {R});
-      };
-      Offset = Spread(Offset, I64);
-      InBounds = Spread(InBounds, Type::getI1());
+  const Type *I32 = Type::getI32(), *I64 = Type::getI64(), *I1 = Type::getI1();
+  int64_t Rows = 1;
+  for (unsigned K = 0; K + 1 < Rank; ++K)
+    Rows *= Block[K];
+  int64_t Cols = Block.back();
+  Shape Flat = Rank == 1 ? Shape{Cols} : Shape{Rows, Cols};
+  auto Range = [&](int64_t N) {
+    Instruction *R = insert(&Access, Opcode::MakeRange, Type::getTile(I32, {N}), {});
+    R->RangeStart = 0;
+    R->RangeEnd = N;
+    return R;
+  };
+  auto Spread = [&](Value *V, const Type *Scalar, Shape Unit) -> Value * {
+    if (Rank == 1)
+      return V;
+    Value *R = insert(&Access, Opcode::Reshape, Type::getTile(Scalar, Unit), {V});
+    return insert(&Access, Opcode::Broadcast, Type::getTile(Scalar, Flat), {R});
+  };
+  Line Col = gatherLine(Access, Desc, Rank - 1, Range(Cols));
+  Value *Offsets = Spread(Col.Offset, I64, {1, Cols});
+  Value *Mask = Spread(Col.InBounds, I1, {1, Cols});
+  if (Rank > 1) {
+    Value *Row = Range(Rows), *RowOffset = nullptr, *RowMask = nullptr;
+    int64_t Inner = Rows;
+    for (unsigned K = 0; K + 1 < Rank; ++K) {
+      Inner /= Block[K];
+      Value *Index = Row;
+      const Type *RowT = Type::getTile(I32, {Rows});
+      if (Inner > 1)
+        Index = insert(&Access, Opcode::UDiv, RowT,
+                       {Index, insert(&Access, Opcode::Splat, RowT, {M.getInt(I32, Inner)})});
+      if (K > 0)
+        Index = insert(&Access, Opcode::URem, RowT,
+                       {Index, insert(&Access, Opcode::Splat, RowT, {M.getInt(I32, Block[K])})});
+      Line L = gatherLine(Access, Desc, K, Index);
+      RowOffset = RowOffset
+                      ? insert(&Access, Opcode::Add, L.Offset->getType(), {RowOffset, L.Offset})
+                      : L.Offset;
+      RowMask = RowMask ? insert(&Access, Opcode::And, L.InBounds->getType(), {RowMask, L.InBounds})
+                        : L.InBounds;
     }
-    Offsets = Offsets ? insert(&Access, Opcode::Add, Type::getTile(I64, Block), {Offsets, Offset})
-                      : Offset;
-    Mask = Mask
-               ? insert(&Access, Opcode::And, Type::getTile(Type::getI1(), Block), {Mask, InBounds})
-               : InBounds;
+    Offsets = insert(&Access, Opcode::Add, Type::getTile(I64, Flat),
+                     {Spread(RowOffset, I64, {Rows, 1}), Offsets});
+    Mask = insert(&Access, Opcode::And, Type::getTile(I1, Flat),
+                  {Spread(RowMask, I1, {Rows, 1}), Mask});
   }
-  const Type *PtrTile = Type::getTile(Type::getPointer(Elem), Block);
+  const Type *PtrTile = Type::getTile(Type::getPointer(Elem), Flat);
   Value *Bases = insert(&Access, Opcode::Splat, PtrTile, {Desc.getOperand(0)});
   Value *Pointers = insert(&Access, Opcode::GEP, PtrTile, {Bases, Offsets});
+  const Type *FlatT = Type::getTile(Elem, Flat);
   if (Access.getOpcode() == Opcode::DescLoad) {
-    const Type *Tile = Access.getType();
     Constant *Zero = Elem->isFloatOrFloatTile() ? M.getFloat(Elem, 0.0) : M.getInt(Elem, 0);
-    Value *Zeros = insert(&Access, Opcode::Splat, Tile, {Zero});
-    Instruction *Load = insert(&Access, Opcode::MaskedLoad, Tile, {Pointers, Mask, Zeros});
-    Load->setName(Access.getName());
-    Access.replaceAllUsesWith(Load);
+    Value *Zeros = insert(&Access, Opcode::Splat, FlatT, {Zero});
+    Instruction *Load = insert(&Access, Opcode::MaskedLoad, FlatT, {Pointers, Mask, Zeros});
+    if (Instruction *User = onlyReshapeTo(Access, Flat)) {
+      Load->setName(User->getName());
+      User->replaceAllUsesWith(Load);
+      User->eraseFromParent();
+    } else {
+      Load->setName(Access.getName());
+      Value *Tile = FlatT == Access.getType()
+                        ? Load
+                        : insert(&Access, Opcode::Reshape, Access.getType(), {Load});
+      Access.replaceAllUsesWith(Tile);
+    }
   } else {
-    insert(&Access, Opcode::MaskedStore, Type::getVoid(),
-           {Pointers, Access.getOperand(1 + Rank), Mask});
+    // A value reshaped from the rows' shape is stored from that tile.
+    Value *V = Access.getOperand(1 + Rank);
+    Instruction *From = asInstruction(V);
+    if (V->getType() != FlatT)
+      V = From && From->getOpcode() == Opcode::Reshape && From->getOperand(0)->getType() == FlatT
+              ? From->getOperand(0)
+              : insert(&Access, Opcode::Reshape, FlatT, {V});
+    insert(&Access, Opcode::MaskedStore, Type::getVoid(), {Pointers, V, Mask});
   }
   Access.eraseFromParent();
 }
@@ -236,9 +320,17 @@ void Rewriter::lowerToTensorCopy(Instruction &Access) {
                          {Barrier, M.getInt(Type::getI32(), 0)}));
   const Type *Rows = Type::getTile(DT->getElementType(), SlotT->getShape());
   Value *Tile = insert(&Access, Opcode::LocalLoad, Rows, {Slot});
-  if (Rows != Access.getType())
-    Tile = insert(&Access, Opcode::Reshape, Access.getType(), {Tile});
-  Tile->setName(Access.getName());
+  if (Instruction *User =
+          Rows != Access.getType() ? onlyReshapeTo(Access, Rows->getShape()) : nullptr) {
+    // The block reshaped to its rows is what the slot holds.
+    Tile->setName(User->getName());
+    User->replaceAllUsesWith(Tile);
+    User->eraseFromParent();
+  } else {
+    if (Rows != Access.getType())
+      Tile = insert(&Access, Opcode::Reshape, Access.getType(), {Tile});
+    Tile->setName(Access.getName());
+  }
   Access.replaceAllUsesWith(Tile);
   Access.eraseFromParent();
 }
@@ -327,24 +419,25 @@ bool Rewriter::run() {
 
 class LowerTensorDescsPass : public Pass {
 public:
-  explicit LowerTensorDescsPass(bool TensorCopies) : TensorCopies(TensorCopies) {}
+  LowerTensorDescsPass(bool TensorCopies, bool CopiesFeedingDots)
+      : TensorCopies(TensorCopies), CopiesFeedingDots(CopiesFeedingDots) {}
   const char *name() const override { return "lower-tensor-descs"; }
   bool run(Function &F, AnalysisManager &AM) override {
-    return Rewriter(F, AM, TensorCopies).run();
+    return Rewriter(F, AM, TensorCopies, CopiesFeedingDots).run();
   }
 
 private:
-  bool TensorCopies;
+  bool TensorCopies, CopiesFeedingDots;
 };
 
 } // namespace
 
 std::unique_ptr<Pass> createLowerTensorDescsPass() {
-  return std::make_unique<LowerTensorDescsPass>(false);
+  return std::make_unique<LowerTensorDescsPass>(false, false);
 }
 
-std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies) {
-  return std::make_unique<LowerTensorDescsPass>(TensorCopies);
+std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool CopiesFeedingDots) {
+  return std::make_unique<LowerTensorDescsPass>(TensorCopies, CopiesFeedingDots);
 }
 
 } // namespace tritonc::transform

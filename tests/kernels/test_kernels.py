@@ -245,12 +245,13 @@ RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
-# counter; tensor descriptor loads as bulk tensor copies where their strides allow, lower-tensor-descs{tma}
-# counter), and epilogue stores as bulk tensor stores (tensor-stores). Both need the facts a GPU launch
+# counter), and epilogue stores as bulk tensor stores (tensor-stores); tensor descriptor loads as bulk
+# tensor copies where their strides allow, those feeding a dot in a loop too, which the back end leaves to
+# the pipeline as gathers (lower-tensor-descs{tma,all}). Both need the facts a GPU launch
 # specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
 # written into the parameters (specialized_ir).
 TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
-                                       "lower-tensor-descs{tma},remat-inductions,simplifycfg")
+                                       "lower-tensor-descs{tma,all},remat-inductions,simplifycfg")
               + ",async-rings,tensor-copies,tensor-stores,insert-barriers,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
