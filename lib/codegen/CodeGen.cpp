@@ -377,8 +377,10 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.NumStages > 1)
     Pipeline += "; with only wgmma dots, a nested loop's prologue one tile ahead";
   // First: the accesses of tensor descriptors become gathers (which the
-  // passes below pipeline like any load) or, on sm_90a, bulk tensor copies.
-  bool DescCopies = Options.Arch == ptx::Arch::SM90a && Options.TensorCopies;
+  // passes below pipeline like any load) or, on sm_90a, bulk tensor copies,
+  // whose slots need the barriers insert-barriers places (explicit rings).
+  bool DescCopies =
+      Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.ExplicitRings;
   std::vector<PipelineStep> Steps = {{DescCopies ? "lower-tensor-descs{tma}" : "lower-tensor-descs",
                                       describePass("lower-tensor-descs")},
                                      {"remat-inductions", describePass("remat-inductions")},

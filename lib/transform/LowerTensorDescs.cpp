@@ -106,7 +106,7 @@ const Type *Rewriter::slotTypeOf(const Type *Desc) {
 
 std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruction &Desc) {
   if (!TensorCopies)
-    return "bulk tensor copies are off (not sm_90a, or --no-tma)";
+    return "bulk tensor copies are off (not sm_90a, --no-tma or --no-explicit-rings)";
   if (Access.getOpcode() != Opcode::DescLoad)
     return "stores are lowered as masked stores";
   if (!CopiesFeedingDots && feedsDot(Access) && AM.get<LoopInfo>(F).getLoopFor(Access.getParent()))
