@@ -15,11 +15,14 @@
 //    local_load (and a reshape to the block). Each such load completes one
 //    phase of the function's mbarrier, so the phase to wait for is a
 //    counter threaded through the control flow (phis where paths meet).
-//    Out-of-bounds elements are the copy engine's zero fill.
-//  - otherwise a masked gather or scatter: per block dimension the indices
-//    offset + 0..b-1, a bound check 0 <= index < extent and the index times
-//    the stride, broadcast and summed into a pointer tile; masked_load with
-//    zeros, or masked_store. Every target runs it, with any alignment.
+//    Out-of-bounds elements are the copy engine's zero fill. Not for a load
+//    feeding a dot in a loop (unless `all`): the copy is waited for at once,
+//    while a gather is what the pipeline issues stages ahead (cp.async).
+//  - otherwise a masked gather or scatter over the block's rows (the 2-D
+//    tile [b0 * .. * b(n-1), bn]): per dimension the indices, a bound check
+//    0 <= index < extent and the index times the stride, broadcast and
+//    summed into a pointer tile; masked_load with zeros, or masked_store.
+//    Every target runs it, with any alignment.
 //
 // A descriptor that reaches an access through a phi or select is not a
 // make_tensor_desc the pass can read, and is an error at the access.
@@ -111,9 +114,8 @@ std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruct
     return "stores are lowered as masked stores";
   if (!CopiesFeedingDots && feedsDot(Access) && AM.get<LoopInfo>(F).getLoopFor(Access.getParent()))
     return "it feeds a dot in a loop: as a gather the pipeline issues it stages ahead into "
-           "cp.async "
-           "rings, where a bulk tensor copy would be waited for at once (they are not pipelined "
-           "yet)";
+           "cp.async rings, where a bulk tensor copy would be waited for at once (they are not "
+           "pipelined yet)";
   if (Desc.getType()->getRank() < 2)
     return "a 1-D block (the copies land in 2-D slots)";
   const Type *Elem = Desc.getType()->getElementType();
