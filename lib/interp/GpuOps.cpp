@@ -499,11 +499,14 @@ void GpuState::execTensorCopy(const CInst &I) {
     for (size_t D = 0; D < Rank; ++D) {
       int64_t Extent = static_cast<int64_t>(slotValue(G, 1 + unsigned(D)));
       int64_t Stride = static_cast<int64_t>(slotValue(G, 1 + unsigned(Rank + D)));
+      // Positive strides always: a load through the descriptor may become
+      // a bulk tensor copy on the GPU wherever the launch's arguments allow.
       if (D + 1 == Rank ? Stride != 1
-                        : G.CopyEngine && (Stride < 1 || Stride * G.ElemBytes % 16 != 0))
+                        : Stride < 1 || (G.CopyEngine && Stride * G.ElemBytes % 16 != 0))
         fail(I, "stride " + std::to_string(D) + " of " + std::to_string(Stride) +
-                    (D + 1 == Rank ? " must be 1 (the innermost dimension is contiguous)"
-                                   : " elements must be a positive multiple of 16 bytes"));
+                    (D + 1 == Rank  ? " must be 1 (the innermost dimension is contiguous)"
+                     : G.CopyEngine ? " elements must be a positive multiple of 16 bytes"
+                                    : " elements must be positive"));
       // An extent of at most 0 leaves every element outside: the launcher
       // encodes such a map as one that reads zeros (TensorMapSpec.h).
       R[1 + D] = static_cast<uint64_t>(std::max<int64_t>(Extent, 0));
