@@ -34,10 +34,15 @@ def test_box_filter_desc_on_the_gpu(tma, h, w, c):
     torch.cuda.synchronize()
     torch.testing.assert_close(y[:h].float(), box_filter(x), rtol=2e-3, atol=2e-2)
     assert torch.isnan(y[h:]).all(), "the store wrote past the image"
+    # The launch's variant: every pointer and stride here is a multiple of 16 (bytes, elements).
+    spec = k.last_specialization
+    ptx = k.variant_ptx(spec)
     if tma and k.arch == "sm_90a":
-        assert "cp.async.bulk.tensor.3d" in k.ptx
+        assert spec.startswith("DD") and spec.endswith("DD"), spec
+        assert "cp.async.bulk.tensor.3d" in ptx
     else:
-        assert "cp.async.bulk.tensor" not in k.ptx
+        assert "cp.async.bulk.tensor" not in ptx
+    assert "cp.async.bulk.tensor" not in k.ptx  # the generic variant gathers
     # A second image of another size: the maps are encoded again from the new arguments.
     x2 = torch.randn(h + 3, w, c, device="cuda", dtype=torch.float16)
     y2 = torch.zeros(h + 3, w, c, device="cuda", dtype=torch.float16)
