@@ -19,7 +19,9 @@ st.global, bulk tensor stores), and B K-major (one wgmma of N = TN) with st.glob
 widest of TN 64, 128, 256 up to CO, and where those tiles leave SMs idle the best 64-pixel tile with
 4 warps too. conv_nhwc.tc runs its best large configurations
 (128x256x64 and 128x128x64 with 8 warps, 128x64x32 with 4 where CO is 64; 3 stages;
-bench/conv_suite.py's list) and reports the fastest.
+bench/conv_suite.py's list) and reports the fastest. On stride-1 shapes kernels/conv_nhwc_desc.tc, the
+same route written in Triton-C with tensor descriptors (DESC_CONFIGS: TPxTQ output pixels x TN x TK),
+runs too.
 """
 import argparse
 import importlib.util
@@ -61,6 +63,9 @@ TILES_128 = [(1, 8, 16), (1, 4, 32), (1, 16, 8), (2, 8, 8), (2, 4, 16), (4, 4, 8
 TILES_64 = [(1, 8, 8), (1, 4, 16), (1, 2, 32), (2, 4, 8)]
 # conv_nhwc.tc: (TM, TN, TK, warps, stages), those with TN up to max(CO, 64) (bench/conv_suite.py's list).
 NHWC_CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 8, 3), (128, 64, 32, 4, 3)]
+# conv_nhwc_desc.tc (tensor descriptors; stride 1): (TP, TQ, TN, TK, warps, stages), those with TN up to
+# max(CO, 64).
+DESC_CONFIGS = [(8, 16, 128, 64, 8, 3), (8, 16, 64, 64, 4, 3), (8, 8, 64, 64, 4, 3)]
 
 
 def label(z, ci, co, h, w, r, s, stride, pad):
@@ -212,30 +217,50 @@ def main():
             grid = cs.grid(tm, tn, 1)
             add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
 
+        # conv_nhwc_desc.tc: the channels_last weight (CO, R, S, CI in memory) read as CO x (R*S) x CI.
+        for tp, tq, tn, tk, warps, stages in [c for c in DESC_CONFIGS if stride == 1 and c[2] <= max(64, co)]:
+            provider = f"conv_nhwc_desc.tc {tp}x{tq}x{tn}x{tk}"
+            try:
+                kern = tritonc.compile(str(KERNELS / "conv_nhwc_desc.tc"), num_warps=warps, num_stages=stages,
+                                       defines={"TYPE": args.dtype, "ACC": "float", "TP": tp, "TQ": tq,
+                                                "TN": tn, "TK": tk})
+            except tritonc.CompileError as e:
+                why = (str(e) or type(e).__name__).splitlines()[0]
+                print(f"   {name}: {provider} does not compile: {why}", flush=True)
+                continue
+            y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
+            kargs = (x_nhwc, w_nhwc, y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
+                     x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), w_nhwc.stride(0),
+                     y.stride(0), y.stride(2), y.stride(3))
+            grid = (math.ceil(cs.p / tp) * math.ceil(cs.q / tq), math.ceil(co / tn), z)
+            add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
+
         add("cuDNN NHWC", lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad))
         seconds = timer.compare(runs, rounds=args.rounds)
         tflops = {p: flops / t / 1e12 for p, t in seconds.items()}
         cudnn = tflops.get("cuDNN NHWC")
         best_tma = max((p for p in tflops if p.startswith("TMA")), key=tflops.get, default=None)
-        best_nhwc = max((p for p in tflops if p.startswith("conv_nhwc")), key=tflops.get, default=None)
+        best_nhwc = max((p for p in tflops if p.startswith("conv_nhwc.tc")), key=tflops.get, default=None)
+        best_desc = max((p for p in tflops if p.startswith("conv_nhwc_desc")), key=tflops.get, default=None)
         print(f"{name}  ({time.perf_counter() - started:.0f} s)", flush=True)
         for p in sorted(tflops, key=tflops.get, reverse=True):
             ratio = f"{tflops[p] / cudnn:.2f}x cuDNN" if cudnn else ""
             print(f"    {p:<28} {tflops[p]:7.1f} TFLOP/s  {ratio:>12}  {notes[p]}", flush=True)
-        rows.append((name, best_tma, best_nhwc, tflops))
+        rows.append((name, best_tma, best_nhwc, best_desc, tflops))
 
-    print(f"\n{'shape':<29} {'best TMA (TFLOP/s, x cuDNN)':<38} {'conv_nhwc.tc (x cuDNN)':<28} cuDNN")
-    ratios = {"TMA": [], "nhwc": []}
-    for name, best_tma, best_nhwc, tflops in rows:
+    print(f"\n{'shape':<29} {'best TMA (TFLOP/s, x cuDNN)':<38} {'conv_nhwc.tc (x cuDNN)':<28} "
+          f"{'conv_nhwc_desc.tc (x cuDNN)':<36} cuDNN")
+    ratios = {"TMA": [], "nhwc": [], "desc": []}
+    for name, best_tma, best_nhwc, best_desc, tflops in rows:
         cudnn = tflops.get("cuDNN NHWC", float("nan"))
         cells = []
-        for key, p in (("TMA", best_tma), ("nhwc", best_nhwc)):
+        for key, p in (("TMA", best_tma), ("nhwc", best_nhwc), ("desc", best_desc)):
             if p is None:
                 cells.append("-")
                 continue
             ratios[key].append(tflops[p] / cudnn)
             cells.append(f"{tflops[p]:6.1f} ({tflops[p] / cudnn:.2f}x) {p.split(' ', 1)[1]}")
-        print(f"{name:<29} {cells[0]:<38} {cells[1]:<28} {cudnn:6.1f}")
+        print(f"{name:<29} {cells[0]:<38} {cells[1]:<28} {cells[2]:<36} {cudnn:6.1f}")
     for key, values in ratios.items():
         if values:
             print(f"geomean {key} / cuDNN: {math.exp(sum(map(math.log, values)) / len(values)):.2f}x "

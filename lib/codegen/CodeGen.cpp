@@ -376,7 +376,14 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                 " ahead (fewer stages where the wgmma operand rings would not fit)";
   if (Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.NumStages > 1)
     Pipeline += "; with only wgmma dots, a nested loop's prologue one tile ahead";
-  std::vector<PipelineStep> Steps = {{"remat-inductions", describePass("remat-inductions")},
+  // First: the accesses of tensor descriptors become gathers (which the
+  // passes below pipeline like any load) or, on sm_90a, bulk tensor copies,
+  // whose slots need the barriers insert-barriers places (explicit rings).
+  bool DescCopies =
+      Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.ExplicitRings;
+  std::vector<PipelineStep> Steps = {{DescCopies ? "lower-tensor-descs{tma}" : "lower-tensor-descs",
+                                      describePass("lower-tensor-descs")},
+                                     {"remat-inductions", describePass("remat-inductions")},
                                      {"simplifycfg", describePass("simplifycfg")},
                                      {"pipeline", Pipeline}};
   if (Options.ExplicitRings)

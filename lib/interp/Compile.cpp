@@ -5,6 +5,7 @@
 #include "tritonc/ir/Verifier.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 namespace tritonc::interp::detail {
@@ -470,7 +471,12 @@ void Lowering::lowerInstruction(const ir::Instruction *I, CInst &CI) {
     return;
   case ir::OpCategory::Memory:
   case ir::OpCategory::Atomic:
-    lowerMemory(I, CI);
+    // desc_load/desc_store read their operands as GPU operations do (a
+    // descriptor, any number of offsets), so they share that form.
+    if (isDescriptorAccess(I->getOpcode()))
+      lowerGpu(I, CI);
+    else
+      lowerMemory(I, CI);
     return;
   case ir::OpCategory::Gpu:
     lowerGpu(I, CI);
@@ -692,6 +698,26 @@ uint32_t Lowering::bufferNumber(const ir::Value *V) {
   return It->second;
 }
 
+/// Whether descriptor D reaches a tma_load or tma_store (through phis and
+/// selects too): only then must it obey the copy engine's rules. desc_load
+/// and desc_store read any descriptor.
+static bool reachesTensorCopy(const ir::Instruction *D) {
+  std::vector<const ir::Instruction *> Work = {D};
+  std::set<const ir::Instruction *> Seen = {D};
+  while (!Work.empty()) {
+    const ir::Instruction *V = Work.back();
+    Work.pop_back();
+    for (const ir::Instruction *U : V->users()) {
+      Opcode Op = U->getOpcode();
+      if (Op == Opcode::TmaLoad || Op == Opcode::TmaStore)
+        return true;
+      if ((Op == Opcode::Phi || Op == Opcode::Select) && Seen.insert(U).second)
+        Work.push_back(U);
+    }
+  }
+  return false;
+}
+
 void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
   // The executor trusts shapes and kinds, so the verifier's rules are
   // checked here rather than assumed.
@@ -709,6 +735,10 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
   case Opcode::SmemAlloc:
   case Opcode::MakeTensorDesc:
     Data = I->getType();
+    break;
+  case Opcode::DescLoad:
+  case Opcode::DescStore:
+    Data = OperandType(0);
     break;
   case Opcode::SmemSlot:
   case Opcode::LocalLoad:
@@ -748,6 +778,8 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
     if (Data->getRank() == 2 && L && L->getOrder() == std::vector<unsigned>{0, 1})
       G.ColumnMajorRow = Data->getShape()[0];
   }
+  if (I->getOpcode() == Opcode::MakeTensorDesc)
+    G.CopyEngine = reachesTensorCopy(I);
   if (I->getOpcode() == Opcode::SmemAlloc) {
     // Static placement: an allocation executed again is the same buffer.
     // The offset allocate-shared chose, where it ran (buffers then may share

@@ -271,6 +271,12 @@ struct CBlock {
 /// What a GPU-level instruction needs at run time (CInst::D0 indexes
 /// CompiledFunction::GpuOps). Shapes and sizes come from the operand types,
 /// which Lowering has checked with the verifier's rules.
+/// desc_load and desc_store: memory operations whose operands are laid out
+/// as a GPU operation's (GpuOpInfo).
+inline bool isDescriptorAccess(ir::Opcode Op) {
+  return Op == ir::Opcode::DescLoad || Op == ir::Opcode::DescStore;
+}
+
 struct GpuOpInfo {
   std::vector<Operand> Ops;      ///< Every operand, in operand order.
   ElemKind Elem = ElemKind::I64; ///< Element of the shared data / tile.
@@ -287,6 +293,9 @@ struct GpuOpInfo {
   /// length of its rows in memory (the copy's element L is the slot's
   /// (L % X, L / X)); 0 for other slots.
   int64_t ColumnMajorRow = 0;
+  /// make_tensor_desc: a tma_load or tma_store uses the descriptor, so the
+  /// copy engine's rules (alignment, strides) apply to it.
+  bool CopyEngine = false;
   bool ARegisters = false;          ///< wgmma: A is a register tile.
   ElemKind AccKind = ElemKind::F32; ///< wgmma: accumulator element.
 };

@@ -185,7 +185,7 @@ void GpuState::checkOperandsReady(const CInst &I) {
     if (PendingValues.count(Off))
       fail(I, "uses a wgmma result before a wgmma_wait retires its group");
   };
-  if (opcodeCategory(I.Op) != ir::OpCategory::Gpu) {
+  if (opcodeCategory(I.Op) != ir::OpCategory::Gpu && !isDescriptorAccess(I.Op)) {
     for (unsigned K = 0; K < I.NumOps; ++K)
       Check(I.Ops[K].Off);
     return;
@@ -424,6 +424,57 @@ void GpuState::execMbarrier(const CInst &I) {
   }
 }
 
+template <typename Fn>
+void GpuState::walkBox(const uint64_t *Desc, const std::vector<int64_t> &Coord, const GpuOpInfo &G,
+                       uint64_t Count, Fn &&Visit) const {
+  // Row-major over the box, every E-th element of the tensor along a
+  // dimension of traversal stride E (element i along dimension k is tensor
+  // element Coord[k] + i * E[k]). The address arithmetic wraps as the
+  // hardware's does; only addresses of elements inside are used.
+  size_t Rank = Coord.size();
+  const uint64_t *Traversal = Desc + 1 + 2 * Rank;
+  std::vector<int64_t> Idx(Rank, 0);
+  for (uint64_t L = 0; L < Count; ++L) {
+    bool Inside = true;
+    uint64_t Addr = Desc[0];
+    for (size_t D = 0; D < Rank; ++D) {
+      int64_t X = Coord[D] + Idx[D] * static_cast<int64_t>(Traversal[D]);
+      Inside &= X >= 0 && X < static_cast<int64_t>(Desc[1 + D]);
+      Addr += static_cast<uint64_t>(X) * Desc[1 + Rank + D] * G.ElemBytes;
+    }
+    Visit(L, Inside, Addr);
+    for (size_t D = Rank; D-- > 0;) {
+      if (++Idx[D] < G.Shape[D])
+        break;
+      Idx[D] = 0;
+    }
+  }
+}
+
+void GpuState::execDescriptorAccess(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  size_t Rank = G.Shape.size();
+  const uint64_t *Desc = &Slots[G.Ops[0].Off];
+  std::vector<int64_t> Coord(Rank);
+  for (size_t D = 0; D < Rank; ++D)
+    Coord[D] = static_cast<int32_t>(slotValue(G, 1 + unsigned(D)));
+  uint64_t Count = G.SlotBytes / G.ElemBytes;
+  if (I.Op == Opcode::DescLoad) {
+    uint64_t *R = &Slots[I.Res];
+    walkBox(Desc, Coord, G, Count, [&](uint64_t L, bool Inside, uint64_t Addr) {
+      R[L] = Inside ? decodeRaw(readRaw(Global.access(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
+                                G.Elem)
+                    : 0; // the slot of a zero is 0 in every element kind
+    });
+    return;
+  }
+  const uint64_t *V = &Slots[G.Ops[1 + Rank].Off];
+  walkBox(Desc, Coord, G, Count, [&](uint64_t L, bool Inside, uint64_t Addr) {
+    if (Inside)
+      writeRaw(Global.access(I, Addr, G.ElemBytes, "write"), encodeRaw(V[L], G.Elem), G.ElemBytes);
+  });
+}
+
 void GpuState::execTensorCopy(const CInst &I) {
   const GpuOpInfo &G = info(I);
   size_t Rank = G.Shape.size();
@@ -439,18 +490,23 @@ void GpuState::execTensorCopy(const CInst &I) {
     // Base, extents, strides and traversal strides, as the launcher's
     // tensor map would encode them; the copy engine's rules on them are
     // checked here (the verifier checked the traversal strides).
+    // A descriptor only desc_load and desc_store read needs no alignment.
     uint64_t *R = &Slots[I.Res];
     bool Traversal = G.Ops.size() == 1 + 3 * Rank;
     R[0] = slotValue(G, 0);
-    if (R[0] % 16 != 0)
+    if (G.CopyEngine && R[0] % 16 != 0)
       fail(I, "the base address of a tensor descriptor must be 16-byte aligned");
     for (size_t D = 0; D < Rank; ++D) {
       int64_t Extent = static_cast<int64_t>(slotValue(G, 1 + unsigned(D)));
       int64_t Stride = static_cast<int64_t>(slotValue(G, 1 + unsigned(Rank + D)));
-      if (D + 1 == Rank ? Stride != 1 : (Stride < 1 || Stride * G.ElemBytes % 16 != 0))
+      // Positive strides always: a load through the descriptor may become
+      // a bulk tensor copy on the GPU wherever the launch's arguments allow.
+      if (D + 1 == Rank ? Stride != 1
+                        : Stride < 1 || (G.CopyEngine && Stride * G.ElemBytes % 16 != 0))
         fail(I, "stride " + std::to_string(D) + " of " + std::to_string(Stride) +
-                    (D + 1 == Rank ? " must be 1 (the innermost dimension is contiguous)"
-                                   : " elements must be a positive multiple of 16 bytes"));
+                    (D + 1 == Rank  ? " must be 1 (the innermost dimension is contiguous)"
+                     : G.CopyEngine ? " elements must be a positive multiple of 16 bytes"
+                                    : " elements must be positive"));
       // An extent of at most 0 leaves every element outside: the launcher
       // encodes such a map as one that reads zeros (TensorMapSpec.h).
       R[1 + D] = static_cast<uint64_t>(std::max<int64_t>(Extent, 0));
@@ -474,20 +530,10 @@ void GpuState::execTensorCopy(const CInst &I) {
     checkWrite(I, Begin, End, "tma_load overwrites");
   else
     checkRead(I, Begin, End, /*AsyncProxy=*/true, bufferOf(I, 1 + unsigned(Rank)));
-  // Walk the box row-major, every E-th element of the tensor along a
-  // dimension of traversal stride E; elements outside the tensor (negative
-  // coordinates included) are zero (load) or skipped (store), as the copy
-  // engine does.
+  // Elements outside the tensor (negative coordinates included) are zero
+  // (load) or skipped (store), as the copy engine does.
   uint64_t Count = G.SlotBytes / G.ElemBytes;
-  std::vector<int64_t> Idx(Rank, 0);
-  for (uint64_t L = 0; L < Count; ++L) {
-    bool Inside = true;
-    uint64_t Addr = Desc[0];
-    for (size_t D = 0; D < Rank; ++D) {
-      int64_t X = Coord[D] + Idx[D] * static_cast<int64_t>(Traversal[D]);
-      Inside &= X >= 0 && X < static_cast<int64_t>(Desc[1 + D]);
-      Addr += static_cast<uint64_t>(X * static_cast<int64_t>(Desc[1 + Rank + D])) * G.ElemBytes;
-    }
+  walkBox(Desc, Coord, G, Count, [&](uint64_t L, bool Inside, uint64_t Addr) {
     // The slot's element that the copy's L-th lands in (the slot's bytes are
     // its elements in row-major order, whatever its layout).
     uint64_t Element = L;
@@ -500,12 +546,7 @@ void GpuState::execTensorCopy(const CInst &I) {
     else if (Inside)
       writeRaw(Global.access(I, Addr, G.ElemBytes, "write"),
                readRaw(&Shared[Begin + Off], G.ElemBytes), G.ElemBytes);
-    for (size_t D = Rank; D-- > 0;) {
-      if (++Idx[D] < G.Shape[D])
-        break;
-      Idx[D] = 0;
-    }
-  }
+  });
   AsyncOp Op{IsLoad ? AsyncKind::TmaLoad : AsyncKind::TmaStore,
              Begin,
              End,

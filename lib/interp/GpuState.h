@@ -49,6 +49,9 @@ public:
   void startProgram();
   /// Executes a GPU-category instruction; throws RunError.
   void exec(const CInst &I);
+  /// desc_load / desc_store: one block of a tensor descriptor, elements
+  /// outside its extents zero (load) or skipped (store).
+  void execDescriptorAccess(const CInst &I);
 
   /// True while some wgmma result is not yet retired.
   bool hasPendingValues() const { return !PendingValues.empty(); }
@@ -118,6 +121,12 @@ private:
   Mbarrier &barrierAt(const CInst &I, uint64_t Addr);
   void tryCompletePhase(uint64_t Addr, Mbarrier &B);
   void execTensorCopy(const CInst &I);
+  /// Calls Visit(L, Inside, Addr) for element L (row-major) of the box of
+  /// descriptor slots Desc at coordinates Coord: whether it lies within the
+  /// extents, and its global address.
+  template <typename Fn>
+  void walkBox(const uint64_t *Desc, const std::vector<int64_t> &Coord, const GpuOpInfo &G,
+               uint64_t Count, Fn &&Visit) const;
   void execWgmma(const CInst &I);
   void execWgmmaWait(const CInst &I);
   void retire(AsyncKind Kind, int64_t Before);

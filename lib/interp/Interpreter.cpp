@@ -343,7 +343,10 @@ int64_t Machine::exec(const CInst &I) {
     execCast(I);
     return -1;
   case ir::OpCategory::Memory:
-    execMemory(I);
+    if (isDescriptorAccess(I.Op))
+      Gpu.execDescriptorAccess(I);
+    else
+      execMemory(I);
     return -1;
   case ir::OpCategory::Atomic:
     execAtomic(I);

@@ -54,6 +54,7 @@ bool isVoidOpcode(Opcode Op) {
   switch (Op) {
   case Opcode::Store:
   case Opcode::MaskedStore:
+  case Opcode::DescStore:
   case Opcode::Br:
   case Opcode::CondBr:
   case Opcode::Ret:
@@ -129,6 +130,7 @@ bool Instruction::hasSideEffects() const {
   switch (Op) {
   case Opcode::Store:
   case Opcode::MaskedStore:
+  case Opcode::DescStore:
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
   case Opcode::Print:
@@ -153,6 +155,7 @@ bool Instruction::readsMemory() const {
   switch (Op) {
   case Opcode::Load:
   case Opcode::MaskedLoad:
+  case Opcode::DescLoad:
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
   case Opcode::LocalLoad:

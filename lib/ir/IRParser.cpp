@@ -1083,6 +1083,16 @@ private:
         I->addOperand(parseOperand());
       }
       break;
+    case Opcode::DescLoad:
+    case Opcode::DescStore:
+      I->addOperand(parseOperand());
+      expect(Tok::Comma, "','");
+      parseBracketedOperands(*I);
+      if (Op == Opcode::DescStore) {
+        expect(Tok::Comma, "',' before the stored value");
+        I->addOperand(parseOperand());
+      }
+      break;
     case Opcode::Ret:
       // The operand, if any, is on the same line: the next line may start
       // with an instruction such as '%x = ...'.

@@ -241,10 +241,13 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
     break;
   case Opcode::MakeTensorDesc:
   case Opcode::TmaLoad:
-  case Opcode::TmaStore: {
+  case Opcode::TmaStore:
+  case Opcode::DescLoad:
+  case Opcode::DescStore: {
     // Bracketed groups: make_tensor_desc %base, [extents], [strides]
     // [, [traversal strides]]; tma_load %desc, [coords], %slot, %bar;
-    // tma_store %desc, [coords], %slot.
+    // tma_store %desc, [coords], %slot; desc_load %desc, [offsets];
+    // desc_store %desc, [offsets], %value.
     unsigned N = I.getNumOperands();
     std::vector<std::pair<unsigned, unsigned>> Groups; // [begin, end) bracketed
     unsigned Rank = I.getType()->isTensorDesc() ? I.getType()->getRank() : 0;
@@ -252,6 +255,8 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
       Groups = {{1, 1 + Rank}, {1 + Rank, 1 + 2 * Rank}, {1 + 2 * Rank, N}};
     else if (I.getOpcode() == Opcode::MakeTensorDesc && N >= 1)
       Groups = {{1, 1 + (N - 1) / 2}, {1 + (N - 1) / 2, N}};
+    else if (I.getOpcode() == Opcode::DescLoad && N >= 2)
+      Groups = {{1, N}};
     else if (N >= (I.getOpcode() == Opcode::TmaLoad ? 3u : 2u))
       Groups = {{1, N - (I.getOpcode() == Opcode::TmaLoad ? 2u : 1u)}};
     for (unsigned K = 0; K < N; ++K) {

@@ -345,6 +345,29 @@ std::string checkTypes(const Instruction &I) {
       return "mask " + typeName(Ty(2)) + " must be i1 of the pointer's shape";
     return "";
   }
+  case Opcode::DescLoad:
+  case Opcode::DescStore: {
+    // desc_load %d, [offsets] : T<box>; desc_store %d, [offsets], %v.
+    bool IsLoad = Op == Opcode::DescLoad;
+    if (I.getNumOperands() < 1 || !Ty(0)->isTensorDesc())
+      return std::string(opcodeName(Op)) + " needs a tensor descriptor first";
+    unsigned Rank = Ty(0)->getRank();
+    unsigned Want = 1 + Rank + (IsLoad ? 0 : 1);
+    if (I.getNumOperands() != Want)
+      return std::string(opcodeName(Op)) + " through " + typeName(Ty(0)) + " needs " +
+             std::to_string(Want) + " operands (the descriptor, " + std::to_string(Rank) +
+             " offsets" + (IsLoad ? ")" : " and the value)") + ", not " +
+             std::to_string(I.getNumOperands());
+    for (unsigned K = 0; K < Rank; ++K)
+      if (Ty(1 + K) != Type::getI32())
+        return "offset " + std::to_string(K) + " must be an i32 scalar, not " + typeName(Ty(1 + K));
+    const Type *Block = Type::getTile(Ty(0)->getElementType(), Ty(0)->getShape());
+    const Type *V = IsLoad ? R : Ty(1 + Rank);
+    if (!V->isTile() || V->withLayout(nullptr) != Block)
+      return std::string(IsLoad ? "result type " : "stored value ") + typeName(V) + " should be " +
+             typeName(Block) + " (one block of the descriptor)";
+    return "";
+  }
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW: {
     const Type *P = Ty(0);

@@ -144,6 +144,12 @@ public:
       auto *M = E->as<MaskedDerefExpr>();
       return "(masked-deref " + exprText(M->Mask.get()) + " " + exprText(M->Pointer.get()) + ")";
     }
+    case ExprKind::List: {
+      std::string S = "(list";
+      for (const ExprPtr &X : E->as<ListExpr>()->Elements)
+        S += " " + exprText(X.get());
+      return S + ")";
+    }
     }
     return "<unknown>";
   }

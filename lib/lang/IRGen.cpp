@@ -154,6 +154,13 @@ void IRGenerator::genFunction(const ast::FunctionDecl &F) {
   bool BadParams = false;
   for (const ast::ParamDecl &P : F.Params) {
     FEType T = typeFromSpec(P.Type);
+    if (T.IsDesc) {
+      Diags.error(P.Type.Range, "parameter '" + P.Name +
+                                    "' cannot be a tensor descriptor: pass the pointer and "
+                                    "make the descriptor in the kernel with make_desc");
+      T = FEType(T.Base, 1);
+      BadParams = true;
+    }
     if (T.Base == ast::BaseType::Void) {
       Diags.error(P.Type.Range, T.isPointer() ? "pointers to void are not supported"
                                               : "parameter '" + P.Name + "' has type void");
@@ -562,6 +569,8 @@ void IRGenerator::genDecl(const ast::DeclStmt &S) {
 }
 
 void IRGenerator::genDeclarator(const ast::DeclStmt &S, const ast::Declarator &D) {
+  if (S.Type.IsDesc)
+    return genDescDeclarator(S, D);
   // Shape: every dimension folds to a positive constant.
   std::optional<ir::Shape> Folded = foldShape(D.Shape, D.ShapeRange);
   bool ShapeOk = Folded.has_value();

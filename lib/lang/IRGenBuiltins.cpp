@@ -58,6 +58,16 @@ TValue IRGenerator::genCall(const ast::CallExpr &E) {
     return genMinMaxCall(E, Name == "max");
   if (Name == "print" || Name == "assert")
     return genDebugCall(E);
+  if (Name == "desc_load" || Name == "desc_store")
+    return genDescAccess(E, Name == "desc_store");
+  if (Name == "reshape")
+    return genReshapeCall(E);
+  if (Name == "make_desc") {
+    Diags.error(E.Range, "'make_desc' only initializes a tensor descriptor's declaration, which "
+                         "gives its element type and block shape: '__desc half d[64, 64] = "
+                         "make_desc(...)'");
+    return TValue::error();
+  }
   if (Name == "select") {
     // select(c, a, b): `c ? a : b` evaluating both arms, never masking a load.
     std::vector<TValue> Args;
@@ -272,6 +282,34 @@ TValue IRGenerator::genMinMaxCall(const ast::CallExpr &E, bool IsMax) {
               : Elem.isSigned() ? (IsMax ? Opcode::SMax : Opcode::SMin)
                                 : (IsMax ? Opcode::UMax : Opcode::UMin);
   return TValue(B.createBinary(Op, L.V, R.V), L.T, Weak);
+}
+
+/// reshape(x, {d0, d1, ...}): the elements of tile x in row-major order as a
+/// tile of the constant shape [d0, d1, ...] (the same number of elements).
+TValue IRGenerator::genReshapeCall(const ast::CallExpr &E) {
+  if (!checkArity(E, 2, 2))
+    return TValue::error();
+  TValue V = genExpr(E.Args[0].get());
+  const auto *L = E.Args[1]->as<ast::ListExpr>();
+  if (!L) {
+    Diags.error(E.Args[1]->Range,
+                "'reshape' expects its shape as a list of constants {d0, d1, ...}");
+    return TValue::error();
+  }
+  std::optional<Shape> S = foldShape(L->Elements, L->Range);
+  if (V.Error || !S)
+    return TValue::error();
+  if (!V.T.isTile() || V.T.IsDesc) {
+    Diags.error(E.Args[0]->Range, "'reshape' needs a tile, not '" + V.T.str() + "'");
+    return TValue::error();
+  }
+  if (numElements(*S) != numElements(V.T.Shape)) {
+    Diags.error(E.Range, "'reshape' of a tile of shape " + shapeStr(V.T.Shape) + " to " +
+                             shapeStr(*S) + " changes the number of elements");
+    return TValue::error();
+  }
+  at(E.Range);
+  return TValue(B.createReshape(V.V, *S), V.T.withShape(*S));
 }
 
 } // namespace tritonc::lang

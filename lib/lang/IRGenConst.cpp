@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "IRGenImpl.h"
 
+#include <algorithm>
+
 #include <limits>
 
 namespace tritonc::lang {
@@ -187,7 +189,7 @@ bool IRGenerator::hasSideEffects(const ast::Expr *E) {
     return hasSideEffects(E->as<ast::CastExpr>()->Operand.get());
   case ast::ExprKind::Call: {
     const auto *C = E->as<ast::CallExpr>();
-    if (C->Callee.rfind("atomic_", 0) == 0)
+    if (C->Callee.rfind("atomic_", 0) == 0 || C->Callee == "desc_load" || C->Callee == "desc_store")
       return true;
     for (const auto &A : C->Args)
       if (hasSideEffects(A.get()))
@@ -200,6 +202,11 @@ bool IRGenerator::hasSideEffects(const ast::Expr *E) {
   }
   case ast::ExprKind::Subscript:
     return hasSideEffects(E->as<ast::SubscriptExpr>()->Base.get());
+  case ast::ExprKind::List: {
+    const auto &Elements = E->as<ast::ListExpr>()->Elements;
+    return std::any_of(Elements.begin(), Elements.end(),
+                       [](const ast::ExprPtr &X) { return hasSideEffects(X.get()); });
+  }
   }
   return false;
 }

@@ -139,7 +139,8 @@ bool IRGenerator::hasWrites(const ast::Expr *E) {
     return hasWrites(E->as<ast::CastExpr>()->Operand.get());
   case ast::ExprKind::Call: {
     const auto *C = E->as<ast::CallExpr>();
-    if (C->Callee.rfind("atomic_", 0) == 0 || C->Callee == "print" || C->Callee == "assert")
+    if (C->Callee.rfind("atomic_", 0) == 0 || C->Callee == "print" || C->Callee == "assert" ||
+        C->Callee == "desc_store")
       return true;
     return std::any_of(C->Args.begin(), C->Args.end(),
                        [](const ast::ExprPtr &A) { return hasWrites(A.get()); });
@@ -149,6 +150,11 @@ bool IRGenerator::hasWrites(const ast::Expr *E) {
   case ast::ExprKind::MaskedDeref:
     return hasWrites(E->as<ast::MaskedDerefExpr>()->Mask.get()) ||
            hasWrites(E->as<ast::MaskedDerefExpr>()->Pointer.get());
+  case ast::ExprKind::List: {
+    const auto &Elements = E->as<ast::ListExpr>()->Elements;
+    return std::any_of(Elements.begin(), Elements.end(),
+                       [](const ast::ExprPtr &X) { return hasWrites(X.get()); });
+  }
   default:
     return false;
   }

@@ -53,6 +53,10 @@ TValue IRGenerator::genExpr(const ast::Expr *E) {
     Diags.error(E->Range, "a string literal is only allowed as the format of 'print' or the "
                           "message of 'assert'");
     return TValue::error();
+  case ast::ExprKind::List:
+    Diags.error(E->Range, "a brace list is only allowed as an argument of 'make_desc', "
+                          "'desc_load', 'desc_store' or 'reshape'");
+    return TValue::error();
   }
   return TValue::error();
 }
@@ -361,6 +365,11 @@ TValue IRGenerator::genBinary(const ast::BinaryExpr &E) {
   TValue L = genExpr(E.LHS.get());
   TValue R = genExpr(E.RHS.get());
   SourceRange OpR = E.OpRange.isValid() ? E.OpRange : E.Range;
+  if ((!L.Error && L.T.IsDesc) || (!R.Error && R.T.IsDesc)) {
+    // Before the operands' conversions, which would blame a literal.
+    invalidOperands(binaryOpSpelling(E.Op), L, R, OpR);
+    return TValue::error();
+  }
   return emitBinary(E.Op, L, R, OpR, E.LHS.get(), E.RHS.get());
 }
 
@@ -677,6 +686,11 @@ TValue IRGenerator::genCast(const ast::CastExpr &E) {
   if (V.Error)
     return V;
   FEType To = typeFromSpec(E.To);
+  if (To.IsDesc) {
+    Diags.error(E.To.Range, "nothing converts to a tensor descriptor: declare one with "
+                            "'__desc' and make_desc");
+    return TValue::error();
+  }
   if (To.Base == BaseType::Void && To.isPointer()) {
     Diags.error(E.To.Range, "pointers to void are not supported");
     return TValue::error();

@@ -203,6 +203,19 @@ public:
   TValue genAtomicCall(const ast::CallExpr &E, const std::string &Name);
   TValue genMathCall(const ast::CallExpr &E, ir::Opcode Op);
   TValue genMinMaxCall(const ast::CallExpr &E, bool IsMax);
+  TValue genReshapeCall(const ast::CallExpr &E);
+
+  //===--- IRGenDescriptors.cpp: __desc, make_desc, desc_load, desc_store ---===//
+  void genDescDeclarator(const ast::DeclStmt &S, const ast::Declarator &D);
+  /// make_desc(base, {extents}, {strides}) initializing a descriptor of T.
+  TValue genMakeDesc(const ast::CallExpr &E, const FEType &T);
+  /// Argument Arg of E, a brace list of Rank integer scalars converted to
+  /// To; nullopt after an error. What names them ("extents").
+  std::optional<std::vector<ir::Value *>>
+  genDescList(const ast::CallExpr &E, size_t Arg, size_t Rank, const FEType &To, const char *What);
+  TValue genDescOperand(const ast::CallExpr &E);
+  /// desc_load(d, {offsets}) or desc_store(d, {offsets}, value).
+  TValue genDescAccess(const ast::CallExpr &E, bool IsStore);
 
   //===--- IRGenGuards.cpp: loads inside the arms of ?: ---------------------===//
   TValue negateGuard(TValue G);

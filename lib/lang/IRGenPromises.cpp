@@ -46,6 +46,7 @@ static const Argument *readOnlySource(const Value *Ptr) {
     case Opcode::Broadcast:
     case Opcode::Reshape:
     case Opcode::Trans:
+    case Opcode::MakeTensorDesc: // its base
       From.push_back(I->getOperand(0));
       break;
     case Opcode::Phi:
@@ -70,7 +71,7 @@ void IRGenerator::checkReadOnlyStores(const ast::FunctionDecl &F) {
     for (const auto &I : BB->instructions()) {
       Opcode Op = I->getOpcode();
       bool Writes = Op == Opcode::Store || Op == Opcode::MaskedStore || Op == Opcode::AtomicRMW ||
-                    Op == Opcode::AtomicCAS;
+                    Op == Opcode::AtomicCAS || Op == Opcode::DescStore;
       if (!Writes)
         continue;
       const Argument *A = readOnlySource(I->getOperand(0));

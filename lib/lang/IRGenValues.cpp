@@ -194,6 +194,11 @@ TValue IRGenerator::convert(TValue V, const FEType &ToElem, SourceRange R, bool 
   FEType From = V.T.scalar();
   if (From == To)
     return TValue(V.V, To.withShape(V.T.Shape));
+  if (From.IsDesc || To.IsDesc) {
+    // A descriptor converts to nothing else, not even another block shape.
+    Diags.error(R, "cannot convert '" + V.T.str() + "' to '" + To.withShape(V.T.Shape).str() + "'");
+    return TValue::error();
+  }
   bool PtrInvolved = From.isPointer() || To.isPointer();
   if (PtrInvolved) {
     auto Fail = [&](const std::string &Why) {

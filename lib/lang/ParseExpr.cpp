@@ -398,6 +398,21 @@ ExprPtr Parser::parseSubscript(ExprPtr Base) {
   return S;
 }
 
+bool Parser::parseElements(std::vector<ExprPtr> &Out, TokenKind Close, const Token &Open,
+                           bool Lists) {
+  if (tryConsume(Close))
+    return true;
+  for (;;) {
+    ExprPtr E = Lists && at(TokenKind::l_brace) ? parseList() : parseAssignment();
+    if (!E)
+      return false;
+    Out.push_back(std::move(E));
+    if (!tryConsume(TokenKind::comma))
+      break;
+  }
+  return expectClosing(Close, Open);
+}
+
 ExprPtr Parser::parseCall() {
   SourceLoc Begin = startLoc();
   const Token &Name = consume();
@@ -405,20 +420,20 @@ ExprPtr Parser::parseCall() {
   auto C = std::make_unique<CallExpr>(SourceRange(Begin));
   C->Callee = Name.Text;
   C->CalleeRange = Name.range();
-  if (!tryConsume(TokenKind::r_paren)) {
-    for (;;) {
-      ExprPtr Arg = parseAssignment();
-      if (!Arg)
-        return nullptr;
-      C->Args.push_back(std::move(Arg));
-      if (!tryConsume(TokenKind::comma))
-        break;
-    }
-    if (!expectClosing(TokenKind::r_paren, Open))
-      return nullptr;
-  }
+  if (!parseElements(C->Args, TokenKind::r_paren, Open, /*Lists=*/true))
+    return nullptr;
   C->Range = rangeFrom(Begin);
   return C;
+}
+
+ExprPtr Parser::parseList() {
+  SourceLoc Begin = startLoc();
+  const Token &Open = consume();
+  auto L = std::make_unique<ListExpr>(SourceRange(Begin));
+  if (!parseElements(L->Elements, TokenKind::r_brace, Open, /*Lists=*/false))
+    return nullptr;
+  L->Range = rangeFrom(Begin);
+  return L;
 }
 
 ExprPtr Parser::parseBitcast() {

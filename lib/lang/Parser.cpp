@@ -282,6 +282,7 @@ bool Parser::isTypeStart(const Token &T) const {
   case TokenKind::kw_float:
   case TokenKind::kw_double:
   case TokenKind::kw_const:
+  case TokenKind::kw_desc:
     return true;
   default:
     return false;
@@ -299,6 +300,9 @@ bool Parser::parseTypeSpecifier(TypeSpec &T) {
     switch (C.Kind) {
     case TokenKind::kw_const:
       T.IsConst = true;
+      break;
+    case TokenKind::kw_desc:
+      T.IsDesc = true;
       break;
     case TokenKind::kw_signed:
     case TokenKind::kw_unsigned:

@@ -166,6 +166,13 @@ private:
   ast::ExprPtr parseNumber();
   ast::ExprPtr parseSubscript(ast::ExprPtr Base);
   ast::ExprPtr parseCall();
+  /// `{e0, e1, ...}` (the current token is `{`): an argument of the
+  /// tensor descriptor builtins.
+  ast::ExprPtr parseList();
+  /// `e0, e1, ...` after Open, up to Close (consumed), each an assignment
+  /// expression or, where Lists, a `{...}` list.
+  bool parseElements(std::vector<ast::ExprPtr> &Out, TokenKind Close, const Token &Open,
+                     bool Lists);
   /// `bitcast<type>(expr)`, the original Triton runtime's reinterpretation.
   ast::ExprPtr parseBitcast();
 };

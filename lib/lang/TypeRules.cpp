@@ -9,7 +9,7 @@ namespace tritonc::lang {
 using ast::BaseType;
 
 bool FEType::isInt() const {
-  if (PtrDepth)
+  if (PtrDepth || IsDesc)
     return false;
   switch (Base) {
   case BaseType::Bool:
@@ -28,7 +28,7 @@ bool FEType::isInt() const {
 }
 
 bool FEType::isFloat() const {
-  if (PtrDepth)
+  if (PtrDepth || IsDesc)
     return false;
   switch (Base) {
   case BaseType::Half:
@@ -119,6 +119,8 @@ const ir::Type *FEType::toIR() const {
     T = ir::Type::getPointer(T);
   if (T->isVoid())
     reportInternalError("IR type of a void value requested");
+  if (IsDesc)
+    return ir::Type::getTensorDesc(T, DescBlock);
   return ir::Type::getTile(T, Shape);
 }
 
@@ -133,6 +135,8 @@ std::string shapeStr(const ir::Shape &S) {
 }
 
 std::string FEType::str() const {
+  if (IsDesc)
+    return std::string("__desc ") + ast::baseTypeName(Base) + shapeStr(DescBlock);
   std::string Out = ast::baseTypeName(Base);
   Out.append(PtrDepth, '*');
   if (!Shape.empty())
@@ -224,6 +228,8 @@ int64_t numElements(const ir::Shape &S) {
 }
 
 FEType typeFromSpec(const ast::TypeSpec &Spec, unsigned ExtraPtrDepth, ir::Shape S) {
+  if (Spec.IsDesc)
+    return FEType::descriptor(Spec.Base, std::move(S));
   return FEType(Spec.Base, Spec.PointerDepth + ExtraPtrDepth, std::move(S));
 }
 

@@ -24,6 +24,10 @@ struct FEType {
   ast::BaseType Base = ast::BaseType::Int;
   unsigned PtrDepth = 0;
   ir::Shape Shape;
+  /// A tensor descriptor (`__desc`) of Base elements moving blocks of
+  /// DescBlock: neither arithmetic, a pointer nor a tile (Shape is empty).
+  bool IsDesc = false;
+  ir::Shape DescBlock;
 
   FEType() = default;
   FEType(ast::BaseType B, unsigned Depth = 0, ir::Shape S = {})
@@ -41,9 +45,19 @@ struct FEType {
   /// Width in bits of an integer or float element.
   unsigned bits() const;
 
-  /// The element type (shape dropped).
-  FEType scalar() const { return FEType(Base, PtrDepth); }
-  FEType withShape(ir::Shape S) const { return FEType(Base, PtrDepth, std::move(S)); }
+  /// The element type (shape dropped; a descriptor stays one).
+  FEType scalar() const { return withShape({}); }
+  FEType withShape(ir::Shape S) const {
+    FEType T = *this;
+    T.Shape = std::move(S);
+    return T;
+  }
+  static FEType descriptor(ast::BaseType Elem, ir::Shape Block) {
+    FEType T(Elem);
+    T.IsDesc = true;
+    T.DescBlock = std::move(Block);
+    return T;
+  }
   /// The pointee of a pointer (keeps the shape).
   FEType pointee() const { return FEType(Base, PtrDepth - 1, Shape); }
   FEType pointerTo() const { return FEType(Base, PtrDepth + 1, Shape); }
@@ -52,7 +66,10 @@ struct FEType {
   /// C spelling: "int", "float*", "half[16, 16]", "unsigned int".
   std::string str() const;
 
-  bool sameElement(const FEType &O) const { return Base == O.Base && PtrDepth == O.PtrDepth; }
+  bool sameElement(const FEType &O) const {
+    return Base == O.Base && PtrDepth == O.PtrDepth && IsDesc == O.IsDesc &&
+           DescBlock == O.DescBlock;
+  }
   bool operator==(const FEType &O) const = default;
 };
 

@@ -12,7 +12,7 @@ const std::vector<std::string> &remarkPassNames() {
                                                  "layout-conversion", "async-rings",
                                                  "tensor-copies",     "tensor-stores",
                                                  "schedule-refills",  "accelerate-dot",
-                                                 "mma-in-flight"};
+                                                 "mma-in-flight",     "tensor-descs"};
   return Names;
 }
 

@@ -114,6 +114,20 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
     return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps)
                                      : createMmaInFlightPass(NumWarps);
   }
+  if (Name == "lower-tensor-descs") {
+    // tma: bulk tensor copies (sm_90a); all: also for loads feeding a dot
+    // in a loop, which are otherwise left to the pipeline as gathers.
+    bool TensorCopies = false, All = false;
+    for (const auto &Option : Options) {
+      if (Option.first != "tma" && Option.first != "all") {
+        Error = "pass '" + Name + "' has no option '" + Option.first + "' (its options: tma, all)";
+        return nullptr;
+      }
+      if (!flagValue(Name, Option, Option.first == "tma" ? TensorCopies : All, Error))
+        return nullptr;
+    }
+    return createTensorDescLoweringPass(TensorCopies, All);
+  }
   if (!createPassByName(Name))
     Error = "unknown pass '" + Name + "'";
   else

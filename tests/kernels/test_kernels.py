@@ -230,8 +230,9 @@ def specialized_ir(kernel, defines, extra, args, path):
     return path
 
 
-# The default pipeline (transform::defaultPipeline()) followed by simplifycfg and pipeline.
-PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
+# The default pipeline (transform::defaultPipeline()) followed by lower-tensor-descs (tensor descriptor
+# accesses as masked gathers), simplifycfg and pipeline.
+PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,lower-tensor-descs,simplifycfg,pipeline"
 # ... and the pipelined dot operands as cp_async copies into shared-memory rings (GPU-level IR), each
 # refill issued before the slot reads of its iteration (schedule-refills), the dots that read both operands
 # from swizzled slots and run on wgmma (sm_90a, 4 warps) as wgmma on the slots (accelerate-dot,
@@ -252,10 +253,13 @@ RINGS_W8_PASSES = (PIPELINED_PASSES + ",async-rings{num-warps=8,wgmma},accelerat
                    "insert-barriers{num-warps=8},mma-in-flight{num-warps=8},allocate-shared")
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
-# counter), and epilogue stores as bulk tensor stores (tensor-stores). Both need the facts a GPU launch
+# counter), and epilogue stores as bulk tensor stores (tensor-stores); tensor descriptor loads as bulk
+# tensor copies where their strides allow, those feeding a dot in a loop too, which the back end leaves to
+# the pipeline as gathers (lower-tensor-descs{tma,all}). Both need the facts a GPU launch
 # specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
 # written into the parameters (specialized_ir).
-TMA_PASSES = (PIPELINED_PASSES.replace("simplifycfg", "remat-inductions,simplifycfg")
+TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
+                                       "lower-tensor-descs{tma,all},remat-inductions,simplifycfg")
               + ",async-rings,tensor-copies,tensor-stores,insert-barriers,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
@@ -1586,6 +1590,40 @@ def test_nested_masked_load(defines, rng, launch):
 
 
 # ---------------------------------------------------------------------------------------------------------
+# desc_control.tc (tests/kernels): tensor descriptor loads under branches and loops
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_desc_control(rng, launch):
+    """Each program takes its own path (FLAGS): a load or not, 0 to 3 loop iterations alternating two
+    loads. The tma variant lowers them to bulk tensor copies, whose mbarrier phases follow the path."""
+    n, ld = 29, 32
+    programs = cdiv(n, 8)
+    x, xv = padded_matrix(rng, n, n, ld, "float")
+    flags = rng.permutation(np.arange(8, dtype=np.int32))[:programs]
+    y = poisoned((n + 1, ld), "float")
+    out = launch(str(Path(__file__).parent / "desc_control.tc"), {}, (programs,),
+                 [("X", x), ("Y", y), ("FLAGS", flags), ("N", n), ("ld", ld)])
+    padded = np.zeros((n + 40, n + 40))
+    padded[20:20 + n, 20:20 + n] = xv
+
+    def block(r, c):
+        return padded[20 + r:28 + r, 20 + c:36 + c]
+
+    expected = np.full((n + 1, ld), np.nan)
+    for pid, flag in enumerate(flags):
+        acc = block(pid * 8, 0) if flag & 1 else np.zeros((8, 16))
+        for i in range(flag >> 1):
+            acc = acc + block(pid * 8 - 3, i * 16 - 5) if i % 2 == 0 else acc - block(pid * 8 + 5, i)
+        acc = acc + block(pid * 8, 3)
+        rows = min(8, n - pid * 8)
+        expected[pid * 8:pid * 8 + rows, :16] = acc[:rows]
+    written = ~np.isnan(expected)
+    assert_close(out["Y"][written], expected[written], "float", scale=4.0, what="Y")
+    assert_poison(out["Y"][~written], "float", "Y outside the stored blocks")
+
+
+# ---------------------------------------------------------------------------------------------------------
 # print_assert.tc (tests/kernels): print and assert with --debug
 # ---------------------------------------------------------------------------------------------------------
 
@@ -1817,6 +1855,90 @@ def test_pipeline_same_results(kernel, defines, trans_a, trans_b, k, rng, tmp_pa
 
 
 # ---------------------------------------------------------------------------------------------------------
+# box_filter_desc.tc: tensor descriptors (desc_load with offsets below zero and past the extents, desc_store
+# clipped at the extents). On the interpreter the `launch` variants run desc_load natively (optimized,
+# unoptimized), as masked gathers (pipelined, rings, layouts: lower-tensor-descs) and as bulk tensor copies
+# where the strides allow (tma: lower-tensor-descs{tma}), each bit for bit against the native run.
+# ---------------------------------------------------------------------------------------------------------
+
+# (defines, pixel stride ldw: "aligned" pads C to a multiple of 16 elements, as bulk tensor copies need;
+# "odd" leaves it at C + 1, so that only gathers can read it)
+BOX_FILTER_DESC_CONFIGS = [
+    ({"TYPE": "float", "TH": 4, "TW": 8, "TC": 16}, "aligned"),
+    ({"TYPE": "half", "TH": 2, "TW": 16, "TC": 32}, "aligned"),
+    ({"TYPE": "half", "TH": 8, "TW": 4, "TC": 16}, "odd"),
+    ({"TYPE": "double", "ACC": "double", "TH": 4, "TW": 4, "TC": 8}, "odd"),
+]
+
+
+@pytest.mark.parametrize("defines,stride", BOX_FILTER_DESC_CONFIGS,
+                         ids=[f"{config_id(d)},{s}" for d, s in BOX_FILTER_DESC_CONFIGS])
+def test_box_filter_desc(defines, stride, rng, launch):
+    ty = defines["TYPE"]
+    th, tw, tc = defines["TH"], defines["TW"], defines["TC"]
+    h, w, c = not_multiple(rng, 5, 19, th), not_multiple(rng, 5, 23, tw), not_multiple(rng, 3, 40, tc)
+    ldw = cdiv(c, 16) * 16 if stride == "aligned" else c + 1
+    ldh = w * ldw
+    x, xv = padded_matrix(rng, h * w, c, ldw, ty)
+    xv = xv.reshape(h, w, c)
+    # one pixel row after the end of Y catches writes past the image
+    y = poisoned(((h + 1) * w, ldw), ty)
+    out = launch("box_filter_desc.tc", defines, (cdiv(h, th), cdiv(w, tw), cdiv(c, tc)),
+                 [("X", x), ("Y", y), ("H", h), ("W", w), ("C", c), ("ldh", ldh), ("ldw", ldw)])
+    padded = np.zeros((h + 2, w + 2, c))
+    padded[1:-1, 1:-1] = xv
+    expected = sum(padded[1 + dh:1 + dh + h, 1 + dw:1 + dw + w] for dh in (-1, 0, 1) for dw in (-1, 0, 1))
+    got = out["Y"][:h * w]
+    assert_close(got[:, :c].reshape(h, w, c), expected, ty, scale=3.0, what="Y")
+    assert_poison(got[:, c:], ty, "Y channels past C")
+    assert_poison(out["Y"][h * w:], ty, "Y rows past H")
+    np.testing.assert_array_equal(out["X"], x)
+
+
+# (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w), aligned): channels and output channels that the blocks do
+# not divide (zero fill past CI, stores clipped past CO); "aligned" strides (multiples of 16 elements, CI
+# too) let the tma variant read X and F with bulk tensor copies.
+CONV_NHWC_DESC_CONFIGS = [
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), True),
+    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), False),
+]
+
+
+@pytest.mark.parametrize("defines,rs,pad,dil,aligned", CONV_NHWC_DESC_CONFIGS,
+                         ids=[config_id(c[0]) for c in CONV_NHWC_DESC_CONFIGS])
+def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tp, tq, tn, tk = defines["TP"], defines["TQ"], defines["TN"], defines["TK"]
+    r, s = rs
+    unit = 16 if aligned else 1
+    z = 2
+    ci = 16 * int(rng.integers(1, 3)) if aligned else not_multiple(rng, 3, 2 * tk - 1, tk)
+    co = not_multiple(rng, 3, 2 * tn - 1, tn)
+    h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
+    p, q = h + 2 * pad[0] - dil[0] * (r - 1), w + 2 * pad[1] - dil[1] * (s - 1)
+    x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
+    # F: CO x R x S x CI, taps CI apart, output channels ldf_co apart
+    ldf_co = r * s * ci + unit * int(rng.integers(0, 3))
+    fv = round_to(rng.uniform(-1, 1, size=(co, r, s, ci)), ty)
+    f = poisoned(co * ldf_co, ty)
+    f[strided_offsets((co, r * s, ci), (ldf_co, ci, 1))] = encode(fv, ty).ravel()
+    ldy_q = co + unit * int(rng.integers(0, 3))
+    ldy_p = q * ldy_q + unit * int(rng.integers(0, 3))
+    ldy_z = p * ldy_p + unit * int(rng.integers(0, 3))
+    y = poisoned(z * ldy_z, ty)
+    out = launch("conv_nhwc_desc.tc", defines, (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), z),
+                 [("X", x), ("F", f), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
+                  ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
+                  ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w),
+                  ("ldf_co", ldf_co), ("ldy_z", ldy_z), ("ldy_p", ldy_p), ("ldy_q", ldy_q)])
+    expected = conv_reference(xv.transpose(0, 3, 1, 2), fv.transpose(3, 1, 2, 0), pad, (1, 1), p, q,
+                              dil).transpose(0, 2, 3, 1)
+    check_conv_output(out["Y"], expected, (ldy_z, ldy_p, ldy_q, 1), ty, r * s * ci,
+                      f"Y, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil}")
+
+
+# ---------------------------------------------------------------------------------------------------------
 # Every configuration above: IR round trip and pass verification; every kernel file: compiles without -D
 # and documents itself.
 # ---------------------------------------------------------------------------------------------------------
@@ -1841,6 +1963,8 @@ ALL_CONFIGS = (
     + [("elementwise.tc", d) for d in ELEMENTWISE_CONFIGS]
     + [("control.tc", d) for d in CONTROL_CONFIGS]
     + [("convert.tc", d) for d in CONVERT_CONFIGS]
+    + [("box_filter_desc.tc", c[0]) for c in BOX_FILTER_DESC_CONFIGS]
+    + [("conv_nhwc_desc.tc", c[0]) for c in CONV_NHWC_DESC_CONFIGS]
 )
 KERNEL_FILES = sorted(p.name for p in KERNELS.glob("*.tc"))
 

@@ -216,7 +216,9 @@ public:
   /// operands (loads, atomics, local_load; program ids are stable).
   bool readsMemory() const;
   /// True for loads, stores and atomics: every instruction that reads or
-  /// writes global memory through a pointer operand.
+  /// writes global memory through a pointer operand (not desc_load and
+  /// desc_store, which lower-tensor-descs replaces before the passes that
+  /// ask).
   bool accessesMemory() const;
 
   unsigned getNumOperands() const { return static_cast<unsigned>(Operands.size()); }

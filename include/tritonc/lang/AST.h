@@ -48,6 +48,9 @@ struct TypeSpec {
   unsigned PointerDepth = 0; ///< Number of `*`.
   bool IsConst = false;
   bool IsRestrict = false; ///< `restrict` on the (outermost) pointer.
+  /// `__desc`: a tensor descriptor of Base elements (the declarator's shape
+  /// is its block shape).
+  bool IsDesc = false;
   SourceRange Range;
 };
 
@@ -89,6 +92,7 @@ enum class ExprKind {
   Subscript,
   MaskedDeref,
   StringLiteral,
+  List,
 };
 
 struct Expr {
@@ -234,6 +238,14 @@ struct CallExpr : Expr {
   SourceRange CalleeRange;
   std::vector<ExprPtr> Args;
   CallExpr(SourceRange R) : Expr(ClassKind, R) {}
+};
+
+/// `{a, b, c}`: a list of values, only as an argument of the tensor
+/// descriptor builtins (extents, strides, offsets).
+struct ListExpr : Expr {
+  static constexpr ExprKind ClassKind = ExprKind::List;
+  std::vector<ExprPtr> Elements;
+  ListExpr(SourceRange R) : Expr(ClassKind, R) {}
 };
 
 /// `lo ... hi`: the 1-D tile [lo, lo+1, ..., hi-1]. Both bounds must be

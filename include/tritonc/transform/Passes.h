@@ -27,6 +27,10 @@ namespace tritonc::transform {
 std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTiles = true,
                                              AsyncCopyFilter Copies = {},
                                              unsigned RegisterStages = 0);
+/// lower-tensor-descs; TensorCopies (option `tma`, sm_90a): loads the
+/// launcher can map become bulk tensor copies, except those feeding a dot
+/// in a loop unless CopiesFeedingDots (option `all`) (LowerTensorDescs.cpp).
+std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool CopiesFeedingDots);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// async-rings with the dots' target as options (AsyncRings.h).

@@ -592,6 +592,38 @@ TEST(JitSpecialization, RaisesHintsToMultiplesOf16) {
       << OnFloat.error();
 }
 
+// A tensor descriptor's load becomes a bulk tensor copy only in a variant
+// whose arguments make the map encodable (16-byte aligned base and strides):
+// then the signature lists the map the launcher encodes, from the
+// descriptor's base, extents and strides; the generic variant gathers.
+TEST(JitSpecialization, TensorDescriptorMapsFollowTheSpecialization) {
+  DeviceCompileOptions Opts;
+  Opts.Front.Defines = {{"TYPE", "half"}, {"TH", "4"}, {"TW", "8"}, {"TC", "16"}};
+  CacheConfig C; // no cache
+  KernelSource Src = KernelSource::file(std::string(TRITONC_KERNELS_DIR) + "/box_filter_desc.tc");
+  // X, Y, H, W, C, ldh, ldw
+  DeviceCompileResult Aligned = compileForDevice(Src, Opts, "DDNNNDD", C);
+  ASSERT_TRUE(Aligned.ok()) << Aligned.Diagnostics;
+  ASSERT_EQ(Aligned.Signature.TensorMaps.size(), 1u);
+  const TensorMapSpec &M = Aligned.Signature.TensorMaps[0];
+  EXPECT_EQ(M.BaseParam, 0u); // X: the loads; Y's stores stay scatters
+  EXPECT_EQ(M.DataType, 6u);  // f16
+  EXPECT_EQ(M.ElemBytes, 2u);
+  EXPECT_EQ(M.Box, (std::vector<unsigned>{16, 8, 4})); // innermost first
+  EXPECT_EQ(M.SwizzleBytes, 32u);                      // 16 halves per row
+  ASSERT_EQ(M.Dims.size(), 3u);
+  ASSERT_TRUE(M.Dims[0] && M.Dims[1] && M.Dims[2]);
+  EXPECT_EQ(*M.Dims[0], (ParamPoly{{1, {4}}}));                           // C
+  EXPECT_EQ(*M.Dims[2], (ParamPoly{{1, {2}}}));                           // H
+  EXPECT_EQ(M.Strides, (std::vector<ParamPoly>{{{1, {6}}}, {{1, {5}}}})); // ldw, ldh
+  EXPECT_NE(Aligned.PTX.find("cp.async.bulk.tensor.3d"), std::string::npos);
+
+  DeviceCompileResult Generic = compileForDevice(Src, Opts, "", C);
+  ASSERT_TRUE(Generic.ok()) << Generic.Diagnostics;
+  EXPECT_TRUE(Generic.Signature.TensorMaps.empty());
+  EXPECT_EQ(Generic.PTX.find("cp.async.bulk.tensor"), std::string::npos);
+}
+
 TEST(JitKernel, VariantsPerSpecialization) {
   TempDir Dir;
   runtime::KernelCache Cache(Dir.Path);
