@@ -240,8 +240,9 @@ PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,simplifycfg,pipeline"
 RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot{num-warps=4,wgmma},"
                 "accumulator-init,mma-in-flight,insert-barriers,allocate-shared")
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
-# rest), with explicit convert_layout.
-LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
+# rest), with explicit convert_layout, and the barriers of the lowering's own scratch and global accesses
+# (insert-barriers{lowering}, as the back end runs it last).
+LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts,insert-barriers{lowering}"
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
 # counter), and epilogue stores as bulk tensor stores (tensor-stores). Both need the facts a GPU launch
