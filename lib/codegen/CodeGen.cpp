@@ -412,11 +412,11 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                    "another; the emitter reads them from the types"});
   // Last: the barriers follow the final order of the shared-memory accesses
   // and the layouts that tell which thread accesses what.
-  if (Options.ExplicitRings)
-    Steps.push_back({"insert-barriers{num-warps=" + std::to_string(Options.NumWarps) + "}",
-                     "the barriers and async-proxy fences the shared-memory accesses of "
-                     "GPU-level IR need (RAW/WAR over its statements; none where a thread "
-                     "reads back its own elements)"});
+  Steps.push_back({"insert-barriers{num-warps=" + std::to_string(Options.NumWarps) + ",lowering}",
+                   "the barriers and async-proxy fences the shared-memory accesses of "
+                   "GPU-level IR need (RAW/WAR over its statements; none where a thread "
+                   "reads back its own elements), and those of the lowering's scratch "
+                   "and of global accesses in different thread mappings"});
   // Then the waits, which move no access: with several warpgroups a group
   // left in flight is safe only where a barrier orders each refill after
   // every warpgroup's wait for the group that read its slot, which the pass

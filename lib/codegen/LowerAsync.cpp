@@ -298,7 +298,7 @@ void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
       B.emit("fence.proxy.async.shared::cta;");
     return;
   case Opcode::Barrier:
-    return forcedBarrier();
+    return irBarrier(I);
   case Opcode::FenceProxyAsync:
     B.emit("fence.proxy.async.shared::cta;");
     return;

@@ -104,15 +104,6 @@ Reg FunctionLowering::zeroOf(Ty T) {
 
 unsigned memBytesOf(const ir::Type *T) { return T->getScalarType()->getScalarSizeInBytes(); }
 
-const ir::Value *beforeConversions(const ir::Value *V) {
-  while (const Instruction *I = ir::asInstruction(const_cast<ir::Value *>(V))) {
-    if (I->getOpcode() != Opcode::ConvertLayout)
-      break;
-    V = I->getOperand(0);
-  }
-  return V;
-}
-
 FunctionLowering::FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
                                    const analysis::AxisInfoAnalysis &AI, ptx::PTXFunctionBuilder &B,
                                    const CodeGenOptions &Options)
@@ -327,17 +318,38 @@ void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
   }
   analysis::SyncStatement S;
   (Write ? S.Writes : S.Reads).push_back({0, Bytes});
-  Sync[CurrentBlock].Statements.push_back(std::move(S));
-  SyncLines[CurrentBlock].push_back(B.reserveLine());
+  addStatement(std::move(S));
 }
 
 void FunctionLowering::forcedBarrier() {
+  PendingBarrier = false; // this one serves a pending `barrier` op too
   analysis::SyncStatement S;
   S.IsBarrier = true;
   Sync[CurrentBlock].Statements.push_back(std::move(S));
-  SyncLines[CurrentBlock].push_back(static_cast<size_t>(-1));
+  SyncOwners[CurrentBlock].push_back(StatementOwner);
+  Segment.clear();
   B.barSync(0);
   ++NumBarriers;
+}
+
+void FunctionLowering::irBarrier(const Instruction &I) {
+  ir::BasicBlock &BB = *const_cast<ir::BasicBlock *>(I.getParent());
+  auto Next = std::next(BB.iteratorTo(&I));
+  const Instruction *N = Next == BB.instructions().end() ? nullptr : Next->get();
+  bool Defer = N && !N->isTerminator() && !LoweredAhead.count(N) &&
+               (N->getOpcode() == Opcode::ConvertLayout || N->getCategory() != ir::OpCategory::Gpu);
+  if (Defer)
+    PendingBarrier = true;
+  else
+    forcedBarrier();
+}
+
+void FunctionLowering::addStatement(analysis::SyncStatement S) {
+  if (PendingBarrier || analysis::conflictsWithSegment(Segment, S))
+    forcedBarrier();
+  Segment.push_back(S);
+  Sync[CurrentBlock].Statements.push_back(std::move(S));
+  SyncOwners[CurrentBlock].push_back(StatementOwner);
 }
 
 // --- Values --------------------------------------------------------------
@@ -678,12 +690,21 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
     TensorDrainedBlocks.insert(CurrentBlock);
   }
   for (const auto &IP : BB.instructions()) {
+    if (!IP->isTerminator() && LoweredAhead.count(IP.get()))
+      continue;
+    // Each instruction's statements start a segment of their own: barriers
+    // against earlier instructions are insert-barriers' (addStatement).
+    StatementOwner = IP.get();
+    Segment.clear();
+    bool Deferring = PendingBarrier;
     if (IP->isTerminator()) {
       lowerTerminator(*IP);
-    } else if (!LoweredAhead.count(IP.get())) {
+    } else {
       CurrentInst = IP.get();
       lowerInstruction(*IP);
     }
+    if (Deferring && PendingBarrier) // nothing in its lowering took it
+      forcedBarrier();
   }
   CurrentInst = nullptr;
 }
@@ -734,10 +755,11 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        "layout conversions through shared memory, ring refills lowered before "
        "the k-steps they overlap (EarlyRefill.cpp)",
        &FunctionLowering::lowerBlocks},
-      {"place-barriers",
-       "bar.sync where shared memory accesses need them "
-       "(analysis/BarrierPlacement.cpp)",
-       &FunctionLowering::placeBarriersStep},
+      {"check-barriers",
+       "every scratch and global access the lowering emitted is ordered by a barrier "
+       "insert-barriers placed or one the lowering emits itself (an internal error "
+       "otherwise; analysis/LoweringAccesses.h)",
+       &FunctionLowering::checkBarriersStep},
       {"place-mbarriers",
        "sm_90a: the mbarriers of bulk tensor copies after the rest of the dynamic shared memory "
        "(TensorCopies.cpp)",
@@ -781,7 +803,7 @@ void FunctionLowering::planZeroTripGuardsStep() { planZeroTripGuards(*RunDominat
 void FunctionLowering::lowerBlocks() {
   size_t Index = BlockIndex.size();
   Sync.assign(Index, {});
-  SyncLines.assign(Index, {});
+  SyncOwners.assign(Index, {});
   for (const auto &BB : F.blocks())
     for (const ir::BasicBlock *S : BB->successors())
       Sync[BlockIndex.at(BB.get())].Successors.push_back(BlockIndex.at(S));
@@ -791,14 +813,17 @@ void FunctionLowering::lowerBlocks() {
     lowerBlock(*BB);
 }
 
-void FunctionLowering::placeBarriersStep() {
-  for (const analysis::BarrierPoint &P : analysis::placeBarriers(Sync)) {
-    size_t Line = SyncLines[P.Block][P.Statement];
-    if (Line == static_cast<size_t>(-1))
-      continue;
-    B.fillReservedLine(Line, "bar.sync 0;");
-    ++NumBarriers;
-  }
+void FunctionLowering::checkBarriersStep() {
+  std::vector<analysis::BarrierPoint> Missing = analysis::placeBarriers(Sync);
+  if (Missing.empty())
+    return;
+  const Instruction *Owner = SyncOwners[Missing[0].Block][Missing[0].Statement];
+  reportInternalError(
+      "codegen: the shared or global memory access of " +
+      (Owner ? ir::printOperand(*Owner) + " (" + ir::opcodeName(Owner->getOpcode()) + ")"
+             : std::string("the function's entry")) +
+      " needs a barrier that insert-barriers did not place (" + std::to_string(Missing.size()) +
+      " such accesses; analysis/LoweringAccesses.h predicts them)");
 }
 
 } // namespace tritonc::codegen

@@ -27,7 +27,9 @@
 #include "tritonc/analysis/AffineAccess.h"
 #include "tritonc/analysis/AxisInfo.h"
 #include "tritonc/analysis/BarrierPlacement.h"
+#include "tritonc/analysis/GlobalOrdering.h"
 #include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/analysis/LoweringAccesses.h"
 #include "tritonc/codegen/CodeGen.h"
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/target/ptx/PTXBuilder.h"
@@ -131,7 +133,7 @@ unsigned memBytesOf(const ir::Type *Scalar);
 /// V, or what the convert_layout V converts (repeatedly): an operation
 /// that stages its operand through shared memory itself (a bulk tensor
 /// store) reads it in the layout it has, not in the one a conversion names.
-const ir::Value *beforeConversions(const ir::Value *V);
+using analysis::beforeConversions;
 
 /// Rings above this leave too little of the shared memory a program may use
 /// for the other instructions' scratch (192 KB of the H100's 227 KB; on
@@ -340,19 +342,31 @@ public:
 
   // --- Shared memory bookkeeping (Lowering.cpp) ---------------------------
   /// Records that the following code reads or writes scratch bytes
-  /// [0, Bytes) of shared memory; a barrier may be placed here.
+  /// [0, Bytes) of shared memory (addStatement).
   void sharedAccess(bool Write, uint64_t Bytes);
   /// A barrier that is always needed (around scalar atomics).
   void forcedBarrier();
+  /// A `barrier` op of the IR (insert-barriers): before a GPU-level
+  /// operation or a terminator it is emitted here; otherwise at the first
+  /// statement or barrier of the next instruction's lowering (so that a
+  /// barrier that lowering starts with serves both), or after it.
+  void irBarrier(const ir::Instruction &I);
+  /// Records a statement of the current instruction's lowering. A barrier
+  /// is emitted before it where it conflicts with the statements since the
+  /// last barrier in this instruction (analysis::conflictsWithSegment, the
+  /// rule LoweringAccesses follows); the barriers it needs against earlier
+  /// instructions are insert-barriers' (checkBarriersStep).
+  void addStatement(analysis::SyncStatement S);
 
   // --- Global memory ordering (GlobalOrdering.cpp) ------------------------
   /// Records that the following code reads and/or writes global memory
   /// through Ptr: each thread the elements of layout L (a tile), else every
-  /// thread (a scalar), or thread 0 alone (Thread0: a scalar atomic). A
-  /// barrier is placed here where another mapping touched that memory before.
+  /// thread (a scalar), or thread 0 alone (Thread0: a scalar atomic), as a
+  /// statement (addStatement): where another mapping touched that memory
+  /// before, insert-barriers put a barrier before this instruction.
   void globalAccess(const ir::Value *Ptr, bool Reads, bool Writes, const LinearLayout *L,
                     bool Thread0 = false);
-  /// The alias class of the memory Ptr points into (see GlobalOrdering.cpp).
+  /// The alias class of the memory Ptr points into (analysis/GlobalOrdering.h).
   uint64_t globalClassOf(const ir::Value *Ptr);
   /// Whether a write that may alias Load's memory can run before Load.
   bool mayReadProgramWrites(const ir::Instruction &Load);
@@ -568,7 +582,7 @@ public:
   void declareParameters();
   void planZeroTripGuardsStep();
   void lowerBlocks();
-  void placeBarriersStep();
+  void checkBarriersStep();
   /// The dominator tree of run()'s steps (built by declareParameters).
   std::optional<ir::DominatorTree> RunDominators;
   void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
@@ -842,17 +856,17 @@ private:
   std::set<unsigned> RingLiveBlocks, DrainedBlocks;
   uint64_t ScratchOverRings = 0;
 
-  // Barrier placement inputs: one SyncBlock per IR block, plus the reserved
-  // line of each statement.
+  // The statements of the emitted code for checkBarriersStep: one SyncBlock
+  // per IR block, and the instruction whose lowering made each statement.
   std::vector<analysis::SyncBlock> Sync;
-  std::vector<std::vector<size_t>> SyncLines;
-  // Global memory ordering: alias classes (null: the parameters that are not
-  // restrict), element mappings (pointer tile, layout id, written by owners
-  // of elements several threads hold) and whether every
-  // access is in one class (some base unknown); unset until first needed.
-  std::map<const ir::Argument *, uint64_t> GlobalClasses;
-  std::map<std::tuple<const ir::Value *, unsigned, bool>, uint64_t> GlobalKeys;
-  std::optional<bool> OneGlobalClass;
+  std::vector<std::vector<const ir::Instruction *>> SyncOwners;
+  /// The current instruction's statements since the last barrier.
+  std::vector<analysis::SyncStatement> Segment;
+  const ir::Instruction *StatementOwner = nullptr;
+  /// A `barrier` op waiting for the next instruction's first statement.
+  bool PendingBarrier = false;
+  /// Global memory ordering's alias classes and element mappings.
+  std::optional<analysis::GlobalOrderKeys> GlobalKeys;
   unsigned CurrentBlock = 0;
   /// Whether the block being lowered runs at most once per program (is in
   /// no loop).

@@ -13,13 +13,17 @@
 #include "SlotIndices.h"
 
 #include "tritonc/analysis/BarrierPlacement.h"
+#include "tritonc/analysis/LoweringAccesses.h"
+#include "tritonc/ir/Printer.h"
 #include "tritonc/ir/ThreadOwnership.h"
+#include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
 
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace tritonc::transform {
 
@@ -163,16 +167,20 @@ struct Effects {
   std::vector<Access> LandedWrites; ///< at a cp_async_wait: what the copies wrote
   std::vector<Access> EndedReads;   ///< at wgmma_wait / tma_store_wait
   bool Barrier = false, Fence = false;
+  /// With the lowering's accesses: the statements of its lowering after the
+  /// one above (LoweringAccesses.h), its own barriers included.
+  std::vector<analysis::SyncStatement> Lowered;
 
   bool empty() const {
     return Reads.empty() && Writes.empty() && AsyncWrites.empty() && AsyncReads.empty() &&
-           LandedWrites.empty() && EndedReads.empty() && !Barrier && !Fence;
+           LandedWrites.empty() && EndedReads.empty() && !Barrier && !Fence && Lowered.empty();
   }
 };
 
 class BarrierInserter {
 public:
-  BarrierInserter(Function &F, unsigned NumWarps) : F(F), NumWarps(NumWarps) {}
+  BarrierInserter(Function &F, unsigned NumWarps, bool Lowering)
+      : F(F), NumWarps(NumWarps), Lowering(Lowering) {}
   bool run();
 
 private:
@@ -183,10 +191,15 @@ private:
 
   Function &F;
   unsigned NumWarps;
+  bool Lowering;
   SlotSpace Space;
   std::map<const Instruction *, Effects> Of;
   std::vector<BasicBlock *> Blocks;
+  /// Per block, the instruction of each statement: one for its GPU-level
+  /// effects, then one per statement of its lowering (Effects::Lowered).
   std::vector<std::vector<Instruction *>> Statements;
+  /// The statements that are the first of an instruction's lowering.
+  std::set<std::pair<unsigned, unsigned>> LoweringHeads;
   /// Every slot a cp_async writes, a wgmma or a tma_store reads (the slots
   /// their waits may end the accesses of).
   std::vector<Access> CopyTargets, WgmmaSlots, TensorStoreSlots;
@@ -280,8 +293,11 @@ std::vector<analysis::SyncBlock> BarrierInserter::syncBlocks(bool ForFences) {
       Out[B].Successors.push_back(Index.at(S));
     if (auto It = Widen.find(Blocks[B]); It != Widen.end())
       Out[B].OnEntry = It->second;
-    for (Instruction *I : Statements[B]) {
+    for (unsigned K = 0; K < Statements[B].size(); ++K) {
+      Instruction *I = Statements[B][K];
       const Effects &E = Of.at(I);
+      if (K > 0 && Statements[B][K - 1] == I)
+        continue; // the lowering's statements, added with the first
       analysis::SyncStatement S;
       auto Add = [&](Units &To, const Units &From) {
         To.insert(To.end(), From.begin(), From.end());
@@ -321,6 +337,8 @@ std::vector<analysis::SyncBlock> BarrierInserter::syncBlocks(bool ForFences) {
           Add(S.WarMarks, Others(A));
       }
       Out[B].Statements.push_back(std::move(S));
+      for (const analysis::SyncStatement &L : E.Lowered) // not fences
+        Out[B].Statements.push_back(ForFences ? analysis::SyncStatement{} : L);
     }
   }
   return Out;
@@ -335,19 +353,26 @@ void BarrierInserter::insertBefore(Instruction *Pos, Opcode Op, const Instructio
 
 bool BarrierInserter::run() {
   bool Any = false;
+  std::optional<analysis::LoweringAccesses> LoweringOf;
+  if (Lowering)
+    LoweringOf.emplace(F);
   for (const auto &BB : F.blocks()) {
     Blocks.push_back(BB.get());
     Statements.emplace_back();
     for (const auto &I : BB->instructions()) {
       Effects E = effectsOf(*I);
+      if (LoweringOf)
+        E.Lowered = analysis::withInternalBarriers(LoweringOf->of(*I));
       // A wait's effects are known once every operation it waits for is.
       bool Wait = I->getOpcode() == Opcode::CpAsyncWait || I->getOpcode() == Opcode::WgmmaWait ||
                   I->getOpcode() == Opcode::TmaStoreWait;
       if (E.empty() && !Wait)
         continue;
       Any = true;
+      if (!E.Lowered.empty())
+        LoweringHeads.insert({Blocks.size() - 1, Statements.back().size() + 1});
+      Statements.back().insert(Statements.back().end(), 1 + E.Lowered.size(), I.get());
       Of[I.get()] = std::move(E);
-      Statements.back().push_back(I.get());
     }
     // A wgmma group still pending at the end of its block.
     WgmmaWaitedInBlock = WgmmaWaitedInBlock && PendingInBlock.empty();
@@ -377,7 +402,15 @@ bool BarrierInserter::run() {
     BasicBlock *BB = Blocks[P.Block];
     Instruction *At = Statements[P.Block][P.Statement];
     Instruction *Pos = nullptr;
-    if (P.Statement > 0) {
+    bool Inside = P.Statement > 0 && Statements[P.Block][P.Statement - 1] == At;
+    if (Inside && !LoweringHeads.count({P.Block, P.Statement}))
+      reportInternalError("insert-barriers: a barrier inside the lowering of " + printOperand(*At) +
+                          " that the lowering does not emit itself");
+    if (Inside) {
+      // Right before the instruction whose lowering needs it: the code
+      // generator can merge it with a barrier that lowering starts with.
+      Pos = At;
+    } else if (P.Statement > 0) {
       auto It = BB->iteratorTo(Statements[P.Block][P.Statement - 1]);
       Pos = std::next(It)->get();
     } else {
@@ -412,13 +445,13 @@ bool BarrierInserter::run() {
 } // namespace
 
 bool InsertBarriersPass::run(Function &F, AnalysisManager &) {
-  return BarrierInserter(F, NumWarps).run();
+  return BarrierInserter(F, NumWarps, Lowering).run();
 }
 
 std::unique_ptr<Pass> createInsertBarriersPass() { return std::make_unique<InsertBarriersPass>(); }
 
-std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps) {
-  return std::make_unique<InsertBarriersPass>(NumWarps);
+std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps, bool Lowering) {
+  return std::make_unique<InsertBarriersPass>(NumWarps, Lowering);
 }
 
 } // namespace tritonc::transform

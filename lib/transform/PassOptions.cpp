@@ -101,17 +101,25 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
   if (Name == "insert-barriers" || Name == "mma-in-flight") {
     // Only the warp count matters to them (insert-barriers: which layouts
     // cover every warp; mma-in-flight: how many warpgroups read a slot).
+    // insert-barriers{lowering}: also the barriers of the lowering's own
+    // accesses (InsertBarriers.h).
     unsigned NumWarps = 4;
+    bool Lowering = false;
     for (const auto &Option : Options) {
+      if (Name == "insert-barriers" && Option.first == "lowering") {
+        if (!flagValue(Name, Option, Lowering, Error))
+          return nullptr;
+        continue;
+      }
       if (Option.first != "num-warps") {
-        Error =
-            "pass '" + Name + "' has no option '" + Option.first + "' (its option: num-warps=N)";
+        Error = "pass '" + Name + "' has no option '" + Option.first + "' (its option" +
+                (Name == "insert-barriers" ? "s: num-warps=N, lowering)" : ": num-warps=N)");
         return nullptr;
       }
       if (!numWarpsValue(Name, Option.second, NumWarps, Error))
         return nullptr;
     }
-    return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps)
+    return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps, Lowering)
                                      : createMmaInFlightPass(NumWarps);
   }
   if (Name == "lower-tensor-descs") {

@@ -242,15 +242,16 @@ PIPELINED_PASSES = "peephole,constfold,cse,licm,cse,dce,lower-tensor-descs,simpl
 RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot{num-warps=4,wgmma},"
                 "accumulator-init,insert-barriers,mma-in-flight,allocate-shared")
 # ... and every tile's layout written into its type (coalesce for the global accesses, assign-layouts for the
-# rest), with explicit convert_layout.
-LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts"
+# rest), with explicit convert_layout, and the barriers of the lowering's own scratch and global accesses
+# (insert-barriers{lowering}, as the back end runs it last).
+LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts,insert-barriers{lowering}"
 # The back end's list with --explicit-wgmma-rings --no-tma for 8 warps (two warpgroups; codegen::backendPasses,
 # without schedule-refills): rings one slot deeper for the wgmma dots, the wgmma passes, the layouts, the
 # barriers, then mma-in-flight, which sees the barrier at the top of the body and leaves each group in flight.
 # On IR with the launch's facts (specialized_ir), as the back end sees it.
 RINGS_W8_PASSES = (PIPELINED_PASSES + ",async-rings{num-warps=8,wgmma},accelerate-dot{num-warps=8,wgmma},"
                    "accumulator-init,cse,dce,coalesce{num-warps=8,wgmma},assign-layouts{num-warps=8,wgmma},"
-                   "insert-barriers{num-warps=8},mma-in-flight{num-warps=8},allocate-shared")
+                   "insert-barriers{num-warps=8,lowering},mma-in-flight{num-warps=8},allocate-shared")
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
 # counter), and epilogue stores as bulk tensor stores (tensor-stores); tensor descriptor loads as bulk

@@ -50,6 +50,7 @@
 
 #include "tritonc/analysis/AxisInfo.h"
 #include "tritonc/analysis/LinearLayout.h"
+#include "tritonc/analysis/Rematerialization.h"
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/IR.h"
 
@@ -109,7 +110,7 @@ public:
   bool isRematerializable(const ir::Value *V) const;
   /// True for index arithmetic that has a layout but is computed from
   /// rematerializable values alone, through divisions (`rm / Q`, `rm % Q`,
-  /// and what is computed from those, at most MaxRecomputeSteps deep): a
+  /// and what is computed from those, at most Rematerialization::MaxRecomputeSteps deep): a
   /// use in another layout may compute it again from those values instead
   /// of moving it between threads.
   bool isRecomputable(const ir::Value *V) const;
@@ -158,11 +159,7 @@ private:
   /// The function's dominator tree while assign() runs.
   const ir::DominatorTree *DT = nullptr;
   std::map<const ir::Value *, LinearLayout> Layouts;
-  std::map<const ir::Value *, bool> Remat;
-  /// Recomputable values (isRecomputable) and the length of the longest
-  /// chain of them that each ends.
-  std::map<const ir::Value *, unsigned> RecomputeSteps;
-  static constexpr unsigned MaxRecomputeSteps = 8;
+  Rematerialization Remats;
   mutable std::map<std::pair<const ir::Value *, unsigned>, std::optional<LinearLayout>> DemandCache;
   std::map<const ir::Instruction *, AccessPlan> Accesses;
   std::map<const ir::Instruction *, DotPlan> Dots;

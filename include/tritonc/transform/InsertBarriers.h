@@ -53,6 +53,16 @@
 // precedes the read in its block (the writers fence, then synchronize), or
 // right before the read.
 //
+// The lowering's own accesses (option `lowering`, which the back end sets).
+// The code generator's scratch buffer (layout conversions, reductions across
+// warps, staged dot operands) and its global accesses of different thread
+// mappings are one more abstract buffer and one more set of statements,
+// from analysis/LoweringAccesses.h: a barrier their first statement needs
+// goes right before the instruction (a convert_layout's reader, a phi's
+// incoming branch), the barriers inside one instruction's lowering are the
+// code generator's own, and the code generator checks that every access it
+// emits is covered.
+//
 // The pass trusts the wait counts (the interpreter checks them: a pending
 // copy read or overwritten is a run-time error) and adds barriers only;
 // existing ones stay. It is idempotent.
@@ -66,12 +76,14 @@ namespace tritonc::transform {
 
 class InsertBarriersPass : public Pass {
 public:
-  explicit InsertBarriersPass(unsigned NumWarps = 4) : NumWarps(NumWarps) {}
+  explicit InsertBarriersPass(unsigned NumWarps = 4, bool Lowering = false)
+      : NumWarps(NumWarps), Lowering(Lowering) {}
   const char *name() const override { return "insert-barriers"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
   unsigned NumWarps;
+  bool Lowering;
 };
 
 } // namespace tritonc::transform

@@ -39,8 +39,9 @@ std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots);
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).
 std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
-/// insert-barriers for programs of NumWarps warps (InsertBarriers.h).
-std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps);
+/// insert-barriers for programs of NumWarps warps (InsertBarriers.h); with
+/// Lowering, also for the lowering's scratch and global accesses.
+std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps, bool Lowering = false);
 /// accelerate-dot for the GPU back end's target (AccelerateDot.h).
 std::unique_ptr<Pass> createAccelerateDotPass(AssignLayoutsTarget Target);
 /// mma-in-flight for programs of NumWarps warps (MmaInFlight.h).

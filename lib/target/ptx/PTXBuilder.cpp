@@ -656,23 +656,12 @@ std::string PTXFunctionBuilder::newLabel(const std::string &Hint) {
   return "$L__" + Hint + std::to_string(NextLabel++);
 }
 
-size_t PTXFunctionBuilder::reserveLine() {
-  if (InPrologue)
-    reportInternalError("PTXBuilder::reserveLine: not in the prologue");
-  Body.emplace_back();
-  return Body.size() - 1;
-}
-
-/// Sets reserved line Handle of Lines (body or prologue) to Line, indented.
+/// Sets reserved line Handle of Lines (the prologue) to Line, indented.
 static void fillReserved(std::vector<std::string> &Lines, size_t Handle, const std::string &Line,
                          const char *Caller) {
   if (Handle >= Lines.size() || !Lines[Handle].empty())
     reportInternalError(std::string("PTXBuilder::") + Caller + ": not a reserved line");
   Lines[Handle] = "\t" + Line;
-}
-
-void PTXFunctionBuilder::fillReservedLine(size_t Handle, const std::string &Line) {
-  fillReserved(Body, Handle, Line, "fillReservedLine");
 }
 
 size_t PTXFunctionBuilder::reservePrologueLine() {

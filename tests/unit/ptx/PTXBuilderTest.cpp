@@ -93,22 +93,6 @@ TEST(PTXBuilder, PrologueGoesFirstAndIgnoresGuards) {
   EXPECT_FALSE(contains(Text, "@%p0 mov.u32 %r2, 42"));
 }
 
-TEST(PTXBuilder, ReservedLinesPrintOnlyWhenFilled) {
-  PTXModule M;
-  PTXFunctionBuilder &B = M.addKernel("r");
-  size_t First = B.reserveLine();
-  B.barSync(1);
-  size_t Second = B.reserveLine();
-  B.ret();
-  B.fillReservedLine(Second, "bar.sync 0;");
-  std::string Text = M.str();
-  expectInOrder(Text, {"bar.sync 1;", "bar.sync 0;", "ret;"});
-  EXPECT_EQ(Text.find("bar.sync 0;"), Text.rfind("bar.sync 0;"));
-  // Filling twice, or a line that was never reserved, is a bug of the caller.
-  EXPECT_THROW(B.fillReservedLine(Second, "bar.sync 0;"), InternalError);
-  (void)First;
-}
-
 TEST(PTXBuilder, ReservedPrologueLinesKeepTheirPlace) {
   PTXModule M;
   PTXFunctionBuilder &B = M.addKernel("r");

@@ -212,13 +212,6 @@ public:
   void comment(const std::string &Text);
   /// Appends `{` or `}` (the scope of a call's parameters); no guard.
   void scopeBrace(bool Open);
-  /// Reserves an (initially empty) line at the current position of the
-  /// body, to be filled once a later analysis knows what goes there (a
-  /// barrier). Returns its handle for fillReservedLine.
-  size_t reserveLine();
-  /// Sets the text of a reserved line (verbatim, no guard); empty lines are
-  /// not printed.
-  void fillReservedLine(size_t Handle, const std::string &Line);
   /// Reserves an (initially empty) line at the end of the prologue so far,
   /// for an instruction whose operands are known only once the body is
   /// written (the address of the mbarriers placed after the rest of the
