@@ -42,6 +42,9 @@ def parse_args():
     p.add_argument("--compile-repeats", type=int, default=11, help="cold compiles for the medians")
     p.add_argument("--launch-bin", default=os.environ.get("BENCH_LAUNCH_BIN", ""),
                    help="bench_launch_overhead program (default: build-py/bench/bench_launch_overhead)")
+    p.add_argument("--explicit-wgmma-rings", action="store_true",
+                   help="compile the kernels with explicit_wgmma_rings=True (the wgmma loops' cp.async "
+                        "rings as GPU-level IR), to time that option against the default")
     p.add_argument("--no-triton", action="store_true",
                    help="do not treat a missing upstream Triton as a failure")
     p.add_argument("--time-limit", type=float, default=450,
@@ -94,8 +97,11 @@ def main():
     import matmul_suite
     import memory_suite
     import report
-    from common import MIN_RUNS, REPO, Timer
+    from common import EXTRA_COMPILE_OPTIONS, MIN_RUNS, REPO, Timer
     from measurements import Results, run_step
+
+    if args.explicit_wgmma_rings:
+        EXTRA_COMPILE_OPTIONS["explicit_wgmma_rings"] = True
 
     if not torch.cuda.is_available() or not tritonc.cuda_available():
         print(f"bench: no usable CUDA device (torch: {torch.cuda.is_available()}, tritonc: "
@@ -117,7 +123,8 @@ def main():
     props = torch.cuda.get_device_properties(0)
     timer = Timer(warmup=5, runs=max(args.runs, MIN_RUNS))
     print(f"device: {props.name}; {tritonc.cuda_status()[1]}; torch {torch.__version__}; "
-          f"triton {triton_version}; tritonc {tritonc.version()}", flush=True)
+          f"triton {triton_version}; tritonc {tritonc.version()}"
+          + (f"; compile options {EXTRA_COMPILE_OPTIONS}" if EXTRA_COMPILE_OPTIONS else ""), flush=True)
 
     date = datetime.date.today().isoformat()
     device_tag = "".join(ch if ch.isalnum() else "-" for ch in props.name.lower()).strip("-")

@@ -96,9 +96,15 @@ class MatmulConfig:
         return f"{self.file} {self.tm}x{self.tn}x{self.tk} w{self.warps} s{self.stages}"
 
 
+# Options every kernel compiled through compile_kernel gets on top of its own, from bench.py's command
+# line (--explicit-wgmma-rings), so that a back-end option can be timed against the peers before it
+# becomes the default.
+EXTRA_COMPILE_OPTIONS = {}
+
+
 def compile_kernel(file, defines, warps, stages=3, tma=True):
     return tritonc.compile(str(KERNELS / file), defines=defines, num_warps=warps, num_stages=stages,
-                           tma=tma)
+                           tma=tma, **EXTRA_COMPILE_OPTIONS)
 
 
 def relative_error(got, ref):
