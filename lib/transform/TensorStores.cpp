@@ -34,11 +34,14 @@ bool isGenericGlobalWrite(const Instruction &I) {
 }
 
 /// The slot a tile of T is staged in: rows swizzled in the hardware mode of
-/// their width, else plain rows.
+/// their width, wider rows in column blocks of the 128-byte mode (whole
+/// 8-row patterns), else plain rows.
 const Type *stagingSlotType(const Type *T) {
   const Type *Elem = T->getScalarType();
   int64_t RowBytes = T->getShape()[1] * Elem->getScalarSizeInBytes();
   int32_t Swizzle = RowBytes == 32 || RowBytes == 64 || RowBytes == 128 ? int32_t(RowBytes) : 0;
+  if (RowBytes > 128 && RowBytes % 128 == 0 && T->getShape()[0] % 8 == 0)
+    Swizzle = 128;
   return Type::getSharedBuffer(Elem, T->getShape(), Layout::getSharedSwizzle(Swizzle, {1, 0}), 1);
 }
 

@@ -26,7 +26,8 @@
 // is not positive (the launcher then maps the tensor onto a block of zeros),
 // moves the box out of the tensor so that nothing is written. The slot's
 // swizzle is its row width where that is a hardware mode (32, 64, 128
-// bytes), else none.
+// bytes), 128 for wider rows of whole 128-byte column blocks of 8-row
+// patterns (one box each, docs/IR.md), else none.
 //
 // The rules the engine and the GPU add (as codegen/TensorStores.cpp found
 // them): the mask bounds both dimensions (a store map with an unbounded
