@@ -279,7 +279,7 @@ private:
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
   Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
-  Target.WgmmaLoops = !Options.TensorCopies && Options.ExplicitWgmmaRings;
+  Target.WgmmaLoops = Options.ExplicitWgmmaRings;
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
@@ -356,6 +356,15 @@ void checkLayoutsAreTyped(const ir::Function &F, const LayoutAssignment &LA) {
     }
 }
 
+/// Whether the back end's list fills wgmma rings with bulk tensor copies
+/// itself (tensor-copies, and tensor-stores for the epilogue) rather than
+/// leaving that to the lowering's planner: sm_90a with TMA on, the wgmma
+/// loops' rings explicit (--explicit-wgmma-rings).
+bool explicitTensorCopies(const CodeGenOptions &Options) {
+  return Options.Arch == ptx::Arch::SM90a && Options.ExplicitRings && Options.ExplicitWgmmaRings &&
+         Options.TensorCopies;
+}
+
 /// The registry's description of a pass.
 std::string describePass(const std::string &Name) {
   for (const auto &[Pass, Description] : transform::registeredPasses())
@@ -384,6 +393,8 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                      "the pipelined dot operands of the loops the back end fills "
                      "with cp.async (mma.sync; wgmma with --explicit-wgmma-rings) become explicit "
                      "rings (smem_alloc, cp_async, commit, wait N, local_load)"});
+  if (explicitTensorCopies(Options))
+    Steps.push_back({"tensor-copies", describePass("tensor-copies")});
   // The layout passes' target facts as options in the step's name, so that
   // --print-pipeline shows a list `tritonc opt --passes=` runs as is.
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
@@ -394,6 +405,8 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});
     Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
                      describePass("mma-in-flight")});
+    if (explicitTensorCopies(Options) && Options.TensorStores)
+      Steps.push_back({"tensor-stores", describePass("tensor-stores")});
   }
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
@@ -428,11 +441,10 @@ std::vector<PipelineStep> loweringSteps() {
   return Steps;
 }
 
-PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
-  PTXOutput Out;
+bool runBackendPassList(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
   if (std::string Error = Options.check(); !Error.empty()) {
     Diags.error(SourceRange(), Error);
-    return Out;
+    return false;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.
   bool Padded = checkTileSizes(M, Diags) && checkLayoutWarps(M, Options, Diags);
@@ -442,7 +454,12 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       Diags.error(SourceRange(E->Loc), E->Message);
       Padded = false;
     }
-  if (!Padded || !runBackendPasses(M, Options, Diags))
+  return Padded && runBackendPasses(M, Options, Diags);
+}
+
+PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
+  PTXOutput Out;
+  if (!runBackendPassList(M, Options, Diags))
     return Out;
   // 8.1: vector reductions (red.global.add.v4.f32).
   ptx::PTXModule PM(ptx::PTXTarget{Options.Arch, 8, 1});
