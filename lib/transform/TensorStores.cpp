@@ -51,9 +51,10 @@ public:
       : F(F), TD(TD), AA(AA), EntryTop(F.getEntryBlock()->instructions().front().get()) {}
 
   /// Why Store cannot become a bulk tensor store, or "" (then its form is in
-  /// Form).
-  std::string check(Instruction &Store, TensorAccess &Form);
-  void rewrite(Instruction &Store, const TensorAccess &Form);
+  /// Form, and AfterGlobalWrites says whether threads may write global
+  /// memory before it).
+  std::string check(Instruction &Store, TensorAccess &Form, bool &AfterGlobalWrites);
+  void rewrite(Instruction &Store, const TensorAccess &Form, bool AfterGlobalWrites);
 
 private:
   Instruction *insert(Instruction *Before, Opcode Op, const Type *T, std::vector<Value *> Ops,
@@ -65,7 +66,7 @@ private:
   Instruction *EntryTop;
 };
 
-std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form) {
+std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form, bool &AfterGlobalWrites) {
   const Type *T = Store.getOperand(1)->getType();
   const Type *Elem = T->getScalarType();
   if (Elem->isPointerOrPointerTile() || Elem->getScalarSizeInBytes() < 2)
@@ -98,10 +99,10 @@ std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form) {
     if (I != &Store && I->accessesMemory())
       return "memory may be accessed after the store, which would complete asynchronously "
              "(only an epilogue's last store becomes a bulk tensor store)";
-  for (const Instruction *I : instructionsAround(Store, /*Forward=*/false))
-    if (I != &Store && isGenericGlobalWrite(*I))
-      return "memory is written before the store by threads, and GPU-level IR has no fence "
-             "that orders global writes before the copy engine's";
+  std::vector<const Instruction *> Before = instructionsAround(Store, /*Forward=*/false);
+  AfterGlobalWrites = std::any_of(Before.begin(), Before.end(), [&](const Instruction *I) {
+    return I != &Store && isGenericGlobalWrite(*I);
+  });
   Form = std::move(*TA);
   return "";
 }
@@ -116,7 +117,7 @@ Instruction *StoreRewriter::insert(Instruction *Before, Opcode Op, const Type *T
   return BB->insert(BB->iteratorTo(Before), std::move(I));
 }
 
-void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form) {
+void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form, bool AfterGlobalWrites) {
   Value *Tile = Store.getOperand(1);
   const Type *T = Tile->getType();
   const Type *SlotTy = stagingSlotType(T);
@@ -131,6 +132,10 @@ void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form) {
   insert(&Store, Opcode::Barrier, Void, {});
   insert(&Store, Opcode::LocalStore, Void, {Slot, Tile});
   insert(&Store, Opcode::FenceProxyAsync, Void, {});
+  // The threads' own global writes before it come first too (the engine
+  // may write the same bytes): each thread fences them before the barrier.
+  if (AfterGlobalWrites)
+    insert(&Store, Opcode::FenceProxyAsyncGlobal, Void, {});
   insert(&Store, Opcode::Barrier, Void, {});
   // Nothing is written where an extent is not positive: the launcher maps
   // such a tensor onto a block of zeros, which the store must not touch.
@@ -172,7 +177,12 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   TensorDescriptorBuilder TD(F, AA, AI, DT);
   StoreRewriter RW(F, TD, AA);
   // Decide for every store on the IR as it came, then rewrite.
-  std::vector<std::pair<Instruction *, TensorAccess>> Chosen;
+  struct Choice {
+    Instruction *Store;
+    TensorAccess Form;
+    bool AfterGlobalWrites;
+  };
+  std::vector<Choice> Chosen;
   for (auto &BB : F.blocks())
     for (auto &IP : BB->instructions()) {
       Instruction &I = *IP;
@@ -180,20 +190,22 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
           !I.getOperand(0)->getType()->isTile() || I.getOperand(0)->getType()->getRank() != 2)
         continue;
       TensorAccess Form;
-      if (std::string Why = RW.check(I, Form); !Why.empty()) {
+      bool AfterGlobalWrites = false;
+      if (std::string Why = RW.check(I, Form, AfterGlobalWrites); !Why.empty()) {
         Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
         continue;
       }
-      Chosen.emplace_back(&I, std::move(Form));
+      Chosen.push_back({&I, std::move(Form), AfterGlobalWrites});
     }
-  for (auto &[Store, Form] : Chosen) {
+  for (auto &[Store, Form, AfterGlobalWrites] : Chosen) {
     const Type *T = Store->getOperand(1)->getType();
     int32_t Swizzle = stagingSlotType(T)->getLayout()->getSwizzleBytes();
     Remark(RemarkKind::Passed, *Store,
            "this store goes through a shared slot" +
                (Swizzle ? " (" + std::to_string(Swizzle) + "-byte swizzle)" : std::string()) +
-               " and a bulk tensor store (tma_store)");
-    RW.rewrite(*Store, Form);
+               " and a bulk tensor store (tma_store)" +
+               (AfterGlobalWrites ? ", after a proxy fence of the global writes before it" : ""));
+    RW.rewrite(*Store, Form, AfterGlobalWrites);
   }
   return !Chosen.empty();
 }

@@ -16,6 +16,8 @@
 //                                   ; may overlap (allocate-shared) are done
 //     local_store %slot, %value
 //     fence_proxy_async             ; the engine reads generic-proxy writes
+//     fence_proxy_async_global      ; only after global writes by threads,
+//                                   ; which the engine's must follow
 //     barrier                       ; every thread's part is in the slot
 //     tma_store %desc, [%row, %col], %slot
 //     tma_store_wait 0              ; the engine has read the slot
@@ -36,9 +38,9 @@
 // row, even past the extent). The store completes asynchronously, and
 // GPU-level IR waits only for the engine's reads of the slot, so nothing
 // that may run after the store may access memory (an epilogue's last
-// store); and since `fence_proxy_async` orders shared memory only, no
-// generic store or atomic may run before it either. Declined stores get a
-// remark saying why.
+// store). Generic stores and atomics that may run before it are ordered
+// before the engine's writes by `fence_proxy_async_global` in every thread
+// ahead of the barrier. Declined stores get a remark saying why.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
