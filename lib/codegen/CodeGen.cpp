@@ -425,6 +425,11 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                      "the barriers and async-proxy fences the shared-memory accesses of "
                      "GPU-level IR need (RAW/WAR over its statements; none where a thread "
                      "reads back its own elements)"});
+  // The epilogue's staging slot over the rings the K loop is done with:
+  // placed one after the other, the 128 x 256 x 64 f16 tile's rings (192 KB)
+  // and slot (64 KB) exceeded the H100's 227 KB.
+  if (explicitTensorCopies(Options))
+    Steps.push_back({"allocate-shared", describePass("allocate-shared")});
   return Steps;
 }
 
