@@ -288,6 +288,29 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   return transform::createAsyncRingsPass(std::move(Target));
 }
 
+/// The back end's answer to tensor-stores about a store (its Keep): the
+/// lowering writes the stores of a function with a dot whose operands are
+/// not read from GPU-level IR slots (FMA, tf32, `trans` operands, loops
+/// async-rings declined): its planner copies those operands into rings of
+/// its own and stages a bulk tensor store in their free slots, where the
+/// pass's staging slot would go after them (+64 KB for the 128 x 128 f32
+/// FMA tile).
+std::string storedByTheLowering(const ir::Instruction &Store) {
+  for (const auto &BB : Store.getParent()->getParent()->blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I->getOpcode() != ir::Opcode::Dot)
+        continue;
+      for (unsigned K = 0; K < 2; ++K) {
+        const ir::Instruction *Op = ir::asInstruction(I->getOperand(K));
+        if (!Op || Op->getOpcode() != ir::Opcode::LocalLoad)
+          return "the back end's planner copies the operands of a dot of this function into "
+                 "rings of its own (" +
+                 ir::printOperand(*I) + "), in whose free slots it stages this store itself";
+      }
+    }
+  return "";
+}
+
 /// Whether the pipeline may issue a K loop's prologue for the next tile above
 /// the current tile's epilogue (TilePrefetch.cpp): only where every dot is a
 /// wgmma whose rings bulk tensor copies fill (sm_90a, TMA on). cp.async rings
@@ -319,6 +342,10 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   for (const PipelineStep &Step : backendPasses(Options)) {
     if (Step.Name == "async-rings") {
       PM.addPass(explicitRingsPass(Options));
+      continue;
+    }
+    if (Step.Name == "tensor-stores") {
+      PM.addPass(transform::createTensorStoresPass(storedByTheLowering));
       continue;
     }
     if (Step.Name != "pipeline") {

@@ -191,7 +191,10 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
         continue;
       TensorAccess Form;
       bool AfterGlobalWrites = false;
-      if (std::string Why = RW.check(I, Form, AfterGlobalWrites); !Why.empty()) {
+      std::string Why = Keep ? Keep(I) : "";
+      if (Why.empty())
+        Why = RW.check(I, Form, AfterGlobalWrites);
+      if (!Why.empty()) {
         Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
         continue;
       }
@@ -211,5 +214,10 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
 }
 
 std::unique_ptr<Pass> createTensorStoresPass() { return std::make_unique<TensorStoresPass>(); }
+
+std::unique_ptr<Pass>
+createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep) {
+  return std::make_unique<TensorStoresPass>(std::move(Keep));
+}
 
 } // namespace tritonc::transform

@@ -29,6 +29,11 @@ std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTile
                                              unsigned RegisterStages = 0);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
+/// tensor-stores for the GPU back end (TensorStores.h): Keep says, for a
+/// store, why the back end's lowering writes it itself ("" when the pass
+/// may take it).
+std::unique_ptr<Pass>
+createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep);
 /// assign-layouts for the GPU back end's target (AssignLayouts.h).
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).

@@ -40,19 +40,32 @@
 // that may run after the store may access memory (an epilogue's last
 // store). Generic stores and atomics that may run before it are ordered
 // before the engine's writes by `fence_proxy_async_global` in every thread
-// ahead of the barrier. Declined stores get a remark saying why.
+// ahead of the barrier. The GPU back end may keep a store for its own
+// lowering (Keep: a function whose dot operands its planner rings, whose
+// free slots stage the store). Declined stores get a remark saying why.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tritonc/transform/PassManager.h"
 
+#include <functional>
+#include <string>
+
 namespace tritonc::transform {
 
 class TensorStoresPass : public Pass {
 public:
+  TensorStoresPass() = default;
+  /// Keep: why the back end's lowering writes a store itself, or "" (the
+  /// back end's answer; the registered pass takes every store it can).
+  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep)
+      : Keep(std::move(Keep)) {}
   const char *name() const override { return "tensor-stores"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  std::function<std::string(const ir::Instruction &Store)> Keep;
 };
 
 } // namespace tritonc::transform
