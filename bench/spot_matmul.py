@@ -6,9 +6,11 @@
 Each configuration is [p]TMxTNxTKwWARPSsSTAGES[c][g][x]: a prefix "p" for matmul_persistent.tc (one
 program per SM at most, tiles spread evenly as bench/matmul_suite.py launches it), a suffix "c" to fill
 the operand buffers with cp.async instead of bulk tensor copies (tma=False), "g" to write C with st.global
-instead of bulk tensor stores (tma_store=False), "x" for the wgmma loops' cp.async rings as GPU-level
-IR too (explicit_wgmma_rings=True; with "c"), "_G4" for GROUP_M=4 (grouped and persistent kernels
-only); e.g. p128x256x64w8s3g_G4, or 128x256x64w8s3c against 128x256x64w8s3cx. Same timer as bench.py
+instead of bulk tensor stores (tma_store=False), "x" for the wgmma loops' rings as GPU-level IR too
+(explicit_wgmma_rings=True: with "c" cp.async rings, without it bulk tensor copies and stores from the
+passes tensor-copies and tensor-stores), "_G4" for GROUP_M=4 (grouped and persistent kernels only);
+e.g. p128x256x64w8s3g_G4, 128x256x64w8s3c against 128x256x64w8s3cx, or 128x256x64w8s3 against
+128x256x64w8s3x. Same timer as bench.py
 (bench/common.py): fresh torch.randn inputs, CUDA events, L2 flushed before each run; TF32 off for float.
 cuBLAS and the configurations are timed interleaved (Timer.compare: --rounds turns of --runs runs in
 all, median). Each result is checked against torch (relative max error printed) before it is timed.

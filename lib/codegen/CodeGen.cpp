@@ -279,13 +279,36 @@ private:
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
   Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
-  Target.WgmmaLoops = !Options.TensorCopies && Options.ExplicitWgmmaRings;
+  Target.WgmmaLoops = Options.ExplicitWgmmaRings;
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
   return transform::createAsyncRingsPass(std::move(Target));
+}
+
+/// The back end's answer to tensor-stores about a store (its Keep): the
+/// lowering writes the stores of a function with a dot whose operands are
+/// not read from GPU-level IR slots (FMA, tf32, `trans` operands, loops
+/// async-rings declined): its planner copies those operands into rings of
+/// its own and stages a bulk tensor store in their free slots, where the
+/// pass's staging slot would go after them (+64 KB for the 128 x 128 f32
+/// FMA tile).
+std::string storedByTheLowering(const ir::Instruction &Store) {
+  for (const auto &BB : Store.getParent()->getParent()->blocks())
+    for (const auto &I : BB->instructions()) {
+      if (I->getOpcode() != ir::Opcode::Dot)
+        continue;
+      for (unsigned K = 0; K < 2; ++K) {
+        const ir::Instruction *Op = ir::asInstruction(I->getOperand(K));
+        if (!Op || Op->getOpcode() != ir::Opcode::LocalLoad)
+          return "the back end's planner copies the operands of a dot of this function into "
+                 "rings of its own (" +
+                 ir::printOperand(*I) + "), in whose free slots it stages this store itself";
+      }
+    }
+  return "";
 }
 
 /// Whether the pipeline may issue a K loop's prologue for the next tile above
@@ -319,6 +342,10 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   for (const PipelineStep &Step : backendPasses(Options)) {
     if (Step.Name == "async-rings") {
       PM.addPass(explicitRingsPass(Options));
+      continue;
+    }
+    if (Step.Name == "tensor-stores") {
+      PM.addPass(transform::createTensorStoresPass(storedByTheLowering));
       continue;
     }
     if (Step.Name != "pipeline") {
@@ -356,6 +383,15 @@ void checkLayoutsAreTyped(const ir::Function &F, const LayoutAssignment &LA) {
     }
 }
 
+/// Whether the back end's list fills wgmma rings with bulk tensor copies
+/// itself (tensor-copies, and tensor-stores for the epilogue) rather than
+/// leaving that to the lowering's planner: sm_90a with TMA on, the wgmma
+/// loops' rings explicit (--explicit-wgmma-rings).
+bool explicitTensorCopies(const CodeGenOptions &Options) {
+  return Options.Arch == ptx::Arch::SM90a && Options.ExplicitRings && Options.ExplicitWgmmaRings &&
+         Options.TensorCopies;
+}
+
 /// The registry's description of a pass.
 std::string describePass(const std::string &Name) {
   for (const auto &[Pass, Description] : transform::registeredPasses())
@@ -391,6 +427,8 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                      "the pipelined dot operands of the loops the back end fills "
                      "with cp.async (mma.sync; wgmma with --explicit-wgmma-rings) become explicit "
                      "rings (smem_alloc, cp_async, commit, wait N, local_load)"});
+  if (explicitTensorCopies(Options))
+    Steps.push_back({"tensor-copies", describePass("tensor-copies")});
   // The layout passes' target facts as options in the step's name, so that
   // --print-pipeline shows a list `tritonc opt --passes=` runs as is.
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
@@ -399,6 +437,8 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a) {
     Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});
+    if (explicitTensorCopies(Options) && Options.TensorStores)
+      Steps.push_back({"tensor-stores", describePass("tensor-stores")});
   }
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
@@ -425,6 +465,11 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a)
     Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
                      describePass("mma-in-flight")});
+  // The epilogue's staging slot over the rings the K loop is done with:
+  // placed one after the other, the 128 x 256 x 64 f16 tile's rings (192 KB)
+  // and slot (64 KB) exceeded the H100's 227 KB.
+  if (explicitTensorCopies(Options))
+    Steps.push_back({"allocate-shared", describePass("allocate-shared")});
   return Steps;
 }
 
@@ -441,11 +486,10 @@ std::vector<PipelineStep> loweringSteps() {
   return Steps;
 }
 
-PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
-  PTXOutput Out;
+bool runBackendPassList(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
   if (std::string Error = Options.check(); !Error.empty()) {
     Diags.error(SourceRange(), Error);
-    return Out;
+    return false;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.
   bool Padded = checkTileSizes(M, Diags) && checkLayoutWarps(M, Options, Diags);
@@ -455,7 +499,12 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       Diags.error(SourceRange(E->Loc), E->Message);
       Padded = false;
     }
-  if (!Padded || !runBackendPasses(M, Options, Diags))
+  return Padded && runBackendPasses(M, Options, Diags);
+}
+
+PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
+  PTXOutput Out;
+  if (!runBackendPassList(M, Options, Diags))
     return Out;
   // 8.1: vector reductions (red.global.add.v4.f32).
   ptx::PTXModule PM(ptx::PTXTarget{Options.Arch, 8, 1});

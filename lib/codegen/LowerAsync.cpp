@@ -302,6 +302,12 @@ void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
   case Opcode::FenceProxyAsync:
     B.emit("fence.proxy.async.shared::cta;");
     return;
+  case Opcode::FenceProxyAsyncGlobal:
+    if (Options.Arch != ptx::Arch::SM90a)
+      throw UnsupportedConstruct(I.Loc, "fence_proxy_async_global: the async proxy (bulk tensor "
+                                        "copies) needs sm_90a");
+    B.emit("fence.proxy.async.global;");
+    return;
   default:
     return lowerHopperOp(I);
   }
@@ -445,7 +451,7 @@ const Instruction *FunctionLowering::slotLoadOperand(const Instruction &Dot, uns
     Opcode Op = IP->getOpcode();
     bool WritesShared = IP->getCategory() == ir::OpCategory::Gpu && IP->hasSideEffects() &&
                         Op != Opcode::Barrier && Op != Opcode::FenceProxyAsync &&
-                        Op != Opcode::CpAsyncCommit;
+                        Op != Opcode::FenceProxyAsyncGlobal && Op != Opcode::CpAsyncCommit;
     if (WritesShared) {
       Why = std::string("a ") + ir::opcodeName(Op) + " between the local_load and the dot may " +
             "change the slot";

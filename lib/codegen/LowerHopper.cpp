@@ -33,9 +33,10 @@
 //   wgmma_fence/commit/wait N   wgmma.fence / commit_group / wait_group N
 //
 // Tensor copies need the slot in the copy engine's layout: a hardware
-// swizzle mode whose rows are exactly the swizzle width (or swizzle 0); a
-// slot of wider rows (column blocks, which wgmma's descriptors read) would
-// take one box per block. Other forms are located errors.
+// swizzle mode (or swizzle 0). A row-major slot whose rows are wider than
+// its swizzle is column blocks (docs/IR.md): the tensor map's box is one
+// block, and a copy of the slot is one copy per block, at the block's
+// column and shared address. Other forms are located errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,20 +84,32 @@ const ir::Value *tmaSlot(const Instruction &I) {
   return I.getOperand(1 + I.getOperand(0)->getType()->getRank());
 }
 
+/// The bytes of one row in memory of slot type T: rows run along its
+/// contiguous dimension (dimension 0 of a column-major slot).
+uint64_t slotRowBytes(const ir::Type *T) {
+  const ir::Layout *L = T->getLayout();
+  int64_t RowElems = L ? T->getShape()[L->getOrder()[0]] : T->getShape().back();
+  return static_cast<uint64_t>(RowElems) * T->getElementType()->getScalarSizeInBytes();
+}
+
 /// The swizzle (bytes) in which the copy engine writes or reads slot type T,
 /// or a reason why it cannot.
 std::optional<unsigned> tmaSwizzle(const ir::Type *T, std::string &Why) {
   const ir::Layout *L = T->getLayout(); // a hardware swizzle (the verifier)
   unsigned Swizzle = L ? static_cast<unsigned>(L->getSwizzleBytes()) : 0;
-  // Rows in memory run along the contiguous dimension (dimension 0 of a
-  // column-major slot).
-  int64_t RowElems = L ? T->getShape()[L->getOrder()[0]] : T->getShape().back();
-  uint64_t RowBytes = static_cast<uint64_t>(RowElems) * T->getElementType()->getScalarSizeInBytes();
+  uint64_t RowBytes = slotRowBytes(T);
   if (Swizzle && RowBytes != Swizzle) {
-    Why = "its rows are " + std::to_string(RowBytes) + " bytes, not exactly the swizzle width (" +
-          std::to_string(Swizzle) + " bytes): a box is one column block of the swizzle's " +
-          "width, and a tma_load copies one box";
-    return std::nullopt;
+    // Column blocks: each starts a swizzle pattern of 8 rows of its own.
+    bool RowMajor = L->getOrder()[0] + 1 == T->getRank();
+    uint64_t Rows = RowBytes ? static_cast<uint64_t>(T->getNumElements()) *
+                                   T->getElementType()->getScalarSizeInBytes() / RowBytes
+                             : 0;
+    if (!RowMajor || RowBytes % Swizzle || Rows % 8) {
+      Why = "its rows are " + std::to_string(RowBytes) + " bytes, not the swizzle width (" +
+            std::to_string(Swizzle) + " bytes) or, in a row-major slot of whole 8-row " +
+            "patterns, a multiple of it (column blocks, one box each)";
+      return std::nullopt;
+    }
   }
   if (RowBytes % 16) {
     Why = "its rows are " + std::to_string(RowBytes) + " bytes, not a multiple of 16";
@@ -209,6 +222,17 @@ void FunctionLowering::planTensorDescriptors() {
         Swizzle = S;
       }
       Spec.SwizzleBytes = Swizzle.value_or(0);
+      // Slots of column blocks: the box is one block (the users agree on
+      // the slot's shape, which is the descriptor's).
+      uint64_t BoxRowBytes = uint64_t(Spec.Box[0]) * Spec.ElemBytes;
+      if (Spec.SwizzleBytes && BoxRowBytes > Spec.SwizzleBytes) {
+        if (Strided)
+          unsupported(I, "a tensor descriptor with traversal strides copies rows of at most its "
+                         "swizzle width (" +
+                             std::to_string(Spec.SwizzleBytes) + " bytes), not " +
+                             std::to_string(BoxRowBytes));
+        Spec.Box[0] = Spec.SwizzleBytes / Spec.ElemBytes;
+      }
       TensorMaps.push_back(std::move(Spec));
       DescriptorParams[&I] = B.addByteArrayParam(128, 64);
     }
@@ -298,23 +322,41 @@ void FunctionLowering::lowerTmaCopy(const Instruction &I) {
   if (!Desc || !DescriptorParams.count(Desc))
     unsupported(I, "its descriptor must be a make_tensor_desc of this function");
   unsigned Rank = I.getOperand(0)->getType()->getRank();
-  // Coordinates innermost first, as PTX lists them.
-  std::string Coords;
-  for (unsigned K = Rank; K-- > 0;)
-    Coords += scalar(I.getOperand(1 + K)).name() + (K ? ", " : "");
-  std::string Map = "[" + Values.at(Desc)[0].name() + ", {" + Coords + "}]";
-  std::string Slot = "[" + Values.at(tmaSlot(I))[0].name() + "]";
-  std::string Dim = std::to_string(Rank) + "d";
+  // One copy per column block of the slot (planTensorDescriptors made the
+  // box one block): block J is BlockElems columns further in the tensor
+  // and Rows * swizzle bytes further in shared memory.
+  const ir::Type *SlotTy = tmaSlot(I)->getType();
+  uint64_t RowBytes = slotRowBytes(SlotTy);
+  uint64_t Swizzle = SlotTy->getLayout() ? uint64_t(SlotTy->getLayout()->getSwizzleBytes()) : 0;
+  uint64_t Blocks = Swizzle && RowBytes > Swizzle ? RowBytes / Swizzle : 1;
+  uint64_t BlockElems = SlotTy->getShape().back() / Blocks;
+  uint64_t BlockBytes =
+      SlotTy->getNumElements() * SlotTy->getElementType()->getScalarSizeInBytes() / Blocks;
+  Reg Inner = scalar(I.getOperand(Rank));
+  Reg SlotBase = Values.at(tmaSlot(I))[0];
   Reg Thread0 = B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0);
-  std::string Issue = "@" + Thread0.name() + " cp.async.bulk.tensor." + Dim;
-  if (I.getOpcode() == Opcode::TmaLoad) {
-    std::string Bar = "[" + Values.at(I.getOperand(2 + Rank))[0].name() + "]";
-    B.emit(Issue + ".shared::cluster.global.mbarrier::complete_tx::bytes " + Slot + ", " + Map +
-           ", " + Bar + ";");
-    return;
+  std::string Issue = "@" + Thread0.name() + " cp.async.bulk.tensor." + std::to_string(Rank) + "d";
+  for (uint64_t J = 0; J < Blocks; ++J) {
+    // Coordinates innermost first, as PTX lists them.
+    std::string Coords =
+        (J ? B.add(Ty::S32, Inner, static_cast<int64_t>(J * BlockElems)) : Inner).name();
+    for (unsigned K = Rank - 1; K-- > 0;)
+      Coords += ", " + scalar(I.getOperand(1 + K)).name();
+    std::string Map = "[" + Values.at(Desc)[0].name() + ", {" + Coords + "}]";
+    Reg Address =
+        J ? B.add(SlotBase.type(), SlotBase, static_cast<int64_t>(J * BlockBytes)) : SlotBase;
+    std::string Slot = "[" + Address.name() + "]";
+    if (I.getOpcode() == Opcode::TmaLoad) {
+      std::string Bar = "[" + Values.at(I.getOperand(2 + Rank))[0].name() + "]";
+      B.emit(Issue + ".shared::cluster.global.mbarrier::complete_tx::bytes " + Slot + ", " + Map +
+             ", " + Bar + ";");
+    } else {
+      B.emit(Issue + ".global.shared::cta.bulk_group " + Map + ", " + Slot + ";");
+    }
   }
-  B.emit(Issue + ".global.shared::cta.bulk_group " + Map + ", " + Slot + ";");
-  B.emit("@" + Thread0.name() + " cp.async.bulk.commit_group;");
+  // One bulk group per tma_store, whatever its number of boxes.
+  if (I.getOpcode() == Opcode::TmaStore)
+    B.emit("@" + Thread0.name() + " cp.async.bulk.commit_group;");
 }
 
 /// Whether Acc, a phi, keeps no reader that would see the registers of

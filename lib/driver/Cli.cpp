@@ -91,9 +91,10 @@ const char *CompileUsage =
     "                        itself instead of the async-rings pass making them as\n"
     "                        GPU-level IR, emitted one to one (the default;\n"
     "                        --explicit-rings says so explicitly)\n"
-    "  --explicit-wgmma-rings   sm_90a with --no-tma: the cp.async rings of wgmma\n"
-    "                        loops as GPU-level IR too (accelerate-dot,\n"
-    "                        mma-in-flight; off by default until timed)\n"
+    "  --explicit-wgmma-rings   sm_90a: the rings of wgmma loops as GPU-level IR too\n"
+    "                        (accelerate-dot, mma-in-flight; with TMA on,\n"
+    "                        tensor-copies and tensor-stores; off by default until\n"
+    "                        timed)\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -162,6 +163,9 @@ const char *RunUsage =
     "  --debug               run print(...) and assert(...) (else they are removed)\n"
     "  --grid X[,Y[,Z]]      the launch grid (required)\n"
     "  --interpret           run on the CPU interpreter (the default)\n"
+    "  --backend-passes      --interpret: run the IR the GPU back end's passes leave\n"
+    "                        for --arch and the back-end options below (as\n"
+    "                        --print-pipeline lists them)\n"
     "  --device              run on the GPU (device 0): the arrays are copied to the\n"
     "                        device and back; compiled kernels are cached in\n"
     "                        $TRITONC_CACHE_DIR (default ~/.cache/tritonc)\n"
@@ -175,7 +179,7 @@ const char *RunUsage =
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
     "  --no-explicit-rings   --device: the back end plans the cp.async rings itself\n"
     "                        (default: GPU-level IR from async-rings)\n"
-    "  --explicit-wgmma-rings   --device: wgmma loops' cp.async rings as IR too\n"
+    "  --explicit-wgmma-rings   --device: wgmma loops' rings as IR too\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -669,6 +673,7 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--out", true},
                       {"--max-steps", true},
                       {"--passes", true},
+                      {"--backend-passes", false},
                       {"--arch", true},
                       {"--num-warps", true},
                       {"--num-stages", true},
@@ -699,6 +704,8 @@ int Tool::run(const std::vector<std::string> &Args) {
   bool OnDevice = P.has("--device");
   if (OnDevice && P.has("--interpret"))
     return usageError("run", "--device and --interpret exclude each other");
+  if (OnDevice && P.has("--backend-passes"))
+    return usageError("run", "--backend-passes is for the interpreter (the GPU runs them anyway)");
   if (P.Positionals.empty())
     return usageError("run", "no input file");
   const std::string *GridText = P.last("--grid");
@@ -715,8 +722,15 @@ int Tool::run(const std::vector<std::string> &Args) {
       return usageError("run", "invalid --max-steps value '" + *Steps + "'");
   }
 
-  // The remarks are the GPU compilation's (runOnGPU prints them).
-  CompileResult R = compileInput(P.Positionals[0], Interpreted, /*IsIR=*/false);
+  // The remarks are the GPU compilation's (runOnGPU prints them), or the
+  // back end's passes' that run here.
+  bool BackendPasses = P.has("--backend-passes");
+  CompileResult R =
+      compileInput(P.Positionals[0], BackendPasses ? Opts : Interpreted, /*IsIR=*/false);
+  // The GPU-level IR the emitter would get, for the interpreter to run.
+  if (R.ok() && BackendPasses)
+    runGuarded(R.getDiagnostics(),
+               [&] { codegen::runBackendPassList(*R.module(), DOpts.Back, R.getDiagnostics()); });
   if (!report(R))
     return ExitFailure;
   std::string Error;

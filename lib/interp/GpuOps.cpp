@@ -296,6 +296,10 @@ void GpuState::exec(const CInst &I) {
     for (uint8_t &F : Flags)
       F &= static_cast<uint8_t>(~Unfenced);
     return;
+  case Opcode::FenceProxyAsyncGlobal:
+    // Global memory is one sequential store here: a bulk tensor store's
+    // writes land in program order, after the threads' own.
+    return;
   case Opcode::Barrier:
     for (uint8_t &F : Flags)
       F &= static_cast<uint8_t>(~(UnsyncedWrite | UnsyncedRead));

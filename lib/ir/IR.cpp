@@ -75,6 +75,7 @@ bool isVoidOpcode(Opcode Op) {
   case Opcode::WgmmaCommit:
   case Opcode::WgmmaWait:
   case Opcode::FenceProxyAsync:
+  case Opcode::FenceProxyAsyncGlobal:
   case Opcode::Barrier:
     return true;
   default:

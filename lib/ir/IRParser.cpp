@@ -1049,6 +1049,7 @@ private:
     case Opcode::WgmmaFence:
     case Opcode::WgmmaCommit:
     case Opcode::FenceProxyAsync:
+    case Opcode::FenceProxyAsyncGlobal:
     case Opcode::Barrier:
       break;
     case Opcode::CpAsyncWait:

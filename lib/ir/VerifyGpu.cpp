@@ -250,6 +250,7 @@ std::string checkGpuTypes(const Instruction &I) {
   case Opcode::WgmmaFence:
   case Opcode::WgmmaCommit:
   case Opcode::FenceProxyAsync:
+  case Opcode::FenceProxyAsyncGlobal:
   case Opcode::Barrier:
   case Opcode::CpAsyncWait:
   case Opcode::TmaStoreWait:

@@ -94,8 +94,8 @@ private:
 
 /// Whether an instruction writes (cp_async, tma_load) or reads (wgmma,
 /// tma_store) its shared operands after it has executed, and which wait
-/// retires all such operations; Opcode::Ret when only the function's end
-/// does.
+/// retires all such operations (a tma_load's: mbarrier waits on its
+/// mbarrier).
 std::optional<Opcode> asyncRetiredBy(const Instruction &I) {
   switch (I.getOpcode()) {
   case Opcode::CpAsync:
@@ -105,10 +105,20 @@ std::optional<Opcode> asyncRetiredBy(const Instruction &I) {
   case Opcode::TmaStore:
     return Opcode::TmaStoreWait;
   case Opcode::TmaLoad:
-    return Opcode::Ret;
+    return Opcode::MbarrierWait;
   default:
     return std::nullopt;
   }
+}
+
+/// The smem_alloc a shared value (a buffer or a slot of one) is part of.
+const Value *bufferOf(const Value *V) {
+  while (const Instruction *I = asInstruction(const_cast<Value *>(V))) {
+    if (I->getOpcode() != Opcode::SmemSlot)
+      break;
+    V = I->getOperand(0);
+  }
+  return V;
 }
 
 bool isSharedValue(const Value *V) { return V->getType()->isSharedBuffer(); }
@@ -143,12 +153,17 @@ public:
 
 private:
   ProgramPoints Points;
+  /// The mbarriers of the tma_loads into the buffer liveRange is at.
+  std::set<const Value *> Mbarriers;
 
   /// [Start, End) of the buffer Alloc, with the widening rules of the file
   /// comment.
   std::pair<uint64_t, uint64_t> liveRange(Instruction &Alloc) {
     uint64_t Start = Points.Of.at(&Alloc), End = Start + 1;
-    std::set<Opcode> Waits; // what retires the asynchronous operations on it
+    std::set<Opcode> Waits;         // what retires the asynchronous operations on it
+    std::set<Opcode> WaitedInBlock; // ... and where each one is retired in its block
+    std::set<Opcode> NotWaitedInBlock;
+    Mbarriers.clear();
     std::set<const Value *> Views{&Alloc};
     std::vector<const Value *> Work{&Alloc};
     while (!Work.empty()) {
@@ -162,8 +177,12 @@ private:
         End = std::max(End, It->second + 1);
         if (isSharedValue(U) && Views.insert(U).second)
           Work.push_back(U);
-        if (std::optional<Opcode> Wait = asyncRetiredBy(*U))
+        if (std::optional<Opcode> Wait = asyncRetiredBy(*U)) {
           Waits.insert(*Wait);
+          (retiredInItsBlock(*U, *Wait) ? WaitedInBlock : NotWaitedInBlock).insert(*Wait);
+        }
+        if (U->getOpcode() == Opcode::TmaLoad)
+          Mbarriers.insert(bufferOf(U->getOperand(U->getNumOperands() - 1)));
       }
     }
     coverLoops(Start, End);
@@ -171,7 +190,8 @@ private:
     // issued in a loop's last iteration is still in flight at the loop's end.
     uint64_t Retired = End;
     for (Opcode Wait : Waits)
-      Retired = std::max(Retired, retiredAt(End, Wait));
+      if (!WaitedInBlock.count(Wait) || NotWaitedInBlock.count(Wait))
+        Retired = std::max(Retired, retiredAt(End, Wait));
     if (Retired > End) {
       End = Retired;
       coverLoops(Start, End);
@@ -181,16 +201,33 @@ private:
 
   /// The point after the first `Wait 0` at or after From in program order
   /// (the passes that emit asynchronous copies put it where every path
-  /// passes); the function's end when none follows, or when Wait is Ret
-  /// (nothing but the end retires the operation).
+  /// passes), or for tma_loads after the last `mbarrier_wait` on one of
+  /// Mbarriers (tensor-copies waits there for every fill in flight); the
+  /// function's end when none follows.
   uint64_t retiredAt(uint64_t From, Opcode Wait) const {
-    if (Wait != Opcode::Ret)
-      for (uint64_t P = From; P < Points.InOrder.size(); ++P) {
-        const Instruction *I = Points.InOrder[P];
-        if (I->getOpcode() == Wait && I->Count == 0)
-          return P + 1;
-      }
-    return Points.InOrder.size();
+    uint64_t LastMbarrierWait = 0;
+    for (uint64_t P = From; P < Points.InOrder.size(); ++P) {
+      const Instruction *I = Points.InOrder[P];
+      if (I->getOpcode() != Wait)
+        continue;
+      if (Wait != Opcode::MbarrierWait && I->Count == 0)
+        return P + 1;
+      if (Wait == Opcode::MbarrierWait && Mbarriers.count(bufferOf(I->getOperand(0))))
+        LastMbarrierWait = P + 1;
+    }
+    return LastMbarrierWait ? LastMbarrierWait : Points.InOrder.size();
+  }
+
+  /// Whether a `Wait 0` follows I in its block (a loop that waits for its
+  /// MMAs in the iteration that issues them leaves none in flight).
+  static bool retiredInItsBlock(const Instruction &I, Opcode Wait) {
+    if (Wait == Opcode::MbarrierWait)
+      return false;
+    const auto &Insts = I.getParent()->instructions();
+    auto It =
+        std::find_if(Insts.begin(), Insts.end(), [&](const auto &P) { return P.get() == &I; });
+    return std::any_of(It, Insts.end(),
+                       [&](const auto &P) { return P->getOpcode() == Wait && P->Count == 0; });
   }
 
   /// Widens [Start, End) until it covers every loop it overlaps.

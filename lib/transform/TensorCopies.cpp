@@ -56,8 +56,9 @@ Instruction *moduloIndexWraps(const Value *V, const Loop &L, const BasicBlock *P
 struct Ring {
   Instruction *Alloc = nullptr;
   int64_t Slots = 0;
-  /// The cp_async of fill j < S-1 (slot j, in the preheader), then the
-  /// refill (slot %write, in the body).
+  /// The cp_async of fill j < P (slot j, in the preheader; P is S-1, or
+  /// less where the ring has slots to spare), then the refill (slot
+  /// %write, which starts at P, in the body).
   std::vector<Instruction *> Fills;
   /// The smem_slots of %read.
   std::vector<Instruction *> Reads;
@@ -148,8 +149,7 @@ std::vector<Ring> &TensorCopyRewriter::collect() {
 
 bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
   const char *NotRing = "the ring does not have the form async-rings makes (one fill of each of "
-                        "the first S-1 slots before the loop, one refill and reads per "
-                        "iteration)";
+                        "its first slots before the loop, one refill and reads per iteration)";
   std::map<int64_t, Instruction *> First;
   Instruction *Refill = nullptr;
   for (Instruction *S : R.Alloc->users()) {
@@ -181,9 +181,10 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
       R.WriteIndex = S->getOperand(1);
     }
   }
-  if (!Refill || R.Reads.empty() || First.empty() ||
-      First.size() + 1 != static_cast<size_t>(R.Slots) || First.begin()->first != 0 ||
-      First.rbegin()->first != R.Slots - 2)
+  // Fills of slots 0 .. P-1 with P < S (keys are distinct and sorted).
+  int64_t Prologue = static_cast<int64_t>(First.size());
+  if (!Refill || R.Reads.empty() || First.empty() || Prologue >= R.Slots ||
+      First.begin()->first != 0 || First.rbegin()->first != Prologue - 1)
     return R.decline(Refill ? Refill : R.Alloc, NotRing);
   Loop *L = LI.getLoopFor(Refill->getParent());
   if (!L)
@@ -197,7 +198,7 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
     return R.decline(Refill, NotRing);
   BasicBlock *Latch = Latches[0];
   Instruction *ReadWraps = moduloIndexWraps(R.ReadIndex, *L, Preheader, Latch, 0, R.Slots);
-  if (!ReadWraps || !moduloIndexWraps(R.WriteIndex, *L, Preheader, Latch, R.Slots - 1, R.Slots))
+  if (!ReadWraps || !moduloIndexWraps(R.WriteIndex, *L, Preheader, Latch, Prologue, R.Slots))
     return R.decline(Refill, NotRing);
   for (const auto &[J, Copy] : First)
     if (Copy->getParent() != Preheader)
@@ -329,10 +330,12 @@ void TensorCopyRewriter::fillGroup(const std::vector<Ring *> &Rings,
   voidOp(std::next(LastBB->iteratorTo(Last))->get(), Opcode::MbarrierArrive, {Bar});
 }
 
-/// The fills the loop issued for iterations it did not run: S-1 of them,
-/// into the slots from %read on, with the parities from %phase on.
+/// The fills the loop issued for iterations it did not run: one per
+/// prologue fill, into the slots from %read on (of Slots), with the
+/// parities from %phase on.
 void TensorCopyRewriter::drainAtExit(LoopRings &LR, Instruction *Bars, Instruction *Phase,
                                      int64_t Slots) {
+  int64_t InFlight = static_cast<int64_t>(LR.Rings[0]->Fills.size()) - 1;
   const Type *I32 = Type::getI32();
   auto Pos = LR.Exit->instructions().begin();
   while ((*Pos)->getOpcode() == Opcode::Phi)
@@ -340,9 +343,9 @@ void TensorCopyRewriter::drainAtExit(LoopRings &LR, Instruction *Bars, Instructi
   Instruction *Before = Pos->get();
   Value *Slot = LR.Rings[0]->ReadIndex;
   Value *Parity = Phase;
-  for (int64_t K = 0; K + 1 < Slots; ++K) {
+  for (int64_t K = 0; K < InFlight; ++K) {
     voidOp(Before, Opcode::MbarrierWait, {barrierSlot(Bars, Slot, Before), Parity});
-    if (K + 2 == Slots)
+    if (K + 1 == InFlight)
       break;
     Instruction *Next =
         insert(Before, Instruction::create(Opcode::Add, I32, {Slot, M.getInt(I32, 1)}));

@@ -29,11 +29,12 @@ std::string tensorCopySlotProblem(const Type *Slot) {
   uint64_t Swizzle = static_cast<uint64_t>(L->getSwizzleBytes());
   if (Slot->getShape()[0] > 256 || Slot->getShape()[1] > 256)
     return "a box has at most 256 elements along each dimension";
-  if (Swizzle && RowBytes != Swizzle)
-    return "its rows are " + std::to_string(RowBytes) + " bytes, wider than its " +
-           std::to_string(Swizzle) +
-           "-byte swizzle (the engine would lay them out in column blocks, which the slot's "
-           "layout does not describe)";
+  // Wider rows are column blocks (docs/IR.md), one box each; a block
+  // starts a swizzle pattern of 8 rows of its own.
+  if (Swizzle && (RowBytes % Swizzle || (RowBytes != Swizzle && Slot->getShape()[0] % 8)))
+    return "its rows are " + std::to_string(RowBytes) + " bytes, neither its " +
+           std::to_string(Swizzle) + "-byte swizzle nor column blocks of it of whole 8-row " +
+           "patterns";
   if (RowBytes % 16)
     return "its rows are " + std::to_string(RowBytes) + " bytes, not a multiple of 16";
   if (!Swizzle && RowBytes * static_cast<uint64_t>(Slot->getShape()[0]) % 128)

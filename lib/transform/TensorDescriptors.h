@@ -20,10 +20,10 @@ namespace tritonc::transform {
 
 /// Why a slot of type Slot (smem<T<r, c>, #shared..>) cannot be the source
 /// or destination of a bulk tensor copy, or "" if it can: row-major
-/// (order [1,0]), rows exactly as wide as a hardware swizzle mode, or no
-/// swizzle with 16-byte rows and a whole number of 128-byte pieces (the
-/// emitter's rule; the engine lays wider rows out in column blocks, which
-/// `#shared<swizzle=..>` does not describe).
+/// (order [1,0]), rows as wide as a hardware swizzle mode or column blocks
+/// of it (docs/IR.md; the emitter copies one box per block) of whole 8-row
+/// patterns, or no swizzle with 16-byte rows and a whole number of 128-byte
+/// pieces (the emitter's rule).
 std::string tensorCopySlotProblem(const ir::Type *Slot);
 
 class TensorDescriptorBuilder {

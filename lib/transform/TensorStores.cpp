@@ -34,11 +34,14 @@ bool isGenericGlobalWrite(const Instruction &I) {
 }
 
 /// The slot a tile of T is staged in: rows swizzled in the hardware mode of
-/// their width, else plain rows.
+/// their width, wider rows in column blocks of the 128-byte mode (whole
+/// 8-row patterns), else plain rows.
 const Type *stagingSlotType(const Type *T) {
   const Type *Elem = T->getScalarType();
   int64_t RowBytes = T->getShape()[1] * Elem->getScalarSizeInBytes();
   int32_t Swizzle = RowBytes == 32 || RowBytes == 64 || RowBytes == 128 ? int32_t(RowBytes) : 0;
+  if (RowBytes > 128 && RowBytes % 128 == 0 && T->getShape()[0] % 8 == 0)
+    Swizzle = 128;
   return Type::getSharedBuffer(Elem, T->getShape(), Layout::getSharedSwizzle(Swizzle, {1, 0}), 1);
 }
 
@@ -48,9 +51,10 @@ public:
       : F(F), TD(TD), AA(AA), EntryTop(F.getEntryBlock()->instructions().front().get()) {}
 
   /// Why Store cannot become a bulk tensor store, or "" (then its form is in
-  /// Form).
-  std::string check(Instruction &Store, TensorAccess &Form);
-  void rewrite(Instruction &Store, const TensorAccess &Form);
+  /// Form, and AfterGlobalWrites says whether threads may write global
+  /// memory before it).
+  std::string check(Instruction &Store, TensorAccess &Form, bool &AfterGlobalWrites);
+  void rewrite(Instruction &Store, const TensorAccess &Form, bool AfterGlobalWrites);
 
 private:
   Instruction *insert(Instruction *Before, Opcode Op, const Type *T, std::vector<Value *> Ops,
@@ -62,7 +66,7 @@ private:
   Instruction *EntryTop;
 };
 
-std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form) {
+std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form, bool &AfterGlobalWrites) {
   const Type *T = Store.getOperand(1)->getType();
   const Type *Elem = T->getScalarType();
   if (Elem->isPointerOrPointerTile() || Elem->getScalarSizeInBytes() < 2)
@@ -95,10 +99,10 @@ std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form) {
     if (I != &Store && I->accessesMemory())
       return "memory may be accessed after the store, which would complete asynchronously "
              "(only an epilogue's last store becomes a bulk tensor store)";
-  for (const Instruction *I : instructionsAround(Store, /*Forward=*/false))
-    if (I != &Store && isGenericGlobalWrite(*I))
-      return "memory is written before the store by threads, and GPU-level IR has no fence "
-             "that orders global writes before the copy engine's";
+  std::vector<const Instruction *> Before = instructionsAround(Store, /*Forward=*/false);
+  AfterGlobalWrites = std::any_of(Before.begin(), Before.end(), [&](const Instruction *I) {
+    return I != &Store && isGenericGlobalWrite(*I);
+  });
   Form = std::move(*TA);
   return "";
 }
@@ -113,7 +117,7 @@ Instruction *StoreRewriter::insert(Instruction *Before, Opcode Op, const Type *T
   return BB->insert(BB->iteratorTo(Before), std::move(I));
 }
 
-void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form) {
+void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form, bool AfterGlobalWrites) {
   Value *Tile = Store.getOperand(1);
   const Type *T = Tile->getType();
   const Type *SlotTy = stagingSlotType(T);
@@ -128,6 +132,10 @@ void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form) {
   insert(&Store, Opcode::Barrier, Void, {});
   insert(&Store, Opcode::LocalStore, Void, {Slot, Tile});
   insert(&Store, Opcode::FenceProxyAsync, Void, {});
+  // The threads' own global writes before it come first too (the engine
+  // may write the same bytes): each thread fences them before the barrier.
+  if (AfterGlobalWrites)
+    insert(&Store, Opcode::FenceProxyAsyncGlobal, Void, {});
   insert(&Store, Opcode::Barrier, Void, {});
   // Nothing is written where an extent is not positive: the launcher maps
   // such a tensor onto a block of zeros, which the store must not touch.
@@ -169,7 +177,12 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   TensorDescriptorBuilder TD(F, AA, AI, DT);
   StoreRewriter RW(F, TD, AA);
   // Decide for every store on the IR as it came, then rewrite.
-  std::vector<std::pair<Instruction *, TensorAccess>> Chosen;
+  struct Choice {
+    Instruction *Store;
+    TensorAccess Form;
+    bool AfterGlobalWrites;
+  };
+  std::vector<Choice> Chosen;
   for (auto &BB : F.blocks())
     for (auto &IP : BB->instructions()) {
       Instruction &I = *IP;
@@ -177,24 +190,34 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
           !I.getOperand(0)->getType()->isTile() || I.getOperand(0)->getType()->getRank() != 2)
         continue;
       TensorAccess Form;
-      if (std::string Why = RW.check(I, Form); !Why.empty()) {
+      bool AfterGlobalWrites = false;
+      std::string Why = Keep ? Keep(I) : "";
+      if (Why.empty())
+        Why = RW.check(I, Form, AfterGlobalWrites);
+      if (!Why.empty()) {
         Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
         continue;
       }
-      Chosen.emplace_back(&I, std::move(Form));
+      Chosen.push_back({&I, std::move(Form), AfterGlobalWrites});
     }
-  for (auto &[Store, Form] : Chosen) {
+  for (auto &[Store, Form, AfterGlobalWrites] : Chosen) {
     const Type *T = Store->getOperand(1)->getType();
     int32_t Swizzle = stagingSlotType(T)->getLayout()->getSwizzleBytes();
     Remark(RemarkKind::Passed, *Store,
            "this store goes through a shared slot" +
                (Swizzle ? " (" + std::to_string(Swizzle) + "-byte swizzle)" : std::string()) +
-               " and a bulk tensor store (tma_store)");
-    RW.rewrite(*Store, Form);
+               " and a bulk tensor store (tma_store)" +
+               (AfterGlobalWrites ? ", after a proxy fence of the global writes before it" : ""));
+    RW.rewrite(*Store, Form, AfterGlobalWrites);
   }
   return !Chosen.empty();
 }
 
 std::unique_ptr<Pass> createTensorStoresPass() { return std::make_unique<TensorStoresPass>(); }
+
+std::unique_ptr<Pass>
+createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep) {
+  return std::make_unique<TensorStoresPass>(std::move(Keep));
+}
 
 } // namespace tritonc::transform

@@ -383,7 +383,8 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     them one iteration ahead; num_stages or more as far as the copies. explicit_rings:
     the cp.async rings of mma.sync loops as GPU-level IR from the async-rings pass (the
     default; False: the back end plans them, ``tritonc compile --no-explicit-rings``).
-    explicit_wgmma_rings: with tma=False, sm_90a's wgmma loops too
+    explicit_wgmma_rings: sm_90a's wgmma loops too, their rings filled by bulk tensor
+    copies (tensor-copies) and the epilogue stored by one (tensor-stores) unless tma=False
     (``--explicit-wgmma-rings``; off by default until it is timed against the planner).
     """
     text = None

@@ -90,13 +90,15 @@ def format_cmd(cmd):
 class Launcher:
     """Runs kernels through `tritonc run --interpret`, one fresh directory per launch."""
 
-    def __init__(self, tmp_path, pipeline_args=(), same_bits_as_default=False, specialize=False):
-        """same_bits_as_default: also run each launch after the default passes (on the interpreter) and
-        require every output buffer to be identical byte for byte (a differential test of the passes in
-        pipeline_args)."""
+    def __init__(self, tmp_path, pipeline_args=(), same_bits_as_default=False, specialize=False,
+                 default_args=()):
+        """same_bits_as_default: also run each launch after the default passes (on the interpreter; or
+        default_args) and require every output buffer to be identical byte for byte (a differential test
+        of the passes in pipeline_args)."""
         self.tmp_path = tmp_path
         self.pipeline_args = list(pipeline_args)
         self.same_bits_as_default = same_bits_as_default
+        self.default_args = list(default_args)
         # specialize: on the interpreter, run pipeline_args on the kernel's IR with the facts a GPU launch
         # specializes on (16-byte aligned buffers, integers that are multiples of 16) written into its
         # parameters, as the back end's passes see them (see specialized_ir).
@@ -150,7 +152,7 @@ class Launcher:
         if self.same_bits_as_default and not ON_DEVICE:
             default_dir = workdir / "default"
             default_dir.mkdir()
-            run(command("--interpret", default_dir, pipeline_args=[]))
+            run(command("--interpret", default_dir, pipeline_args=self.default_args))
             for name, value in args:
                 if isinstance(value, np.ndarray):
                     got, want = np.load(outdir / f"{name}.npy"), np.load(default_dir / f"{name}.npy")
@@ -270,18 +272,32 @@ TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # mbarrier phase, a missing wait or fence), and after the back end's 8-warp list for the wgmma loops of
 # --explicit-wgmma-rings (rings_w8). All must give the default pipeline's result bit for bit: a
 # differential test of the passes over every bundled configuration.
-PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8"]
+# The back end's whole list as generatePTX runs it for sm_90a (codegen::backendPasses; `tritonc run
+# --interpret --backend-passes`) with the wgmma loops' rings as GPU-level IR and TMA on
+# (--explicit-wgmma-rings: async-rings, tensor-copies, accelerate-dot, accumulator-init, tensor-stores,
+# coalesce, assign-layouts, insert-barriers, mma-in-flight, allocate-shared, with the target's facts and the
+# launch's options), on IR with the launch's facts written into the parameters (specialized_ir). The back
+# end pads tiles to powers of two first, which reassociates reductions over padded extents: the reference is
+# the default pipeline followed by pad-tiles.
+BACKEND_ARGS = ["--backend-passes", "--explicit-wgmma-rings"]
+PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
+PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
 # whose cp.async rings are GPU-level IR from async-rings by default), with the back end planning those
 # rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare, and with the
 # wgmma loops' rings as GPU-level IR too (--explicit-wgmma-rings without bulk tensor copies: wgmma on the
 # slots, MMAs in flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight
-# across the body's one barrier): opt-in, to keep scripts/gpu-test within its time.
+# across the body's one barrier), and with bulk tensor copies and stores from the passes
+# (--explicit-wgmma-rings: tensor-copies, tensor-stores; 2 warps: mma.sync rings filled by the copy engine;
+# 8 warps: rings of one slot more, two fills ahead): opt-in, to keep scripts/gpu-test within its time.
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "planner80": ["--arch=sm_80", "--no-explicit-rings"],
                  "planner": ["--no-explicit-rings"],
                  "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"],
-                 "explicit_notma_w8": ["--explicit-wgmma-rings", "--no-tma", "--num-warps=8"]}
+                 "explicit_notma_w8": ["--explicit-wgmma-rings", "--no-tma", "--num-warps=8"],
+                 "explicit_tma": ["--explicit-wgmma-rings"],
+                 "explicit_tma_warps2": ["--explicit-wgmma-rings", "--num-warps=2"],
+                 "explicit_tma_warps8": ["--explicit-wgmma-rings", "--num-warps=8"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
 
@@ -303,6 +319,9 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
     if request.param == "rings_w8":
         return Launcher(tmp_path, ["--passes=" + RINGS_W8_PASSES], same_bits_as_default=True, specialize=True)
+    if request.param == "backend":
+        return Launcher(tmp_path, BACKEND_ARGS, same_bits_as_default=True, specialize=True,
+                        default_args=PADDED_DEFAULT_ARGS)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 

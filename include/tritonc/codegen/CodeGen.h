@@ -61,10 +61,12 @@ struct CodeGenOptions {
   /// (faster than the planner's rings on the GPU: docs/BACKEND-NOTES.md);
   /// off (--no-explicit-rings) the planner makes them, for comparison.
   bool ExplicitRings = true;
-  /// With ExplicitRings, sm_90a's wgmma loops whose operands the back end
-  /// would copy with cp.async (--no-tma) get explicit rings too, and
-  /// accelerate-dot, accumulator-init and mma-in-flight after async-rings.
-  /// Off by default until the GPU has timed it against the planner's.
+  /// With ExplicitRings, sm_90a's wgmma loops get explicit rings too, and
+  /// accelerate-dot, accumulator-init and mma-in-flight after async-rings;
+  /// with TensorCopies, tensor-copies fills those rings with bulk tensor
+  /// copies and (with TensorStores) tensor-stores writes the epilogue, in
+  /// the list instead of the lowering's planners. Off by default until the
+  /// GPU has timed it against the planner's.
   bool ExplicitWgmmaRings = false;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
   /// of the device the kernel will run on. 0 means the target's own
@@ -130,6 +132,13 @@ struct PTXOutput {
   std::string PTX;
   std::vector<KernelInfo> Kernels;
 };
+
+/// What generatePTX does to M before lowering it: the option check, the
+/// tile-size and layout-warp checks, the padding of tiles to powers of two
+/// and the passes of backendPasses(Options). M is then the GPU-level IR the
+/// emitter reads, which the interpreter runs too (`tritonc run --interpret
+/// --backend-passes`). False, with errors in Diags, where it stops.
+bool runBackendPassList(ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags);
 
 /// Lowers every function of M to one PTX module. Tile extents that are not
 /// powers of two are padded first (transform::padTilesToPowersOfTwo). Constructs the

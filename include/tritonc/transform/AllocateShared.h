@@ -22,10 +22,15 @@
 //    after it: the interval extends to the first wait after it (in program
 //    order, after the loops it covers) that retires every operation of that
 //    kind (`cp_async_wait 0`, `wgmma_wait 0`, `tma_store_wait 0`), or to the
-//    end of the function when none follows. The passes that emit these
+//    end of the function when none follows (not where every such operation
+//    is followed by that wait in its own block: a loop that waits for its
+//    MMAs in the iteration that issues them). The passes that emit these
 //    operations put such a wait where every path passes.
-//    A tma_load completes through an mbarrier, not a numbered wait, so a
-//    buffer it writes lives to the end of the function.
+//    A tma_load completes through its mbarrier, not a numbered wait: the
+//    interval extends to the last `mbarrier_wait` on that mbarrier's buffer
+//    after it (tensor-copies waits there, at the loop's exit, for every fill
+//    still in flight; the interpreter reports a buffer written over while a
+//    copy into it is pending), or to the end of the function.
 //
 // The offsets come from analysis::allocateSharedMemory (largest buffer
 // first, first fit), aligned to 1024 bytes, the most any #shared layout

@@ -52,7 +52,7 @@
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
 // or whose explicit form it does not lower as well as its own planner
-// (dots on FMA units or tf32, wgmma dots where bulk tensor copies are on,
+// (dots on FMA units or tf32, wgmma dots unless --explicit-wgmma-rings,
 // operands under `trans`, copies narrower than 4 bytes, rings over the
 // shared-memory budget); those loops stay with the back end's planner
 // (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
@@ -80,7 +80,8 @@ struct AsyncRingsTarget {
   /// sm_90a: wgmma dots (analysis::planDot's HasWgmma).
   bool HasWgmma = false;
   /// Whether loops of wgmma dots get cp_async rings (the back end fills
-  /// them itself unless --no-tma and --explicit-wgmma-rings).
+  /// them itself unless --explicit-wgmma-rings; with TMA on, tensor-copies
+  /// then turns the fills into bulk tensor copies).
   bool WgmmaLoops = false;
   unsigned NumWarps = 4;
   bool AllowTF32 = false;

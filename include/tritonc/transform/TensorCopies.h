@@ -5,13 +5,16 @@
 // `async-rings`, whose rings it takes as input:
 //
 //   preheader:  %r = smem_alloc : smem<S x T<..>, #shared<swizzle=..>>
-//               cp_async (smem_slot %r, j), %ptrs_j, %mask_j    (j < S-1)
+//               cp_async (smem_slot %r, j), %ptrs_j, %mask_j    (j < P)
 //               cp_async_commit
 //   header:     %read = phi [0, ..], [(read+1 == S ? 0 : read+1), ..]
-//               %write = phi [S-1, ..], [(write+1 == S ? 0 : write+1), ..]
-//   body:       cp_async_wait S-2, barrier, local_load (smem_slot %r, %read)
+//               %write = phi [P, ..], [(write+1 == S ? 0 : write+1), ..]
+//   body:       cp_async_wait P-1, barrier, local_load (smem_slot %r, %read)
 //               cp_async (smem_slot %r, %write), %ptrs, %mask; cp_async_commit
 //   exit:       cp_async_wait 0
+//
+// with P = S-1 prologue fills, or fewer where the ring has slots to spare
+// (async-rings gives the rings of several warpgroups one slot more).
 //
 // A ring whose every fill reads a box of one 2-D tensor (analysis/
 // AffineAccess.h: a pointer parameter, unit stride along the slot's rows,
@@ -35,7 +38,7 @@
 //    so that parity is (k / S) & 1: a header phi that flips whenever %read
 //    wraps. The `barrier` after the wait stays: it orders every thread's
 //    reads of a slot before its refill;
-//  * the exit waits for the S-1 fills still in flight (the loop's last
+//  * the exit waits for the P fills still in flight (the loop's last
 //    refills), so that nothing writes the rings after the loop.
 //
 // When every ring of the loop is converted and no cp_async is left in the
@@ -45,7 +48,8 @@
 // Declined, with a remark that says why: rings of another form, loops inside
 // loops (the mbarriers' phases would not restart at 0 when the ring is
 // filled again), fills whose pointers or masks lack the form, slots the
-// engine cannot write (rows wider than the swizzle, column-major slots).
+// engine cannot write (column-major slots, rows wider than the swizzle that
+// are not whole column blocks of 8-row patterns; TensorDescriptors.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -16,6 +16,8 @@
 //                                   ; may overlap (allocate-shared) are done
 //     local_store %slot, %value
 //     fence_proxy_async             ; the engine reads generic-proxy writes
+//     fence_proxy_async_global      ; only after global writes by threads,
+//                                   ; which the engine's must follow
 //     barrier                       ; every thread's part is in the slot
 //     tma_store %desc, [%row, %col], %slot
 //     tma_store_wait 0              ; the engine has read the slot
@@ -26,7 +28,8 @@
 // is not positive (the launcher then maps the tensor onto a block of zeros),
 // moves the box out of the tensor so that nothing is written. The slot's
 // swizzle is its row width where that is a hardware mode (32, 64, 128
-// bytes), else none.
+// bytes), 128 for wider rows of whole 128-byte column blocks of 8-row
+// patterns (one box each, docs/IR.md), else none.
 //
 // The rules the engine and the GPU add (as codegen/TensorStores.cpp found
 // them): the mask bounds both dimensions (a store map with an unbounded
@@ -35,21 +38,34 @@
 // row, even past the extent). The store completes asynchronously, and
 // GPU-level IR waits only for the engine's reads of the slot, so nothing
 // that may run after the store may access memory (an epilogue's last
-// store); and since `fence_proxy_async` orders shared memory only, no
-// generic store or atomic may run before it either. Declined stores get a
-// remark saying why.
+// store). Generic stores and atomics that may run before it are ordered
+// before the engine's writes by `fence_proxy_async_global` in every thread
+// ahead of the barrier. The GPU back end may keep a store for its own
+// lowering (Keep: a function whose dot operands its planner rings, whose
+// free slots stage the store). Declined stores get a remark saying why.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tritonc/transform/PassManager.h"
 
+#include <functional>
+#include <string>
+
 namespace tritonc::transform {
 
 class TensorStoresPass : public Pass {
 public:
+  TensorStoresPass() = default;
+  /// Keep: why the back end's lowering writes a store itself, or "" (the
+  /// back end's answer; the registered pass takes every store it can).
+  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep)
+      : Keep(std::move(Keep)) {}
   const char *name() const override { return "tensor-stores"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  std::function<std::string(const ir::Instruction &Store)> Keep;
 };
 
 } // namespace tritonc::transform

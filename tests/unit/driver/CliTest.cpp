@@ -107,6 +107,7 @@ TEST(Cli, HelpVersionAndUsageErrors) {
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "0"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "1,2,3,4"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--interpret"}).Rc, ExitUsage);
+  EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--backend-passes"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--num-warps=0"}).Rc, ExitUsage);
   EXPECT_EQ(tool({"run", "a.tc", "--grid", "1", "--device", "--arch=sm_100"}).Rc, ExitUsage);
 }

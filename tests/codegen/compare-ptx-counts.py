@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Compares the PTX of two option sets over the configurations of check-kernels-ptx.py, instruction family by
+family.
+
+Every configuration that check-kernels-ptx.py assembles (the test suite's, the sweep's) is compiled for one
+target twice, once with the options of --base and once with those of --other, and the second module is
+assembled with ptxas (--warning-as-error; a serialized wgmma pipeline fails too) where its text differs from
+the first's (check-kernels-ptx.py assembles the default). Per module it counts, in the text, the
+bulk tensor loads and stores (cp.async.bulk.tensor), the mbarrier operations, the wgmma waits, bar.sync and
+cp.async, and the dynamic shared memory (a module over the target's limit where the first was not fails),
+and prints every configuration whose counts differ, then how many differ in each family. It is a static
+count (a loop body counts once), meant to find where two back-end paths make different decisions: e.g. the
+planner's bulk tensor copies (default) against the passes' (--other="--explicit-wgmma-rings").
+
+With --aligned, every configuration (but those the sweep already specializes) is compiled as a launch with
+16-byte aligned buffers and integers that are multiples of 16 specializes it (--specialize=D.., one D per
+pointer or integer parameter), which is where the two paths' bulk tensor copies and stores take effect.
+
+Usage: compare-ptx-counts.py TRITONC PTXAS [--base OPTS] [--other OPTS] [--arch ARCH] [--jobs N]
+                             [--only SUBSTRING] [--aligned]
+The exit status is 1 if any module fails to compile or assemble.
+"""
+import argparse
+import concurrent.futures
+import importlib.util
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("check_kernels_ptx", HERE / "check-kernels-ptx.py")
+check_kernels_ptx = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check_kernels_ptx)
+
+# (column, pattern counted per line of PTX)
+FAMILIES = [
+    ("tma_ld", re.compile(r"cp\.async\.bulk\.tensor\.\d+d\.shared::cluster\.global")),
+    ("tma_st", re.compile(r"cp\.async\.bulk\.tensor\.\d+d\.global\.shared::cta")),
+    ("mbar", re.compile(r"\bmbarrier\.(init|arrive|expect_tx|try_wait|test_wait)")),
+    ("wg_wait", re.compile(r"wgmma\.wait_group")),
+    ("bar", re.compile(r"\bbar\.sync\b")),
+    ("cp.async", re.compile(r"cp\.async\.c[ag]\.")),
+]
+
+
+# The target's shared memory per program (codegen::sharedMemoryOfTarget): a module that needs more does
+# not launch.
+SHARED_LIMIT = {"sm_90a": 227 * 1024, "sm_80": 163 * 1024}
+
+
+def counts(ptx):
+    """The count of each family, then the largest dynamic shared memory of a kernel in KB."""
+    lines = ptx.splitlines()
+    smem = max((int(b) for b in re.findall(r"dynamic shared memory: (\d+) bytes", ptx)), default=0)
+    return tuple(sum(1 for line in lines if pattern.search(line)) for _, pattern in FAMILIES) + (
+        (smem + 1023) // 1024,)
+
+
+def aligned_specialization(config, tritonc):
+    """--specialize=... as a launch with every pointer 16-byte aligned and every integer a multiple of 16
+    specializes the configuration's kernel (its first), or None when it has no such parameter."""
+    cmd = [tritonc, "compile", str(check_kernels_ptx.KERNELS / config.kernel)]
+    cmd += [f"-D{k}={v}" for k, v in config.defines.items()]
+    cmd += [o for o in config.options if o.startswith("--config=")] + ["--emit=ir", "--passes="]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=check_kernels_ptx.TIMEOUT_S)
+    match = re.search(r"^define kernel \S+ @[\w.]+\((.*)\) \{$", res.stdout, flags=re.M)
+    if res.returncode != 0 or not match or not match.group(1):
+        return None
+    letters = ["D" if re.match(r"(i(8|16|32|64)|\S+\*) ", p) else "N" for p in match.group(1).split(", ")]
+    return f"--specialize={''.join(letters)}" if "D" in letters else None
+
+
+def compile_ptx(config, arch, options, tritonc):
+    """(PTX, None) or (None, failure report)."""
+    cmd = config.compile_cmd(tritonc, arch) + options
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=check_kernels_ptx.TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return None, f"tritonc timed out: {shlex.join(cmd)}"
+    if res.returncode != 0 or not res.stdout:
+        return None, f"tritonc failed: {shlex.join(cmd)}\n{res.stderr.rstrip()}"
+    return res.stdout, None
+
+
+def assemble(ptx, arch, ptxas, path, what):
+    """None, or a failure report."""
+    path.write_text(ptx)
+    try:
+        asm = subprocess.run([ptxas, f"-arch={arch}", "--warning-as-error", "-o", "/dev/null", str(path)],
+                             capture_output=True, text=True, timeout=check_kernels_ptx.TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"ptxas timed out: {what}"
+    if asm.returncode != 0 or check_kernels_ptx.PERFORMANCE_LOSS in asm.stdout + asm.stderr:
+        return f"ptxas failed: {what}\n{(asm.stdout + asm.stderr).rstrip()}"
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("tritonc")
+    parser.add_argument("ptxas")
+    parser.add_argument("--base", default="", help="options of the first compilation (default: none)")
+    parser.add_argument("--other", default="--explicit-wgmma-rings", help="options of the second")
+    parser.add_argument("--arch", default="sm_90a", choices=check_kernels_ptx.ARCHS)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--only", default="", help="only configurations whose description contains this")
+    parser.add_argument("--aligned", action="store_true",
+                        help="specialize every configuration as a launch with aligned sizes would")
+    args = parser.parse_args()
+    tritonc = os.path.abspath(args.tritonc)
+    base, other = shlex.split(args.base), shlex.split(args.other)
+    configs, _ = check_kernels_ptx.collect(tritonc)
+    configs = [c for c in configs if args.only in c.describe()]
+    if args.aligned:
+        specialized = []
+        for c in configs:
+            if any(o.startswith("--specialize") for o in c.options):
+                continue
+            spec = aligned_specialization(c, tritonc)
+            if spec:
+                specialized.append(check_kernels_ptx.Config(c.kernel, c.defines, c.options + [spec], c.origin))
+        configs = specialized
+
+    def both(config):
+        """(config, base counts, other counts, identical text, failure reports)."""
+        (pa, fa), (pb, fb) = (compile_ptx(config, args.arch, o, tritonc) for o in (base, other))
+        fails = [f for f in (fa, fb) if f]
+        if fails or pa == pb:
+            # Identical text needs assembling once; check-kernels-ptx.py does it for the default.
+            return config, None, None, not fails, fails
+        with tempfile.TemporaryDirectory(prefix="tritonc-compare-") as tmp:
+            what = shlex.join(config.compile_cmd(tritonc, args.arch) + other)
+            if f := assemble(pb, args.arch, args.ptxas, Path(tmp) / "other.ptx", what):
+                fails.append(f)
+        ca, cb = counts(pa), counts(pb)
+        if cb[-1] * 1024 > SHARED_LIMIT[args.arch] >= ca[-1] * 1024:
+            fails.append(f"{cb[-1]} KB of shared memory, more than {args.arch} has: {what}")
+        return config, ca, cb, False, fails
+
+    differ, failures, identical, same_counts = [], [], 0, 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for config, ca, cb, same, fails in pool.map(both, configs):
+            failures += fails
+            identical += same
+            if ca and cb and ca != cb:
+                differ.append((config.describe(), ca, cb))
+            elif ca and cb:
+                same_counts += 1
+    names = [name for name, _ in FAMILIES] + ["smem_KB"]
+    print(" ".join(f"{n:>9}" for n in names) + "  configuration")
+    for what, ca, cb in sorted(differ):
+        cells = [f"{x}->{y}" if x != y else str(x) for x, y in zip(ca, cb)]
+        print(" ".join(f"{c:>9}" for c in cells) + "  " + what)
+    per_family = [sum(1 for _, ca, cb in differ if ca[i] != cb[i]) for i in range(len(names))]
+    print(f"{len(configs)} configurations for {args.arch}, base '{args.base}' against '{args.other}': "
+          f"{identical} identical PTX, {same_counts} other PTX with the same counts, {len(differ)} differ ("
+          + ", ".join(f"{n} {k}" for n, k in zip(names, per_family)) + f"); "
+          f"{len(failures)} failed")
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
