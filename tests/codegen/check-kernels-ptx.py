@@ -213,6 +213,21 @@ def compile_and_assemble(config, arch, tritonc, ptxas, outdir, index):
     return None
 
 
+def aligned_specialization(config, tritonc):
+    """--specialize=... as a launch with every pointer 16-byte aligned and every integer a multiple of 16
+    specializes the configuration's kernel (its first), or None when it has no such parameter (used by
+    compare-ptx-counts.py and compare-wgmma-rings.py)."""
+    cmd = [tritonc, "compile", str(KERNELS / config.kernel)]
+    cmd += [f"-D{k}={v}" for k, v in config.defines.items()]
+    cmd += [o for o in config.options if o.startswith("--config=")] + ["--emit=ir", "--passes="]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    match = re.search(r"^define kernel \S+ @[\w.]+\((.*)\) \{$", res.stdout, flags=re.M)
+    if res.returncode != 0 or not match or not match.group(1):
+        return None
+    letters = ["D" if re.match(r"(i(8|16|32|64)|\S+\*) ", p) else "N" for p in match.group(1).split(", ")]
+    return f"--specialize={''.join(letters)}" if "D" in letters else None
+
+
 def ptxas_rejects_bad_module(ptxas, outdir):
     for arch in ARCHS:
         bad = Path(outdir) / f"bad.{arch}.ptx"

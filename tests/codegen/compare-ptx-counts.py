@@ -60,20 +60,6 @@ def counts(ptx):
         (smem + 1023) // 1024,)
 
 
-def aligned_specialization(config, tritonc):
-    """--specialize=... as a launch with every pointer 16-byte aligned and every integer a multiple of 16
-    specializes the configuration's kernel (its first), or None when it has no such parameter."""
-    cmd = [tritonc, "compile", str(check_kernels_ptx.KERNELS / config.kernel)]
-    cmd += [f"-D{k}={v}" for k, v in config.defines.items()]
-    cmd += [o for o in config.options if o.startswith("--config=")] + ["--emit=ir", "--passes="]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=check_kernels_ptx.TIMEOUT_S)
-    match = re.search(r"^define kernel \S+ @[\w.]+\((.*)\) \{$", res.stdout, flags=re.M)
-    if res.returncode != 0 or not match or not match.group(1):
-        return None
-    letters = ["D" if re.match(r"(i(8|16|32|64)|\S+\*) ", p) else "N" for p in match.group(1).split(", ")]
-    return f"--specialize={''.join(letters)}" if "D" in letters else None
-
-
 def compile_ptx(config, arch, options, tritonc):
     """(PTX, None) or (None, failure report)."""
     cmd = config.compile_cmd(tritonc, arch) + options
@@ -120,7 +106,7 @@ def main():
         for c in configs:
             if any(o.startswith("--specialize") for o in c.options):
                 continue
-            spec = aligned_specialization(c, tritonc)
+            spec = check_kernels_ptx.aligned_specialization(c, tritonc)
             if spec:
                 specialized.append(check_kernels_ptx.Config(c.kernel, c.defines, c.options + [spec], c.origin))
         configs = specialized

@@ -63,18 +63,13 @@ def counts(ptx, remarks):
     }
 
 
-def aligned_launch(config, tritonc):
-    """--specialize for the first kernel of the configuration: D for pointers and integers, N otherwise."""
+def aligned_launch(config, tritonc, checker):
+    """--specialize for the first kernel of the configuration as an aligned launch (none where the
+    configuration specializes already or has nothing to specialize)."""
     if any(o.startswith("--specialize") for o in config.options):
         return []
-    cmd = config.compile_cmd(tritonc, "sm_90a")[:-2] + ["--emit=ir", "--passes="]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    match = re.search(r"^define kernel \S+ @[\w.]+\((.*)\) \{$", res.stdout, flags=re.M)
-    if res.returncode != 0 or not match:
-        raise RuntimeError(f"no kernel signature from:\n  {shlex.join(cmd)}\n{res.stderr.rstrip()}")
-    params = [p for p in match.group(1).split(", ") if p]
-    letters = ["D" if re.match(r"(\w+\*|i\d+) ", p) else "N" for p in params]
-    return ["--specialize=" + "".join(letters)] if letters else []
+    spec = checker.aligned_specialization(config, tritonc)
+    return [spec] if spec else []
 
 
 def compile_ptx(config, tritonc, options, out):
@@ -112,7 +107,7 @@ def main():
     configs, _ = checker.collect(tritonc)
     configs = [c for c in configs if args.only in c.describe()]
     if args.aligned:
-        configs = [checker.Config(c.kernel, c.defines, c.options + aligned_launch(c, tritonc), c.origin)
+        configs = [checker.Config(c.kernel, c.defines, c.options + aligned_launch(c, tritonc, checker), c.origin)
                    for c in configs]
         unique = {c.key(): c for c in configs}
         configs = list(unique.values())
