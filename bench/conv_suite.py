@@ -121,26 +121,33 @@ def shape_label(z, ci, co, h, w, r, s, stride, pad):
 @dataclass(frozen=True)
 class DescCandidate:
     """A configuration of a descriptor kernel for _tune_against_cudnn: its file, its block macros as
-    (name, value) pairs, warps and stages."""
+    (name, value) pairs, warps, stages, and whether its reduction is split into slices (as many as the
+    ConvShape's desc_*_slices choose for the GPU)."""
     file: str
     blocks: tuple
     warps: int
     stages: int
+    split: bool = False
 
     def block(self, name):
         return dict(self.blocks)[name]
 
     def __str__(self):
         return (f"{self.file} " + " ".join(f"{name}={value}" for name, value in self.blocks)
-                + f" w{self.warps} s{self.stages}")
+                + f" w{self.warps} s{self.stages}" + (" split" if self.split else ""))
 
 
-def _desc_candidates(cs, file, macros, configs):
+def _desc_candidates(cs, file, macros, configs, split=None):
     """DescCandidates of `file` from configs (block sizes in the order of macros, then warps and stages),
-    none unless the shape has stride 1 (the descriptor kernels' only one)."""
+    none unless the shape has stride 1 (the descriptor kernels' only one). With split(candidate) given,
+    each candidate whose split has more than one slice is also timed split (the wgrad kernel always
+    splits where it can: its slices are its only way to fill the GPU)."""
     if cs.stride != (1, 1):
         return []
-    return [DescCandidate(file, tuple(zip(macros, cfg[:-2])), *cfg[-2:]) for cfg in configs]
+    found = [DescCandidate(file, tuple(zip(macros, cfg[:-2])), *cfg[-2:]) for cfg in configs]
+    if split is None:
+        return found
+    return found + [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
 
 
 def _problem(shape, dtype):
@@ -304,6 +311,7 @@ def conv_dgrad(results, timer, quick):
     torch.backends.cudnn.benchmark = True
     dtype = torch.float16
     family = "conv half data gradient (conv_nhwc_dgrad.tc)"
+    programs = 2 * torch.cuda.get_device_properties(0).multi_processor_count
     for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
         cs, (dy, x, weight), peers = _backward_problem(shape, dtype)
         ref = peers[0][0]()
@@ -315,17 +323,28 @@ def conv_dgrad(results, timer, quick):
                                   (dx.stride(0), dx.stride(2), dx.stride(3)))
         candidates = [c for c in (QUICK_CONV_DGRAD_CONFIGS if quick else CONV_DGRAD_CONFIGS)
                       if cs.co % c[2] == 0]
+
+        def desc_slices(cfg):
+            return cs.desc_dgrad_slices(cfg.block("TP"), cfg.block("TQ"), cfg.block("TN"), cfg.block("TK"),
+                                        programs)
+
         candidates += _desc_candidates(cs, "conv_nhwc_desc_dgrad.tc", ("TP", "TQ", "TN", "TK"),
-                                       QUICK_CONV_DESC_DGRAD_CONFIGS if quick else CONV_DESC_DGRAD_CONFIGS)
-        # The descriptor kernel reads the channels_last filter (CO x R x S x CI in memory) as it is.
-        desc_args = cs.desc_dgrad_arguments(dy, weight, dx, (dy.stride(0), dy.stride(2), dy.stride(3)),
-                                            weight.stride(0), (dx.stride(0), dx.stride(2), dx.stride(3))) \
-            if cs.stride == (1, 1) else None
+                                       QUICK_CONV_DESC_DGRAD_CONFIGS if quick else CONV_DESC_DGRAD_CONFIGS,
+                                       desc_slices)
 
         def launch(cfg, kern):
             dx.fill_(float("nan"))  # the check sees only what this candidate writes
             if isinstance(cfg, DescCandidate):
-                grid = cs.desc_dgrad_grid(cfg.block("TP"), cfg.block("TQ"), cfg.block("TN"))
+                tp, tq, tn = cfg.block("TP"), cfg.block("TQ"), cfg.block("TN")
+                # The workspace of the slices (zero on entry; the kernel leaves it zero).
+                counters, partials = cs.desc_dgrad_workspace(tp, tq, tn)
+                counters = torch.zeros(counters if cfg.split else 1, dtype=torch.int32, device="cuda")
+                partials = torch.zeros(partials if cfg.split else 1, dtype=torch.float32, device="cuda")
+                # The descriptor kernel reads the channels_last filter (CO x R x S x CI in memory) as it is.
+                desc_args = cs.desc_dgrad_arguments(
+                    dy, weight, dx, counters, partials, (dy.stride(0), dy.stride(2), dy.stride(3)),
+                    weight.stride(0), (dx.stride(0), dx.stride(2), dx.stride(3)))
+                grid = cs.desc_dgrad_grid(tp, tq, tn, desc_slices(cfg) if cfg.split else 1)
                 return lambda: kern[grid](*desc_args)
             grid = cs.dgrad_grid(cfg[0], cfg[1])
             return lambda: kern[grid](*args)

@@ -15,7 +15,8 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
     shape.wgrad_grid(tm, tn, slices)              its grid, and wgrad_workspace(tm, tn) its workspace sizes
     shape.wgrad_arguments(dy, x, dw, ...)         conv_nhwc_wgrad.tc's argument list
-    shape.desc_dgrad_grid(tp, tq, tn)             conv_nhwc_desc_dgrad.tc's grid (stride 1)
+    shape.desc_dgrad_slices(tp, tq, tn, tk, programs)   conv_nhwc_desc_dgrad.tc's split of its k-steps
+    shape.desc_dgrad_grid(tp, tq, tn, slices)     its grid (stride 1), desc_dgrad_workspace its workspace
     shape.desc_dgrad_arguments(dy, f, dx, ...)    its argument list
     shape.desc_wgrad_slices(tm, tn, tp, tq, programs)   conv_nhwc_desc_wgrad.tc's split of its reduction
                                                   (its grid and workspace are wgrad_grid's and
@@ -193,19 +194,40 @@ class ConvShape:
         if self.stride != (1, 1):
             raise ValueError(f"{kernel} has stride 1 only (the shape's stride is {self.stride})")
 
-    def desc_dgrad_grid(self, tp, tq, tn):
-        """conv_nhwc_desc_dgrad.tc's grid: TP x TQ rectangles of input pixels, CI in TN channels, an
-        image per layer."""
+    def _desc_dgrad_tiles(self, tp, tq, tn):
         self._require_stride_one("conv_nhwc_desc_dgrad.tc")
-        return (_cdiv(self.h, tp) * _cdiv(self.w, tq), _cdiv(self.ci, tn), self.z)
+        return _cdiv(self.h, tp) * _cdiv(self.w, tq) * _cdiv(self.ci, tn) * self.z
 
-    def desc_dgrad_arguments(self, dy, f, dx, dy_strides: Sequence[int], ldf_co, dx_strides: Sequence[int]):
-        """conv_nhwc_desc_dgrad.tc's arguments: its pointers dy (NHWC output gradient), f (the CO x R x S
-        x CI filter, output channels ldf_co apart) and dx (NHWC input gradient); dy_strides = (ldy_z,
-        ldy_p, ldy_q), dx_strides = (ldx_z, ldx_h, ldx_w)."""
+    def desc_dgrad_slices(self, tp, tq, tn, tk, programs, min_blocks=4):
+        """How many slices conv_nhwc_desc_dgrad.tc splits its R * S * CDIV(CO, TK) k-steps into: enough
+        for about `programs` programs in all, each slice at least min_blocks k-steps long; at least 1."""
+        tiles = self._desc_dgrad_tiles(tp, tq, tn)
+        if tiles < 1:
+            return 1
+        steps = self.r * self.s * _cdiv(self.co, tk)
+        return max(1, min(_cdiv(programs, tiles), steps // max(1, min_blocks)))
+
+    def desc_dgrad_grid(self, tp, tq, tn, slices=1):
+        """conv_nhwc_desc_dgrad.tc's grid: TP x TQ rectangles of input pixels, CI in TN channels, the
+        slices of each image's k-steps in the layers."""
         self._require_stride_one("conv_nhwc_desc_dgrad.tc")
-        return (dy, f, dx, self.z, self.h, self.w, self.ci, self.co, self.r, self.s, self.p, self.q,
-                *self.padding, *self.dilation, *dy_strides, ldf_co, *dx_strides)
+        return (_cdiv(self.h, tp) * _cdiv(self.w, tq), _cdiv(self.ci, tn), self.z * slices)
+
+    def desc_dgrad_workspace(self, tp, tq, tn):
+        """(counters, partials): the sizes, in ints and in float accumulators, of the workspace that
+        conv_nhwc_desc_dgrad.tc's slices add through (zero on entry, zero again on exit)."""
+        tiles = self._desc_dgrad_tiles(tp, tq, tn)
+        return tiles, tiles * tp * tq * tn
+
+    def desc_dgrad_arguments(self, dy, f, dx, counters, partials, dy_strides: Sequence[int], ldf_co,
+                             dx_strides: Sequence[int]):
+        """conv_nhwc_desc_dgrad.tc's arguments: its pointers dy (NHWC output gradient), f (the CO x R x S
+        x CI filter, output channels ldf_co apart), dx (NHWC input gradient), counters and partials
+        (desc_dgrad_workspace); dy_strides = (ldy_z, ldy_p, ldy_q), dx_strides = (ldx_z, ldx_h,
+        ldx_w)."""
+        self._require_stride_one("conv_nhwc_desc_dgrad.tc")
+        return (dy, f, dx, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r, self.s,
+                self.p, self.q, *self.padding, *self.dilation, *dy_strides, ldf_co, *dx_strides)
 
     def desc_wgrad_slices(self, tm, tn, tp, tq, programs, min_blocks=4):
         """How many slices conv_nhwc_desc_wgrad.tc splits its reduction over the Z * CDIV(P, TP) *

@@ -38,8 +38,9 @@ SPECIALIZATIONS = {
     # A B C counters partials Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q
     # ldb_z ldb_h ldb_w ldc
     "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
-    # DY F DX Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldf_co ldx_z ldx_h ldx_w
-    "conv_nhwc_desc_dgrad.tc": "DDDNNNDDNNNNNNNNDDDDDDD",
+    # DY F DX counters partials Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldf_co ldx_z
+    # ldx_h ldx_w
+    "conv_nhwc_desc_dgrad.tc": "DDDDDNNNDDNNNNNNNNDDDDDDD",
     # DY X DF counters partials Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldx_z ldx_h
     # ldx_w ldf_co
     "conv_nhwc_desc_wgrad.tc": "DDDDDNNNDDNNNNNNNNDDDDDDD",

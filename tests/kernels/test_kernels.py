@@ -1974,20 +1974,22 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
 
 
 # The backward passes through descriptors (stride 1): (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w),
-# aligned) as above, the reduction's channels not a multiple of the block (zero fill past CO in the data
-# gradient), padding larger than the dilated filter's reach (2 > dil * (S - 1) = 1: DY's boxes start past its
-# edges), and "aligned" strides and channels (multiples of 16 elements) for the tma variant's bulk copies.
+# slices, aligned) as above, the reduction's channels not a multiple of the block (zero fill past CO in the
+# data gradient), padding larger than the dilated filter's reach (2 > dil * (S - 1) = 1: DY's boxes start
+# past its edges), slices of the k-steps (grid axis 2), more than one adding through the workspace, and
+# "aligned" strides and channels (multiples of 16 elements) for the tma variant's bulk copies.
 CONV_NHWC_DESC_DGRAD_CONFIGS = [
-    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), False),
-    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16}, (3, 2), (2, 1), (2, 1), True),
-    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), False),
-    ({"TYPE": "half", "TP": 4, "TQ": 8, "TN": 16, "TK": 16}, (2, 2), (0, 2), (1, 1), False),
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), 1, False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16}, (3, 2), (2, 1), (2, 1), 4, True),
+    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), 2, False),
+    ({"TYPE": "half", "TP": 4, "TQ": 8, "TN": 16, "TK": 16}, (2, 2), (0, 2), (1, 1), 1, False),
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (2, 1), (1, 2), 3, False),
 ]
 
 
-@pytest.mark.parametrize("defines,rs,pad,dil,aligned", CONV_NHWC_DESC_DGRAD_CONFIGS,
-                         ids=[config_id(c[0]) for c in CONV_NHWC_DESC_DGRAD_CONFIGS])
-def test_conv_nhwc_desc_dgrad(defines, rs, pad, dil, aligned, rng, launch):
+@pytest.mark.parametrize("defines,rs,pad,dil,slices,aligned", CONV_NHWC_DESC_DGRAD_CONFIGS,
+                         ids=[config_id(c[0]) + f"-slices{c[4]}" for c in CONV_NHWC_DESC_DGRAD_CONFIGS])
+def test_conv_nhwc_desc_dgrad(defines, rs, pad, dil, slices, aligned, rng, launch):
     ty = defines["TYPE"]
     tp, tq, tn, tk = defines["TP"], defines["TQ"], defines["TN"], defines["TK"]
     r, s = rs
@@ -1998,16 +2000,21 @@ def test_conv_nhwc_desc_dgrad(defines, rs, pad, dil, aligned, rng, launch):
     dy, dyv, (ldy_z, ldy_p, ldy_q) = nhwc_tensor(rng, (z, p, q, co), ty, unit)
     f, fv, ldf_co = crsk_filter(rng, (co, r, s, ci), ty, unit)
     dx, (ldx_z, ldx_h, ldx_w) = poisoned_nhwc(rng, (z, h, w, ci), ty, unit)
-    out = launch("conv_nhwc_desc_dgrad.tc", defines, (cdiv(h, tp) * cdiv(w, tq), cdiv(ci, tn), z),
-                 [("DY", dy), ("F", f), ("DX", dx), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
-                  ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
-                  ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldy_z", ldy_z), ("ldy_p", ldy_p), ("ldy_q", ldy_q),
-                  ("ldf_co", ldf_co), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w)])
+    grid = (cdiv(h, tp) * cdiv(w, tq), cdiv(ci, tn), z * slices)
+    tiles = grid[0] * grid[1] * z
+    out = launch("conv_nhwc_desc_dgrad.tc", defines, grid,
+                 [("DY", dy), ("F", f), ("DX", dx), ("counters", np.zeros(tiles, dtype=np.int32)),
+                  ("partials", np.zeros(tiles * tp * tq * tn, dtype=np.float32)), ("Z", z), ("H", h),
+                  ("W", w), ("CI", ci), ("CO", co), ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]),
+                  ("pad_w", pad[1]), ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldy_z", ldy_z), ("ldy_p", ldy_p),
+                  ("ldy_q", ldy_q), ("ldf_co", ldf_co), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w)])
     expected = conv_dgrad_reference(dyv, fv.transpose(1, 2, 0, 3), (z, h, w), pad, (1, 1), dil)
     check_conv_output(out["DX"], expected, (ldx_z, ldx_h, ldx_w, 1), ty, r * s * co,
-                      f"DX, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil}")
+                      f"DX, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil} slices={slices}")
     for name, buf in (("DY", dy), ("F", f)):
         np.testing.assert_array_equal(out[name], buf, err_msg=f"{name} must be left as it was")
+    np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
+    np.testing.assert_array_equal(out["partials"], 0, err_msg="the workspace must be 0 on exit")
 
 
 # (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w), slices, aligned): CO and CI that the blocks do not

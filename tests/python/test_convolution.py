@@ -193,8 +193,13 @@ def test_desc_backward_helpers_need_stride_one():
     assert shape.desc_wgrad_slices(128, 128, 8, 8, 264) == 8
     assert ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1)).desc_wgrad_slices(128, 128, 8, 8, 264) == 1
     assert ConvShape(2, 40, 7, 9, 16, 3, 3).desc_dgrad_grid(4, 8, 32) == (4, 2, 2)
+    assert ConvShape(2, 40, 7, 9, 16, 3, 3).desc_dgrad_grid(4, 8, 32, 3) == (4, 2, 6)
+    # 8 x 8 pixels, 256 channels: 2 tiles of 64 x 128; 9 taps x 4 blocks of 64 channels = 36 k-steps: 9.
+    assert ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1)).desc_dgrad_slices(8, 8, 128, 64, 264) == 9
+    assert shape.desc_dgrad_slices(8, 16, 128, 64, 264) == 5  # 7 x 4 x 2 = 56 tiles: CDIV(264, 56) = 5
+    assert ConvShape(32, 256, 56, 56, 256, 3, 3).desc_dgrad_slices(8, 16, 128, 64, 264) == 1
     strided = ConvShape(2, 40, 7, 9, 16, 3, 3, stride=(2, 1))
-    for call in (lambda: strided.desc_dgrad_grid(4, 8, 32),
+    for call in (lambda: strided.desc_dgrad_grid(4, 8, 32), lambda: strided.desc_dgrad_workspace(4, 8, 32),
                  lambda: strided.desc_wgrad_slices(16, 16, 4, 4, 8)):
         with pytest.raises(ValueError, match="stride 1 only"):
             call()
@@ -217,12 +222,18 @@ def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilat
     dx_expected, dw_expected = backward_reference(x.astype(np.float64), wt.astype(np.float64),
                                                   dy.astype(np.float64), shape)
 
+    tk = 8
+    slices = shape.desc_dgrad_slices(tp, tq, tn, tk, 64, min_blocks=1)
+    assert slices > 1
+    counters, partials = shape.desc_dgrad_workspace(tp, tq, tn)
+    counters, partials = np.zeros(counters, dtype=np.int32), np.zeros(partials, dtype=np.float32)
     dx = np.full((shape.z, shape.h, shape.w, shape.ci), np.nan, dtype=np.float32)
     dgrad = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc_dgrad.tc", interpret=True,
-                            defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": 8})
-    dgrad[shape.desc_dgrad_grid(tp, tq, tn)](*shape.desc_dgrad_arguments(
-        dy_nhwc.ravel(), f.ravel(), dx.ravel(), dy_strides, ldf_co, x_strides))
+                            defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk})
+    dgrad[shape.desc_dgrad_grid(tp, tq, tn, slices)](*shape.desc_dgrad_arguments(
+        dy_nhwc.ravel(), f.ravel(), dx.ravel(), counters, partials, dy_strides, ldf_co, x_strides))
     np.testing.assert_allclose(dx.transpose(0, 3, 1, 2), dx_expected, rtol=1e-5, atol=1e-5)
+    assert not counters.any() and not partials.any()
 
     slices = shape.desc_wgrad_slices(tm, tn, tp, tq, 8, min_blocks=1)
     assert slices > 1
