@@ -17,13 +17,19 @@ conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convoluti
 `kernels/conv_nhwc_dgrad.tc` (the stride phases in grid axis 2) and `kernels/conv_nhwc_wgrad.tc` (its
 reduction over the output pixels split into slices), on channels_last tensors, autotuned, checked
 against torch and timed against cuDNN's `torch.ops.aten.convolution_backward` computing that gradient
-alone, in NCHW and in channels_last layout (the faster of the two is the peer).
+alone, in NCHW and in channels_last layout (the faster of the two is the peer). For stride-1 shapes the
+autotuner also times the descriptor kernels `kernels/conv_nhwc_desc_dgrad.tc` (a k-step is a box of DY at
+the tap's shifted pixels and a box of the channels_last filter as it is) and
+`kernels/conv_nhwc_desc_wgrad.tc` (a k-step is a rectangle of output pixels: boxes of DY and X) and keeps
+the fastest of all.
 
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
 possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS; and the
 same candidates compiled with register_stages = num_stages (the pipelining rule before it: loads that
 cannot be copied asynchronously issued as far ahead as the copies, held in registers), autotuned and
 timed in the same comparison as "tritonc, regs ahead"."""
+from dataclasses import dataclass
+
 import torch
 import torch.nn.functional as F
 
@@ -67,6 +73,17 @@ QUICK_CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3)]
 CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3), (128, 64, 32, 4, 3),
                       (128, 256, 64, 8, 3)]
 QUICK_CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3)]
+# The descriptor kernels, stride 1 only. conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, warps, stages), the
+# GEMM tile (TP*TQ) x TN x TK; conv_nhwc_desc_wgrad.tc: (TP, TQ, TM, TN, warps, stages), the tile
+# TM x TN x (TP*TQ). TP x TQ is 8 x 8 or 8 x 16 pixels (56, 32 and 8 are multiples of 8: no empty rows;
+# 14 x 14 leaves a quarter of an 8 x 8 rectangle idle at the edge). ptxas -v (sm_90a) reports no spills
+# for any of these (ctest conv_spills_ptxas).
+CONV_DESC_DGRAD_CONFIGS = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 256, 64, 8, 3),
+                           (8, 16, 64, 64, 4, 3), (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
+QUICK_CONV_DESC_DGRAD_CONFIGS = [(8, 16, 128, 64, 8, 3)]
+CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3), (8, 8, 128, 256, 8, 3), (8, 16, 128, 128, 8, 3),
+                           (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3), (8, 8, 64, 64, 4, 4)]
+QUICK_CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3)]
 # (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
 # idle, timed only where ConvShape.nhwc_split_worthwhile keeps them (kernels/conv_nhwc.tc; why each
 # should win a shape is in the commit that added them). ptxas -v (sm_90a): no spills.
@@ -101,6 +118,38 @@ def shape_label(z, ci, co, h, w, r, s, stride, pad):
     return label + (f" s{stride}" if stride != 1 else "")
 
 
+@dataclass(frozen=True)
+class DescCandidate:
+    """A configuration of a descriptor kernel for _tune_against_cudnn: its file, its block macros as
+    (name, value) pairs, warps, stages, and whether its reduction is split into slices (as many as the
+    ConvShape's desc_*_slices choose for the GPU)."""
+    file: str
+    blocks: tuple
+    warps: int
+    stages: int
+    split: bool = False
+
+    def block(self, name):
+        return dict(self.blocks)[name]
+
+    def __str__(self):
+        return (f"{self.file} " + " ".join(f"{name}={value}" for name, value in self.blocks)
+                + f" w{self.warps} s{self.stages}" + (" split" if self.split else ""))
+
+
+def _desc_candidates(cs, file, macros, configs, split=None):
+    """DescCandidates of `file` from configs (block sizes in the order of macros, then warps and stages),
+    none unless the shape has stride 1 (the descriptor kernels' only one). With split(candidate) given,
+    each candidate whose split has more than one slice is also timed split (the wgrad kernel always
+    splits where it can: its slices are its only way to fill the GPU)."""
+    if cs.stride != (1, 1):
+        return []
+    found = [DescCandidate(file, tuple(zip(macros, cfg[:-2])), *cfg[-2:]) for cfg in configs]
+    if split is None:
+        return found
+    return found + [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
+
+
 def _problem(shape, dtype):
     """The ConvShape of a CONV_SHAPES entry, random NCHW input and filter, and torch's result."""
     z, ci, co, h, w, r, s, stride, pad = shape
@@ -126,10 +175,15 @@ def _forward_peers(cs, x, weight):
 
 
 def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candidates, launch, check, peers):
-    """Autotunes `kernel` (fp32 accumulation) over candidates (TM, TN, TK, warps, stages[, SPLIT]),
-    launch(cfg, compiled kernel) -> a callable that runs it once, check as autotune's; records the
-    fastest correct configuration against cuDNN's peers = (nchw, nhwc)."""
+    """Autotunes `kernel` (fp32 accumulation) over candidates (TM, TN, TK, warps, stages[, SPLIT]) and
+    DescCandidates (another kernel file each), launch(cfg, compiled kernel) -> a callable that runs it
+    once, check as autotune's; records the fastest correct configuration against cuDNN's peers = (nchw,
+    nhwc)."""
     def build(cfg):
+        if isinstance(cfg, DescCandidate):
+            defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", **dict(cfg.blocks)}
+            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages)
+            return kern, launch(cfg, kern)
         tm, tn, tk, warps, stages = cfg[:5]
         defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn, "TK": tk}
         if len(cfg) > 5:
@@ -138,8 +192,11 @@ def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candid
         return kern, launch(cfg, kern)
 
     cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build, check)
-    cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg[:5])
-    cfg_text += f" split {cfg[5]}" if len(cfg) > 5 and cfg[5] > 1 else ""
+    if isinstance(cfg, DescCandidate):
+        cfg_text = str(cfg)
+    else:
+        cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg[:5])
+        cfg_text += f" split {cfg[5]}" if len(cfg) > 5 and cfg[5] > 1 else ""
     results.add_kernel(f"{family} {label}: {cfg_text}", kern)
     _record_against_cudnn(results, timer, family, label, cs, run, cfg_text, *peers)
 
@@ -254,6 +311,7 @@ def conv_dgrad(results, timer, quick):
     torch.backends.cudnn.benchmark = True
     dtype = torch.float16
     family = "conv half data gradient (conv_nhwc_dgrad.tc)"
+    programs = 2 * torch.cuda.get_device_properties(0).multi_processor_count
     for shape in QUICK_CONV_SHAPES if quick else CONV_SHAPES:
         cs, (dy, x, weight), peers = _backward_problem(shape, dtype)
         ref = peers[0][0]()
@@ -266,7 +324,28 @@ def conv_dgrad(results, timer, quick):
         candidates = [c for c in (QUICK_CONV_DGRAD_CONFIGS if quick else CONV_DGRAD_CONFIGS)
                       if cs.co % c[2] == 0]
 
+        def desc_slices(cfg):
+            return cs.desc_dgrad_slices(cfg.block("TP"), cfg.block("TQ"), cfg.block("TN"), cfg.block("TK"),
+                                        programs)
+
+        candidates += _desc_candidates(cs, "conv_nhwc_desc_dgrad.tc", ("TP", "TQ", "TN", "TK"),
+                                       QUICK_CONV_DESC_DGRAD_CONFIGS if quick else CONV_DESC_DGRAD_CONFIGS,
+                                       desc_slices)
+
         def launch(cfg, kern):
+            dx.fill_(float("nan"))  # the check sees only what this candidate writes
+            if isinstance(cfg, DescCandidate):
+                tp, tq, tn = cfg.block("TP"), cfg.block("TQ"), cfg.block("TN")
+                # The workspace of the slices (zero on entry; the kernel leaves it zero).
+                counters, partials = cs.desc_dgrad_workspace(tp, tq, tn)
+                counters = torch.zeros(counters if cfg.split else 1, dtype=torch.int32, device="cuda")
+                partials = torch.zeros(partials if cfg.split else 1, dtype=torch.float32, device="cuda")
+                # The descriptor kernel reads the channels_last filter (CO x R x S x CI in memory) as it is.
+                desc_args = cs.desc_dgrad_arguments(
+                    dy, weight, dx, counters, partials, (dy.stride(0), dy.stride(2), dy.stride(3)),
+                    weight.stride(0), (dx.stride(0), dx.stride(2), dx.stride(3)))
+                grid = cs.desc_dgrad_grid(tp, tq, tn, desc_slices(cfg) if cfg.split else 1)
+                return lambda: kern[grid](*desc_args)
             grid = cs.dgrad_grid(cfg[0], cfg[1])
             return lambda: kern[grid](*args)
 
@@ -290,20 +369,30 @@ def conv_wgrad(results, timer, quick):
         label = shape_label(*shape)
 
         def launch(cfg, kern):
-            tm, tn, tk = cfg[:3]
+            dw.fill_(float("nan"))  # the check sees only what this candidate writes
+            desc = isinstance(cfg, DescCandidate)
+            tm, tn = (cfg.block("TM"), cfg.block("TN")) if desc else cfg[:2]
             # The workspace of the slices (zero on entry; the kernel leaves it zero).
             counters, partials = cs.wgrad_workspace(tm, tn)
             counters = torch.zeros(counters, dtype=torch.int32, device="cuda")
             partials = torch.zeros(partials, dtype=torch.float32, device="cuda")
-            args = cs.wgrad_arguments(dy, x, dw, counters, partials,
-                                      (dy.stride(0), dy.stride(2), dy.stride(3)),
-                                      (x.stride(0), x.stride(2), x.stride(3)), dw.stride(0))
-            grid = cs.wgrad_grid(tm, tn, cs.wgrad_slices(tm, tn, tk, programs))
+            dy_strides = (dy.stride(0), dy.stride(2), dy.stride(3))
+            x_strides = (x.stride(0), x.stride(2), x.stride(3))
+            if desc:  # DW is CO x R x S x CI: the filter gradient in channels_last order
+                args = cs.desc_wgrad_arguments(dy, x, dw, counters, partials, dy_strides, x_strides,
+                                               dw.stride(0))
+                slices = cs.desc_wgrad_slices(tm, tn, cfg.block("TP"), cfg.block("TQ"), programs)
+            else:
+                args = cs.wgrad_arguments(dy, x, dw, counters, partials, dy_strides, x_strides, dw.stride(0))
+                slices = cs.wgrad_slices(tm, tn, cfg[2], programs)
+            grid = cs.wgrad_grid(tm, tn, slices)
             return lambda: kern[grid](*args)
 
-        _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc_wgrad.tc", dtype,
-                            QUICK_CONV_WGRAD_CONFIGS if quick else CONV_WGRAD_CONFIGS, launch,
-                            _checker(dw.permute(0, 3, 1, 2), ref, 2e-2), peers[1])
+        candidates = list(QUICK_CONV_WGRAD_CONFIGS if quick else CONV_WGRAD_CONFIGS)
+        candidates += _desc_candidates(cs, "conv_nhwc_desc_wgrad.tc", ("TP", "TQ", "TM", "TN"),
+                                       QUICK_CONV_DESC_WGRAD_CONFIGS if quick else CONV_DESC_WGRAD_CONFIGS)
+        _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc_wgrad.tc", dtype, candidates,
+                            launch, _checker(dw.permute(0, 3, 1, 2), ref, 2e-2), peers[1])
 
 
 def _regs_ahead_builder(dtype, a, b, c, m, n, k):

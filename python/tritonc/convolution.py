@@ -15,12 +15,21 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
     shape.wgrad_grid(tm, tn, slices)              its grid, and wgrad_workspace(tm, tn) its workspace sizes
     shape.wgrad_arguments(dy, x, dw, ...)         conv_nhwc_wgrad.tc's argument list
+    shape.desc_dgrad_slices(tp, tq, tn, tk, programs)   conv_nhwc_desc_dgrad.tc's split of its k-steps
+    shape.desc_dgrad_grid(tp, tq, tn, slices)     its grid (stride 1), desc_dgrad_workspace its workspace
+    shape.desc_dgrad_arguments(dy, f, dx, ...)    its argument list
+    shape.desc_wgrad_slices(tm, tn, tp, tq, programs)   conv_nhwc_desc_wgrad.tc's split of its reduction
+                                                  (its grid and workspace are wgrad_grid's and
+                                                  wgrad_workspace's)
+    shape.desc_wgrad_arguments(dy, x, df, ...)    its argument list
 
 Strides are in elements. conv.tc reads its filter as a (CI*R*S) x CO matrix whose rows are in the
 order (ci, r, s); conv_nhwc.tc as an (R*S*CI) x CO matrix in the order (r, s, ci). The data gradient
 conv_nhwc_dgrad.tc reads it as an (R*S*CO) x CI matrix in the order (r, s, k); the weight gradient
 conv_nhwc_wgrad.tc writes a CO x (R*S*CI) matrix in the order (r, s, ci) (a channels_last filter). The C++ API has
-the same functions in ``tritonc/driver/Convolution.h``.
+the same functions in ``tritonc/driver/Convolution.h``, but for the desc_ ones. The descriptor kernels
+(conv_nhwc_desc*.tc, stride 1) read and write the filter in PyTorch's channels_last order, CO x R x S x CI,
+as it is: they need no copy of it and no table.
 """
 
 from dataclasses import dataclass
@@ -180,6 +189,67 @@ class ConvShape:
         return (dy, x, dw, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r,
                 self.s, self.p, self.q, *self.padding, *self.stride, *self.dilation, *dy_strides,
                 *x_strides, ldc)
+
+    def _require_stride_one(self, kernel):
+        if self.stride != (1, 1):
+            raise ValueError(f"{kernel} has stride 1 only (the shape's stride is {self.stride})")
+
+    def _desc_dgrad_tiles(self, tp, tq, tn):
+        self._require_stride_one("conv_nhwc_desc_dgrad.tc")
+        return _cdiv(self.h, tp) * _cdiv(self.w, tq) * _cdiv(self.ci, tn) * self.z
+
+    def desc_dgrad_slices(self, tp, tq, tn, tk, programs, min_blocks=4):
+        """How many slices conv_nhwc_desc_dgrad.tc splits its R * S * CDIV(CO, TK) k-steps into: enough
+        for about `programs` programs in all, each slice at least min_blocks k-steps long; at least 1."""
+        tiles = self._desc_dgrad_tiles(tp, tq, tn)
+        if tiles < 1:
+            return 1
+        steps = self.r * self.s * _cdiv(self.co, tk)
+        return max(1, min(_cdiv(programs, tiles), steps // max(1, min_blocks)))
+
+    def desc_dgrad_grid(self, tp, tq, tn, slices=1):
+        """conv_nhwc_desc_dgrad.tc's grid: TP x TQ rectangles of input pixels, CI in TN channels, the
+        slices of each image's k-steps in the layers."""
+        self._require_stride_one("conv_nhwc_desc_dgrad.tc")
+        return (_cdiv(self.h, tp) * _cdiv(self.w, tq), _cdiv(self.ci, tn), self.z * slices)
+
+    def desc_dgrad_workspace(self, tp, tq, tn):
+        """(counters, partials): the sizes, in ints and in float accumulators, of the workspace that
+        conv_nhwc_desc_dgrad.tc's slices add through (zero on entry, zero again on exit)."""
+        tiles = self._desc_dgrad_tiles(tp, tq, tn)
+        return tiles, tiles * tp * tq * tn
+
+    def desc_dgrad_arguments(self, dy, f, dx, counters, partials, dy_strides: Sequence[int], ldf_co,
+                             dx_strides: Sequence[int]):
+        """conv_nhwc_desc_dgrad.tc's arguments: its pointers dy (NHWC output gradient), f (the CO x R x S
+        x CI filter, output channels ldf_co apart), dx (NHWC input gradient), counters and partials
+        (desc_dgrad_workspace); dy_strides = (ldy_z, ldy_p, ldy_q), dx_strides = (ldx_z, ldx_h,
+        ldx_w)."""
+        self._require_stride_one("conv_nhwc_desc_dgrad.tc")
+        return (dy, f, dx, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r, self.s,
+                self.p, self.q, *self.padding, *self.dilation, *dy_strides, ldf_co, *dx_strides)
+
+    def desc_wgrad_slices(self, tm, tn, tp, tq, programs, min_blocks=4):
+        """How many slices conv_nhwc_desc_wgrad.tc splits its reduction over the Z * CDIV(P, TP) *
+        CDIV(Q, TQ) rectangles of output pixels into: enough for about `programs` programs in all, each
+        slice at least min_blocks rectangles long (a shorter one spends more on adding its workspace
+        tile than it reduces); at least 1."""
+        self._require_stride_one("conv_nhwc_desc_wgrad.tc")
+        tiles = _cdiv(self.co, tm) * self.r * self.s * _cdiv(self.ci, tn)
+        rects = self.z * _cdiv(self.p, tp) * _cdiv(self.q, tq)
+        if tiles < 1:
+            return 1
+        return max(1, min(_cdiv(programs, tiles), rects // max(1, min_blocks)))
+
+    def desc_wgrad_arguments(self, dy, x, df, counters, partials, dy_strides: Sequence[int],
+                             x_strides: Sequence[int], ldf_co):
+        """conv_nhwc_desc_wgrad.tc's arguments: its pointers dy (NHWC output gradient), x (NHWC input),
+        df (the CO x R x S x CI filter gradient, output channels ldf_co apart), counters and partials
+        (wgrad_workspace(TM, TN)); dy_strides = (ldy_z, ldy_p, ldy_q), x_strides = (ldx_z, ldx_h,
+        ldx_w)."""
+        self._require_stride_one("conv_nhwc_desc_wgrad.tc")
+        return (dy, x, df, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r, self.s,
+                self.p, self.q, *self.padding, *self.dilation, *dy_strides, *x_strides, ldf_co)
 
 
 def nhwc_block_k(ci, largest):

@@ -4,7 +4,8 @@
 Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhwc_dgrad.tc and
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
-CONV_WGRAD_CONFIGS in fp16) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+CONV_WGRAD_CONFIGS in fp16, the descriptor kernels' CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
+fp16 and bf16) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -37,6 +38,12 @@ SPECIALIZATIONS = {
     # A B C counters partials Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q
     # ldb_z ldb_h ldb_w ldc
     "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
+    # DY F DX counters partials Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldf_co ldx_z
+    # ldx_h ldx_w
+    "conv_nhwc_desc_dgrad.tc": "DDDDDNNNDDNNNNNNNNDDDDDDD",
+    # DY X DF counters partials Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldx_z ldx_h
+    # ldx_w ldf_co
+    "conv_nhwc_desc_wgrad.tc": "DDDDDNNNDDNNNNNNNNDDDDDDD",
 }
 # A B C M N K lda ldb ldc, all sizes and strides odd (1000x3000x555 is as the compiler sees it).
 UNALIGNED_SPECIALIZATION = "DDDNNNNNN"
@@ -54,6 +61,12 @@ LISTS = [
     ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_TILES", ("half", "bfloat16")),
     ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
     ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
+]
+# The descriptor kernels' lists (kernel, list, its block macros, element types): block sizes in the order
+# of the macros, then warps and stages.
+DESC_LISTS = [
+    ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
+    ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -95,6 +108,15 @@ def commands(tritonc, lists, ptx):
                         f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                         "-o", str(ptx)])
+    for kernel, list_name, macros, types in DESC_LISTS:
+        for *blocks, warps, stages in lists[SUITE].get(list_name, []):
+            for ty in types:
+                yield (f"{kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
+                       + f" w{warps} s{stages}",
+                       [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
+                        *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
+                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
+                        "-o", str(ptx)])
     for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
         kernel, extra = UNALIGNED_KERNELS[kind]
         yield (f"unaligned {kernel} {tm}x{tn}x{tk} w{warps} s{stages}",
@@ -120,7 +142,8 @@ def main():
             else:
                 print(f"ok: {what}, no spills")
             checked += 1
-    wanted = {(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
+    wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
+              | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "

@@ -1915,6 +1915,28 @@ def test_box_filter_desc(defines, stride, rng, launch):
     np.testing.assert_array_equal(out["X"], x)
 
 
+def crsk_filter(rng, shape, ty, unit):
+    """A CO x R x S x CI filter (PyTorch's channels-last order: taps CI apart) of random values of ty in a
+    poisoned buffer whose output channels are ldf_co apart, padded by a multiple of unit. Returns (buffer,
+    float64 values, ldf_co)."""
+    co, r, s, ci = shape
+    ldf_co = r * s * ci + unit * int(rng.integers(0, 3))
+    values = round_to(rng.uniform(-1, 1, size=shape), ty)
+    buf = poisoned(co * ldf_co, ty)
+    buf[strided_offsets((co, r * s, ci), (ldf_co, ci, 1))] = encode(values, ty).ravel()
+    return buf, values, ldf_co
+
+
+def poisoned_nhwc(rng, shape, ty, unit):
+    """A poisoned buffer for a Z x H x W x C output whose strides are padded by multiples of unit. Returns
+    (buffer, (ld_z, ld_h, ld_w))."""
+    z, h, w, c = shape
+    ld_w = c + unit * int(rng.integers(0, 3))
+    ld_h = w * ld_w + unit * int(rng.integers(0, 3))
+    ld_z = h * ld_h + unit * int(rng.integers(0, 3))
+    return poisoned(z * ld_z, ty), (ld_z, ld_h, ld_w)
+
+
 # (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w), aligned): channels and output channels that the blocks do
 # not divide (zero fill past CI, stores clipped past CO); "aligned" strides (multiples of 16 elements, CI
 # too) let the tma variant read X and F with bulk tensor copies.
@@ -1938,15 +1960,8 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
     p, q = h + 2 * pad[0] - dil[0] * (r - 1), w + 2 * pad[1] - dil[1] * (s - 1)
     x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
-    # F: CO x R x S x CI, taps CI apart, output channels ldf_co apart
-    ldf_co = r * s * ci + unit * int(rng.integers(0, 3))
-    fv = round_to(rng.uniform(-1, 1, size=(co, r, s, ci)), ty)
-    f = poisoned(co * ldf_co, ty)
-    f[strided_offsets((co, r * s, ci), (ldf_co, ci, 1))] = encode(fv, ty).ravel()
-    ldy_q = co + unit * int(rng.integers(0, 3))
-    ldy_p = q * ldy_q + unit * int(rng.integers(0, 3))
-    ldy_z = p * ldy_p + unit * int(rng.integers(0, 3))
-    y = poisoned(z * ldy_z, ty)
+    f, fv, ldf_co = crsk_filter(rng, (co, r, s, ci), ty, unit)
+    y, (ldy_z, ldy_p, ldy_q) = poisoned_nhwc(rng, (z, p, q, co), ty, unit)
     out = launch("conv_nhwc_desc.tc", defines, (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), z),
                  [("X", x), ("F", f), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
                   ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
@@ -1956,6 +1971,93 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
                               dil).transpose(0, 2, 3, 1)
     check_conv_output(out["Y"], expected, (ldy_z, ldy_p, ldy_q, 1), ty, r * s * ci,
                       f"Y, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil}")
+
+
+# The backward passes through descriptors (stride 1): (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w),
+# slices, aligned) as above, the reduction's channels not a multiple of the block (zero fill past CO in the
+# data gradient), padding larger than the dilated filter's reach (2 > dil * (S - 1) = 1: DY's boxes start
+# past its edges), slices of the k-steps (grid axis 2), more than one adding through the workspace, and
+# "aligned" strides and channels (multiples of 16 elements) for the tma variant's bulk copies.
+CONV_NHWC_DESC_DGRAD_CONFIGS = [
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), 1, False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16}, (3, 2), (2, 1), (2, 1), 4, True),
+    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), 2, False),
+    ({"TYPE": "half", "TP": 4, "TQ": 8, "TN": 16, "TK": 16}, (2, 2), (0, 2), (1, 1), 1, False),
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (2, 1), (1, 2), 3, False),
+]
+
+
+@pytest.mark.parametrize("defines,rs,pad,dil,slices,aligned", CONV_NHWC_DESC_DGRAD_CONFIGS,
+                         ids=[config_id(c[0]) + f"-slices{c[4]}" for c in CONV_NHWC_DESC_DGRAD_CONFIGS])
+def test_conv_nhwc_desc_dgrad(defines, rs, pad, dil, slices, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tp, tq, tn, tk = defines["TP"], defines["TQ"], defines["TN"], defines["TK"]
+    r, s = rs
+    unit = 16 if aligned else 1
+    z, h, w, p, q = conv_backward_problem(rng, rs, pad, (1, 1), dil)
+    ci = 16 * int(rng.integers(1, 2 * tn // 16)) if aligned else not_multiple(rng, 3, 2 * tn - 1, tn)
+    co = 16 * int(rng.integers(1, 3)) if aligned else not_multiple(rng, 3, 2 * tk - 1, tk)
+    dy, dyv, (ldy_z, ldy_p, ldy_q) = nhwc_tensor(rng, (z, p, q, co), ty, unit)
+    f, fv, ldf_co = crsk_filter(rng, (co, r, s, ci), ty, unit)
+    dx, (ldx_z, ldx_h, ldx_w) = poisoned_nhwc(rng, (z, h, w, ci), ty, unit)
+    grid = (cdiv(h, tp) * cdiv(w, tq), cdiv(ci, tn), z * slices)
+    tiles = grid[0] * grid[1] * z
+    out = launch("conv_nhwc_desc_dgrad.tc", defines, grid,
+                 [("DY", dy), ("F", f), ("DX", dx), ("counters", np.zeros(tiles, dtype=np.int32)),
+                  ("partials", np.zeros(tiles * tp * tq * tn, dtype=np.float32)), ("Z", z), ("H", h),
+                  ("W", w), ("CI", ci), ("CO", co), ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]),
+                  ("pad_w", pad[1]), ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldy_z", ldy_z), ("ldy_p", ldy_p),
+                  ("ldy_q", ldy_q), ("ldf_co", ldf_co), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w)])
+    expected = conv_dgrad_reference(dyv, fv.transpose(1, 2, 0, 3), (z, h, w), pad, (1, 1), dil)
+    check_conv_output(out["DX"], expected, (ldx_z, ldx_h, ldx_w, 1), ty, r * s * co,
+                      f"DX, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil} slices={slices}")
+    for name, buf in (("DY", dy), ("F", f)):
+        np.testing.assert_array_equal(out[name], buf, err_msg=f"{name} must be left as it was")
+    np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
+    np.testing.assert_array_equal(out["partials"], 0, err_msg="the workspace must be 0 on exit")
+
+
+# (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w), slices, aligned): CO and CI that the blocks do not
+# divide (zero fill past them, stores clipped), rectangles past P and Q, and slices of the reduction over
+# the rectangles (grid axis 2), more than one adding through the workspace; the last has more slices than
+# rectangles (empty slices add zeros).
+CONV_NHWC_DESC_WGRAD_CONFIGS = [
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TM": 16, "TN": 16}, (3, 3), (1, 1), (1, 1), 1, False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TM": 16, "TN": 16}, (3, 2), (2, 1), (2, 1), 3, True),
+    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TM": 16, "TN": 32}, (1, 1), (0, 0), (1, 1), 2, False),
+    ({"TYPE": "float", "TP": 4, "TQ": 8, "TM": 32, "TN": 16}, (2, 3), (2, 0), (1, 2), 9, False),
+]
+
+
+@pytest.mark.parametrize("defines,rs,pad,dil,slices,aligned", CONV_NHWC_DESC_WGRAD_CONFIGS,
+                         ids=[config_id(c[0]) + f"-slices{c[4]}" for c in CONV_NHWC_DESC_WGRAD_CONFIGS])
+def test_conv_nhwc_desc_wgrad(defines, rs, pad, dil, slices, aligned, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    r, s = rs
+    unit = 16 if aligned else 1
+    z, h, w, p, q = conv_backward_problem(rng, rs, pad, (1, 1), dil)
+    if aligned:
+        ci, co = 16 * int(rng.integers(1, 2 * tn // 16)), 16 * int(rng.integers(1, 2 * tm // 16))
+    else:
+        ci, co = not_multiple(rng, 3, 2 * tn - 1, tn), not_multiple(rng, 3, 2 * tm - 1, tm)
+    dy, dyv, (ldy_z, ldy_p, ldy_q) = nhwc_tensor(rng, (z, p, q, co), ty, unit)
+    x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
+    ldf_co = r * s * ci + unit * int(rng.integers(0, 3))
+    df = poisoned(co * ldf_co, ty)
+    tiles = cdiv(co, tm) * r * s * cdiv(ci, tn)
+    out = launch("conv_nhwc_desc_wgrad.tc", defines, (cdiv(co, tm), r * s * cdiv(ci, tn), slices),
+                 [("DY", dy), ("X", x), ("DF", df), ("counters", np.zeros(tiles, dtype=np.int32)),
+                  ("partials", np.zeros(tiles * tm * tn, dtype=np.float32)), ("Z", z), ("H", h), ("W", w),
+                  ("CI", ci), ("CO", co), ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]),
+                  ("pad_w", pad[1]), ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldy_z", ldy_z), ("ldy_p", ldy_p),
+                  ("ldy_q", ldy_q), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w), ("ldf_co", ldf_co)])
+    expected = conv_wgrad_reference(dyv, xv, rs, pad, (1, 1), dil).reshape(co, r * s, ci)
+    check_conv_output(out["DF"], expected, (ldf_co, ci, 1), ty, z * p * q,
+                      f"DF, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil} "
+                      f"slices={slices}")
+    np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
+    np.testing.assert_array_equal(out["partials"], 0, err_msg="the workspace must be 0 on exit")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1985,6 +2087,8 @@ ALL_CONFIGS = (
     + [("convert.tc", d) for d in CONVERT_CONFIGS]
     + [("box_filter_desc.tc", c[0]) for c in BOX_FILTER_DESC_CONFIGS]
     + [("conv_nhwc_desc.tc", c[0]) for c in CONV_NHWC_DESC_CONFIGS]
+    + [("conv_nhwc_desc_dgrad.tc", c[0]) for c in CONV_NHWC_DESC_DGRAD_CONFIGS]
+    + [("conv_nhwc_desc_wgrad.tc", c[0]) for c in CONV_NHWC_DESC_WGRAD_CONFIGS]
 )
 KERNEL_FILES = sorted(p.name for p in KERNELS.glob("*.tc"))
 

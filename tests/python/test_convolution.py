@@ -1,7 +1,8 @@
 """tritonc.convolution: the host-side arithmetic of the convolution kernels (output sizes, conv.tc's
 increment table, the argument lists and grids of conv.tc, conv_nhwc.tc and the backward kernels
-conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc), checked against direct definitions and by running the
-kernels on the interpreter against a float64 NumPy convolution and its gradients.
+conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc and their descriptor versions), checked against direct
+definitions and by running the kernels on the interpreter against a float64 NumPy convolution and its
+gradients.
 Needs no torch (tritonc.ops and the benchmarks build on these functions)."""
 
 import itertools
@@ -183,4 +184,65 @@ def test_conv_nhwc_backward_arguments_run_on_the_interpreter(stride, padding, di
         dy_nhwc.ravel(), x_nhwc.ravel(), dw.ravel(), counters, partials, dy_strides, x_strides,
         shape.r * shape.s * shape.ci))
     np.testing.assert_allclose(dw.transpose(0, 3, 1, 2), dw_expected, rtol=1e-5, atol=1e-5)
+    assert not counters.any() and not partials.any()
+
+
+def test_desc_backward_helpers_need_stride_one():
+    shape = ConvShape(1, 256, 56, 56, 256, 3, 3, padding=(1, 1))
+    # 2 x 18 tiles of 128 x 128; 49 rectangles of 8 x 8: CDIV(264, 36) = 8 slices, 49 // 4 = 12 allowed.
+    assert shape.desc_wgrad_slices(128, 128, 8, 8, 264) == 8
+    assert ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1)).desc_wgrad_slices(128, 128, 8, 8, 264) == 1
+    assert ConvShape(2, 40, 7, 9, 16, 3, 3).desc_dgrad_grid(4, 8, 32) == (4, 2, 2)
+    assert ConvShape(2, 40, 7, 9, 16, 3, 3).desc_dgrad_grid(4, 8, 32, 3) == (4, 2, 6)
+    # 8 x 8 pixels, 256 channels: 2 tiles of 64 x 128; 9 taps x 4 blocks of 64 channels = 36 k-steps: 9.
+    assert ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1)).desc_dgrad_slices(8, 8, 128, 64, 264) == 9
+    assert shape.desc_dgrad_slices(8, 16, 128, 64, 264) == 5  # 7 x 4 x 2 = 56 tiles: CDIV(264, 56) = 5
+    assert ConvShape(32, 256, 56, 56, 256, 3, 3).desc_dgrad_slices(8, 16, 128, 64, 264) == 1
+    strided = ConvShape(2, 40, 7, 9, 16, 3, 3, stride=(2, 1))
+    for call in (lambda: strided.desc_dgrad_grid(4, 8, 32), lambda: strided.desc_dgrad_workspace(4, 8, 32),
+                 lambda: strided.desc_wgrad_slices(16, 16, 4, 4, 8)):
+        with pytest.raises(ValueError, match="stride 1 only"):
+            call()
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((2, 0), (1, 2))])
+def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilation):
+    rng = np.random.default_rng(5)
+    shape = ConvShape(2, 12, 8, 9, 8, 3, 2, (1, 1), padding, dilation)
+    tp, tq, tm, tn = 4, 4, 16, 16
+    x = rng.uniform(-1, 1, (shape.z, shape.ci, shape.h, shape.w)).astype(np.float32)
+    wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
+    dy = rng.uniform(-1, 1, (shape.z, shape.co, shape.p, shape.q)).astype(np.float32)
+    x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    dy_nhwc = np.ascontiguousarray(dy.transpose(0, 2, 3, 1))
+    f = np.ascontiguousarray(wt.transpose(0, 2, 3, 1))  # CO x R x S x CI, as PyTorch's channels_last
+    x_strides = (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci)
+    dy_strides = (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co)
+    ldf_co = shape.r * shape.s * shape.ci
+    dx_expected, dw_expected = backward_reference(x.astype(np.float64), wt.astype(np.float64),
+                                                  dy.astype(np.float64), shape)
+
+    tk = 8
+    slices = shape.desc_dgrad_slices(tp, tq, tn, tk, 64, min_blocks=1)
+    assert slices > 1
+    counters, partials = shape.desc_dgrad_workspace(tp, tq, tn)
+    counters, partials = np.zeros(counters, dtype=np.int32), np.zeros(partials, dtype=np.float32)
+    dx = np.full((shape.z, shape.h, shape.w, shape.ci), np.nan, dtype=np.float32)
+    dgrad = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc_dgrad.tc", interpret=True,
+                            defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk})
+    dgrad[shape.desc_dgrad_grid(tp, tq, tn, slices)](*shape.desc_dgrad_arguments(
+        dy_nhwc.ravel(), f.ravel(), dx.ravel(), counters, partials, dy_strides, ldf_co, x_strides))
+    np.testing.assert_allclose(dx.transpose(0, 3, 1, 2), dx_expected, rtol=1e-5, atol=1e-5)
+    assert not counters.any() and not partials.any()
+
+    slices = shape.desc_wgrad_slices(tm, tn, tp, tq, 8, min_blocks=1)
+    assert slices > 1
+    counters, partials = shape.wgrad_workspace(tm, tn)
+    counters, partials = np.zeros(counters, dtype=np.int32), np.zeros(partials, dtype=np.float32)
+    df = np.full((shape.co, shape.r, shape.s, shape.ci), np.nan, dtype=np.float32)
+    wgrad = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc_wgrad.tc", interpret=True,
+                            defines={"TYPE": "float", "TP": tp, "TQ": tq, "TM": tm, "TN": tn})
+    wgrad[shape.wgrad_grid(tm, tn, slices)](*shape.desc_wgrad_arguments(
+        dy_nhwc.ravel(), x_nhwc.ravel(), df.ravel(), counters, partials, dy_strides, x_strides, ldf_co))
+    np.testing.assert_allclose(df.transpose(0, 3, 1, 2), dw_expected, rtol=1e-5, atol=1e-5)
     assert not counters.any() and not partials.any()
