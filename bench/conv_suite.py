@@ -57,6 +57,15 @@ CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 
                      (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (64, 128, 64, 4, 4),
                      (64, 64, 64, 4, 4)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
+# conv_nhwc_desc.tc (tensor descriptors; stride 1, no split), tried in the same autotuning as conv_nhwc.tc:
+# (TP, TQ, TN, TK, warps, stages), TP x TQ = 128 output pixels of one image per tile. Compiled with
+# --explicit-wgmma-rings: its desc_loads become rings of bulk tensor copies (A: the [1, TP, TQ, 64] box of
+# the image at the tap's shift, one 128-byte swizzled [128, 64] slot; B: the [TN, 1, 64] box of the
+# channels_last filter in a column-major slot) feeding wgmma. ptxas -v (sm_90a): no spills (ctest
+# conv_spills_ptxas).
+CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 128, 64, 4, 4),
+                          (8, 16, 64, 64, 4, 4)]
+QUICK_CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
 # tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against

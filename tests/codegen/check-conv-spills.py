@@ -5,6 +5,7 @@ Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhw
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
 CONV_WGRAD_CONFIGS in fp16) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+and conv_nhwc_desc.tc at CONV_NHWC_DESC_CONFIGS (fp16 and bf16, --explicit-wgmma-rings),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -37,6 +38,8 @@ SPECIALIZATIONS = {
     # A B C counters partials Z H W CI CO R S P Q pad_h pad_w stride_h stride_w dil_h dil_w lda_z lda_p lda_q
     # ldb_z ldb_h ldb_w ldc
     "conv_nhwc_wgrad.tc": "DDDDDNNNDDNNNNNNNNNNDDDDDDD",
+    # X F Y Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldx_z ldx_h ldx_w ldf_co ldy_z ldy_p ldy_q
+    "conv_nhwc_desc.tc": "DDDNNNDDNNNNNNNNDDDDDDD",
 }
 # A B C M N K lda ldb ldc, all sizes and strides odd (1000x3000x555 is as the compiler sees it).
 UNALIGNED_SPECIALIZATION = "DDDNNNNNN"
@@ -95,6 +98,15 @@ def commands(tritonc, lists, ptx):
                         f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                         "-o", str(ptx)])
+    # conv_nhwc_desc.tc's candidates (TP, TQ, TN, TK, warps, stages), its loads rings of bulk tensor copies
+    # with --explicit-wgmma-rings (the option bench/conv_suite.py compiles them with).
+    for tp, tq, tn, tk, warps, stages in lists[SUITE].get("CONV_NHWC_DESC_CONFIGS", []):
+        for ty in ("half", "bfloat16"):
+            yield (f"conv_nhwc_desc.tc {ty} {tp}x{tq}x{tn}x{tk} w{warps} s{stages}",
+                   [tritonc, "compile", str(REPO / "kernels" / "conv_nhwc_desc.tc"), f"-DTYPE={ty}",
+                    "-DACC=float", f"-DTP={tp}", f"-DTQ={tq}", f"-DTN={tn}", f"-DTK={tk}",
+                    f"--num-warps={warps}", f"--num-stages={stages}", "--explicit-wgmma-rings",
+                    f"--specialize={SPECIALIZATIONS['conv_nhwc_desc.tc']}", "--emit=ptx", "-o", str(ptx)])
     for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
         kernel, extra = UNALIGNED_KERNELS[kind]
         yield (f"unaligned {kernel} {tm}x{tn}x{tk} w{warps} s{stages}",
@@ -120,7 +132,8 @@ def main():
             else:
                 print(f"ok: {what}, no spills")
             checked += 1
-    wanted = {(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
+    wanted = ({(path, list_name) for _, path, list_name, _ in LISTS}
+              | {(SUITE, "UNALIGNED_CONFIGS"), (SUITE, "CONV_NHWC_DESC_CONFIGS")})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "
