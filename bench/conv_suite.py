@@ -11,7 +11,10 @@ tiles and checked against torch first, against `torch.nn.functional.conv2d` with
 conv_nhwc: the same shapes with `kernels/conv_nhwc.tc` on channels_last input and output (the filter as
 an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), autotuned, checked and
 timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
-conv_bf16: the same in bfloat16 (fp32 accumulation).
+On stride-1 shapes the same autotuning also tries `kernels/conv_nhwc_desc.tc` (tensor descriptors,
+PyTorch's channels_last weight as its filter, compiled with --explicit-wgmma-rings: both operands in rings
+of bulk tensor copies feeding wgmma), each candidate checked against torch on a poisoned output first.
+conv_bf16: the same in bfloat16 (fp32 accumulation), over the same candidates.
 
 conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convolutions with
 `kernels/conv_nhwc_dgrad.tc` (the stride phases in grid axis 2) and `kernels/conv_nhwc_wgrad.tc` (its
@@ -105,6 +108,35 @@ UNALIGNED_CONFIGS = [
 ]
 
 
+class DescConfig(tuple):
+    """A conv_nhwc_desc.tc candidate (TP, TQ, TN, TK, warps, stages) among conv_nhwc.tc's tuples."""
+    kernel = "conv_nhwc_desc.tc"
+
+    def __str__(self):
+        return "conv_nhwc_desc.tc {}x{}x{}x{} w{} s{}".format(*self)
+
+
+def _desc_candidates(cs, quick):
+    """conv_nhwc_desc.tc's candidates for cs: stride 1 and no dilation (a box reads consecutive
+    pixels), TK dividing CI and TN up to max(CO, 64)."""
+    if cs.stride != (1, 1) or cs.dilation != (1, 1):
+        return []
+    return [DescConfig(c) for c in (QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS)
+            if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)]
+
+
+def _desc_launch(cs, cfg, kern, x_nhwc, w_nhwc, y):
+    """A run of conv_nhwc_desc.tc: X and Y channels_last, the filter PyTorch's channels_last weight
+    (CO, R, S, CI in memory) read as CO x (R*S) x CI."""
+    tp, tq, tn = cfg[:3]
+    (ph, pw), (dh, dw) = cs.padding, cs.dilation
+    args = (x_nhwc, w_nhwc, y, cs.z, cs.h, cs.w, cs.ci, cs.co, cs.r, cs.s, cs.p, cs.q, ph, pw, dh, dw,
+            x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), w_nhwc.stride(0),
+            y.stride(0), y.stride(2), y.stride(3))
+    grid = (-(-cs.p // tp) * -(-cs.q // tq), -(-cs.co // tn), cs.z)
+    return lambda: kern[grid](*args)
+
+
 def shape_label(z, ci, co, h, w, r, s, stride, pad):
     label = f"Z{z} {ci}->{co} {h}x{w} {r}x{s}"
     return label + (f" s{stride}" if stride != 1 else "")
@@ -139,6 +171,12 @@ def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candid
     launch(cfg, compiled kernel) -> a callable that runs it once, check as autotune's; records the
     fastest correct configuration against cuDNN's peers = (nchw, nhwc)."""
     def build(cfg):
+        if isinstance(cfg, DescConfig):
+            tp, tq, tn, tk, warps, stages = cfg
+            kern = compile_kernel(cfg.kernel, {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TP": tp,
+                                               "TQ": tq, "TN": tn, "TK": tk}, warps, stages,
+                                  explicit_wgmma_rings=True)
+            return kern, launch(cfg, kern)
         tm, tn, tk, warps, stages = cfg[:5]
         defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn, "TK": tk}
         if len(cfg) > 5:
@@ -147,8 +185,11 @@ def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candid
         return kern, launch(cfg, kern)
 
     cfg, kern, run = autotune(results, timer, f"{family} {label}", candidates, build, check)
-    cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg[:5])
-    cfg_text += f" split {cfg[5]}" if len(cfg) > 5 and cfg[5] > 1 else ""
+    if isinstance(cfg, DescConfig):
+        cfg_text = str(cfg)
+    else:
+        cfg_text = f"{kernel} " + "{}x{}x{} w{} s{}".format(*cfg[:5])
+        cfg_text += f" split {cfg[5]}" if len(cfg) > 5 and cfg[5] > 1 else ""
     results.add_kernel(f"{family} {label}: {cfg_text}", kern)
     _record_against_cudnn(results, timer, family, label, cs, run, cfg_text, *peers)
 
@@ -225,7 +266,16 @@ def conv_nhwc(results, timer, quick, dtype=torch.float16):
                                  torch.empty(max(partials, 1), device="cuda", dtype=torch.float32),
                                  torch.zeros(max(counters, 1), device="cuda", dtype=torch.int32))
 
+        # conv_nhwc_desc.tc too where a box can read the window (stride 1), with PyTorch's channels_last
+        # weight as its filter. Every candidate starts on a poisoned output, so that one which writes
+        # nothing cannot pass on the previous one's result.
+        candidates += _desc_candidates(cs, quick)
+        w_nhwc = weight.to(memory_format=torch.channels_last)
+
         def launch(cfg, kern):
+            out.fill_(float("nan"))
+            if isinstance(cfg, DescConfig):
+                return _desc_launch(cs, cfg, kern, x_nhwc, w_nhwc, out)
             grid = cs.grid(cfg[0], cfg[1], cfg[5])
             return lambda: kern[grid](*args)
 
