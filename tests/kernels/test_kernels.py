@@ -1925,6 +1925,8 @@ CONV_NHWC_DESC_CONFIGS = [
     # A 64-pixel tile (wgmma on sm_90a): in the backend and tma variants both loads are rings of bulk
     # tensor copies, the filter's in column-major slots (the dot reads it through `^`).
     ({"TYPE": "half", "TP": 4, "TQ": 16, "TN": 64, "TK": 32}, (3, 3), (1, 1), (1, 1), True),
+    # bench/conv_suite.py's 128-pixel tile (a 128 x 64 slot of 128-byte rows; 8 warps in rings_w8)
+    ({"TYPE": "half", "TP": 8, "TQ": 16, "TN": 128, "TK": 64}, (3, 3), (1, 1), (1, 1), True),
 ]
 
 
