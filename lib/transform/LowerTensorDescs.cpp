@@ -401,7 +401,7 @@ void Rewriter::remark(const Instruction &A, const std::string &Why, bool InLoopD
                        (A.getOpcode() == Opcode::DescLoad ? "gather" : "scatter");
   if (InLoopDot && Why.empty() && RingCopies)
     Diags->remark(RemarkKind::Passed, "tensor-descs", SourceRange(A.Loc),
-                  Gather + " for the pipeline's rings, which tensor-copies fills with bulk "
+                  Gather + " for the pipeline's rings, which tensor-copies can fill with bulk "
                            "tensor copies (it feeds a dot in a loop)");
   else if (InLoopDot)
     Diags->remark(RemarkKind::Missed, "tensor-descs", SourceRange(A.Loc),
