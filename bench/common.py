@@ -102,9 +102,10 @@ class MatmulConfig:
 EXTRA_COMPILE_OPTIONS = {}
 
 
-def compile_kernel(file, defines, warps, stages=3, tma=True):
+def compile_kernel(file, defines, warps, stages=3, tma=True, **options):
+    """options: tritonc.compile's, over EXTRA_COMPILE_OPTIONS (a kernel that needs one sets it)."""
     return tritonc.compile(str(KERNELS / file), defines=defines, num_warps=warps, num_stages=stages,
-                           tma=tma, **EXTRA_COMPILE_OPTIONS)
+                           tma=tma, **{**EXTRA_COMPILE_OPTIONS, **options})
 
 
 def relative_error(got, ref):

@@ -11,7 +11,10 @@ tiles and checked against torch first, against `torch.nn.functional.conv2d` with
 conv_nhwc: the same shapes with `kernels/conv_nhwc.tc` on channels_last input and output (the filter as
 an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), autotuned, checked and
 timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
-conv_bf16: the same in bfloat16 (fp32 accumulation).
+On stride-1 shapes the same autotuning also tries `kernels/conv_nhwc_desc.tc` (tensor descriptors,
+PyTorch's channels_last weight as its filter, compiled with --explicit-wgmma-rings: both operands in rings
+of bulk tensor copies feeding wgmma), each candidate checked against torch on a poisoned output first.
+conv_bf16: the same in bfloat16 (fp32 accumulation), over the same candidates.
 
 conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convolutions with
 `kernels/conv_nhwc_dgrad.tc` (the stride phases in grid axis 2) and `kernels/conv_nhwc_wgrad.tc` (its
@@ -63,6 +66,15 @@ CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 
                      (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (64, 128, 64, 4, 4),
                      (64, 64, 64, 4, 4)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
+# conv_nhwc_desc.tc (tensor descriptors; stride 1, no split), tried in the same autotuning as conv_nhwc.tc:
+# (TP, TQ, TN, TK, warps, stages), TP x TQ = 128 output pixels of one image per tile. Compiled with
+# --explicit-wgmma-rings: its desc_loads become rings of bulk tensor copies (A: the [1, TP, TQ, 64] box of
+# the image at the tap's shift, one 128-byte swizzled [128, 64] slot; B: the [TN, 1, 64] box of the
+# channels_last filter in a column-major slot) feeding wgmma. ptxas -v (sm_90a): no spills (ctest
+# conv_spills_ptxas).
+CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 128, 64, 4, 4),
+                          (8, 16, 64, 64, 4, 4)]
+QUICK_CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
 # tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against
@@ -113,6 +125,18 @@ UNALIGNED_CONFIGS = [
 ]
 
 
+def _desc_launch(cs, cfg, kern, x_nhwc, w_nhwc, y):
+    """A run of conv_nhwc_desc.tc: X and Y channels_last, the filter PyTorch's channels_last weight
+    (CO, R, S, CI in memory) read as CO x (R*S) x CI."""
+    tp, tq, tn = cfg.block("TP"), cfg.block("TQ"), cfg.block("TN")
+    (ph, pw), (dh, dw) = cs.padding, cs.dilation
+    args = (x_nhwc, w_nhwc, y, cs.z, cs.h, cs.w, cs.ci, cs.co, cs.r, cs.s, cs.p, cs.q, ph, pw, dh, dw,
+            x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), w_nhwc.stride(0),
+            y.stride(0), y.stride(2), y.stride(3))
+    grid = (-(-cs.p // tp) * -(-cs.q // tq), -(-cs.co // tn), cs.z)
+    return lambda: kern[grid](*args)
+
+
 def shape_label(z, ci, co, h, w, r, s, stride, pad):
     label = f"Z{z} {ci}->{co} {h}x{w} {r}x{s}"
     return label + (f" s{stride}" if stride != 1 else "")
@@ -150,6 +174,16 @@ def _desc_candidates(cs, file, macros, configs, split=None):
     return found + [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
 
 
+def _forward_desc_candidates(cs, quick):
+    """conv_nhwc_desc.tc's candidates for cs: stride 1 and no dilation (a box reads consecutive
+    pixels), TK dividing CI and TN up to max(CO, 64)."""
+    if cs.dilation != (1, 1):
+        return []
+    configs = [c for c in (QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS)
+               if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)]
+    return _desc_candidates(cs, "conv_nhwc_desc.tc", ("TP", "TQ", "TN", "TK"), configs)
+
+
 def _problem(shape, dtype):
     """The ConvShape of a CONV_SHAPES entry, random NCHW input and filter, and torch's result."""
     z, ci, co, h, w, r, s, stride, pad = shape
@@ -181,8 +215,9 @@ def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candid
     nhwc)."""
     def build(cfg):
         if isinstance(cfg, DescCandidate):
+            # The descriptor boxes become rings of bulk tensor copies with the explicit wgmma rings.
             defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", **dict(cfg.blocks)}
-            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages)
+            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages, explicit_wgmma_rings=True)
             return kern, launch(cfg, kern)
         tm, tn, tk, warps, stages = cfg[:5]
         defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn, "TK": tk}
@@ -273,7 +308,16 @@ def conv_nhwc(results, timer, quick, dtype=torch.float16):
                                  torch.empty(max(partials, 1), device="cuda", dtype=torch.float32),
                                  torch.zeros(max(counters, 1), device="cuda", dtype=torch.int32))
 
+        # conv_nhwc_desc.tc too where a box can read the window (stride 1), with PyTorch's channels_last
+        # weight as its filter. Every candidate starts on a poisoned output, so that one which writes
+        # nothing cannot pass on the previous one's result.
+        candidates += _forward_desc_candidates(cs, quick)
+        w_nhwc = weight.to(memory_format=torch.channels_last)
+
         def launch(cfg, kern):
+            out.fill_(float("nan"))
+            if isinstance(cfg, DescCandidate):
+                return _desc_launch(cs, cfg, kern, x_nhwc, w_nhwc, out)
             grid = cs.grid(cfg[0], cfg[1], cfg[5])
             return lambda: kern[grid](*args)
 

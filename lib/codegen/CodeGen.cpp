@@ -417,8 +417,12 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   // whose slots need the barriers insert-barriers places (explicit rings).
   bool DescCopies =
       Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.ExplicitRings;
-  std::vector<PipelineStep> Steps = {{DescCopies ? "lower-tensor-descs{tma}" : "lower-tensor-descs",
-                                      describePass("lower-tensor-descs")},
+  // With tensor-copies in the list, the gathers of the loads that feed a
+  // dot in a loop come back as bulk tensor copies in its rings (`rings`).
+  std::string DescPass = !DescCopies                     ? "lower-tensor-descs"
+                         : explicitTensorCopies(Options) ? "lower-tensor-descs{tma,rings}"
+                                                         : "lower-tensor-descs{tma}";
+  std::vector<PipelineStep> Steps = {{DescPass, describePass("lower-tensor-descs")},
                                      {"remat-inductions", describePass("remat-inductions")},
                                      {"simplifycfg", describePass("simplifycfg")},
                                      {"pipeline", Pipeline}};

@@ -1,6 +1,7 @@
 //===- AsyncRings.cpp - Pipelined dot operands as async-copy rings --------===//
 #include "tritonc/transform/AsyncRings.h"
 
+#include "BoxGathers.h"
 #include "IterationValues.h"
 
 #include "tritonc/analysis/AxisInfo.h"
@@ -43,6 +44,9 @@ struct OperandChain {
   /// The dot Q_0 feeds, and whether through a `trans`.
   const Instruction *Dot = nullptr;
   bool ViaTrans = false;
+  /// The ring holds the operand as the dot reads it, the transposition of
+  /// the loaded tile (column-major slots; see transposesInRing).
+  bool Transposed = false;
 };
 
 class RingBuilder {
@@ -64,6 +68,7 @@ private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, bool ViaTrans);
   std::string checkTarget();
   std::string checkCopyable(Instruction *Load, const char *What);
+  bool transposesInRing(const OperandChain &C) const;
   std::string refuse(const Instruction *At, std::string Why) {
     Culprit = At;
     return Why;
@@ -72,7 +77,8 @@ private:
   Instruction *insertBefore(Instruction *Pos, std::unique_ptr<Instruction> I,
                             const std::string &Name = "", const Instruction *LocFrom = nullptr);
   Value *advanceModulo(Instruction *Index, Instruction *Pos);
-  void copyInto(Instruction *Ring, Value *Slot, Instruction *Load, Instruction *Pos);
+  void copyInto(Instruction *Ring, Value *Slot, Instruction *Load, Instruction *Pos,
+                bool Transposed);
   void eraseOldValues();
 
   const Loop &L;
@@ -126,8 +132,17 @@ std::string RingBuilder::analyze() {
     return "no dot operand is carried in pipelined phis";
   if (D + 1 > MaxSlots)
     return "a ring would need more than " + std::to_string(MaxSlots) + " slots";
-  for (OperandChain &C : Chains)
+  for (OperandChain &C : Chains) {
     C.Shared = chooseLayout(C.Refill);
+    if (transposesInRing(C)) {
+      // The slot of the dot's operand: the loaded rows are its columns.
+      std::vector<unsigned> Order = C.Shared->getOrder();
+      for (unsigned &Dim : Order)
+        Dim = 1 - Dim;
+      C.Shared = Layout::getSharedSwizzle(C.Shared->getSwizzleBytes(), Order);
+      C.Transposed = true;
+    }
+  }
   if (Dots && Dots->NumWarps > 4)
     for (const OperandChain &C : Chains)
       if (analysis::planDot(*C.Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, Dots->HasWgmma)
@@ -157,7 +172,7 @@ std::string RingBuilder::checkTarget() {
                     std::string("the dot runs on ") +
                         (Plan.Kind == analysis::DotKind::FMA ? "FMA units" : "tf32 tensor cores") +
                         ", whose operand rings the back end plans itself");
-    if (C.ViaTrans)
+    if (C.ViaTrans && !C.Transposed)
       return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
                               "end's own rings fold into the slot layout");
     if (Plan.Kind == analysis::DotKind::Wgmma) {
@@ -282,6 +297,32 @@ std::string RingBuilder::checkCopyable(Instruction *Load, const char *What) {
   return "";
 }
 
+/// A `trans` operand of a wgmma dot whose loads are boxes of a tensor
+/// descriptor (BoxGathers.h) is ringed as the dot reads it: column-major
+/// slots, which cp_async fills through transposed pointers and which
+/// tensor-copies fills with transposed bulk copies (a K-major B, the
+/// convolution's filter). Other `trans` operands stay in the back end's
+/// planner, which folds the transposition into its own slots (the passes'
+/// rings of those are not timed against it yet); mma.sync reads row-major
+/// slots only.
+bool RingBuilder::transposesInRing(const OperandChain &C) const {
+  if (!C.ViaTrans || C.Refill->getType()->getRank() != 2)
+    return false;
+  bool Wgmma = false;
+  if (Target)
+    Wgmma = Target->HasWgmma && Target->WgmmaLoops &&
+            analysis::planDot(*C.Dot, Target->NumWarps, true, Target->AllowTF32, true).Kind ==
+                analysis::DotKind::Wgmma;
+  else if (Dots)
+    Wgmma = Dots->HasWgmma &&
+            analysis::planDot(*C.Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, true).Kind ==
+                analysis::DotKind::Wgmma;
+  if (!Wgmma || !isBoxGather(*C.Refill))
+    return false;
+  return std::all_of(C.Initial.begin(), C.Initial.end(),
+                     [](const Instruction *I) { return isBoxGather(*I); });
+}
+
 const Layout *RingBuilder::chooseLayout(const Instruction *Load) const {
   const Type *T = Load->getType();
   unsigned Rank = T->getRank();
@@ -323,16 +364,25 @@ Value *RingBuilder::advanceModulo(Instruction *Index, Instruction *Pos) {
 }
 
 /// `smem_slot Ring, Slot` and a cp_async of Load's pointers and mask into
-/// it, before Pos.
-void RingBuilder::copyInto(Instruction *Ring, Value *Slot, Instruction *Load, Instruction *Pos) {
+/// it (transposed with Transposed), before Pos.
+void RingBuilder::copyInto(Instruction *Ring, Value *Slot, Instruction *Load, Instruction *Pos,
+                           bool Transposed) {
   const Type *RT = Ring->getType();
   const Type *SlotTy =
       Type::getSharedBuffer(RT->getElementType(), RT->getShape(), RT->getLayout(), 1);
   Instruction *S = insertBefore(Pos, Instruction::create(Opcode::SmemSlot, SlotTy, {Ring, Slot}),
                                 Ring->getName() + ".slot", Load);
-  std::vector<Value *> Ops = {S, Load->getOperand(0)};
+  auto Operand = [&](unsigned K) -> Value * {
+    Value *V = Load->getOperand(K);
+    if (!Transposed)
+      return V;
+    const Shape &Sh = V->getType()->getShape();
+    const Type *T = Type::getTile(V->getType()->getScalarType(), {Sh[1], Sh[0]});
+    return insertBefore(Pos, Instruction::create(Opcode::Trans, T, {V}), "", Load);
+  };
+  std::vector<Value *> Ops = {S, Operand(0)};
   if (Load->getOpcode() == Opcode::MaskedLoad)
-    Ops.push_back(Load->getOperand(1));
+    Ops.push_back(Operand(1));
   insertBefore(Pos, Instruction::create(Opcode::CpAsync, Type::getVoid(), Ops), "", Load);
 }
 
@@ -357,14 +407,16 @@ void RingBuilder::rewrite() {
   Instruction *PreEnd = Preheader->getTerminator();
   for (OperandChain &C : Chains) {
     const Type *T = C.Refill->getType();
-    const Type *RingTy =
-        Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, slots());
+    Shape Sh = T->getShape();
+    if (C.Transposed)
+      std::swap(Sh[0], Sh[1]);
+    const Type *RingTy = Type::getSharedBuffer(T->getScalarType(), Sh, C.Shared, slots());
     C.Ring = insertBefore(PreEnd, Instruction::create(Opcode::SmemAlloc, RingTy, {}),
                           baseName(C.Phis[0]) + ".ring", C.Initial[0]);
   }
   for (unsigned J = 0; J < D; ++J) {
     for (OperandChain &C : Chains)
-      copyInto(C.Ring, M.getInt(I32, J), C.Initial[J], PreEnd);
+      copyInto(C.Ring, M.getInt(I32, J), C.Initial[J], PreEnd, C.Transposed);
     insertBefore(PreEnd, Void(Opcode::CpAsyncCommit));
   }
 
@@ -399,15 +451,32 @@ void RingBuilder::rewrite() {
     Instruction *S =
         insertBefore(Top, Instruction::create(Opcode::SmemSlot, SlotTy, {C.Ring, Read}),
                      C.Ring->getName() + ".slot", Q0);
-    Instruction *X = insertBefore(Top, Instruction::create(Opcode::LocalLoad, Q0->getType(), {S}),
-                                  baseName(Q0), Q0);
-    Q0->replaceAllUsesWith(X);
+    const Type *SlotTile =
+        C.Transposed ? Type::getTile(RT->getElementType(), RT->getShape()) : Q0->getType();
+    Instruction *X =
+        insertBefore(Top, Instruction::create(Opcode::LocalLoad, SlotTile, {S}), baseName(Q0), Q0);
+    if (!C.Transposed) {
+      Q0->replaceAllUsesWith(X);
+      continue;
+    }
+    // The slot holds the operand as the dot reads it: the `trans` users of
+    // Q0 read the slot's tile, any other user its transposition.
+    Instruction *Back = insertBefore(Top, Instruction::create(Opcode::Trans, Q0->getType(), {X}),
+                                     baseName(Q0) + ".rows", Q0);
+    Q0->replaceAllUsesWith(Back);
+    for (Instruction *U : std::vector<Instruction *>(Back->users()))
+      if (U->getOpcode() == Opcode::Trans) {
+        U->replaceAllUsesWith(X);
+        U->eraseFromParent();
+      }
+    if (!Back->hasUses())
+      Back->eraseFromParent();
   }
 
   // Body end: the refills of iteration i + D where the loads were, one
   // commit, the indices advanced.
   for (OperandChain &C : Chains)
-    copyInto(C.Ring, Write, C.Refill, C.Refill);
+    copyInto(C.Ring, Write, C.Refill, C.Refill, C.Transposed);
   Instruction *End = Body->getTerminator();
   insertBefore(End, Void(Opcode::CpAsyncCommit), "", Chains.back().Refill);
   Read->addIncoming(advanceModulo(Read, End), Body);

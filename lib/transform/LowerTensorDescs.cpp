@@ -18,7 +18,9 @@
 //    counter threaded through the control flow (phis where paths meet).
 //    Out-of-bounds elements are the copy engine's zero fill. Not for a load
 //    feeding a dot in a loop (unless `all`): the copy is waited for at once,
-//    while a gather is what the pipeline issues stages ahead (cp.async).
+//    while a gather is what the pipeline issues stages ahead into a ring,
+//    and tensor-copies fills that ring with bulk tensor copies where this
+//    pass's rules hold (`rings` says it runs, for the remarks).
 //  - otherwise a masked gather or scatter over the block's rows (the 2-D
 //    tile [b0 * .. * b(n-1), bn]): per dimension the indices, a bound check
 //    0 <= index < extent and the index times the stride, broadcast and
@@ -53,9 +55,10 @@ bool feedsDot(const Instruction &I);
 
 class Rewriter {
 public:
-  Rewriter(Function &F, AnalysisManager &AM, bool TensorCopies, bool CopiesFeedingDots)
+  Rewriter(Function &F, AnalysisManager &AM, bool TensorCopies, bool CopiesFeedingDots,
+           bool RingCopies)
       : F(F), AM(AM), M(*F.getParent()), TensorCopies(TensorCopies),
-        CopiesFeedingDots(CopiesFeedingDots) {}
+        CopiesFeedingDots(CopiesFeedingDots), RingCopies(RingCopies) {}
   bool run();
 
 private:
@@ -67,9 +70,6 @@ private:
   }
   /// Why Access cannot be a bulk tensor copy, or "".
   std::string whyNotTensorCopy(const Instruction &Access, const Instruction &Desc);
-  /// The conditions under which bulk tensor copies of descriptors have run
-  /// on the GPU, or why Access is outside them.
-  std::string whyInnermostOffsetUnaligned(const Instruction &Access, unsigned ElemBytes);
   /// The slot type a tensor copy of Desc's box lands in.
   static const Type *slotTypeOf(const Type *Desc);
   /// Along dimension K of Desc, for the 1-D index tile Index (relative to
@@ -81,6 +81,10 @@ private:
   Line gatherLine(Instruction &At, Instruction &Desc, unsigned K, Value *Index);
   void lowerToGather(Instruction &Access, Instruction &Desc);
   void lowerToTensorCopy(Instruction &Access);
+  /// Says what becomes of Access: a bulk tensor copy, a gather for the
+  /// rings (InLoopDot: it feeds a dot in a loop), or a gather or scatter
+  /// because of Why.
+  void remark(const Instruction &Access, const std::string &Why, bool InLoopDot);
   /// Gives every mbarrier_wait of the copies its phase (one counter).
   void threadPhases();
 
@@ -90,6 +94,9 @@ private:
   bool TensorCopies;
   /// Also copy loads that feed a dot in a loop (option `all`).
   bool CopiesFeedingDots;
+  /// tensor-copies runs later and fills the rings of gathers (option
+  /// `rings`): only for the remarks.
+  bool RingCopies;
   std::unique_ptr<analysis::AxisInfoAnalysis> AI;
   std::unique_ptr<analysis::AffineAccessAnalysis> AA;
   Instruction *Barrier = nullptr;
@@ -116,62 +123,26 @@ std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruct
     return "bulk tensor copies are off (not sm_90a, --no-tma or --no-explicit-rings)";
   if (Access.getOpcode() != Opcode::DescLoad)
     return "stores are lowered as masked stores";
-  if (!CopiesFeedingDots && feedsDot(Access) && AM.get<LoopInfo>(F).getLoopFor(Access.getParent()))
-    return "it feeds a dot in a loop: as a gather the pipeline issues it stages ahead into "
-           "cp.async rings, where a bulk tensor copy would be waited for at once (they are not "
-           "pipelined yet)";
   if (Desc.getType()->getRank() < 2)
     return "a 1-D block (the copies land in 2-D slots)";
-  const Type *Elem = Desc.getType()->getElementType();
-  if (Elem != Type::getF16() && Elem != Type::getBF16() && Elem != Type::getF32())
-    return "tensor copies of " + Elem->str() + " elements are not lowered";
-  const Argument *Base = asArgument(Desc.getOperand(0));
-  if (!Base)
-    return "the base is not a pointer parameter (the launcher encodes the tensor map from the "
-           "arguments)";
   if (!AI) {
     AI = std::make_unique<analysis::AxisInfoAnalysis>(F);
     AA = std::make_unique<analysis::AffineAccessAnalysis>(F, AM.get<DominatorTree>(F));
   }
   TensorDescriptorBuilder TB(F, *AA, *AI, AM.get<DominatorTree>(F));
   unsigned Rank = Desc.getType()->getRank();
-  unsigned ElemBytes = Elem->getScalarSizeInBytes();
-  for (unsigned K = 1; K < 1 + 2 * Rank; ++K) {
-    // "extent 1 of %dx (%3)": the IR names the value, the index finds it
-    // in the source's list.
-    std::string What = std::string(K <= Rank ? "extent " : "stride ") +
-                       std::to_string(K <= Rank ? K - 1 : K - 1 - Rank) + " of " +
-                       printOperand(Desc) + " (" + printOperand(*Desc.getOperand(K)) + ")";
-    std::optional<analysis::AffineTile> A = AA->affineOf(Desc.getOperand(K));
-    if (!A || A->Base || !AA->isOverParameters(A->Offset))
-      return What + " is not a polynomial over the kernel's integer parameters (the launcher "
-                    "evaluates the tensor map's extents and strides)";
-    bool OuterStride = K > Rank && K + 1 < 1 + 2 * Rank;
-    if (OuterStride && TB.knownPow2Divisor(A->Offset) * ElemBytes % 16 != 0)
-      return What + " is not known to be a multiple of 16 bytes (`__multipleof` on the "
-                    "parameters says so)";
+  std::vector<Value *> Extents, Strides;
+  for (unsigned K = 0; K < Rank; ++K) {
+    Extents.push_back(Desc.getOperand(1 + K));
+    Strides.push_back(Desc.getOperand(1 + Rank + K));
   }
-  if (AI->get(Base).Divisibility[0] < 16)
-    return "the base " + printOperand(*Base) +
-           " is not known to be 16-byte aligned (`__aligned(16)` on the parameter says so)";
-  if (std::string Why = tensorCopySlotProblem(slotTypeOf(Desc.getType())); !Why.empty())
-    return "the block does not fit the copy engine: " + Why;
-  return whyInnermostOffsetUnaligned(Access, ElemBytes);
-}
-
-std::string Rewriter::whyInnermostOffsetUnaligned(const Instruction &Access, unsigned ElemBytes) {
-  // Measured on an H200 (2026-11-28, one probe kernel per condition): a copy
-  // whose innermost coordinate is not a multiple of 16 bytes (3 or -5 floats)
-  // stops the kernel with an illegal instruction, while -4, 0, 4 and 8 floats
-  // run correctly; copies under data-dependent branches and in loops of
-  // data-dependent trip count run correctly. So only the innermost offset
-  // decides, and it must be provably 16-byte aligned.
-  const Value *Inner = Access.getOperand(Access.getNumOperands() - 1);
-  if (AI->get(Inner).Divisibility[0] * ElemBytes % 16 != 0)
-    return "its innermost offset " + printOperand(*Inner) +
-           " is not known to be a multiple of 16 bytes (the copy engine stops with an illegal "
-           "instruction otherwise)";
-  return "";
+  const Type *Elem = Desc.getType()->getElementType();
+  if (std::string Why = TB.whyNotBoxCopy(Desc.getOperand(0), Extents, Strides, Elem,
+                                         slotTypeOf(Desc.getType()), printOperand(Desc));
+      !Why.empty())
+    return Why;
+  return TB.whyNotAlignedBoxStart(Access.getOperand(Access.getNumOperands() - 1),
+                                  Elem->getScalarSizeInBytes());
 }
 
 /// Whether I's value reaches an operand of a dot (through reshapes and
@@ -392,6 +363,31 @@ void Rewriter::threadPhases() {
       Phi->addIncoming(Out.count(Pred) ? Out[Pred] : M.getInt(I32, 0), Pred);
 }
 
+void Rewriter::remark(const Instruction &A, const std::string &Why, bool InLoopDot) {
+  DiagnosticEngine *Diags = AM.diagnostics();
+  if (!Diags)
+    return;
+  std::string Gather = std::string(opcodeName(A.getOpcode())) + " becomes a masked " +
+                       (A.getOpcode() == Opcode::DescLoad ? "gather" : "scatter");
+  if (InLoopDot && Why.empty() && RingCopies)
+    Diags->remark(RemarkKind::Passed, "tensor-descs", SourceRange(A.Loc),
+                  Gather + " for the pipeline's rings, which tensor-copies can fill with bulk "
+                           "tensor copies (it feeds a dot in a loop)");
+  else if (InLoopDot)
+    Diags->remark(RemarkKind::Missed, "tensor-descs", SourceRange(A.Loc),
+                  Gather +
+                      " for the pipeline's cp.async rings, not ring-copied by bulk tensor "
+                      "copies (it feeds a dot in a loop): " +
+                      (Why.empty() ? std::string("tensor-copies does not run (the back end runs "
+                                                 "it with --explicit-wgmma-rings)")
+                                   : Why));
+  else
+    Diags->remark(Why.empty() ? RemarkKind::Passed : RemarkKind::Missed, "tensor-descs",
+                  SourceRange(A.Loc),
+                  Why.empty() ? std::string("desc_load becomes a bulk tensor copy")
+                              : Gather + ", not a bulk tensor copy: " + Why);
+}
+
 bool Rewriter::run() {
   std::vector<Instruction *> Accesses;
   for (const auto &BB : F.blocks())
@@ -412,14 +408,14 @@ bool Rewriter::run() {
                            A->Loc};
     Descs.insert(D);
     std::string Why = whyNotTensorCopy(*A, *D);
-    if (DiagnosticEngine *Diags = AM.diagnostics())
-      Diags->remark(Why.empty() ? RemarkKind::Passed : RemarkKind::Missed, "tensor-descs",
-                    SourceRange(A->Loc),
-                    Why.empty() ? std::string("desc_load becomes a bulk tensor copy")
-                                : std::string(opcodeName(A->getOpcode())) + " becomes a masked " +
-                                      (A->getOpcode() == Opcode::DescLoad ? "gather" : "scatter") +
-                                      ", not a bulk tensor copy: " + Why);
-    if (Why.empty())
+    // A load feeding a dot in a loop is a gather either way: a bulk tensor
+    // copy here would be waited for at once, while the pipeline issues the
+    // gather stages ahead into a ring, whose fills tensor-copies turns back
+    // into bulk tensor copies (BoxGathers.h).
+    bool InLoopDot = A->getOpcode() == Opcode::DescLoad && !CopiesFeedingDots && feedsDot(*A) &&
+                     AM.get<LoopInfo>(F).getLoopFor(A->getParent());
+    remark(*A, Why, InLoopDot);
+    if (Why.empty() && !InLoopDot)
       Copies.push_back(A);
   }
   std::set<Instruction *> Copied(Copies.begin(), Copies.end());
@@ -440,25 +436,26 @@ bool Rewriter::run() {
 
 class LowerTensorDescsPass : public Pass {
 public:
-  LowerTensorDescsPass(bool TensorCopies, bool CopiesFeedingDots)
-      : TensorCopies(TensorCopies), CopiesFeedingDots(CopiesFeedingDots) {}
+  LowerTensorDescsPass(bool TensorCopies, bool CopiesFeedingDots, bool RingCopies)
+      : TensorCopies(TensorCopies), CopiesFeedingDots(CopiesFeedingDots), RingCopies(RingCopies) {}
   const char *name() const override { return "lower-tensor-descs"; }
   bool run(Function &F, AnalysisManager &AM) override {
-    return Rewriter(F, AM, TensorCopies, CopiesFeedingDots).run();
+    return Rewriter(F, AM, TensorCopies, CopiesFeedingDots, RingCopies).run();
   }
 
 private:
-  bool TensorCopies, CopiesFeedingDots;
+  bool TensorCopies, CopiesFeedingDots, RingCopies;
 };
 
 } // namespace
 
 std::unique_ptr<Pass> createLowerTensorDescsPass() {
-  return std::make_unique<LowerTensorDescsPass>(false, false);
+  return std::make_unique<LowerTensorDescsPass>(false, false, false);
 }
 
-std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool CopiesFeedingDots) {
-  return std::make_unique<LowerTensorDescsPass>(TensorCopies, CopiesFeedingDots);
+std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool CopiesFeedingDots,
+                                                   bool RingCopies) {
+  return std::make_unique<LowerTensorDescsPass>(TensorCopies, CopiesFeedingDots, RingCopies);
 }
 
 } // namespace tritonc::transform

@@ -124,17 +124,23 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
   }
   if (Name == "lower-tensor-descs") {
     // tma: bulk tensor copies (sm_90a); all: also for loads feeding a dot
-    // in a loop, which are otherwise left to the pipeline as gathers.
-    bool TensorCopies = false, All = false;
+    // in a loop, which are otherwise left to the pipeline as gathers; rings:
+    // tensor-copies fills those gathers' rings with bulk tensor copies.
+    bool TensorCopies = false, All = false, Rings = false;
     for (const auto &Option : Options) {
-      if (Option.first != "tma" && Option.first != "all") {
-        Error = "pass '" + Name + "' has no option '" + Option.first + "' (its options: tma, all)";
+      bool *Flag = Option.first == "tma"     ? &TensorCopies
+                   : Option.first == "all"   ? &All
+                   : Option.first == "rings" ? &Rings
+                                             : nullptr;
+      if (!Flag) {
+        Error = "pass '" + Name + "' has no option '" + Option.first +
+                "' (its options: tma, all, rings)";
         return nullptr;
       }
-      if (!flagValue(Name, Option, Option.first == "tma" ? TensorCopies : All, Error))
+      if (!flagValue(Name, Option, *Flag, Error))
         return nullptr;
     }
-    return createTensorDescLoweringPass(TensorCopies, All);
+    return createTensorDescLoweringPass(TensorCopies, All, Rings);
   }
   if (!createPassByName(Name))
     Error = "unknown pass '" + Name + "'";

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "tritonc/transform/TensorCopies.h"
 
+#include "BoxGathers.h"
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
@@ -65,10 +66,13 @@ struct Ring {
   Value *ReadIndex = nullptr, *WriteIndex = nullptr;
   /// The tensor-map form of each fill; empty when the ring is declined.
   std::vector<TensorAccess> Forms;
+  /// Or, for fills that gather boxes of a tensor descriptor, the boxes.
+  std::vector<BoxGather> Boxes;
   std::string Why;
   const Instruction *At = nullptr;
 
   Instruction *refill() const { return Fills.back(); }
+  bool converted() const { return !Forms.empty() || !Boxes.empty(); }
   uint64_t slotBytes() const {
     const Type *T = Alloc->getType();
     return static_cast<uint64_t>(T->getNumElements()) * T->getElementType()->getScalarSizeInBytes();
@@ -100,6 +104,8 @@ public:
   bool recognize(Ring &R, LoopRings &LR);
   /// Whether R's fills can be bulk tensor copies; records their forms.
   bool checkForms(Ring &R);
+  /// checkForms for fills that gather boxes of a tensor descriptor.
+  bool checkBoxes(Ring &R);
   /// Rewrites the converted rings of LR; returns how many.
   unsigned rewrite(LoopRings &LR, bool DropCommitGroups);
   void eraseDead();
@@ -228,6 +234,10 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
 }
 
 bool TensorCopyRewriter::checkForms(Ring &R) {
+  Instruction *Refill = R.refill();
+  if (matchBoxGather(Refill->getOperand(1),
+                     Refill->getNumOperands() > 2 ? Refill->getOperand(2) : nullptr))
+    return checkBoxes(R);
   const Type *RingTy = R.Alloc->getType();
   const Type *SlotTy =
       Type::getSharedBuffer(RingTy->getElementType(), RingTy->getShape(), RingTy->getLayout(), 1);
@@ -263,6 +273,64 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
   if (std::string Why = TD.whyNotAligned(Forms[0], ElemBytes); !Why.empty())
     return R.decline(R.refill(), Why);
   R.Forms = std::move(Forms);
+  return true;
+}
+
+bool TensorCopyRewriter::checkBoxes(Ring &R) {
+  // The gathers lower-tensor-descs made of desc_loads feeding the dot,
+  // issued stages ahead by the pipeline: the same tensor map for every
+  // fill, the box of each fill's coordinates, under lower-tensor-descs'
+  // rules (the innermost coordinate a multiple of 16 bytes included).
+  const Type *RingTy = R.Alloc->getType();
+  const Type *Elem = RingTy->getElementType();
+  bool ColumnMajor = RingTy->getLayout() && RingTy->getLayout()->getOrder()[0] == 0;
+  std::vector<BoxGather> Boxes;
+  for (Instruction *Fill : R.Fills) {
+    std::string Why;
+    std::optional<BoxGather> G = matchBoxGather(
+        Fill->getOperand(1), Fill->getNumOperands() > 2 ? Fill->getOperand(2) : nullptr, &Why);
+    if (!G)
+      return R.decline(Fill, "its fill " +
+                                 std::string(Fill == R.refill() ? "in the loop"
+                                                                : "before "
+                                                                  "the loop") +
+                                 " is not a box of the tensor descriptor its refill reads: " + Why);
+    const BoxGather &G0 = Boxes.empty() ? *G : Boxes[0];
+    // The pipeline computes a fill's extents and strides again where they
+    // were computed in the loop: the same polynomials, other values.
+    auto Same = [&](const std::vector<Value *> &A, const std::vector<Value *> &B) {
+      for (size_t K = 0; K < A.size(); ++K) {
+        std::optional<analysis::AffineTile> TA = AA.affineOf(A[K]), TB = AA.affineOf(B[K]);
+        if (A[K] != B[K] && !(TA && TB && !TA->Base && !TB->Base && TA->Offset == TB->Offset))
+          return false;
+      }
+      return A.size() == B.size();
+    };
+    if (G->Base != G0.Base || !Same(G->Extents, G0.Extents) || !Same(G->Strides, G0.Strides) ||
+        G->Box != G0.Box || G->Transposed != G0.Transposed)
+      return R.decline(Fill, "the fills do not read boxes of one tensor descriptor");
+    if (G->Transposed != ColumnMajor)
+      return R.decline(Fill, "the slots' order is not the boxes' (a transposed gather fills "
+                             "column-major slots)");
+    if (std::string Why = TD.whyNotAlignedBoxStart(G->Coords.back(), Elem->getScalarSizeInBytes());
+        !Why.empty())
+      return R.decline(Fill, Why);
+    Boxes.push_back(std::move(*G));
+  }
+  // The copy engine writes the slot row by row: a column-major slot is the
+  // row-major one of its transposition.
+  Shape Rows = RingTy->getShape();
+  const Layout *L = RingTy->getLayout();
+  if (ColumnMajor) {
+    std::swap(Rows[0], Rows[1]);
+    L = Layout::getSharedSwizzle(L->getSwizzleBytes(), {1, 0});
+  }
+  const Type *Slot = Type::getSharedBuffer(Elem, Rows, L, 1);
+  if (std::string Why = TD.whyNotBoxCopy(Boxes[0].Base, Boxes[0].Extents, Boxes[0].Strides, Elem,
+                                         Slot, "the descriptor of " + printOperand(*Boxes[0].Base));
+      !Why.empty())
+    return R.decline(R.refill(), Why);
+  R.Boxes = std::move(Boxes);
   return true;
 }
 
@@ -315,7 +383,10 @@ void TensorCopyRewriter::fillGroup(const std::vector<Ring *> &Rings,
   Instruction *Last = nullptr;
   for (size_t K : Order) {
     Instruction *Copy = Rings[K]->Fills[Fill];
-    std::vector<Value *> Coords = TD.coordinates(Rings[K]->Forms[Fill], Copy);
+    std::vector<Value *> Coords =
+        Rings[K]->Boxes.empty()
+            ? TD.coordinates(Rings[K]->Forms[Fill], Copy)
+            : TD.boxCoordinates(Rings[K]->Boxes[Fill].Coords, Rings[K]->Boxes[Fill].Guards, Copy);
     std::vector<Value *> Ops = {Descs[K]};
     Ops.insert(Ops.end(), Coords.begin(), Coords.end());
     Ops.push_back(Copy->getOperand(0));
@@ -363,7 +434,7 @@ void TensorCopyRewriter::drainAtExit(LoopRings &LR, Instruction *Bars, Instructi
 unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
   std::vector<Ring *> Converted;
   for (Ring *R : LR.Rings)
-    if (!R->Forms.empty())
+    if (R->converted())
       Converted.push_back(R);
   if (Converted.empty())
     return 0;
@@ -375,7 +446,11 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
   for (Ring *R : Converted) {
     const Type *T = R->Alloc->getType();
     Instruction *D =
-        TD.makeDescriptor(R->Forms[0], T->getElementType(), T->getShape(), EntryTop, R->Alloc->Loc);
+        R->Boxes.empty()
+            ? TD.makeDescriptor(R->Forms[0], T->getElementType(), T->getShape(), EntryTop,
+                                R->Alloc->Loc)
+            : TD.makeBoxDescriptor(R->Boxes[0].Base, R->Boxes[0].Extents, R->Boxes[0].Strides,
+                                   T->getElementType(), R->Boxes[0].Box, EntryTop, R->Alloc->Loc);
     D->setName(R->Alloc->getName() + ".desc");
     Descs.push_back(D);
   }
@@ -504,7 +579,7 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
   }
   // Commit groups and cp_async waits go only if no cp_async stays.
   bool AllConverted =
-      std::all_of(Rings.begin(), Rings.end(), [](const Ring &R) { return !R.Forms.empty(); });
+      std::all_of(Rings.begin(), Rings.end(), [](const Ring &R) { return R.converted(); });
   for (auto &BB : F.blocks())
     for (auto &I : BB->instructions())
       if (I->getOpcode() == Opcode::CpAsync &&
@@ -513,7 +588,7 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
           }))
         AllConverted = false;
   for (Ring &R : Rings)
-    if (R.Forms.empty())
+    if (!R.converted())
       Remark(RemarkKind::Missed, R.At ? *R.At : *R.Alloc,
              "the ring " + printOperand(*R.Alloc) +
                  " is not filled by bulk tensor copies (tma_load): " + R.Why);

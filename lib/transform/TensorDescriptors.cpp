@@ -42,6 +42,59 @@ std::string tensorCopySlotProblem(const Type *Slot) {
   return "";
 }
 
+std::string TensorDescriptorBuilder::whyNotBoxCopy(const Value *Base,
+                                                   const std::vector<Value *> &Extents,
+                                                   const std::vector<Value *> &Strides,
+                                                   const Type *Elem, const Type *Slot,
+                                                   const std::string &Desc) const {
+  if (Elem != Type::getF16() && Elem != Type::getBF16() && Elem != Type::getF32())
+    return "tensor copies of " + Elem->str() + " elements are not lowered";
+  if (!asArgument(const_cast<Value *>(Base)))
+    return "the base is not a pointer parameter (the launcher encodes the tensor map from the "
+           "arguments)";
+  unsigned Rank = static_cast<unsigned>(Extents.size());
+  unsigned ElemBytes = Elem->getScalarSizeInBytes();
+  for (unsigned K = 0; K < 2 * Rank; ++K) {
+    const Value *V = K < Rank ? Extents[K] : Strides[K - Rank];
+    // "extent 1 of %dx (%3)": the IR names the value, the index finds it
+    // in the source's list.
+    std::string What = std::string(K < Rank ? "extent " : "stride ") +
+                       std::to_string(K < Rank ? K : K - Rank) + " of " + Desc + " (" +
+                       printOperand(*V) + ")";
+    std::optional<analysis::AffineTile> A = AA.affineOf(V);
+    if (!A || A->Base || !AA.isOverParameters(A->Offset))
+      return What + " is not a polynomial over the kernel's integer parameters (the launcher "
+                    "evaluates the tensor map's extents and strides)";
+    bool OuterStride = K >= Rank && K + 1 < 2 * Rank;
+    if (OuterStride && knownPow2Divisor(A->Offset) * ElemBytes % 16 != 0)
+      return What + " is not known to be a multiple of 16 bytes (`__multipleof` on the "
+                    "parameters says so)";
+    if (K + 1 == 2 * Rank && A->Offset.asConstant() != 1)
+      return What + " is not 1 (the copy engine reads contiguous rows)";
+  }
+  if (AI.get(Base).Divisibility[0] < 16)
+    return "the base " + printOperand(*Base) +
+           " is not known to be 16-byte aligned (`__aligned(16)` on the parameter says so)";
+  if (std::string Why = tensorCopySlotProblem(Slot); !Why.empty())
+    return "the block does not fit the copy engine: " + Why;
+  return "";
+}
+
+std::string TensorDescriptorBuilder::whyNotAlignedBoxStart(const Value *Inner,
+                                                           unsigned ElemBytes) const {
+  // Measured on an H200 (2026-11-28, one probe kernel per condition): a copy
+  // whose innermost coordinate is not a multiple of 16 bytes (3 or -5 floats)
+  // stops the kernel with an illegal instruction, while -4, 0, 4 and 8 floats
+  // run correctly; copies under data-dependent branches and in loops of
+  // data-dependent trip count run correctly. So only the innermost offset
+  // decides, and it must be provably 16-byte aligned.
+  if (AI.get(Inner).Divisibility[0] * ElemBytes % 16 != 0)
+    return "its innermost offset " + printOperand(*Inner) +
+           " is not known to be a multiple of 16 bytes (the copy engine stops with an illegal "
+           "instruction otherwise)";
+  return "";
+}
+
 int64_t TensorDescriptorBuilder::knownPow2Divisor(const Poly &P) const {
   int64_t Divisor = 0;
   for (const auto &[M, C] : P.terms()) {
@@ -129,6 +182,37 @@ Instruction *TensorDescriptorBuilder::makeDescriptor(const TensorAccess &TA, con
   Instruction *D = insert(Top, Opcode::MakeTensorDesc, Type::getTensorDesc(Elem, Box), Ops);
   D->Loc = Loc;
   return D;
+}
+
+Instruction *TensorDescriptorBuilder::makeBoxDescriptor(Argument *Base,
+                                                        const std::vector<Value *> &Extents,
+                                                        const std::vector<Value *> &Strides,
+                                                        const Type *Elem, const Shape &Box,
+                                                        Instruction *Top, SourceLoc Loc) {
+  const Type *I64 = Type::getI64();
+  std::vector<Value *> Ops = {Base};
+  for (const std::vector<Value *> *List : {&Extents, &Strides})
+    for (Value *V : *List)
+      Ops.push_back(polyValue(AA.affineOf(V)->Offset, I64, Top));
+  Instruction *D = insert(Top, Opcode::MakeTensorDesc, Type::getTensorDesc(Elem, Box), Ops);
+  D->Loc = Loc;
+  return D;
+}
+
+std::vector<Value *> TensorDescriptorBuilder::boxCoordinates(const std::vector<Value *> &Coords,
+                                                             const std::vector<Value *> &Guards,
+                                                             Instruction *Before) {
+  const Type *I32 = Type::getI32();
+  std::vector<Value *> Out;
+  for (Value *C : Coords)
+    Out.push_back(C->getType() == I32 ? C : insert(Before, Opcode::Trunc, I32, {C}));
+  Value *All = nullptr;
+  for (Value *G : Guards)
+    All = All ? insert(Before, Opcode::And, Type::getI1(), {All, G}) : G;
+  if (All)
+    Out.back() = insert(Before, Opcode::Select, I32,
+                        {All, Out.back(), F.getParent()->getInt(I32, TensorMapOutOfBounds)});
+  return Out;
 }
 
 std::vector<Value *> TensorDescriptorBuilder::coordinates(const TensorAccess &TA,

@@ -37,6 +37,19 @@ public:
   /// bytes (the interpreter checks both at run time; the launcher could not
   /// encode the map otherwise).
   std::string whyNotAligned(const analysis::TensorAccess &TA, unsigned ElemBytes) const;
+  /// Why the copy engine could not read boxes of Elem from the tensor map
+  /// (Base, Extents, Strides; outermost first, as make_tensor_desc takes
+  /// them) into slots of type Slot, whatever the arguments, or "": an f16,
+  /// bf16 or f32 tensor whose base is a 16-byte aligned pointer parameter,
+  /// extents and strides polynomials over the integer parameters (the
+  /// launcher evaluates them), outer strides known multiples of 16 bytes,
+  /// and a slot the engine writes. Desc names the descriptor in messages.
+  std::string whyNotBoxCopy(const ir::Value *Base, const std::vector<ir::Value *> &Extents,
+                            const std::vector<ir::Value *> &Strides, const ir::Type *Elem,
+                            const ir::Type *Slot, const std::string &Desc) const;
+  /// Why a box whose innermost coordinate is Inner is not proven on the GPU
+  /// (the coordinate not a known multiple of 16 bytes), or "".
+  std::string whyNotAlignedBoxStart(const ir::Value *Inner, unsigned ElemBytes) const;
   /// The largest power of two known to divide P's value.
   int64_t knownPow2Divisor(const analysis::Poly &P) const;
   /// Whether the coordinates and guards of TA can be computed right before
@@ -49,6 +62,19 @@ public:
   /// mask never bounds gets TensorMapUnboundedDim.
   ir::Instruction *makeDescriptor(const analysis::TensorAccess &TA, const ir::Type *Elem,
                                   const ir::Shape &Box, ir::Instruction *Before, SourceLoc Loc);
+  /// `make_tensor_desc` of boxes Box of Elem from Base with Extents and
+  /// Strides (values whose polynomials over the parameters whyNotBoxCopy
+  /// checked), before Before, an instruction of the entry block, where
+  /// they are computed again from the parameters.
+  ir::Instruction *makeBoxDescriptor(ir::Argument *Base, const std::vector<ir::Value *> &Extents,
+                                     const std::vector<ir::Value *> &Strides, const ir::Type *Elem,
+                                     const ir::Shape &Box, ir::Instruction *Before, SourceLoc Loc);
+  /// Coords (outermost first) as i32 before Before, the innermost moved
+  /// out of the tensor (TensorMapOutOfBounds: the box reads zeros) unless
+  /// every guard holds.
+  std::vector<ir::Value *> boxCoordinates(const std::vector<ir::Value *> &Coords,
+                                          const std::vector<ir::Value *> &Guards,
+                                          ir::Instruction *Before);
   /// The coordinates [outer, unit] of TA's box, computed before Before.
   /// Unless every guard and every condition in Also holds, the unit
   /// coordinate is TensorMapOutOfBounds: the box lies outside the tensor

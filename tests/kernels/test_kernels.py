@@ -257,12 +257,12 @@ RINGS_W8_PASSES = (PIPELINED_PASSES + ",async-rings{num-warps=8,wgmma},accelerat
 # The rings filled by bulk tensor copies on mbarriers where their fills read boxes of one tensor
 # (tensor-copies; remat-inductions first, as in the back end, so that pointers are affine in the loop
 # counter), and epilogue stores as bulk tensor stores (tensor-stores); tensor descriptor loads as bulk
-# tensor copies where their strides allow, those feeding a dot in a loop too, which the back end leaves to
-# the pipeline as gathers (lower-tensor-descs{tma,all}). Both need the facts a GPU launch
-# specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
+# tensor copies where their strides allow, and those feeding a dot in a loop as gathers whose rings
+# tensor-copies fills with bulk tensor copies (lower-tensor-descs{tma,rings}). Both need the facts a GPU
+# launch specializes on (16-byte aligned buffers and strides): the variant runs them on IR with those facts
 # written into the parameters (specialized_ir).
 TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
-                                       "lower-tensor-descs{tma,all},remat-inductions,simplifycfg")
+                                       "lower-tensor-descs{tma,rings},remat-inductions,simplifycfg")
               + ",async-rings,tensor-copies,tensor-stores,insert-barriers,allocate-shared")
 # On the interpreter, every launch also runs after the default pipeline followed by simplifycfg and pipeline
 # (loads feeding a dot issued iterations ahead; see test_pipeline_same_results), and after those and
@@ -1944,6 +1944,11 @@ CONV_NHWC_DESC_CONFIGS = [
     ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (1, 1), (1, 1), False),
     ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16}, (2, 3), (1, 2), (2, 1), True),
     ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), False),
+    # A 64-pixel tile (wgmma on sm_90a): in the backend and tma variants both loads are rings of bulk
+    # tensor copies, the filter's in column-major slots (the dot reads it through `^`).
+    ({"TYPE": "half", "TP": 4, "TQ": 16, "TN": 64, "TK": 32}, (3, 3), (1, 1), (1, 1), True),
+    # bench/conv_suite.py's 128-pixel tile (a 128 x 64 slot of 128-byte rows; 8 warps in rings_w8)
+    ({"TYPE": "half", "TP": 8, "TQ": 16, "TN": 128, "TK": 64}, (3, 3), (1, 1), (1, 1), True),
 ]
 
 

@@ -48,12 +48,16 @@
 // Registered, the pass is target-independent; with accelerate-dot's options
 // (`async-rings{num-warps=8,wgmma}`) it gives the wgmma dots of several
 // warpgroups the back end's slot more (below) and declines nothing more.
+// A `trans` operand of a wgmma dot (with either target) whose loads gather
+// boxes of a tensor descriptor (BoxGathers.h) gets a ring of column-major
+// slots holding the operand as the dot reads it, filled through transposed
+// pointers (tensor-copies then makes the fills transposed bulk copies).
 // The GPU back end runs it with
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
 // or whose explicit form it does not lower as well as its own planner
 // (dots on FMA units or tf32, wgmma dots unless --explicit-wgmma-rings,
-// operands under `trans`, copies narrower than 4 bytes, rings over the
+// other operands under `trans`, copies narrower than 4 bytes, rings over the
 // shared-memory budget); those loops stay with the back end's planner
 // (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
 // slot more: mma-in-flight then leaves each iteration's MMAs running into

@@ -29,8 +29,11 @@ std::unique_ptr<Pass> createLoopPipelinePass(unsigned NumStages, bool AcrossTile
                                              unsigned RegisterStages = 0);
 /// lower-tensor-descs; TensorCopies (option `tma`, sm_90a): loads the
 /// launcher can map become bulk tensor copies, except those feeding a dot
-/// in a loop unless CopiesFeedingDots (option `all`) (LowerTensorDescs.cpp).
-std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool CopiesFeedingDots);
+/// in a loop unless CopiesFeedingDots (option `all`) (LowerTensorDescs.cpp);
+/// RingCopies (option `rings`): tensor-copies runs later and fills the rings
+/// of those gathers with bulk tensor copies (what the remarks say).
+std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool CopiesFeedingDots,
+                                                   bool RingCopies = false);
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// async-rings with the dots' target as options (AsyncRings.h).

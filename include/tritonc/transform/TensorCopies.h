@@ -41,6 +41,20 @@
 //  * the exit waits for the P fills still in flight (the loop's last
 //    refills), so that nothing writes the rings after the loop.
 //
+// A ring whose fills are gathers of boxes of one tensor descriptor (what
+// lower-tensor-descs makes of a desc_load feeding a dot in a loop, issued
+// stages ahead by the pipeline; BoxGathers.h) is converted the same way,
+// with the descriptor's extents, strides and box (any rank up to 5) and each
+// fill's coordinates, computed ahead by the pipeline; under lower-tensor-
+// descs' rules (TensorDescriptors.h: the innermost coordinate a known
+// multiple of 16 bytes, among others). A gather that reaches the fill
+// through a `trans` (a column-major slot from async-rings: the K-major
+// operand of a wgmma) becomes a transposed copy of the box into that slot.
+// The tensor map is recognized here rather than kept through the pipeline
+// as a desc_load: the pipeline, async-rings and the interpreter then treat
+// such a load like any other, every target runs the gather, and the rings,
+// mbarriers, phases and the drain at the exit are built in one place.
+//
 // When every ring of the loop is converted and no cp_async is left in the
 // function, the commit groups and cp_async waits go; otherwise they stay
 // (empty groups are harmless) next to the mbarrier waits.
