@@ -15,6 +15,7 @@ that fails is reported loudly and the run goes on; the exit status is then 1.
 Timing method: see bench/common.py.
 """
 import argparse
+import ast
 import datetime
 import faulthandler
 import os
@@ -42,9 +43,9 @@ def parse_args():
     p.add_argument("--compile-repeats", type=int, default=11, help="cold compiles for the medians")
     p.add_argument("--launch-bin", default=os.environ.get("BENCH_LAUNCH_BIN", ""),
                    help="bench_launch_overhead program (default: build-py/bench/bench_launch_overhead)")
-    p.add_argument("--explicit-wgmma-rings", action="store_true",
-                   help="compile the kernels with explicit_wgmma_rings=True (the wgmma loops' cp.async "
-                        "rings as GPU-level IR), to time that option against the default")
+    p.add_argument("--compile-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a tritonc.compile keyword for every kernel (a Python literal, e.g. "
+                        "explicit_rings=False), to time a back-end option against the default; repeatable")
     p.add_argument("--no-triton", action="store_true",
                    help="do not treat a missing upstream Triton as a failure")
     p.add_argument("--time-limit", type=float, default=450,
@@ -100,8 +101,9 @@ def main():
     from common import EXTRA_COMPILE_OPTIONS, MIN_RUNS, REPO, Timer
     from measurements import Results, run_step
 
-    if args.explicit_wgmma_rings:
-        EXTRA_COMPILE_OPTIONS["explicit_wgmma_rings"] = True
+    for option in args.compile_option:
+        name, _, value = option.partition("=")
+        EXTRA_COMPILE_OPTIONS[name] = ast.literal_eval(value)
 
     if not torch.cuda.is_available() or not tritonc.cuda_available():
         print(f"bench: no usable CUDA device (torch: {torch.cuda.is_available()}, tritonc: "

@@ -97,7 +97,7 @@ class MatmulConfig:
 
 
 # Options every kernel compiled through compile_kernel gets on top of its own, from bench.py's command
-# line (--explicit-wgmma-rings), so that a back-end option can be timed against the peers before it
+# line (--compile-option NAME=VALUE), so that a back-end option can be timed against the peers before it
 # becomes the default.
 EXTRA_COMPILE_OPTIONS = {}
 

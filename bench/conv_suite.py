@@ -12,8 +12,8 @@ conv_nhwc: the same shapes with `kernels/conv_nhwc.tc` on channels_last input an
 an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), autotuned, checked and
 timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
 On stride-1 shapes the same autotuning also tries `kernels/conv_nhwc_desc.tc` (tensor descriptors,
-PyTorch's channels_last weight as its filter, compiled with --explicit-wgmma-rings: both operands in rings
-of bulk tensor copies feeding wgmma), each candidate checked against torch on a poisoned output first.
+PyTorch's channels_last weight as its filter: both operands in rings of bulk tensor copies feeding
+wgmma), each candidate checked against torch on a poisoned output first.
 conv_bf16: the same in bfloat16 (fp32 accumulation), over the same candidates.
 
 conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convolutions with
@@ -67,8 +67,8 @@ CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 
                      (64, 64, 64, 4, 4)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
 # conv_nhwc_desc.tc (tensor descriptors; stride 1, no split), tried in the same autotuning as conv_nhwc.tc:
-# (TP, TQ, TN, TK, warps, stages), TP x TQ = 128 output pixels of one image per tile. Compiled with
-# --explicit-wgmma-rings: its desc_loads become rings of bulk tensor copies (A: the [1, TP, TQ, 64] box of
+# (TP, TQ, TN, TK, warps, stages), TP x TQ = 128 output pixels of one image per tile. On sm_90a its
+# desc_loads become rings of bulk tensor copies (A: the [1, TP, TQ, 64] box of
 # the image at the tap's shift, one 128-byte swizzled [128, 64] slot; B: the [TN, 1, 64] box of the
 # channels_last filter in a column-major slot) feeding wgmma. ptxas -v (sm_90a): no spills (ctest
 # conv_spills_ptxas).
@@ -215,9 +215,8 @@ def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candid
     nhwc)."""
     def build(cfg):
         if isinstance(cfg, DescCandidate):
-            # The descriptor boxes become rings of bulk tensor copies with the explicit wgmma rings.
             defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", **dict(cfg.blocks)}
-            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages, explicit_wgmma_rings=True)
+            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages)
             return kern, launch(cfg, kern)
         tm, tn, tk, warps, stages = cfg[:5]
         defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn, "TK": tk}

@@ -64,8 +64,8 @@ TILES_64 = [(1, 8, 8), (1, 4, 16), (1, 2, 32), (2, 4, 8)]
 # conv_nhwc.tc: (TM, TN, TK, warps, stages), those with TN up to max(CO, 64) (bench/conv_suite.py's list).
 NHWC_CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 8, 3), (128, 64, 32, 4, 3)]
 # conv_nhwc_desc.tc (tensor descriptors; stride 1): (TP, TQ, TN, TK, warps, stages), those with TN up to
-# max(CO, 64): bench/conv_suite.py's candidates, compiled as there (--explicit-wgmma-rings: rings of bulk
-# tensor copies feeding wgmma).
+# max(CO, 64): bench/conv_suite.py's candidates (rings of bulk tensor copies feeding wgmma, the default on
+# sm_90a).
 DESC_CONFIGS = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 128, 64, 4, 4), (8, 16, 64, 64, 4, 4)]
 
 
@@ -223,7 +223,6 @@ def main():
             provider = f"conv_nhwc_desc.tc {tp}x{tq}x{tn}x{tk}:w{warps}s{stages}"
             try:
                 kern = tritonc.compile(str(KERNELS / "conv_nhwc_desc.tc"), num_warps=warps, num_stages=stages,
-                                       explicit_wgmma_rings=True,
                                        defines={"TYPE": args.dtype, "ACC": "float", "TP": tp, "TQ": tq,
                                                 "TN": tn, "TK": tk})
             except tritonc.CompileError as e:

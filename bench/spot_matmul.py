@@ -3,14 +3,11 @@
     export PYTHONPATH=$(scripts/build-python.sh)
     python3 bench/spot_matmul.py --dtype float --sizes 4096,8192 --configs 128x128x16w8s2,64x64x32w4s2
 
-Each configuration is [p]TMxTNxTKwWARPSsSTAGES[c][g][x]: a prefix "p" for matmul_persistent.tc (one
+Each configuration is [p]TMxTNxTKwWARPSsSTAGES[c][g]: a prefix "p" for matmul_persistent.tc (one
 program per SM at most, tiles spread evenly as bench/matmul_suite.py launches it), a suffix "c" to fill
 the operand buffers with cp.async instead of bulk tensor copies (tma=False), "g" to write C with st.global
-instead of bulk tensor stores (tma_store=False), "x" for the wgmma loops' rings as GPU-level IR too
-(explicit_wgmma_rings=True: with "c" cp.async rings, without it bulk tensor copies and stores from the
-passes tensor-copies and tensor-stores), "_G4" for GROUP_M=4 (grouped and persistent kernels only);
-e.g. p128x256x64w8s3g_G4, 128x256x64w8s3c against 128x256x64w8s3cx, or 128x256x64w8s3 against
-128x256x64w8s3x. Same timer as bench.py
+instead of bulk tensor stores (tma_store=False), "_G4" for GROUP_M=4 (grouped and persistent kernels
+only); e.g. p128x256x64w8s3g_G4, or 128x256x64w8s3 against 128x256x64w8s3c. Same timer as bench.py
 (bench/common.py): fresh torch.randn inputs, CUDA events, L2 flushed before each run; TF32 off for float.
 cuBLAS and the configurations are timed interleaved (Timer.compare: --rounds turns of --runs runs in
 all, median). Each result is checked against torch (relative max error printed) before it is timed.
@@ -30,13 +27,12 @@ DTYPES = {"half": torch.float16, "bfloat16": torch.bfloat16, "float": torch.floa
 
 
 def parse_config(text):
-    m = re.fullmatch(r"(p?)(\d+)x(\d+)x(\d+)w(\d+)s(\d+)(c?)(g?)(x?)(?:_G(\d+))?", text)
+    m = re.fullmatch(r"(p?)(\d+)x(\d+)x(\d+)w(\d+)s(\d+)(c?)(g?)(?:_G(\d+))?", text)
     if not m:
-        raise ValueError(f"bad configuration {text!r}: expected [p]TMxTNxTKwWARPSsSTAGES[c][g][x][_GN]")
+        raise ValueError(f"bad configuration {text!r}: expected [p]TMxTNxTKwWARPSsSTAGES[c][g][_GN]")
     tm, tn, tk, warps, stages = (int(g) for g in m.groups()[1:6])
     return dict(persistent=m.group(1) == "p", tm=tm, tn=tn, tk=tk, warps=warps, stages=stages,
-                tma=m.group(7) != "c", tma_store=m.group(8) != "g", explicit_wgmma_rings=m.group(9) == "x",
-                group_m=m.group(10))
+                tma=m.group(7) != "c", tma_store=m.group(8) != "g", group_m=m.group(9))
 
 
 def launcher(cfg, dtype_name, a, b, c, size):
@@ -45,8 +41,7 @@ def launcher(cfg, dtype_name, a, b, c, size):
     if cfg["group_m"]:
         defines["GROUP_M"] = int(cfg["group_m"])
     kern = tritonc.compile(str(KERNELS / file), num_warps=cfg["warps"], num_stages=cfg["stages"],
-                           defines=defines, tma=cfg["tma"], tma_store=cfg["tma_store"],
-                           explicit_wgmma_rings=cfg["explicit_wgmma_rings"])
+                           defines=defines, tma=cfg["tma"], tma_store=cfg["tma_store"])
     gm, gn = -(-size // cfg["tm"]), -(-size // cfg["tn"])
     if cfg["persistent"]:
         sms = torch.cuda.get_device_properties(a.device).multi_processor_count

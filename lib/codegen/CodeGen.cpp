@@ -27,8 +27,6 @@ std::string CodeGenOptions::optionsString() const {
     S += " smem=" + std::to_string(sharedMemoryLimit());
   if (!ExplicitRings)
     S += " explicit_rings=0";
-  if (ExplicitRings && ExplicitWgmmaRings)
-    S += " explicit_wgmma_rings=1";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -279,7 +277,6 @@ private:
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
   Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
-  Target.WgmmaLoops = Options.ExplicitWgmmaRings;
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
@@ -385,11 +382,10 @@ void checkLayoutsAreTyped(const ir::Function &F, const LayoutAssignment &LA) {
 
 /// Whether the back end's list fills wgmma rings with bulk tensor copies
 /// itself (tensor-copies, and tensor-stores for the epilogue) rather than
-/// leaving that to the lowering's planner: sm_90a with TMA on, the wgmma
-/// loops' rings explicit (--explicit-wgmma-rings).
+/// leaving that to the lowering's planner: sm_90a with TMA on, the rings
+/// explicit.
 bool explicitTensorCopies(const CodeGenOptions &Options) {
-  return Options.Arch == ptx::Arch::SM90a && Options.ExplicitRings && Options.ExplicitWgmmaRings &&
-         Options.TensorCopies;
+  return Options.Arch == ptx::Arch::SM90a && Options.ExplicitRings && Options.TensorCopies;
 }
 
 /// The registry's description of a pass.
@@ -429,8 +425,8 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.ExplicitRings)
     Steps.push_back({"async-rings",
                      "the pipelined dot operands of the loops the back end fills "
-                     "with cp.async (mma.sync; wgmma with --explicit-wgmma-rings) become explicit "
-                     "rings (smem_alloc, cp_async, commit, wait N, local_load)"});
+                     "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
+                     "cp_async, commit, wait N, local_load)"});
   if (explicitTensorCopies(Options))
     Steps.push_back({"tensor-copies", describePass("tensor-copies")});
   // The layout passes' target facts as options in the step's name, so that
@@ -438,7 +434,7 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
                              (Options.Arch == ptx::Arch::SM90a ? ",wgmma" : "") +
                              (Options.AllowTF32 ? ",tf32" : "") + "}";
-  if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a) {
+  if (Options.ExplicitRings && Options.Arch == ptx::Arch::SM90a) {
     Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});
     if (explicitTensorCopies(Options) && Options.TensorStores)
@@ -466,7 +462,7 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   // every warpgroup's wait for the group that read its slot, which the pass
   // sees only once the barriers are placed (the planner decides with its
   // own barrier in view too, AsyncCopies.cpp).
-  if (Options.ExplicitRings && Options.ExplicitWgmmaRings && Options.Arch == ptx::Arch::SM90a)
+  if (Options.ExplicitRings && Options.Arch == ptx::Arch::SM90a)
     Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
                      describePass("mma-in-flight")});
   // The epilogue's staging slot over the rings the K loop is done with:

@@ -336,6 +336,8 @@ void FunctionLowering::lowerTmaCopy(const Instruction &I) {
   Reg SlotBase = Values.at(tmaSlot(I))[0];
   Reg Thread0 = B.setp(ptx::Cmp::Eq, Ty::U32, threadId(), 0);
   std::string Issue = "@" + Thread0.name() + " cp.async.bulk.tensor." + std::to_string(Rank) + "d";
+  // The L2 eviction attribute of the tensor's base parameter (cachePolicy).
+  auto [Hint, Policy] = ptx::PTXFunctionBuilder::cacheHintFor(cachePolicy(Desc->getOperand(0)));
   for (uint64_t J = 0; J < Blocks; ++J) {
     // Coordinates innermost first, as PTX lists them.
     std::string Coords =
@@ -348,10 +350,11 @@ void FunctionLowering::lowerTmaCopy(const Instruction &I) {
     std::string Slot = "[" + Address.name() + "]";
     if (I.getOpcode() == Opcode::TmaLoad) {
       std::string Bar = "[" + Values.at(I.getOperand(2 + Rank))[0].name() + "]";
-      B.emit(Issue + ".shared::cluster.global.mbarrier::complete_tx::bytes " + Slot + ", " + Map +
-             ", " + Bar + ";");
+      B.emit(Issue + ".shared::cluster.global.mbarrier::complete_tx::bytes" + Hint + " " + Slot +
+             ", " + Map + ", " + Bar + Policy + ";");
     } else {
-      B.emit(Issue + ".global.shared::cta.bulk_group " + Map + ", " + Slot + ";");
+      B.emit(Issue + ".global.shared::cta.bulk_group" + Hint + " " + Map + ", " + Slot + Policy +
+             ";");
     }
   }
   // One bulk group per tma_store, whatever its number of boxes.

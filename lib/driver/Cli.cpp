@@ -91,10 +91,6 @@ const char *CompileUsage =
     "                        itself instead of the async-rings pass making them as\n"
     "                        GPU-level IR, emitted one to one (the default;\n"
     "                        --explicit-rings says so explicitly)\n"
-    "  --explicit-wgmma-rings   sm_90a: the rings of wgmma loops as GPU-level IR too\n"
-    "                        (accelerate-dot, mma-in-flight; with TMA on,\n"
-    "                        tensor-copies and tensor-stores; off by default until\n"
-    "                        timed)\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -179,7 +175,6 @@ const char *RunUsage =
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
     "  --no-explicit-rings   --device: the back end plans the cp.async rings itself\n"
     "                        (default: GPU-level IR from async-rings)\n"
-    "  --explicit-wgmma-rings   --device: wgmma loops' rings as IR too\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -436,7 +431,6 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
   Back.ExplicitRings = !P.has("--no-explicit-rings");
-  Back.ExplicitWgmmaRings = P.has("--explicit-wgmma-rings");
   if (const std::string *V = P.last("--register-stages")) {
     uint64_t Stages; // the range: validateBackendOptions
     if (!cli::parseUnsigned(*V, Stages) || Stages > std::numeric_limits<unsigned>::max())
@@ -517,7 +511,6 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--no-tma-store", false},
                       {"--explicit-rings", false},
                       {"--no-explicit-rings", false},
-                      {"--explicit-wgmma-rings", false},
                       {"--max-shared", true},
                       {"--specialize", true},
                       {"--remarks", true, true},
@@ -683,7 +676,6 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--no-tma-store", false},
                       {"--explicit-rings", false},
                       {"--no-explicit-rings", false},
-                      {"--explicit-wgmma-rings", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
                      P);
@@ -809,8 +801,8 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings",
-                           "--no-explicit-rings", "--explicit-wgmma-rings"})
+  for (const char *Flag :
+       {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings", "--no-explicit-rings"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})

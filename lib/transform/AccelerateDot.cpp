@@ -34,6 +34,31 @@ std::string whyNotWgmmaSlot(const Type *T) {
   return "";
 }
 
+/// "" when the slot Load reads still holds what it read where Dot runs
+/// (wgmma reads the slot there, not the loaded registers); else why not.
+std::string whySlotChanged(const Instruction &Load, const Instruction &Dot) {
+  if (Load.getParent() != Dot.getParent())
+    return "the local_load is in another block than the dot";
+  bool Between = false;
+  for (const auto &IP : Dot.getParent()->instructions()) {
+    if (IP.get() == &Dot)
+      break;
+    if (IP.get() == &Load) {
+      Between = true;
+      continue;
+    }
+    Opcode Op = IP->getOpcode();
+    // Any GPU-level operation with effects may write shared memory but for
+    // the ordering ones.
+    if (Between && IP->getCategory() == OpCategory::Gpu && IP->hasSideEffects() &&
+        Op != Opcode::Barrier && Op != Opcode::FenceProxyAsync &&
+        Op != Opcode::FenceProxyAsyncGlobal && Op != Opcode::CpAsyncCommit)
+      return std::string("a ") + opcodeName(Op) +
+             " between the local_load and the dot may change the slot";
+  }
+  return "";
+}
+
 class DotRewriter {
 public:
   DotRewriter(Module &M, const LoopInfo &LI) : B(M), LI(LI) {}
@@ -218,6 +243,8 @@ bool AccelerateDotPass::run(Function &F, AnalysisManager &AM) {
         else if (std::string Slot = whyNotWgmmaSlot(Load->getOperand(0)->getType()); !Slot.empty())
           Why = Name + "'s slot " + Load->getOperand(0)->getType()->str() + " is not read by " +
                 "wgmma: " + Slot;
+        else if (std::string Changed = whySlotChanged(*Load, I); !Changed.empty())
+          Why = Name + ": " + Changed;
       }
       if (!Why.empty()) {
         Missed(I, Why);

@@ -176,9 +176,6 @@ std::string RingBuilder::checkTarget() {
       return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
                               "end's own rings fold into the slot layout");
     if (Plan.Kind == analysis::DotKind::Wgmma) {
-      if (!Target->WgmmaLoops)
-        return refuse(C.Dot, "the back end fills the rings of wgmma dots itself (with bulk tensor "
-                             "copies or cp.async; --explicit-wgmma-rings makes them GPU-level IR)");
       // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
       // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
       if (C.Shared->getSwizzleBytes() == 0)
@@ -310,7 +307,7 @@ bool RingBuilder::transposesInRing(const OperandChain &C) const {
     return false;
   bool Wgmma = false;
   if (Target)
-    Wgmma = Target->HasWgmma && Target->WgmmaLoops &&
+    Wgmma = Target->HasWgmma &&
             analysis::planDot(*C.Dot, Target->NumWarps, true, Target->AllowTF32, true).Kind ==
                 analysis::DotKind::Wgmma;
   else if (Dots)

@@ -379,7 +379,7 @@ void Rewriter::remark(const Instruction &A, const std::string &Why, bool InLoopD
                       " for the pipeline's cp.async rings, not ring-copied by bulk tensor "
                       "copies (it feeds a dot in a loop): " +
                       (Why.empty() ? std::string("tensor-copies does not run (the back end runs "
-                                                 "it with --explicit-wgmma-rings)")
+                                                 "it on sm_90a with TMA on)")
                                    : Why));
   else
     Diags->remark(Why.empty() ? RemarkKind::Passed : RemarkKind::Missed, "tensor-descs",

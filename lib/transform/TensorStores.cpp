@@ -95,8 +95,14 @@ std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form, bool &A
   // the engine to read it, and two bulk stores are not ordered.
   if (std::count(After.begin(), After.end(), &Store))
     return "the store may run again (it is in a loop)";
+  // Bulk copies of GPU-level IR (an earlier run of this pass's tma_store)
+  // access global memory too.
+  auto BulkCopy = [](const Instruction &I) {
+    Opcode Op = I.getOpcode();
+    return Op == Opcode::TmaStore || Op == Opcode::TmaLoad || Op == Opcode::CpAsync;
+  };
   for (const Instruction *I : After)
-    if (I != &Store && I->accessesMemory())
+    if (I != &Store && (I->accessesMemory() || BulkCopy(*I)))
       return "memory may be accessed after the store, which would complete asynchronously "
              "(only an epilogue's last store becomes a bulk tensor store)";
   std::vector<const Instruction *> Before = instructionsAround(Store, /*Forward=*/false);

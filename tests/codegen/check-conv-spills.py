@@ -6,7 +6,7 @@ conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels conv_nhwc_desc.tc, conv_nhwc_desc_dgrad.tc and
 conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
-fp16 and bf16 with --explicit-wgmma-rings, as the benchmark compiles them) and the backward kernels at
+fp16 and bf16, as the benchmark compiles them) and the backward kernels at
 tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
@@ -67,8 +67,7 @@ LISTS = [
     ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
 ]
 # The descriptor kernels' lists (kernel, list, its block macros, element types): block sizes in the order
-# of the macros, then warps and stages; compiled with --explicit-wgmma-rings (their loads rings of bulk
-# tensor copies), as bench/conv_suite.py compiles them.
+# of the macros, then warps and stages (their loads rings of bulk tensor copies, the default on sm_90a).
 DESC_LISTS = [
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
@@ -121,8 +120,7 @@ def commands(tritonc, lists, ptx):
                        + f" w{warps} s{stages}",
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                         *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
-                        f"--num-stages={stages}", "--explicit-wgmma-rings",
-                        f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx", "-o", str(ptx)])
+                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx", "-o", str(ptx)])
     for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
         kernel, extra = UNALIGNED_KERNELS[kind]
         yield (f"unaligned {kernel} {tm}x{tn}x{tk} w{warps} s{stages}",

@@ -7,10 +7,11 @@ target twice, once with the options of --base and once with those of --other, an
 assembled with ptxas (--warning-as-error; a serialized wgmma pipeline fails too) where its text differs from
 the first's (check-kernels-ptx.py assembles the default). Per module it counts, in the text, the
 bulk tensor loads and stores (cp.async.bulk.tensor), the mbarrier operations, the wgmma waits, bar.sync and
-cp.async, and the dynamic shared memory (a module over the target's limit where the first was not fails),
+cp.async and wgmma, the dynamic shared memory (a module over the target's limit where the first was not fails)
+and the bytes of spill stores ptxas reports (both modules are assembled where they differ),
 and prints every configuration whose counts differ, then how many differ in each family. It is a static
-count (a loop body counts once), meant to find where two back-end paths make different decisions: e.g. the
-planner's bulk tensor copies (default) against the passes' (--other="--explicit-wgmma-rings").
+count (a loop body counts once), meant to find where two back-end paths make different decisions: by
+default the lowering's planner (--base="--no-explicit-rings") against the passes (--other="").
 
 With --aligned, every configuration (but those the sweep already specializes) is compiled as a launch with
 16-byte aligned buffers and integers that are multiples of 16 specializes it (--specialize=D.., one D per
@@ -18,6 +19,9 @@ pointer or integer parameter), which is where the two paths' bulk tensor copies 
 
 Usage: compare-ptx-counts.py TRITONC PTXAS [--base OPTS] [--other OPTS] [--arch ARCH] [--jobs N]
                              [--only SUBSTRING] [--aligned]
+Last, per kernel file (family), how many of its configurations lose something in the second (fewer
+bulk tensor copies, or fewer cp.async and no more bulk tensor copies; fewer wgmma; fewer bulk tensor
+stores; more bar.sync; more spills).
 The exit status is 1 if any module fails to compile or assemble.
 """
 import argparse
@@ -44,6 +48,19 @@ FAMILIES = [
     ("wg_wait", re.compile(r"wgmma\.wait_group")),
     ("bar", re.compile(r"\bbar\.sync\b")),
     ("cp.async", re.compile(r"cp\.async\.c[ag]\.")),
+    ("wgmma", re.compile(r"\bwgmma\.mma_async\b")),
+]
+# A loss of the second option set against the first, per module: fewer bulk tensor copies, or fewer cp.async
+# without more bulk tensor copies (one bulk copy fills a whole slot where each thread issues cp.async of its
+# own vectors, so a ring moved to the copy engine counts fewer copies), fewer wgmma or bulk tensor stores, or
+# more bar.sync. Static counts: a rolled PTX loop counts its body once, so more is not always more work.
+LOSSES = [
+    ("async copies", lambda a, b: b["tma_ld"] < a["tma_ld"] or
+     (b["cp.async"] < a["cp.async"] and b["tma_ld"] == a["tma_ld"])),
+    ("wgmma", lambda a, b: b["wgmma"] < a["wgmma"]),
+    ("tensor stores", lambda a, b: b["tma_st"] < a["tma_st"]),
+    ("more bar.sync", lambda a, b: b["bar"] > a["bar"]),
+    ("more spills", lambda a, b: b["spill_B"] > a["spill_B"]),
 ]
 
 
@@ -73,24 +90,24 @@ def compile_ptx(config, arch, options, tritonc):
 
 
 def assemble(ptx, arch, ptxas, path, what):
-    """None, or a failure report."""
+    """(bytes of spill stores over the module's kernels, None), or (0, a failure report)."""
     path.write_text(ptx)
     try:
-        asm = subprocess.run([ptxas, f"-arch={arch}", "--warning-as-error", "-o", "/dev/null", str(path)],
+        asm = subprocess.run([ptxas, f"-arch={arch}", "--warning-as-error", "-v", "-o", "/dev/null", str(path)],
                              capture_output=True, text=True, timeout=check_kernels_ptx.TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return f"ptxas timed out: {what}"
+        return 0, f"ptxas timed out: {what}"
     if asm.returncode != 0 or check_kernels_ptx.PERFORMANCE_LOSS in asm.stdout + asm.stderr:
-        return f"ptxas failed: {what}\n{(asm.stdout + asm.stderr).rstrip()}"
-    return None
+        return 0, f"ptxas failed: {what}\n{(asm.stdout + asm.stderr).rstrip()}"
+    return sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", asm.stdout + asm.stderr)), None
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("tritonc")
     parser.add_argument("ptxas")
-    parser.add_argument("--base", default="", help="options of the first compilation (default: none)")
-    parser.add_argument("--other", default="--explicit-wgmma-rings", help="options of the second")
+    parser.add_argument("--base", default="--no-explicit-rings", help="options of the first compilation")
+    parser.add_argument("--other", default="", help="options of the second (default: none)")
     parser.add_argument("--arch", default="sm_90a", choices=check_kernels_ptx.ARCHS)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="only configurations whose description contains this")
@@ -120,11 +137,16 @@ def main():
             return config, None, None, not fails, fails
         with tempfile.TemporaryDirectory(prefix="tritonc-compare-") as tmp:
             what = shlex.join(config.compile_cmd(tritonc, args.arch) + other)
-            if f := assemble(pb, args.arch, args.ptxas, Path(tmp) / "other.ptx", what):
+            spills_b, f = assemble(pb, args.arch, args.ptxas, Path(tmp) / "other.ptx", what)
+            if f:
                 fails.append(f)
-        ca, cb = counts(pa), counts(pb)
-        if cb[-1] * 1024 > SHARED_LIMIT[args.arch] >= ca[-1] * 1024:
-            fails.append(f"{cb[-1]} KB of shared memory, more than {args.arch} has: {what}")
+            spills_a, f = assemble(pa, args.arch, args.ptxas, Path(tmp) / "base.ptx",
+                                   shlex.join(config.compile_cmd(tritonc, args.arch) + base))
+            if f:
+                fails.append(f)
+        ca, cb = counts(pa) + (spills_a,), counts(pb) + (spills_b,)
+        if cb[-2] * 1024 > SHARED_LIMIT[args.arch] >= ca[-2] * 1024:
+            fails.append(f"{cb[-2]} KB of shared memory, more than {args.arch} has: {what}")
         return config, ca, cb, False, fails
 
     differ, failures, identical, same_counts = [], [], 0, 0
@@ -136,7 +158,7 @@ def main():
                 differ.append((config.describe(), ca, cb))
             elif ca and cb:
                 same_counts += 1
-    names = [name for name, _ in FAMILIES] + ["smem_KB"]
+    names = [name for name, _ in FAMILIES] + ["smem_KB", "spill_B"]
     print(" ".join(f"{n:>9}" for n in names) + "  configuration")
     for what, ca, cb in sorted(differ):
         cells = [f"{x}->{y}" if x != y else str(x) for x, y in zip(ca, cb)]
@@ -146,6 +168,16 @@ def main():
           f"{identical} identical PTX, {same_counts} other PTX with the same counts, {len(differ)} differ ("
           + ", ".join(f"{n} {k}" for n, k in zip(names, per_family)) + f"); "
           f"{len(failures)} failed")
+    by_kernel = {}
+    for what, ca, cb in differ:
+        a, b = dict(zip(names, ca)), dict(zip(names, cb))
+        lost = by_kernel.setdefault(what.split()[0], {name: 0 for name, _ in LOSSES})
+        for name, test in LOSSES:
+            lost[name] += test(a, b)
+    losing = {k: v for k, v in sorted(by_kernel.items()) if any(v.values())}
+    print("losses by kernel (configurations): " +
+          ("; ".join(f"{k}: " + ", ".join(f"{n} {c}" for n, c in v.items() if c) for k, v in losing.items())
+           or "none"))
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
     return 1 if failures else 0

@@ -2,9 +2,9 @@
 """The wgmma loops of GPU-level IR against the planner's, per kernel configuration, on sm_90a.
 
 For every configuration of check-kernels-ptx.py (the test suite's and the sweep's), compiles the kernel for
-sm_90a twice without bulk tensor copies: as the planner makes its rings (`--no-tma`) and as GPU-level IR
-(`--no-tma --explicit-wgmma-rings`: async-rings, accelerate-dot, accumulator-init, insert-barriers,
-mma-in-flight), assembles the second with ptxas (`--warning-as-error`; a module whose wgmma pipeline ptxas
+sm_90a twice without bulk tensor copies: as the lowering's planner makes its rings (`--no-tma
+--no-explicit-rings`, which also leaves the mma.sync loops to it) and as GPU-level IR (`--no-tma`, the
+default list: async-rings, accelerate-dot, accumulator-init, insert-barriers, mma-in-flight), assembles the second with ptxas (`--warning-as-error`; a module whose wgmma pipeline ptxas
 serializes fails too), and compares what decides the loop's overlap:
 
   wait0, wait>0   `wgmma.wait_group 0` and `wgmma.wait_group N` with N > 0 (a group in flight; the
@@ -20,7 +20,7 @@ of the kernel, N for the others), the case where cp.async copies 16 bytes and th
 as written (most configurations then copy narrower vectors, and both forms leave their loads to registers).
 
 Configurations whose two modules are the same text are counted, not listed (the flag changes only loops
-with wgmma dots). The others are listed with both columns; rows that differ in those counts are marked.
+with rings). The others are listed with both columns; rows that differ in those counts are marked.
 The exit status is 1 if a compilation or ptxas fails, not for a difference (the differences are to be
 explained, see docs/BACKEND-NOTES.md).
 
@@ -38,8 +38,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PLANNER = ["--no-tma"]
-EXPLICIT = ["--no-tma", "--explicit-wgmma-rings"]
+PLANNER = ["--no-tma", "--no-explicit-rings"]
+EXPLICIT = ["--no-tma"]
 REMARKS = ["--remarks=passed:async-copy,async-rings"]
 
 
@@ -138,7 +138,7 @@ def main():
         print(f"FAIL: {failure}", file=sys.stderr)
     print(f"\n{len(configs)} sm_90a configurations{' (aligned launches)' if args.aligned else ''}: "
           f"{same} with the same PTX, {len(rows)} different (listed), {len(failures)} failed; ptxas "
-          f"accepted {same + len(rows)} modules compiled with --explicit-wgmma-rings")
+          f"accepted {same + len(rows)} modules compiled with --no-tma")
     return 1 if failures else 0
 
 

@@ -247,7 +247,7 @@ RINGS_PASSES = (PIPELINED_PASSES + ",async-rings,schedule-refills,accelerate-dot
 # rest), with explicit convert_layout, and the barriers of the lowering's own scratch and global accesses
 # (insert-barriers{lowering}, as the back end runs it last).
 LAYOUTS_PASSES = RINGS_PASSES + ",coalesce,assign-layouts,insert-barriers{lowering}"
-# The back end's list with --explicit-wgmma-rings --no-tma for 8 warps (two warpgroups; codegen::backendPasses,
+# The back end's list with --no-tma for 8 warps (two warpgroups; codegen::backendPasses,
 # without schedule-refills): rings one slot deeper for the wgmma dots, the wgmma passes, the layouts, the
 # barriers, then mma-in-flight, which sees the barrier at the top of the body and leaves each group in flight.
 # On IR with the launch's facts (specialized_ir), as the back end sees it.
@@ -269,35 +269,30 @@ TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # async-rings, schedule-refills, the wgmma passes and insert-barriers (the interpreter fails a wrong wait
 # count, a missing barrier or proxy fence, or a slot refilled while a wgmma group in flight reads it), and
 # after those and assign-layouts, and with bulk tensor copies and stores (the interpreter fails a wrong
-# mbarrier phase, a missing wait or fence), and after the back end's 8-warp list for the wgmma loops of
-# --explicit-wgmma-rings (rings_w8). All must give the default pipeline's result bit for bit: a
+# mbarrier phase, a missing wait or fence), and after the back end's 8-warp list for the wgmma loops with
+# --no-tma (rings_w8). All must give the default pipeline's result bit for bit: a
 # differential test of the passes over every bundled configuration.
 # The back end's whole list as generatePTX runs it for sm_90a (codegen::backendPasses; `tritonc run
-# --interpret --backend-passes`) with the wgmma loops' rings as GPU-level IR and TMA on
-# (--explicit-wgmma-rings: async-rings, tensor-copies, accelerate-dot, accumulator-init, tensor-stores,
-# coalesce, assign-layouts, insert-barriers, mma-in-flight, allocate-shared, with the target's facts and the
+# --interpret --backend-passes`) with TMA on (async-rings, tensor-copies, accelerate-dot, accumulator-init,
+# tensor-stores, coalesce, assign-layouts, insert-barriers, mma-in-flight, allocate-shared, with the target's facts and the
 # launch's options), on IR with the launch's facts written into the parameters (specialized_ir). The back
 # end pads tiles to powers of two first, which reassociates reductions over padded extents: the reference is
 # the default pipeline followed by pad-tiles.
-BACKEND_ARGS = ["--backend-passes", "--explicit-wgmma-rings"]
+BACKEND_ARGS = ["--backend-passes"]
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
 # whose cp.async rings are GPU-level IR from async-rings by default), with the back end planning those
 # rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare, and with the
-# wgmma loops' rings as GPU-level IR too (--explicit-wgmma-rings without bulk tensor copies: wgmma on the
-# slots, MMAs in flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight
-# across the body's one barrier), and with bulk tensor copies and stores from the passes
-# (--explicit-wgmma-rings: tensor-copies, tensor-stores; 2 warps: mma.sync rings filled by the copy engine;
-# 8 warps: rings of one slot more, two fills ahead): opt-in, to keep scripts/gpu-test within its time.
+# wgmma loops' rings filled by cp.async instead of bulk tensor copies (--no-tma: wgmma on the slots, MMAs in
+# flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight across the body's
+# one barrier); the default (bulk tensor copies and stores from the passes) with 2 and 8 warps is
+# WARP_VARIANTS': opt-in, to keep scripts/gpu-test within its time.
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "planner80": ["--arch=sm_80", "--no-explicit-rings"],
                  "planner": ["--no-explicit-rings"],
-                 "explicit_notma": ["--explicit-wgmma-rings", "--no-tma"],
-                 "explicit_notma_w8": ["--explicit-wgmma-rings", "--no-tma", "--num-warps=8"],
-                 "explicit_tma": ["--explicit-wgmma-rings"],
-                 "explicit_tma_warps2": ["--explicit-wgmma-rings", "--num-warps=2"],
-                 "explicit_tma_warps8": ["--explicit-wgmma-rings", "--num-warps=8"]}
+                 "notma": ["--no-tma"],
+                 "notma_w8": ["--no-tma", "--num-warps=8"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
 

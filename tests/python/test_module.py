@@ -83,17 +83,16 @@ def test_options_reach_the_back_end():
         tritonc.compile(TRANSPOSE, defines={"TM": [32, 64]})
 
 
-def test_explicit_wgmma_rings_reach_the_back_end():
-    # The wgmma loops' cp.async rings as GPU-level IR (tritonc compile --explicit-wgmma-rings): without bulk
-    # tensor copies, an aligned sm_90a matmul gets one commit group per iteration (async-rings:
-    # cp.async.wait_group 1 with 3 stages) where the back end's own planner commits one per load
-    # (wait_group 2, also the default); wgmma on the slots, one group in flight across the back edge, either way.
+def test_explicit_rings_are_the_default_for_wgmma_loops():
+    # The wgmma loops' cp.async rings as GPU-level IR by default: without bulk tensor copies, an aligned
+    # sm_90a matmul gets one commit group per iteration (async-rings: cp.async.wait_group 1 with 3 stages)
+    # where the back end's own planner (explicit_rings=False) commits one per load (wait_group 2); wgmma on
+    # the slots, one group in flight across the back edge (mma-in-flight).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, arch="sm_90a", tma=False, cache=False)
-    explicit = tritonc.compile(KERNELS / "matmul.tc", explicit_wgmma_rings=True, **opts).variant_ptx("D" * 9)
-    planner = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    for ptx in (explicit, planner):
-        assert "wgmma.mma_async" in ptx and "wgmma.wait_group.sync.aligned 1;" in ptx
-    assert "cp.async.wait_group 1;" in explicit and "cp.async.wait_group 2;" not in explicit
+    default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
+    planner = tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts).variant_ptx("D" * 9)
+    assert "wgmma.mma_async" in default and "wgmma.wait_group.sync.aligned 1;" in default
+    assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
     assert "cp.async.wait_group 2;" in planner
 
 

@@ -58,13 +58,13 @@ CONV = KERNEL.parent / "conv_nhwc_desc.tc"
 @pytest.mark.parametrize("z,ci,co,h,w,pad,dil", [(2, 64, 128, 13, 19, 1, 1), (1, 96, 200, 30, 17, 2, 2),
                                                    (3, 64, 64, 5, 7, 1, 1)])
 def test_conv_nhwc_desc_rings_on_the_gpu(warps, z, ci, co, h, w, pad, dil):
-    """kernels/conv_nhwc_desc.tc at bench/conv_suite.py's 8x16x128x64 tile with --explicit-wgmma-rings: on
+    """kernels/conv_nhwc_desc.tc at bench/conv_suite.py's 8x16x128x64 tile (the default wgmma rings): on
     sm_90a both operands are rings of bulk tensor copies (4-D boxes of the image at each tap's shift, the
     padding their zero fill; 3-D boxes of the channels_last filter into column-major slots) feeding wgmma,
     4 stages. Channels past CI (96 against TK = 64) and output channels past CO (200 against TN = 128)
     are the copies' zero fill and the store's clipping; images smaller than the tile too."""
     k = tritonc.compile(str(CONV), defines={"TYPE": "half", "ACC": "float", "TP": 8, "TQ": 16, "TN": 128,
-                                            "TK": 64}, num_warps=warps, num_stages=4, explicit_wgmma_rings=True)
+                                            "TK": 64}, num_warps=warps, num_stages=4)
     r = s = 3
     x = torch.randn(z, ci, h, w, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     f = (torch.randn(co, ci, r, s, device="cuda", dtype=torch.float16) / (9 * ci) ** 0.5).to(

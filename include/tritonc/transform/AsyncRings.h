@@ -56,9 +56,10 @@
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
 // or whose explicit form it does not lower as well as its own planner
-// (dots on FMA units or tf32, wgmma dots unless --explicit-wgmma-rings,
-// other operands under `trans`, copies narrower than 4 bytes, rings over the
-// shared-memory budget); those loops stay with the back end's planner
+// (dots on FMA units or tf32, operands under `trans` other than descriptor
+// boxes read by wgmma, copies narrower than
+// 4 bytes, rings over the shared-memory budget); those loops stay with the
+// back end's planner
 // (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
 // slot more: mma-in-flight then leaves each iteration's MMAs running into
 // the next, and the refill overwrites the slot of iteration i - 2, which
@@ -83,10 +84,6 @@ namespace tritonc::transform {
 struct AsyncRingsTarget {
   /// sm_90a: wgmma dots (analysis::planDot's HasWgmma).
   bool HasWgmma = false;
-  /// Whether loops of wgmma dots get cp_async rings (the back end fills
-  /// them itself unless --explicit-wgmma-rings; with TMA on, tensor-copies
-  /// then turns the fills into bulk tensor copies).
-  bool WgmmaLoops = false;
   unsigned NumWarps = 4;
   bool AllowTF32 = false;
   /// Bytes of shared memory all rings of a function may take.
