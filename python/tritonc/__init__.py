@@ -383,7 +383,7 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     them one iteration ahead; num_stages or more as far as the copies. explicit_rings:
     the operand rings of mma.sync and wgmma loops as GPU-level IR from the async-rings
     pass (on sm_90a with TMA, filled by tensor-copies and the epilogue stored by
-    tensor-stores; the default; False: the back end plans the rings of mma.sync loops,
+    tensor-stores; the default; False: the back end plans those rings itself,
     ``tritonc compile --no-explicit-rings``).
     """
     text = None
