@@ -5,7 +5,9 @@ Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhw
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels' CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
-fp16 and bf16) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+fp16 and bf16) and the backward kernels and the descriptor kernels at tritonc.ops.conv2d's tiles (fp16, bf16
+and fp32 for the former, fp16 and bf16 for the latter; conv_nhwc_desc.tc with --explicit-wgmma-rings, as
+ops compiles it; a configuration already compiled from another list is not compiled again),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -44,6 +46,8 @@ SPECIALIZATIONS = {
     # DY X DF counters partials Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldx_z ldx_h
     # ldx_w ldf_co
     "conv_nhwc_desc_wgrad.tc": "DDDDDNNNDDNNNNNNNNDDDDDDD",
+    # X F Y Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldx_z ldx_h ldx_w ldf_co ldy_z ldy_p ldy_q
+    "conv_nhwc_desc.tc": "DDDNNNDDNNNNNNNNDDDDDDD",
 }
 # A B C M N K lda ldb ldc, all sizes and strides odd (1000x3000x555 is as the compiler sees it).
 UNALIGNED_SPECIALIZATION = "DDDNNNNNN"
@@ -67,6 +71,12 @@ LISTS = [
 DESC_LISTS = [
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
+]
+# tritonc.ops.conv2d's descriptor tiles (kernel, list, block macros, back-end options), fp16 and bf16.
+OPS_DESC_LISTS = [
+    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK"), ("--explicit-wgmma-rings",)),
+    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK"), ()),
+    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN"), ()),
 ]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -108,15 +118,18 @@ def commands(tritonc, lists, ptx):
                         f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                         "-o", str(ptx)])
-    for kernel, list_name, macros, types in DESC_LISTS:
-        for *blocks, warps, stages in lists[SUITE].get(list_name, []):
+    desc_lists = ([(kernel, SUITE, name, macros, types, ()) for kernel, name, macros, types in DESC_LISTS]
+                  + [(kernel, OPS, name, macros, ("half", "bfloat16"), options)
+                     for kernel, name, macros, options in OPS_DESC_LISTS])
+    for kernel, path, list_name, macros, types, options in desc_lists:
+        for *blocks, warps, stages in lists[path].get(list_name, []):
             for ty in types:
                 yield (f"{kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
-                       + f" w{warps} s{stages}",
+                       + f" w{warps} s{stages}" + "".join(f" {o}" for o in options),
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                         *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
-                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
-                        "-o", str(ptx)])
+                        f"--num-stages={stages}", *options, f"--specialize={SPECIALIZATIONS[kernel]}",
+                        "--emit=ptx", "-o", str(ptx)])
     for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
         kernel, extra = UNALIGNED_KERNELS[kind]
         yield (f"unaligned {kernel} {tm}x{tn}x{tk} w{warps} s{stages}",
@@ -131,7 +144,11 @@ def main():
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         ptx = Path(tmp) / "k.ptx"
+        compiled = set()
         for what, cmd in commands(tritonc, lists, ptx):
+            if what in compiled:  # the same tiles in the benchmark's list and in ops'
+                continue
+            compiled.add(what)
             subprocess.run(cmd, check=True)
             found, out = spills(ptxas, ptx, tmp)
             if not found:
@@ -143,7 +160,8 @@ def main():
                 print(f"ok: {what}, no spills")
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
-              | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS})
+              | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS}
+              | {(OPS, list_name) for _, list_name, _, _ in OPS_DESC_LISTS})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "

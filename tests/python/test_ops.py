@@ -181,6 +181,75 @@ def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(
     assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
 
 
+def _prefer(monkeypatch, preferred):
+    """Makes tritonc.ops' choice among the kernels of a convolution deterministic: `preferred` times
+    0 ms and every other kernel 1 ms. Returns the names timed, in order; choices start afresh."""
+    timed = []
+
+    def bench(name, launch, interpret):
+        timed.append(name)
+        launch()
+        return 0.0 if name in preferred else 1.0
+    monkeypatch.setattr(ops, "_kernel_bench", bench)
+    monkeypatch.setattr(ops, "_KERNEL_CHOICES", {})
+    return timed
+
+
+@pytest.mark.parametrize("preferred", [("conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc",
+                                        "conv_nhwc_desc_wgrad.tc"),
+                                       ("conv_nhwc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_wgrad.tc")])
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((2, 0), (1, 2))])
+def test_stride_one_channels_last_conv2d_picks_among_the_descriptor_kernels_on_the_interpreter(
+        preferred, padding, dilation, monkeypatch):
+    """Stride 1, channels_last, CPU tensors: the forward, data and weight gradients each time the
+    descriptor kernel against the gathering one, keep the faster (forced here) and match float64 torch
+    with either."""
+    timed = _prefer(monkeypatch, preferred)
+    _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, padding=padding,
+                                   dilation=dilation),
+           lambda x, w: torch.nn.functional.conv2d(x, w, padding=padding, dilation=dilation),
+           (2, 16, 7, 6), (8, 16, 3, 2), rtol=1e-4, atol=1e-4, device="cpu")
+    assert timed == ["conv_nhwc.tc", "conv_nhwc_desc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_desc_dgrad.tc",
+                     "conv_nhwc_wgrad.tc", "conv_nhwc_desc_wgrad.tc"]
+    assert sorted(ops._KERNEL_CHOICES.values()) == sorted(preferred)
+
+
+def test_descriptor_kernels_are_no_candidates_where_they_cannot_run(monkeypatch):
+    """Stride 2 has no descriptor kernel; 12 channels would leave idle columns in the interpreter's
+    TK = 8: only the gathering kernel runs (nothing to time)."""
+    timed = _prefer(monkeypatch, ())
+    for stride, ci in (((2, 1), 16), ((1, 1), 12)):
+        x = torch.randn(1, ci, 6, 5).to(memory_format=torch.channels_last)
+        w = torch.randn(8, ci, 3, 3)
+        ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=1)
+        torch.testing.assert_close(ops.conv2d(x, w, stride, 1).double(), ref, rtol=1e-5, atol=1e-5)
+    assert timed == []
+    assert list(ops._KERNEL_CHOICES.values()) == ["conv_nhwc.tc", "conv_nhwc.tc"]
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1)])
+@pytest.mark.parametrize("preferred", [("conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc",
+                                        "conv_nhwc_desc_wgrad.tc"), ()])
+def test_stride_one_channels_last_conv2d_and_descriptor_gradients_on_the_gpu(dtype, tol, preferred,
+                                                                             monkeypatch):
+    """The descriptor kernels on the GPU (forced, odd image sizes, padding and dilation) and the
+    choice by timing (preferred empty: whichever is faster), against float64 torch."""
+    if preferred:
+        timed = _prefer(monkeypatch, preferred)
+    else:
+        monkeypatch.setattr(ops, "_KERNEL_CHOICES", {})
+    for padding, dilation in (((1, 1), (1, 1)), ((2, 1), (2, 1))):
+        _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, padding=padding,
+                                       dilation=dilation),
+               lambda x, w: torch.nn.functional.conv2d(x, w, padding=padding, dilation=dilation),
+               (2, 64, 17, 15), (64, 64, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
+    if preferred:
+        assert sorted(set(timed)) == sorted(preferred + ("conv_nhwc.tc", "conv_nhwc_dgrad.tc",
+                                                          "conv_nhwc_wgrad.tc"))
+        assert set(ops._KERNEL_CHOICES.values()) == set(preferred)
+
+
 def test_weight_gradient_workspace_is_kept_and_left_zero():
     """The weight gradient's counters and partial sums are allocated once per device and stream and
     reused: each launch leaves them zero, so a second gradient equals the first bit for bit and the
