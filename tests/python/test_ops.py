@@ -227,6 +227,43 @@ def test_descriptor_kernels_are_no_candidates_where_they_cannot_run(monkeypatch)
     assert list(ops._KERNEL_CHOICES.values()) == ["conv_nhwc.tc", "conv_nhwc.tc"]
 
 
+@pytest.mark.parametrize("weight_layout", [torch.contiguous_format, torch.channels_last])
+def test_1x1_channels_last_conv2d_can_run_as_a_gemm_on_the_interpreter(weight_layout, monkeypatch):
+    """A 1x1 filter at stride 1 without padding (dilated or not) on a channels_last input: the GEMM of
+    the Z*H*W x CI pixels by the transposed CO x CI filter (matmul.tc, TRANS_B) is a candidate beside
+    conv_nhwc.tc and conv_nhwc_desc.tc; forced, it gives torch's float64 result in channels_last.
+    Padding or stride 2 make it no GEMM."""
+    timed = _prefer(monkeypatch, ("matmul.tc",))
+    x = torch.randn(2, 16, 5, 7).to(memory_format=torch.channels_last)
+    w = torch.randn(12, 16, 1, 1).contiguous(memory_format=weight_layout)
+    y = ops.conv2d(x, w, dilation=(2, 3))
+    assert y.is_contiguous(memory_format=torch.channels_last) and not y.is_contiguous()
+    torch.testing.assert_close(y.double(), torch.nn.functional.conv2d(x.double(), w.double()),
+                               rtol=1e-5, atol=1e-5)
+    assert timed == ["conv_nhwc.tc", "matmul.tc", "conv_nhwc_desc.tc"]
+    assert list(ops._KERNEL_CHOICES.values()) == ["matmul.tc"]
+    for stride, padding in ((1, 1), (2, 0)):
+        timed.clear()
+        ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=padding)
+        torch.testing.assert_close(ops.conv2d(x, w, stride, padding).double(), ref, rtol=1e-5,
+                                   atol=1e-5)
+        assert "matmul.tc" not in timed
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1),
+                                       (torch.float32, 1e-3)])
+def test_1x1_channels_last_conv2d_as_a_gemm_on_the_gpu(dtype, tol, monkeypatch):
+    """The GEMM route of a 1x1 convolution on the GPU (forced), odd pixel count, against float64."""
+    _prefer(monkeypatch, ("matmul.tc",))
+    x = torch.randn(3, 96, 17, 13, device="cuda", dtype=dtype).to(memory_format=torch.channels_last)
+    w = torch.randn(80, 96, 1, 1, device="cuda", dtype=dtype) / 10
+    y = ops.conv2d(x, w)
+    torch.testing.assert_close(y.double(), torch.nn.functional.conv2d(x.double(), w.double()),
+                               rtol=tol, atol=tol * 10)
+    assert list(ops._KERNEL_CHOICES.values()) == ["matmul.tc"]
+
+
 @gpu
 @pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1)])
 @pytest.mark.parametrize("preferred", [("conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc",

@@ -8,8 +8,9 @@ without a graph break, and with autograd formulas:
     tritonc.ops.softmax(x)          row softmax of a 2-D tensor
     tritonc.ops.conv2d(x, w, stride, padding, dilation)   convolution (implicit GEMM): NCHW
                                     input with conv.tc, channels_last input (and any dilated
-                                    one) with the faster of conv_nhwc.tc and conv_nhwc_desc.tc
-                                    (stride 1), output in the input's memory format
+                                    one) with the fastest of conv_nhwc.tc, conv_nhwc_desc.tc
+                                    (stride 1) and matmul.tc (1x1, stride 1, no padding), output
+                                    in the input's memory format
     tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
@@ -453,13 +454,15 @@ def _nhwc_strides(t):
 
 
 def _conv2d_nhwc(x, w, shape, type_name):
-    """A channels_last input, output channels_last: the faster of conv_nhwc.tc and (stride 1)
-    conv_nhwc_desc.tc."""
+    """A channels_last input, output channels_last: the fastest of conv_nhwc.tc, conv_nhwc_desc.tc
+    (stride 1) and, for a 1x1 filter at stride 1 without padding, a GEMM (matmul.tc)."""
     y = torch.empty(shape.z, shape.co, shape.p, shape.q, dtype=x.dtype, device=x.device,
                     memory_format=torch.channels_last)
     if y.numel() == 0:
         return y
     launchers = {"conv_nhwc.tc": lambda: _conv2d_nhwc_gathers(x, w, y, shape, type_name)}
+    if _conv_is_gemm(x, shape):
+        launchers["matmul.tc"] = lambda: _conv2d_gemm(x, w, y, shape, type_name, _device_of(x))
     _run_with_desc(("forward", x.stride(), w.stride()), launchers, "conv_nhwc_desc.tc",
                    lambda desc: _conv2d_nhwc_desc(desc, x, w, y, shape), shape, type_name, x)
     return y
@@ -470,6 +473,26 @@ def _conv2d_nhwc_desc(tuner, x, w, y, shape):
     f = _channels_last_filter(w)
     args = shape.desc_arguments(x, f, y, _nhwc_strides(x), f.stride(0), _nhwc_strides(y))
     tuner[lambda meta: shape.desc_grid(meta["TP"], meta["TQ"], meta["TN"])](*args)
+
+
+def _conv_is_gemm(x, shape):
+    """Whether the convolution is a GEMM of the input's pixels by the filter: 1x1, stride 1, no
+    padding (dilation changes nothing), and the channels_last input dense (pixels CI apart)."""
+    return ((shape.r, shape.s, shape.stride, shape.padding) == (1, 1, (1, 1), (0, 0))
+            and x.is_contiguous(memory_format=torch.channels_last))
+
+
+def _conv2d_gemm(x, w, y, shape, type_name, device):
+    """Y (Z*H*W x CO) = X (Z*H*W x CI) @ ^F (F: the CO x CI filter rows, read transposed by
+    matmul.tc's TRANS_B), with ops.matmul's tuned configurations; y's matrix is a view of it."""
+    m, n, k = shape.m, shape.co, shape.ci
+    a = x.permute(0, 2, 3, 1).reshape(m, k)
+    b = w.reshape(n, k)
+    b = b if b.stride(1) == 1 else b.contiguous()
+    c = y.permute(0, 2, 3, 1).view(m, n)
+    tuner = _matmul_tuner(type_name, False, True, False, device)
+    tuner[lambda meta: (tritonc.cdiv(m, meta["TM"]), tritonc.cdiv(n, meta["TN"]))](
+        a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
 
 
 def _conv2d_nhwc_gathers(x, w, y, shape, type_name):
@@ -705,7 +728,8 @@ def conv2d(x, w, stride=1, padding=0, dilation=1):
     """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias; stride, padding and
     dilation as in torch.nn.functional.conv2d (an int or a pair). A channels_last x runs the
     fastest of the channels-last kernels for its shape (conv_nhwc.tc; at stride 1 also the
-    descriptor kernel conv_nhwc_desc.tc) and gives a channels_last result, and its gradients run the channels-last backward kernels
+    descriptor kernel conv_nhwc_desc.tc, and for a 1x1 filter without padding a GEMM, matmul.tc)
+    and gives a channels_last result, and its gradients run the channels-last backward kernels
     (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc, at stride 1 also conv_nhwc_desc_dgrad.tc and
     conv_nhwc_desc_wgrad.tc, the faster of each pair); any other layout is made contiguous
     (NCHW), its gradients are computed with unfold / fold and matmuls (there is no NCHW backward
