@@ -420,9 +420,9 @@ def _conv_desc_tuner(kernel, type_name, device):
 
 
 def _desc_tuner_for(kernel, shape, type_name, device):
-    """The descriptor kernel's tuner where it can compute shape (stride 1) with a tile that fits its
-    channels, else None."""
-    if shape.stride != (1, 1):
+    """The descriptor kernel's tuner where it can compute shape (stride 1, channels: a tensor
+    descriptor has no empty extent) with a tile that fits its channels, else None."""
+    if shape.stride != (1, 1) or 0 in (shape.ci, shape.co):
         return None
     tuner = _conv_desc_tuner(kernel, type_name, device)
     channels = {"CI": shape.ci, "CO": shape.co}
@@ -477,9 +477,10 @@ def _conv2d_nhwc_desc(tuner, x, w, y, shape):
 
 def _conv_is_gemm(x, shape):
     """Whether the convolution is a GEMM of the input's pixels by the filter: 1x1, stride 1, no
-    padding (dilation changes nothing), and the channels_last input dense (pixels CI apart)."""
+    padding (dilation changes nothing), and the channels_last input dense (pixels CI apart); CI > 0
+    (matmul.tc takes a positive K)."""
     return ((shape.r, shape.s, shape.stride, shape.padding) == (1, 1, (1, 1), (0, 0))
-            and x.is_contiguous(memory_format=torch.channels_last))
+            and shape.ci > 0 and x.is_contiguous(memory_format=torch.channels_last))
 
 
 def _conv2d_gemm(x, w, y, shape, type_name, device):
