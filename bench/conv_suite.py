@@ -10,8 +10,7 @@ tiles and checked against torch first, against `torch.nn.functional.conv2d` with
 
 conv_nhwc: the same shapes with `kernels/conv_nhwc.tc` on channels_last input and output (the filter as
 an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), autotuned, checked and
-timed against the same two cuDNN layouts; for the 1x1 layers the GEMM `kernels/matmul.tc` (pixels by the
-transposed filter rows) is tuned with them, and "tritonc config" names the kernel that won. Sizes and argument lists come from `tritonc.convolution`.
+timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
 conv_bf16: the same in bfloat16 (fp32 accumulation).
 
 conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convolutions with
@@ -23,6 +22,10 @@ autotuner also times the descriptor kernels `kernels/conv_nhwc_desc_dgrad.tc` (a
 the tap's shifted pixels and a box of the channels_last filter as it is) and
 `kernels/conv_nhwc_desc_wgrad.tc` (a k-step is a rectangle of output pixels: boxes of DY and X) and keeps
 the fastest of all.
+
+1x1 layers in conv_nhwc and conv_bf16: at stride 1 without padding the GEMM `kernels/matmul.tc` (the
+channels_last pixels by the transposed filter rows, no copy) is tuned with the convolution kernels, and
+"tritonc config" names the kernel that won.
 
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
 possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS; and the
