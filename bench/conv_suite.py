@@ -161,31 +161,6 @@ def _desc_candidates(cs, file, macros, configs, split=None):
     return found + [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
 
 
-def _gemm_candidates(cs, quick):
-    """matmul.tc candidates of a 1x1 convolution at stride 1 without padding (none otherwise): the GEMM
-    of the Z*H*W x CI channels_last pixels by the CO x CI filter rows, transposed (TRANS_B)."""
-    if (cs.r, cs.s, cs.stride, cs.padding) != (1, 1, (1, 1), (0, 0)):
-        return []
-    return [DescCandidate("matmul.tc", (("TM", tm), ("TN", tn), ("TK", tk), ("TRANS_B", 1)), warps, stages)
-            for tm, tn, tk, warps, stages in (QUICK_CONV_GEMM_CONFIGS if quick else CONV_GEMM_CONFIGS)]
-
-
-def _with_gemm(launch, cs, x_nhwc, weight, out):
-    """launch(cfg, kern) of conv_nhwc, and for the matmul.tc candidates the GEMM: X (Z*H*W x CI, views of
-    the channels_last input and output) by the NCHW filter's CO x CI rows into Y (Z*P*Q x CO)."""
-    a = x_nhwc.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
-    b = weight.reshape(cs.co, cs.ci)
-    c = out.permute(0, 2, 3, 1).view(cs.m, cs.co)
-
-    def launch_or_gemm(cfg, kern):
-        if not (isinstance(cfg, DescCandidate) and cfg.file == "matmul.tc"):
-            return launch(cfg, kern)
-        out.fill_(float("nan"))  # the check sees only what this candidate writes
-        grid = (-(-cs.m // cfg.block("TM")), -(-cs.co // cfg.block("TN")))
-        return lambda: kern[grid](a, b, c, cs.m, cs.co, cs.ci, a.stride(0), b.stride(0), c.stride(0))
-    return launch_or_gemm
-
-
 def _problem(shape, dtype):
     """The ConvShape of a CONV_SHAPES entry, random NCHW input and filter, and torch's result."""
     z, ci, co, h, w, r, s, stride, pad = shape
@@ -280,6 +255,31 @@ def conv(results, timer, quick):
         cfg_text = "conv.tc {}x{}x{} w{} s{}".format(*cfg)
         results.add_kernel(f"{family} {label}: {cfg_text}", kern)
         _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
+
+
+def _gemm_candidates(cs, quick):
+    """matmul.tc candidates of a 1x1 convolution at stride 1 without padding (none otherwise): the GEMM
+    of the Z*H*W x CI channels_last pixels by the CO x CI filter rows, transposed (TRANS_B)."""
+    if (cs.r, cs.s, cs.stride, cs.padding) != (1, 1, (1, 1), (0, 0)):
+        return []
+    return [DescCandidate("matmul.tc", (("TM", tm), ("TN", tn), ("TK", tk), ("TRANS_B", 1)), warps, stages)
+            for tm, tn, tk, warps, stages in (QUICK_CONV_GEMM_CONFIGS if quick else CONV_GEMM_CONFIGS)]
+
+
+def _with_gemm(launch, cs, x_nhwc, weight, out):
+    """launch(cfg, kern) of conv_nhwc, and for the matmul.tc candidates the GEMM: X (Z*H*W x CI, views of
+    the channels_last input and output) by the NCHW filter's CO x CI rows into Y (Z*P*Q x CO)."""
+    a = x_nhwc.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
+    b = weight.reshape(cs.co, cs.ci)
+    c = out.permute(0, 2, 3, 1).view(cs.m, cs.co)
+
+    def launch_or_gemm(cfg, kern):
+        if not (isinstance(cfg, DescCandidate) and cfg.file == "matmul.tc"):
+            return launch(cfg, kern)
+        out.fill_(float("nan"))  # the check sees only what this candidate writes
+        grid = (-(-cs.m // cfg.block("TM")), -(-cs.co // cfg.block("TN")))
+        return lambda: kern[grid](a, b, c, cs.m, cs.co, cs.ci, a.stride(0), b.stride(0), c.stride(0))
+    return launch_or_gemm
 
 
 def conv_nhwc(results, timer, quick, dtype=torch.float16):

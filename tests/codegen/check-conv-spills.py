@@ -5,15 +5,15 @@ Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhw
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels' CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
-fp16 and bf16) and the backward kernels and the descriptor kernels at tritonc.ops.conv2d's tiles (fp16, bf16
-and fp32 for the former, fp16 and bf16 for the latter; conv_nhwc_desc.tc with --explicit-wgmma-rings, as
-ops compiles it; a configuration already compiled from another list is not compiled again),
+fp16 and bf16) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
 than expected were read. The same for the unaligned-row GEMM candidates (UNALIGNED_CONFIGS: matmul.tc and
 matmul_grouped.tc, fp16, specialized with every size and stride odd), whose 2-byte loads cannot be copied
-asynchronously and stay in registers.
+asynchronously and stay in registers. And the descriptor kernels at tritonc.ops.conv2d's own tiles
+(OPS_DESC_LISTS, fp16 and bf16, with --explicit-wgmma-rings as ops compiles them); a compile command already
+run for another list is not run again.
 
 Usage: check-conv-spills.py TRITONC PTXAS
 """
@@ -72,11 +72,11 @@ DESC_LISTS = [
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]
-# tritonc.ops.conv2d's descriptor tiles (kernel, list, block macros, back-end options), fp16 and bf16.
+# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
 OPS_DESC_LISTS = [
-    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK"), ("--explicit-wgmma-rings",)),
-    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK"), ()),
-    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN"), ()),
+    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK")),
+    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
+    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
 ]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -118,24 +118,30 @@ def commands(tritonc, lists, ptx):
                         f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                         "-o", str(ptx)])
-    desc_lists = ([(kernel, SUITE, name, macros, types, ()) for kernel, name, macros, types in DESC_LISTS]
-                  + [(kernel, OPS, name, macros, ("half", "bfloat16"), options)
-                     for kernel, name, macros, options in OPS_DESC_LISTS])
-    for kernel, path, list_name, macros, types, options in desc_lists:
-        for *blocks, warps, stages in lists[path].get(list_name, []):
+    for kernel, list_name, macros, types in DESC_LISTS:
+        for *blocks, warps, stages in lists[SUITE].get(list_name, []):
             for ty in types:
                 yield (f"{kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
-                       + f" w{warps} s{stages}" + "".join(f" {o}" for o in options),
+                       + f" w{warps} s{stages}",
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                         *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
-                        f"--num-stages={stages}", *options, f"--specialize={SPECIALIZATIONS[kernel]}",
-                        "--emit=ptx", "-o", str(ptx)])
+                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
+                        "-o", str(ptx)])
     for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
         kernel, extra = UNALIGNED_KERNELS[kind]
         yield (f"unaligned {kernel} {tm}x{tn}x{tk} w{warps} s{stages}",
                [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", f"-DTM={tm}",
                 f"-DTN={tn}", f"-DTK={tk}", *extra, f"--num-warps={warps}", f"--num-stages={stages}",
                 f"--specialize={UNALIGNED_SPECIALIZATION}", "--emit=ptx", "-o", str(ptx)])
+    for kernel, list_name, macros in OPS_DESC_LISTS:
+        for *blocks, warps, stages in lists[OPS].get(list_name, []):
+            for ty in ("half", "bfloat16"):
+                yield (f"ops {kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
+                       + f" w{warps} s{stages}",
+                       [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
+                        *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
+                        f"--num-stages={stages}", "--explicit-wgmma-rings",
+                        f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx", "-o", str(ptx)])
 
 
 def main():
@@ -146,9 +152,9 @@ def main():
         ptx = Path(tmp) / "k.ptx"
         compiled = set()
         for what, cmd in commands(tritonc, lists, ptx):
-            if what in compiled:  # the same tiles in the benchmark's list and in ops'
+            if tuple(cmd) in compiled:  # the same tile in the benchmark's list and in ops'
                 continue
-            compiled.add(what)
+            compiled.add(tuple(cmd))
             subprocess.run(cmd, check=True)
             found, out = spills(ptxas, ptx, tmp)
             if not found:
@@ -161,7 +167,7 @@ def main():
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
               | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS}
-              | {(OPS, list_name) for _, list_name, _, _ in OPS_DESC_LISTS})
+              | {(OPS, list_name) for _, list_name, _ in OPS_DESC_LISTS})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "

@@ -361,11 +361,11 @@ def _run_fastest(key, launchers, interpret):
     return name
 
 
-# The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
-# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, warps,
-# stages), 8 x 16 = 128 output pixels per tile, compiled with explicit_wgmma_rings (its boxes become
-# rings of bulk tensor copies feeding wgmma): the benchmark's CONV_NHWC_DESC_CONFIGS but for 8x16x128x64
-# with 4 warps, which spills (52 bytes) where the boxes are not copied into rings;
+# The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles, compiled as
+# the benchmark compiles them (explicit_wgmma_rings: their boxes become rings of bulk tensor copies
+# feeding wgmma); ctest conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ,
+# TN, TK, warps, stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS but
+# for 8x16x128x64 with 4 warps, which spills (52 bytes) where the boxes are not copied into rings;
 # conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc:
 # (TP, TQ, TM, TN, ...), CONV_DESC_WGRAD_CONFIGS.
 _CONV_DESC_TILES = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 64, 64, 4, 4)]
@@ -411,7 +411,8 @@ def _conv_desc_tuner(kernel, type_name, device):
     macros = _CONV_DESC_KERNELS[kernel][0]
     configs = [tritonc.Config(dict(zip(macros, tile[:4])), num_warps=tile[4], num_stages=tile[5])
                for tile in tiles]
-    rings = {} if interpret or kernel != "conv_nhwc_desc.tc" else {"explicit_wgmma_rings": True}
+    # Their boxes become rings of bulk tensor copies feeding wgmma with the explicit wgmma rings.
+    rings = {} if interpret else {"explicit_wgmma_rings": True}
     return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_DESC_KEY,
                             prune=lambda cs, named: [c for c in cs if _desc_tile_fits(
                                 kernel, c.defines, named)],
