@@ -12,8 +12,8 @@ read without importing either file (they need torch), specialized as a launch on
 than expected were read. The same for the unaligned-row GEMM candidates (UNALIGNED_CONFIGS: matmul.tc and
 matmul_grouped.tc, fp16, specialized with every size and stride odd), whose 2-byte loads cannot be copied
 asynchronously and stay in registers. And the descriptor kernels at tritonc.ops.conv2d's own tiles
-(OPS_DESC_LISTS, fp16 and bf16, with --explicit-wgmma-rings as ops compiles them); a compile command already
-run for another list is not run again.
+(OPS_DESC_LISTS, fp16 and bf16, with the options ops compiles them with); a compile command already run for
+another list is not run again.
 
 Usage: check-conv-spills.py TRITONC PTXAS
 """
@@ -72,11 +72,13 @@ DESC_LISTS = [
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]
-# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
+# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros, options as ops'
+# _CONV_DESC_RINGS gives them), as DESC_LISTS.
+RINGS = ["--explicit-wgmma-rings"]
 OPS_DESC_LISTS = [
-    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK")),
-    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
-    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
+    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK"), RINGS),
+    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK"), RINGS),
+    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN"), []),
 ]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -133,15 +135,15 @@ def commands(tritonc, lists, ptx):
                [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", f"-DTM={tm}",
                 f"-DTN={tn}", f"-DTK={tk}", *extra, f"--num-warps={warps}", f"--num-stages={stages}",
                 f"--specialize={UNALIGNED_SPECIALIZATION}", "--emit=ptx", "-o", str(ptx)])
-    for kernel, list_name, macros in OPS_DESC_LISTS:
+    for kernel, list_name, macros, options in OPS_DESC_LISTS:
         for *blocks, warps, stages in lists[OPS].get(list_name, []):
             for ty in ("half", "bfloat16"):
                 yield (f"ops {kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
                        + f" w{warps} s{stages}",
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                         *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
-                        f"--num-stages={stages}", "--explicit-wgmma-rings",
-                        f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx", "-o", str(ptx)])
+                        f"--num-stages={stages}", *options, f"--specialize={SPECIALIZATIONS[kernel]}",
+                        "--emit=ptx", "-o", str(ptx)])
 
 
 def main():
@@ -167,7 +169,7 @@ def main():
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
               | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS}
-              | {(OPS, list_name) for _, list_name, _ in OPS_DESC_LISTS})
+              | {(OPS, list_name) for _, list_name, _, _ in OPS_DESC_LISTS})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "

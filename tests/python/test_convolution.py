@@ -292,7 +292,8 @@ def test_desc_launches_match_the_table_the_cpp_library_is_checked_against():
         elif kernel == "dgrad":
             tp, tq, tn, tk, programs = tiles
             slices = shape.desc_dgrad_slices(tp, tq, tn, tk, programs)
-            got = [slices, *shape.desc_dgrad_grid(tp, tq, tn, slices), *shape.desc_dgrad_workspace(tp, tq, tn)]
+            got = [slices, *shape.desc_dgrad_grid(tp, tq, tn, slices),
+                   *shape.desc_dgrad_workspace(tp, tq, tn)]
             got_args = shape.desc_dgrad_arguments("DY", "F", "DX", "c", "p", lds[0:3], lds[3], lds[4:7])[5:]
         else:
             assert kernel == "wgrad", f"line {number}: unknown kernel {kernel}"
