@@ -101,7 +101,7 @@ QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
 # 1x1 convolutions at stride 1 without padding as GEMMs in conv_nhwc (and conv_bf16): matmul.tc with
 # TRANS_B (the CO x CI filter rows read transposed), (TM, TN, TK, warps, stages), tritonc.ops.matmul's
 # 16-bit tiles (TK = 64: 128-byte rows, loaded by bulk tensor copies). ptxas -v (sm_90a, fp16 and bf16,
-# sizes and strides multiples of 16): no spills, 90-154 registers.
+# sizes and strides multiples of 16): no spills (ctest conv_spills_ptxas).
 CONV_GEMM_CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3)]
 QUICK_CONV_GEMM_CONFIGS = [(128, 128, 64, 8, 3)]
 

@@ -12,12 +12,14 @@ read without importing either file (they need torch), specialized as a launch on
 than expected were read. The same for the unaligned-row GEMM candidates (UNALIGNED_CONFIGS: matmul.tc and
 matmul_grouped.tc, fp16, specialized with every size and stride odd), whose 2-byte loads cannot be copied
 asynchronously and stay in registers. And the descriptor kernels at tritonc.ops.conv2d's own tiles
-(OPS_DESC_LISTS, fp16 and bf16, with the options ops compiles them with); a compile command already run for
-another list is not run again.
+(OPS_DESC_LISTS, fp16 and bf16, with the options ops compiles them with), and the GEMM candidates of 1x1
+layers (CONV_GEMM_CONFIGS: matmul.tc with TRANS_B, fp16 and bf16, with and without --explicit-wgmma-rings);
+a compile command already run for another list is not run again.
 
 Usage: check-conv-spills.py TRITONC PTXAS
 """
 import ast
+import itertools
 import re
 import subprocess
 import sys
@@ -144,6 +146,14 @@ def commands(tritonc, lists, ptx):
                         *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
                         f"--num-stages={stages}", *options, f"--specialize={SPECIALIZATIONS[kernel]}",
                         "--emit=ptx", "-o", str(ptx)])
+    # A B C M N K lda ldb ldc of a 1x1 layer as a GEMM: Z*H*W, CO, CI and the strides multiples of 16.
+    for tm, tn, tk, warps, stages in lists[SUITE].get("CONV_GEMM_CONFIGS", []):
+        for ty, options in itertools.product(("half", "bfloat16"), ([], RINGS)):
+            yield (f"1x1 GEMM matmul.tc {ty} {tm}x{tn}x{tk} w{warps} s{stages} TRANS_B"
+                   + "".join(f" {o}" for o in options),
+                   [tritonc, "compile", str(REPO / "kernels" / "matmul.tc"), f"-DTYPE={ty}", "-DACC=float",
+                    "-DTRANS_B=1", f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
+                    f"--num-stages={stages}", *options, "--specialize=DDDDDDDDD", "--emit=ptx", "-o", str(ptx)])
 
 
 def main():
@@ -169,7 +179,7 @@ def main():
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
               | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS}
-              | {(OPS, list_name) for _, list_name, _, _ in OPS_DESC_LISTS})
+              | {(OPS, list_name) for _, list_name, _, _ in OPS_DESC_LISTS} | {(SUITE, "CONV_GEMM_CONFIGS")})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "
