@@ -214,6 +214,27 @@ def test_stride_one_channels_last_conv2d_picks_among_the_descriptor_kernels_on_t
     assert sorted(ops._KERNEL_CHOICES.values()) == sorted(preferred)
 
 
+def test_a_candidate_kernel_none_of_whose_tiles_runs_is_left_out(monkeypatch):
+    """A kernel whose autotuner finds no tile that compiles and launches (a back-end limit on the GPU)
+    drops out of the choice while another kernel remains; alone, or with another error, it raises."""
+    monkeypatch.setattr(ops, "_KERNEL_CHOICES", {})
+    runs = []
+
+    def works():
+        runs.append("works")
+
+    def fails(message="autotune: no configuration compiled and launched: tma_load: ..."):
+        runs.append("fails")
+        raise RuntimeError(message)
+    assert ops._run_fastest("k1", {"fails": fails, "works": works}, True) == "works"
+    assert runs == ["fails", "works", "works", "works"]  # tuned, timed (one run), then run
+    assert ops._run_fastest("k1", {"fails": fails, "works": works}, True) == "works"
+    with pytest.raises(RuntimeError, match="no configuration"):
+        ops._run_fastest("k2", {"fails": fails, "also fails": fails}, True)
+    with pytest.raises(RuntimeError, match="device lost"):
+        ops._run_fastest("k3", {"works": works, "fails": lambda: fails("device lost")}, True)
+
+
 def test_descriptor_kernels_are_no_candidates_where_they_cannot_run(monkeypatch):
     """Stride 2 has no descriptor kernel; 12 channels would leave idle columns in the interpreter's
     TK = 8: only the gathering kernel runs (nothing to time)."""

@@ -346,13 +346,24 @@ def _kernel_bench(name, launch, interpret):
 def _run_fastest(key, launchers, interpret):
     """Runs the fastest of launchers ({kernel name: a callable that computes the result}) for key and
     returns its name. The first call with a key launches each one (tuning its tiles), times it, and
-    keeps the winner; every launcher writes the whole result, and the winner runs last."""
+    keeps the winner; every launcher writes the whole result, and the winner runs last. A kernel none
+    of whose tiles compiles and launches (its autotuner's RuntimeError) is left out while another one
+    remains: a back-end limit of one candidate kernel must not take the operator down."""
     name = _KERNEL_CHOICES.get(key)
     if name is None:
         if len(launchers) > 1:
-            for launch in launchers.values():
-                launch()  # tunes the kernel's tiles for these arguments
-            times = {n: _kernel_bench(n, launch, interpret) for n, launch in launchers.items()}
+            usable, failure = {}, None
+            for n, launch in launchers.items():
+                try:
+                    launch()  # tunes the kernel's tiles for these arguments
+                    usable[n] = launch
+                except RuntimeError as error:
+                    if not str(error).startswith("autotune: no configuration"):
+                        raise
+                    failure = error
+            if not usable:
+                raise failure
+            times = {n: _kernel_bench(n, launch, interpret) for n, launch in usable.items()}
             name = min(times, key=times.get)
         else:
             name = next(iter(launchers))
