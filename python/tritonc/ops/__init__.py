@@ -373,9 +373,9 @@ def _run_fastest(key, launchers, interpret):
 
 
 # The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
-# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ,
-# TN, TK, warps, stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS but
-# for 8x16x128x64 with 4 warps, which spills (52 bytes) where the boxes are not copied into rings;
+# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, warps,
+# stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS but for
+# 8x16x128x64 with 4 warps, which spills (52 bytes) where the boxes are not copied into rings;
 # conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc:
 # (TP, TQ, TM, TN, ...), CONV_DESC_WGRAD_CONFIGS.
 _CONV_DESC_TILES = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 64, 64, 4, 4)]
