@@ -26,6 +26,10 @@ the tap's shifted pixels and a box of the channels_last filter as it is) and
 `kernels/conv_nhwc_desc_wgrad.tc` (a k-step is a rectangle of output pixels: boxes of DY and X) and keeps
 the fastest of all.
 
+1x1 layers in conv_nhwc and conv_bf16: at stride 1 without padding the GEMM `kernels/matmul.tc` (the
+channels_last pixels by the transposed filter rows, no copy) is tuned with the convolution kernels, and
+"tritonc config" names the kernel that won.
+
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
 possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS; and the
 same candidates compiled with register_stages = num_stages (the pipelining rule before it: loads that
@@ -106,6 +110,12 @@ CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 1), (64, 32, 64, 4, 3, 9), (64, 32
                            # 48): a fourth stage keeps one more in flight where slices stay long
                            (64, 64, 64, 4, 4, 4), (64, 128, 64, 4, 4, 2), (64, 128, 64, 4, 4, 4)]
 QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
+# 1x1 convolutions at stride 1 without padding as GEMMs in conv_nhwc (and conv_bf16): matmul.tc with
+# TRANS_B (the CO x CI filter rows read transposed), (TM, TN, TK, warps, stages), tritonc.ops.matmul's
+# 16-bit tiles (TK = 64: 128-byte rows, loaded by bulk tensor copies). ptxas -v (sm_90a, fp16 and bf16,
+# sizes and strides multiples of 16): no spills (ctest conv_spills_ptxas).
+CONV_GEMM_CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3)]
+QUICK_CONV_GEMM_CONFIGS = [(128, 128, 64, 8, 3)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.
 UNALIGNED_SHAPES = [(1000, 3000, 555), (2047, 2049, 1023)]
@@ -144,9 +154,10 @@ def shape_label(z, ci, co, h, w, r, s, stride, pad):
 
 @dataclass(frozen=True)
 class DescCandidate:
-    """A configuration of a descriptor kernel for _tune_against_cudnn: its file, its block macros as
-    (name, value) pairs, warps, stages, and whether its reduction is split into slices (as many as the
-    ConvShape's desc_*_slices choose for the GPU)."""
+    """A configuration of another kernel than the step's for _tune_against_cudnn (a descriptor kernel,
+    or matmul.tc for a 1x1 convolution): its file, its block macros as (name, value) pairs, warps, stages,
+    and whether its reduction is split into slices (as many as the ConvShape's desc_*_slices choose for
+    the GPU)."""
     file: str
     blocks: tuple
     warps: int
@@ -280,6 +291,31 @@ def conv(results, timer, quick):
         _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
 
 
+def _gemm_candidates(cs, quick):
+    """matmul.tc candidates of a 1x1 convolution at stride 1 without padding (none otherwise): the GEMM
+    of the Z*H*W x CI channels_last pixels by the CO x CI filter rows, transposed (TRANS_B)."""
+    if (cs.r, cs.s, cs.stride, cs.padding) != (1, 1, (1, 1), (0, 0)):
+        return []
+    return [DescCandidate("matmul.tc", (("TM", tm), ("TN", tn), ("TK", tk), ("TRANS_B", 1)), warps, stages)
+            for tm, tn, tk, warps, stages in (QUICK_CONV_GEMM_CONFIGS if quick else CONV_GEMM_CONFIGS)]
+
+
+def _with_gemm(launch, cs, x_nhwc, weight, out):
+    """launch(cfg, kern) of conv_nhwc, and for the matmul.tc candidates the GEMM: X (Z*H*W x CI, views of
+    the channels_last input and output) by the NCHW filter's CO x CI rows into Y (Z*P*Q x CO)."""
+    a = x_nhwc.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
+    b = weight.reshape(cs.co, cs.ci)
+    c = out.permute(0, 2, 3, 1).view(cs.m, cs.co)
+
+    def launch_or_gemm(cfg, kern):
+        if not (isinstance(cfg, DescCandidate) and cfg.file == "matmul.tc"):
+            return launch(cfg, kern)
+        out.fill_(float("nan"))  # the check sees only what this candidate writes
+        grid = (-(-cs.m // cfg.block("TM")), -(-cs.co // cfg.block("TN")))
+        return lambda: kern[grid](a, b, c, cs.m, cs.co, cs.ci, a.stride(0), b.stride(0), c.stride(0))
+    return launch_or_gemm
+
+
 def conv_nhwc(results, timer, quick, dtype=torch.float16):
     """The channels-last kernel (conv_nhwc.tc: A's rows copied with cp.async, B by TMA) over the
     same shapes, on channels_last input and output, against the same cuDNN peers."""
@@ -320,6 +356,9 @@ def conv_nhwc(results, timer, quick, dtype=torch.float16):
             grid = cs.grid(cfg[0], cfg[1], cfg[5])
             return lambda: kern[grid](*args)
 
+        # A 1x1 layer at stride 1 is a GEMM too: matmul.tc's candidates join the same tuning.
+        candidates += _gemm_candidates(cs, quick)
+        launch = _with_gemm(launch, cs, x_nhwc, weight, out)
         _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc.tc", dtype, candidates, launch,
                             _checker(out, ref, 2e-2), _forward_peers(cs, x, weight))
 

@@ -66,14 +66,34 @@ std::array<int64_t, 3> nhwcDgradGrid(const ConvShape &Shape, int64_t TM, int64_t
   return {ceilDiv(Pixels, TM), ceilDiv(Shape.CI, TN), Shape.StrideH * Shape.StrideW};
 }
 
-int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK,
-                        int64_t Programs, int64_t MinBlocks) {
-  int64_t Tiles = ceilDiv(Shape.CO, TM) * Shape.R * Shape.S * ceilDiv(Shape.CI, TN);
-  int64_t Blocks = ceilDiv(Shape.gemmM(), TK);
+/// The output tiles of the weight gradients: CO in TM rows, each filter
+/// tap's CI in TN columns.
+static int64_t wgradTiles(const ConvShape &Shape, int64_t TM, int64_t TN) {
+  return ceilDiv(Shape.CO, TM) * Shape.R * Shape.S * ceilDiv(Shape.CI, TN);
+}
+
+/// Slices of a reduction of Blocks steps over Tiles output tiles: enough for
+/// about Programs programs, each at least MinBlocks steps long; at least 1.
+static int64_t reductionSlices(int64_t Tiles, int64_t Blocks, int64_t Programs, int64_t MinBlocks) {
   if (Tiles < 1)
     return 1;
   return std::max<int64_t>(
       1, std::min(ceilDiv(Programs, Tiles), Blocks / std::max<int64_t>(1, MinBlocks)));
+}
+
+int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK,
+                        int64_t Programs, int64_t MinBlocks) {
+  return reductionSlices(wgradTiles(Shape, TM, TN), ceilDiv(Shape.gemmM(), TK), Programs,
+                         MinBlocks);
+}
+
+ConvGrid wgradGrid(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t Slices) {
+  return {ceilDiv(Shape.CO, TM), Shape.R * Shape.S * ceilDiv(Shape.CI, TN), Slices};
+}
+
+SliceWorkspace wgradWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN) {
+  int64_t Tiles = wgradTiles(Shape, TM, TN);
+  return {Tiles, Tiles * TM * TN};
 }
 
 static int64_t outputTiles(const ConvShape &Shape, int64_t TM, int64_t TN) {
@@ -94,6 +114,102 @@ bool nhwcSplitWorthwhile(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t
   int64_t Tiles = outputTiles(Shape, TM, TN);
   int64_t Blocks = Shape.R * Shape.S * (Shape.CI / TK);
   return Tiles < SMs && 2 * Split <= Blocks && Tiles * Split <= 2 * SMs;
+}
+
+std::optional<DescConvShape> DescConvShape::make(const ConvShape &Shape, std::string &Error) {
+  if (std::string Why = Shape.check(); !Why.empty()) {
+    Error = "the convolution has " + Why;
+    return std::nullopt;
+  }
+  if (Shape.StrideH != 1 || Shape.StrideW != 1) {
+    Error = "the descriptor kernels have stride 1 only (the shape's stride is " +
+            std::to_string(Shape.StrideH) + " x " + std::to_string(Shape.StrideW) + ")";
+    return std::nullopt;
+  }
+  return DescConvShape(Shape);
+}
+
+ConvGrid descGrid(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN) {
+  const ConvShape &Shape = Desc.shape();
+  return {ceilDiv(Shape.outputHeight(), TP) * ceilDiv(Shape.outputWidth(), TQ),
+          ceilDiv(Shape.CO, TN), Shape.Z};
+}
+
+/// The scalars every descriptor kernel takes first, in its order: Z, H, W,
+/// CI, CO, R, S, P, Q, the padding and the dilation.
+static std::vector<int64_t> descShapeArguments(const ConvShape &Shape) {
+  return {Shape.Z,
+          Shape.H,
+          Shape.W,
+          Shape.CI,
+          Shape.CO,
+          Shape.R,
+          Shape.S,
+          Shape.outputHeight(),
+          Shape.outputWidth(),
+          Shape.PadH,
+          Shape.PadW,
+          Shape.DilH,
+          Shape.DilW};
+}
+
+static void appendStrides(std::vector<int64_t> &Args, NhwcStrides Strides) {
+  Args.insert(Args.end(), {Strides.Z, Strides.Row, Strides.Col});
+}
+
+std::vector<int64_t> descArguments(const DescConvShape &Shape, NhwcStrides X, int64_t LdfCO,
+                                   NhwcStrides Y) {
+  std::vector<int64_t> Args = descShapeArguments(Shape.shape());
+  appendStrides(Args, X);
+  Args.push_back(LdfCO);
+  appendStrides(Args, Y);
+  return Args;
+}
+
+/// The output tiles of conv_nhwc_desc_dgrad.tc: rectangles of input pixels
+/// times channel blocks, for every image.
+static int64_t descDgradTiles(const ConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN) {
+  return ceilDiv(Shape.H, TP) * ceilDiv(Shape.W, TQ) * ceilDiv(Shape.CI, TN) * Shape.Z;
+}
+
+int64_t descDgradSlices(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN, int64_t TK,
+                        int64_t Programs, int64_t MinBlocks) {
+  const ConvShape &Shape = Desc.shape();
+  return reductionSlices(descDgradTiles(Shape, TP, TQ, TN),
+                         Shape.R * Shape.S * ceilDiv(Shape.CO, TK), Programs, MinBlocks);
+}
+
+ConvGrid descDgradGrid(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN,
+                       int64_t Slices) {
+  const ConvShape &Shape = Desc.shape();
+  return {ceilDiv(Shape.H, TP) * ceilDiv(Shape.W, TQ), ceilDiv(Shape.CI, TN), Shape.Z * Slices};
+}
+
+SliceWorkspace descDgradWorkspace(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN) {
+  int64_t Tiles = descDgradTiles(Desc.shape(), TP, TQ, TN);
+  return {Tiles, Tiles * TP * TQ * TN};
+}
+
+std::vector<int64_t> descDgradArguments(const DescConvShape &Shape, NhwcStrides DY, int64_t LdfCO,
+                                        NhwcStrides DX) {
+  return descArguments(Shape, DY, LdfCO, DX);
+}
+
+int64_t descWgradSlices(const DescConvShape &Desc, int64_t TM, int64_t TN, int64_t TP, int64_t TQ,
+                        int64_t Programs, int64_t MinBlocks) {
+  const ConvShape &Shape = Desc.shape();
+  int64_t Rectangles =
+      Shape.Z * ceilDiv(Shape.outputHeight(), TP) * ceilDiv(Shape.outputWidth(), TQ);
+  return reductionSlices(wgradTiles(Shape, TM, TN), Rectangles, Programs, MinBlocks);
+}
+
+std::vector<int64_t> descWgradArguments(const DescConvShape &Shape, NhwcStrides DY, NhwcStrides X,
+                                        int64_t LdfCO) {
+  std::vector<int64_t> Args = descShapeArguments(Shape.shape());
+  appendStrides(Args, DY);
+  appendStrides(Args, X);
+  Args.push_back(LdfCO);
+  return Args;
 }
 
 } // namespace tritonc::driver

@@ -15,6 +15,8 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
     shape.wgrad_grid(tm, tn, slices)              its grid, and wgrad_workspace(tm, tn) its workspace sizes
     shape.wgrad_arguments(dy, x, dw, ...)         conv_nhwc_wgrad.tc's argument list
+    shape.desc_grid(tp, tq, tn)                   conv_nhwc_desc.tc's grid (stride 1)
+    shape.desc_arguments(x, f, y, ...)            its argument list
     shape.desc_dgrad_slices(tp, tq, tn, tk, programs)   conv_nhwc_desc_dgrad.tc's split of its k-steps
     shape.desc_dgrad_grid(tp, tq, tn, slices)     its grid (stride 1), desc_dgrad_workspace its workspace
     shape.desc_dgrad_arguments(dy, f, dx, ...)    its argument list
@@ -27,7 +29,8 @@ Strides are in elements. conv.tc reads its filter as a (CI*R*S) x CO matrix whos
 order (ci, r, s); conv_nhwc.tc as an (R*S*CI) x CO matrix in the order (r, s, ci). The data gradient
 conv_nhwc_dgrad.tc reads it as an (R*S*CO) x CI matrix in the order (r, s, k); the weight gradient
 conv_nhwc_wgrad.tc writes a CO x (R*S*CI) matrix in the order (r, s, ci) (a channels_last filter). The C++ API has
-the same functions in ``tritonc/driver/Convolution.h``, but for the desc_ ones. The descriptor kernels
+the same functions in ``tritonc/driver/Convolution.h`` (the desc_ ones take a DescConvShape there, a
+shape checked once for stride 1; their argument lists are the scalars after the pointers). The descriptor kernels
 (conv_nhwc_desc*.tc, stride 1) read and write the filter in PyTorch's channels_last order, CO x R x S x CI,
 as it is: they need no copy of it and no table.
 """
@@ -193,6 +196,20 @@ class ConvShape:
     def _require_stride_one(self, kernel):
         if self.stride != (1, 1):
             raise ValueError(f"{kernel} has stride 1 only (the shape's stride is {self.stride})")
+
+    def desc_grid(self, tp, tq, tn):
+        """conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN channels, an image
+        per layer."""
+        self._require_stride_one("conv_nhwc_desc.tc")
+        return (_cdiv(self.p, tp) * _cdiv(self.q, tq), _cdiv(self.co, tn), self.z)
+
+    def desc_arguments(self, x, f, y, x_strides: Sequence[int], ldf_co, y_strides: Sequence[int]):
+        """conv_nhwc_desc.tc's arguments: its pointers x (NHWC input), f (the CO x R x S x CI filter,
+        output channels ldf_co apart) and y (NHWC output); x_strides = (ldx_z, ldx_h, ldx_w),
+        y_strides = (ldy_z, ldy_p, ldy_q)."""
+        self._require_stride_one("conv_nhwc_desc.tc")
+        return (x, f, y, self.z, self.h, self.w, self.ci, self.co, self.r, self.s, self.p, self.q,
+                *self.padding, *self.dilation, *x_strides, ldf_co, *y_strides)
 
     def _desc_dgrad_tiles(self, tp, tq, tn):
         self._require_stride_one("conv_nhwc_desc_dgrad.tc")

@@ -6,6 +6,7 @@ gradients.
 Needs no torch (tritonc.ops and the benchmarks build on these functions)."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -246,3 +247,58 @@ def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilat
         dy_nhwc.ravel(), x_nhwc.ravel(), df.ravel(), counters, partials, dy_strides, x_strides, ldf_co))
     np.testing.assert_allclose(df.transpose(0, 3, 1, 2), dw_expected, rtol=1e-5, atol=1e-5)
     assert not counters.any() and not partials.any()
+
+
+def test_conv_nhwc_desc_arguments_run_on_the_interpreter():
+    rng = np.random.default_rng(6)
+    shape = ConvShape(2, 12, 7, 9, 10, 3, 2, (1, 1), (1, 0), (2, 1))
+    tp, tq, tn, tk = 4, 4, 8, 8
+    x = rng.uniform(-1, 1, (shape.z, shape.ci, shape.h, shape.w)).astype(np.float32)
+    wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
+    x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    f = np.ascontiguousarray(wt.transpose(0, 2, 3, 1))  # CO x R x S x CI, as PyTorch's channels_last
+    y = np.full((shape.z, shape.p, shape.q, shape.co), np.nan, dtype=np.float32)
+    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True,
+                             defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk})
+    kernel[shape.desc_grid(tp, tq, tn)](*shape.desc_arguments(
+        x_nhwc.ravel(), f.ravel(), y.ravel(), (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci),
+        shape.r * shape.s * shape.ci, (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co)))
+    np.testing.assert_allclose(y.transpose(0, 3, 1, 2), reference(x.astype(np.float64), wt.astype(np.float64),
+                                                                   shape), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="stride 1 only"):
+        ConvShape(1, 8, 8, 8, 8, 3, 3, stride=(1, 2)).desc_grid(4, 4, 8)
+
+
+LAUNCH_TABLE = Path(__file__).resolve().parents[1] / "unit" / "driver" / "Inputs" / "conv-desc-launches.txt"
+
+
+def _launch_table():
+    """The lines of tests/unit/driver/Inputs/conv-desc-launches.txt as (line number, kernel, groups of
+    ints): the launches that Convolution.h's functions are checked against too (driver_tests)."""
+    for number, text in enumerate(LAUNCH_TABLE.read_text().splitlines(), 1):
+        if text.strip() and not text.startswith("#"):
+            kernel, rest = text.split(None, 1)
+            yield number, kernel, [[int(v) for v in group.split()] for group in rest.split("|")]
+
+
+def test_desc_launches_match_the_table_the_cpp_library_is_checked_against():
+    lines = list(_launch_table())
+    assert len(lines) >= 12
+    for number, kernel, (s, tiles, lds, launch, arguments) in lines:
+        shape = ConvShape(*s[:7], (1, 1), tuple(s[7:9]), tuple(s[9:11]))
+        if kernel == "forward":
+            got = list(shape.desc_grid(*tiles))
+            got_args = shape.desc_arguments("X", "F", "Y", lds[0:3], lds[3], lds[4:7])[3:]
+        elif kernel == "dgrad":
+            tp, tq, tn, tk, programs = tiles
+            slices = shape.desc_dgrad_slices(tp, tq, tn, tk, programs)
+            got = [slices, *shape.desc_dgrad_grid(tp, tq, tn, slices),
+                   *shape.desc_dgrad_workspace(tp, tq, tn)]
+            got_args = shape.desc_dgrad_arguments("DY", "F", "DX", "c", "p", lds[0:3], lds[3], lds[4:7])[5:]
+        else:
+            assert kernel == "wgrad", f"line {number}: unknown kernel {kernel}"
+            tm, tn, tp, tq, programs = tiles
+            slices = shape.desc_wgrad_slices(tm, tn, tp, tq, programs)
+            got = [slices, *shape.wgrad_grid(tm, tn, slices), *shape.wgrad_workspace(tm, tn)]
+            got_args = shape.desc_wgrad_arguments("DY", "X", "DF", "c", "p", lds[0:3], lds[3:6], lds[6])[5:]
+        assert (got, list(got_args)) == (launch, arguments), f"conv-desc-launches.txt:{number}"

@@ -181,6 +181,133 @@ def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(
     assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
 
 
+def _prefer(monkeypatch, preferred):
+    """Makes tritonc.ops' choice among the kernels of a convolution deterministic: `preferred` times
+    0 ms and every other kernel 1 ms. Returns the names timed, in order; choices start afresh."""
+    timed = []
+
+    def bench(name, launch, interpret):
+        timed.append(name)
+        launch()
+        return 0.0 if name in preferred else 1.0
+    monkeypatch.setattr(ops, "_kernel_bench", bench)
+    monkeypatch.setattr(ops, "_KERNEL_CHOICES", {})
+    return timed
+
+
+@pytest.mark.parametrize("preferred", [("conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc",
+                                        "conv_nhwc_desc_wgrad.tc"),
+                                       ("conv_nhwc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_wgrad.tc")])
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((2, 0), (1, 2))])
+def test_stride_one_channels_last_conv2d_picks_among_the_descriptor_kernels_on_the_interpreter(
+        preferred, padding, dilation, monkeypatch):
+    """Stride 1, channels_last, CPU tensors: the forward, data and weight gradients each time the
+    descriptor kernel against the gathering one, keep the faster (forced here) and match float64 torch
+    with either."""
+    timed = _prefer(monkeypatch, preferred)
+    _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, padding=padding,
+                                   dilation=dilation),
+           lambda x, w: torch.nn.functional.conv2d(x, w, padding=padding, dilation=dilation),
+           (2, 16, 7, 6), (8, 16, 3, 2), rtol=1e-4, atol=1e-4, device="cpu")
+    assert timed == ["conv_nhwc.tc", "conv_nhwc_desc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_desc_dgrad.tc",
+                     "conv_nhwc_wgrad.tc", "conv_nhwc_desc_wgrad.tc"]
+    assert sorted(ops._KERNEL_CHOICES.values()) == sorted(preferred)
+
+
+def test_a_candidate_kernel_none_of_whose_tiles_runs_is_left_out(monkeypatch):
+    """A kernel whose autotuner finds no tile that compiles and launches (a back-end limit on the GPU)
+    drops out of the choice while another kernel remains; alone, or with another error, it raises."""
+    monkeypatch.setattr(ops, "_KERNEL_CHOICES", {})
+    runs = []
+
+    def works():
+        runs.append("works")
+
+    def fails(message="autotune: no configuration compiled and launched: tma_load: ..."):
+        runs.append("fails")
+        raise RuntimeError(message)
+    assert ops._run_fastest("k1", {"fails": fails, "works": works}, True) == "works"
+    assert runs == ["fails", "works", "works", "works"]  # tuned, timed (one run), then run
+    assert ops._run_fastest("k1", {"fails": fails, "works": works}, True) == "works"
+    with pytest.raises(RuntimeError, match="no configuration"):
+        ops._run_fastest("k2", {"fails": fails, "also fails": fails}, True)
+    with pytest.raises(RuntimeError, match="device lost"):
+        ops._run_fastest("k3", {"works": works, "fails": lambda: fails("device lost")}, True)
+
+
+def test_descriptor_kernels_are_no_candidates_where_they_cannot_run(monkeypatch):
+    """Stride 2 has no descriptor kernel; 12 channels would leave idle columns in the interpreter's
+    TK = 8: only the gathering kernel runs (nothing to time)."""
+    timed = _prefer(monkeypatch, ())
+    for stride, ci in (((2, 1), 16), ((1, 1), 12)):
+        x = torch.randn(1, ci, 6, 5).to(memory_format=torch.channels_last)
+        w = torch.randn(8, ci, 3, 3)
+        ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=1)
+        torch.testing.assert_close(ops.conv2d(x, w, stride, 1).double(), ref, rtol=1e-5, atol=1e-5)
+    assert timed == []
+    assert list(ops._KERNEL_CHOICES.values()) == ["conv_nhwc.tc", "conv_nhwc.tc"]
+
+
+@pytest.mark.parametrize("weight_layout", [torch.contiguous_format, torch.channels_last])
+def test_1x1_channels_last_conv2d_can_run_as_a_gemm_on_the_interpreter(weight_layout, monkeypatch):
+    """A 1x1 filter at stride 1 without padding (dilated or not) on a channels_last input: the GEMM of
+    the Z*H*W x CI pixels by the transposed CO x CI filter (matmul.tc, TRANS_B) is a candidate beside
+    conv_nhwc.tc and conv_nhwc_desc.tc; forced, it gives torch's float64 result in channels_last.
+    Padding or stride 2 make it no GEMM."""
+    timed = _prefer(monkeypatch, ("matmul.tc",))
+    x = torch.randn(2, 16, 5, 7).to(memory_format=torch.channels_last)
+    w = torch.randn(12, 16, 1, 1).contiguous(memory_format=weight_layout)
+    y = ops.conv2d(x, w, dilation=(2, 3))
+    assert y.is_contiguous(memory_format=torch.channels_last) and not y.is_contiguous()
+    torch.testing.assert_close(y.double(), torch.nn.functional.conv2d(x.double(), w.double()),
+                               rtol=1e-5, atol=1e-5)
+    assert timed == ["conv_nhwc.tc", "matmul.tc", "conv_nhwc_desc.tc"]
+    assert list(ops._KERNEL_CHOICES.values()) == ["matmul.tc"]
+    for stride, padding in ((1, 1), (2, 0)):
+        timed.clear()
+        ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=stride, padding=padding)
+        torch.testing.assert_close(ops.conv2d(x, w, stride, padding).double(), ref, rtol=1e-5,
+                                   atol=1e-5)
+        assert "matmul.tc" not in timed
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1),
+                                       (torch.float32, 1e-3)])
+def test_1x1_channels_last_conv2d_as_a_gemm_on_the_gpu(dtype, tol, monkeypatch):
+    """The GEMM route of a 1x1 convolution on the GPU (forced), odd pixel count, against float64."""
+    _prefer(monkeypatch, ("matmul.tc",))
+    x = torch.randn(3, 96, 17, 13, device="cuda", dtype=dtype).to(memory_format=torch.channels_last)
+    w = torch.randn(80, 96, 1, 1, device="cuda", dtype=dtype) / 10
+    y = ops.conv2d(x, w)
+    torch.testing.assert_close(y.double(), torch.nn.functional.conv2d(x.double(), w.double()),
+                               rtol=tol, atol=tol * 10)
+    assert list(ops._KERNEL_CHOICES.values()) == ["matmul.tc"]
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1)])
+@pytest.mark.parametrize("preferred", [("conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc",
+                                        "conv_nhwc_desc_wgrad.tc"), ()])
+def test_stride_one_channels_last_conv2d_and_descriptor_gradients_on_the_gpu(dtype, tol, preferred,
+                                                                             monkeypatch):
+    """The descriptor kernels on the GPU (forced, odd image sizes, padding and dilation) and the
+    choice by timing (preferred empty: whichever is faster), against float64 torch."""
+    if preferred:
+        timed = _prefer(monkeypatch, preferred)
+    else:
+        monkeypatch.setattr(ops, "_KERNEL_CHOICES", {})
+    for padding, dilation in (((1, 1), (1, 1)), ((2, 1), (2, 1))):
+        _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, padding=padding,
+                                       dilation=dilation),
+               lambda x, w: torch.nn.functional.conv2d(x, w, padding=padding, dilation=dilation),
+               (2, 64, 17, 15), (64, 64, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
+    if preferred:
+        assert sorted(set(timed)) == sorted(preferred + ("conv_nhwc.tc", "conv_nhwc_dgrad.tc",
+                                                          "conv_nhwc_wgrad.tc"))
+        assert set(ops._KERNEL_CHOICES.values()) == set(preferred)
+
+
 def test_weight_gradient_workspace_is_kept_and_left_zero():
     """The weight gradient's counters and partial sums are allocated once per device and stream and
     reused: each launch leaves them zero, so a second gradient equals the first bit for bit and the

@@ -3,9 +3,10 @@
 // What a caller of the bundled convolution kernels would otherwise compute
 // itself: the output size, the implicit GEMM's M x N x K, conv.tc's table of
 // address increments (the thesis' ADELTA, listing 5.9), a TK for
-// conv_nhwc.tc and its split-K workspace and candidates. The Python package
-// has the same functions
-// (tritonc.convolution); strides are in elements.
+// conv_nhwc.tc and its split-K workspace and candidates, the grids, slices
+// and workspaces of the gradient kernels, and the launches of the
+// descriptor kernels conv_nhwc_desc*.tc (stride 1). The Python package has
+// the same functions (tritonc.convolution); strides are in elements.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -73,5 +74,87 @@ NhwcWorkspace nhwcWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN, int6
 /// or more (one cannot overlap its loads) and the programs fit in two waves.
 bool nhwcSplitWorthwhile(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK, int64_t Split,
                          int64_t SMs);
+
+/// Programs of a launch along grid axes 0, 1 and 2.
+using ConvGrid = std::array<int64_t, 3>;
+
+/// conv_nhwc_wgrad.tc's grid for TM x TN tiles (CO in TM rows, each filter
+/// tap's CI in TN columns) with Slices layers splitting its reduction; also
+/// conv_nhwc_desc_wgrad.tc's.
+ConvGrid wgradGrid(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t Slices);
+
+/// The workspace through which the slices of a split reduction add their
+/// partial tiles: Counters ints (one per output tile) and Partials float
+/// accumulators (one tile each); zero on entry, and the kernels leave them
+/// zero on exit.
+struct SliceWorkspace {
+  int64_t Counters = 0, Partials = 0;
+};
+
+/// conv_nhwc_wgrad.tc's (and conv_nhwc_desc_wgrad.tc's) workspace at TM x TN.
+SliceWorkspace wgradWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN);
+
+/// A ConvShape that the descriptor kernels (conv_nhwc_desc.tc and its
+/// gradients) compute: a valid shape of stride 1 (a box reads consecutive
+/// pixels). Checked once here, so that the functions below cannot fail.
+class DescConvShape {
+public:
+  /// The shape, or nullopt with the reason in Error (check()'s, or a stride
+  /// other than 1).
+  static std::optional<DescConvShape> make(const ConvShape &Shape, std::string &Error);
+  const ConvShape &shape() const { return Shape; }
+
+private:
+  explicit DescConvShape(const ConvShape &Shape) : Shape(Shape) {}
+  ConvShape Shape;
+};
+
+/// The strides, in elements, of a channels-last tensor between images, rows
+/// and columns (its channels are contiguous).
+struct NhwcStrides {
+  int64_t Z = 0, Row = 0, Col = 0;
+};
+
+/// conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN
+/// channels, one image per layer.
+ConvGrid descGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN);
+
+/// conv_nhwc_desc.tc's scalar arguments, in order, after its pointers X, F
+/// and Y: X's and Y's strides, F's between output channels (LdfCO).
+std::vector<int64_t> descArguments(const DescConvShape &Shape, NhwcStrides X, int64_t LdfCO,
+                                   NhwcStrides Y);
+
+/// How many slices conv_nhwc_desc_dgrad.tc splits its R * S * CDIV(CO, TK)
+/// k-steps into: enough for about Programs programs in all, each slice at
+/// least MinBlocks k-steps long; at least 1.
+int64_t descDgradSlices(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN, int64_t TK,
+                        int64_t Programs, int64_t MinBlocks = 4);
+
+/// conv_nhwc_desc_dgrad.tc's grid: TP x TQ rectangles of input pixels, CI in
+/// TN channels, Slices layers per image.
+ConvGrid descDgradGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
+                       int64_t Slices = 1);
+
+/// conv_nhwc_desc_dgrad.tc's workspace (one tile of TP * TQ x TN per
+/// rectangle and channel block of every image).
+SliceWorkspace descDgradWorkspace(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN);
+
+/// conv_nhwc_desc_dgrad.tc's scalar arguments after its pointers DY, F, DX,
+/// counters and partials.
+std::vector<int64_t> descDgradArguments(const DescConvShape &Shape, NhwcStrides DY, int64_t LdfCO,
+                                        NhwcStrides DX);
+
+/// How many slices conv_nhwc_desc_wgrad.tc splits its reduction over the
+/// Z * CDIV(P, TP) * CDIV(Q, TQ) rectangles of output pixels into for TM x
+/// TN tiles: enough for about Programs programs in all, each slice at least
+/// MinBlocks rectangles long; at least 1. Its grid and workspace are
+/// wgradGrid's and wgradWorkspace's.
+int64_t descWgradSlices(const DescConvShape &Shape, int64_t TM, int64_t TN, int64_t TP, int64_t TQ,
+                        int64_t Programs, int64_t MinBlocks = 4);
+
+/// conv_nhwc_desc_wgrad.tc's scalar arguments after its pointers DY, X, DF,
+/// counters and partials.
+std::vector<int64_t> descWgradArguments(const DescConvShape &Shape, NhwcStrides DY, NhwcStrides X,
+                                        int64_t LdfCO);
 
 } // namespace tritonc::driver

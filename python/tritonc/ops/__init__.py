@@ -8,18 +8,23 @@ without a graph break, and with autograd formulas:
     tritonc.ops.softmax(x)          row softmax of a 2-D tensor
     tritonc.ops.conv2d(x, w, stride, padding, dilation)   convolution (implicit GEMM): NCHW
                                     input with conv.tc, channels_last input (and any dilated
-                                    one) with conv_nhwc.tc (output in the input's memory format)
+                                    one) with the fastest of conv_nhwc.tc, conv_nhwc_desc.tc
+                                    (stride 1) and matmul.tc (1x1, stride 1, no padding), output
+                                    in the input's memory format
     tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
 for tests and small inputs). Gradients: matmul's are matmuls (through this op), softmax's is
 computed from its output. conv2d's, for a channels_last input, are the channels-last kernels
-conv_nhwc_dgrad.tc (data) and conv_nhwc_wgrad.tc (weights); for an NCHW input (which has no
+conv_nhwc_dgrad.tc (data) and conv_nhwc_wgrad.tc (weights), or at stride 1 their descriptor versions
+conv_nhwc_desc_dgrad.tc and conv_nhwc_desc_wgrad.tc where those are faster (each kernel autotuned over
+its tiles, then the winners timed against each other once per shape); for an NCHW input (which has no
 backward kernel) they are matmuls through this op on the unfolded input
 (torch.nn.functional.unfold / fold move the data).
 """
 
 import functools
+import time
 from typing import List
 
 import torch
@@ -321,12 +326,193 @@ def _is_channels_last(x):
     return x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
 
 
+# The kernel chosen per problem (key) among those that compute it: each one's autotuner picks its
+# tile, then the winners are timed against each other once per key in this process (the tile choices
+# are persisted by the autotuners; this one is cheap to make again: a launch and a timing per kernel).
+_KERNEL_CHOICES = {}
+
+
+def _kernel_bench(name, launch, interpret):
+    """Milliseconds of launch() (name is the kernel's, for tests that force a choice): do_bench on the
+    GPU; on the interpreter one wall-clock run (it is exact and slow, and the timing means little)."""
+    if interpret:
+        start = time.perf_counter()
+        launch()
+        return (time.perf_counter() - start) * 1e3
+    from tritonc.testing import do_bench  # noqa: PLC0415
+    return do_bench(launch, warmup=5, rep=20)
+
+
+def _run_fastest(key, launchers, interpret):
+    """Runs the fastest of launchers ({kernel name: a callable that computes the result}) for key and
+    returns its name. The first call with a key launches each one (tuning its tiles), times it, and
+    keeps the winner; every launcher writes the whole result, and the winner runs last. A kernel none
+    of whose tiles compiles and launches (its autotuner's RuntimeError) is left out while another one
+    remains: a back-end limit of one candidate kernel must not take the operator down."""
+    name = _KERNEL_CHOICES.get(key)
+    if name is None:
+        if len(launchers) > 1:
+            usable, failure = {}, None
+            for n, launch in launchers.items():
+                try:
+                    launch()  # tunes the kernel's tiles for these arguments
+                    usable[n] = launch
+                except RuntimeError as error:
+                    if not str(error).startswith("autotune: no configuration"):
+                        raise
+                    failure = error
+            if not usable:
+                raise failure
+            times = {n: _kernel_bench(n, launch, interpret) for n, launch in usable.items()}
+            name = min(times, key=times.get)
+        else:
+            name = next(iter(launchers))
+        _KERNEL_CHOICES[key] = name
+    launchers[name]()
+    return name
+
+
+# The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
+# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, warps,
+# stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS but for
+# 8x16x128x64 with 4 warps, which spills (52 bytes) where the boxes are not copied into rings;
+# conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc:
+# (TP, TQ, TM, TN, ...), CONV_DESC_WGRAD_CONFIGS.
+_CONV_DESC_TILES = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 64, 64, 4, 4)]
+_CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 256, 64, 8, 3),
+                          (8, 16, 64, 64, 4, 3), (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
+_CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 128, 256, 8, 3), (8, 16, 128, 128, 8, 3),
+                          (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3), (8, 8, 64, 64, 4, 4)]
+# On the interpreter: one small tile each (TK = 8 must divide the channels of the reduction).
+_CONV_DESC_INTERPRETER_TILES = {"conv_nhwc_desc.tc": [(4, 4, 8, 8, 4, 3)],
+                                "conv_nhwc_desc_dgrad.tc": [(4, 4, 8, 8, 4, 3)],
+                                "conv_nhwc_desc_wgrad.tc": [(4, 4, 8, 8, 4, 3)]}
+# Each kernel's block macros in its tiles' order, and the parameters (reduced channels, output
+# channels) the tile sizes are pruned against: TK divides the reduced channels (no idle tensor-core
+# columns), and the output channel blocks are at most max(64, the channels).
+_CONV_DESC_KERNELS = {
+    "conv_nhwc_desc.tc": (("TP", "TQ", "TN", "TK"), _CONV_DESC_TILES, ("CI", {"TN": "CO"})),
+    "conv_nhwc_desc_dgrad.tc": (("TP", "TQ", "TN", "TK"), _CONV_DESC_DGRAD_TILES, ("CO", {"TN": "CI"})),
+    "conv_nhwc_desc_wgrad.tc": (("TP", "TQ", "TM", "TN"), _CONV_DESC_WGRAD_TILES,
+                                (None, {"TM": "CO", "TN": "CI"})),
+}
+_CONV_DESC_KEY = ["Z", "H", "W", "CI", "CO", "R", "S", "pad_h", "pad_w", "dil_h", "dil_w"]
+# Compiled with explicit_wgmma_rings (their boxes become rings of bulk tensor copies feeding wgmma), as
+# the benchmark compiles them. Not the weight gradient: with the option, its transposed [TP*TQ, TM]
+# operand at TM = 128 has no slot in the copy engine's layout (a compile error; TM = 64 compiles), so it
+# keeps the loads of the default pipeline, at which all its tiles compile without spills.
+_CONV_DESC_RINGS = {"conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc"}
+
+
+def _desc_tile_fits(kernel, defines, channels):
+    """Whether a tile (its defines) of a descriptor kernel is worth timing for channels = {"CI": ..,
+    "CO": ..} (the rule of _CONV_DESC_KERNELS)."""
+    _, _, (reduced, blocks) = _CONV_DESC_KERNELS[kernel]
+    if "TK" in defines and reduced and channels[reduced] % defines["TK"]:
+        return False
+    return all(defines[macro] <= max(64, channels[dim]) for macro, dim in blocks.items())
+
+
+@functools.lru_cache(maxsize=None)
+def _conv_desc_tuner(kernel, type_name, device):
+    """A descriptor kernel autotuned per shape, or None where it has no tiles (float on the GPU)."""
+    interpret = device is None
+    if interpret:
+        tiles = _CONV_DESC_INTERPRETER_TILES[kernel]
+    elif type_name == "float":
+        return None
+    else:
+        tiles = _CONV_DESC_KERNELS[kernel][1]
+    macros = _CONV_DESC_KERNELS[kernel][0]
+    configs = [tritonc.Config(dict(zip(macros, tile[:4])), num_warps=tile[4], num_stages=tile[5])
+               for tile in tiles]
+    rings = {"explicit_wgmma_rings": True} if not interpret and kernel in _CONV_DESC_RINGS else {}
+    return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_DESC_KEY,
+                            prune=lambda cs, named: [c for c in cs if _desc_tile_fits(
+                                kernel, c.defines, named)],
+                            defines={"TYPE": type_name, "ACC": "float"}, interpret=interpret,
+                            device=device, progress=False, **rings)
+
+
+def _desc_tuner_for(kernel, shape, type_name, device):
+    """The descriptor kernel's tuner where it can compute shape (stride 1, channels: a tensor
+    descriptor has no empty extent) with a tile that fits its channels, else None."""
+    if shape.stride != (1, 1) or 0 in (shape.ci, shape.co):
+        return None
+    tuner = _conv_desc_tuner(kernel, type_name, device)
+    channels = {"CI": shape.ci, "CO": shape.co}
+    if tuner is None or not any(_desc_tile_fits(kernel, c.defines, channels) for c in tuner.configs):
+        return None
+    return tuner
+
+
+def _run_with_desc(layouts, launchers, desc_kernel, desc_launch, shape, type_name, t):
+    """Runs the fastest of launchers and, where it can compute shape, the descriptor kernel
+    desc_kernel (desc_launch(its tuner)), for tensors on t's device; layouts (the pass and its
+    operands' strides) and shape are the key of the choice."""
+    device = _device_of(t)
+    desc = _desc_tuner_for(desc_kernel, shape, type_name, device)
+    if desc is not None:
+        launchers = dict(launchers, **{desc_kernel: lambda: desc_launch(desc)})
+    return _run_fastest((layouts, device, type_name, shape), launchers, device is None)
+
+
+def _channels_last_filter(w):
+    """The filter as the descriptor kernels read it: CO x R x S x CI, channels contiguous (PyTorch's
+    channels_last weight as it is, any other a copy)."""
+    return w.permute(0, 2, 3, 1).contiguous()
+
+
+def _nhwc_strides(t):
+    """(batch, row, column) strides of an NCHW-indexed tensor whose channels are contiguous."""
+    return t.stride(0), t.stride(2), t.stride(3)
+
+
 def _conv2d_nhwc(x, w, shape, type_name):
-    """conv_nhwc.tc on a channels_last input: the output is channels_last too."""
+    """A channels_last input, output channels_last: the fastest of conv_nhwc.tc, conv_nhwc_desc.tc
+    (stride 1) and, for a 1x1 filter at stride 1 without padding, a GEMM (matmul.tc)."""
     y = torch.empty(shape.z, shape.co, shape.p, shape.q, dtype=x.dtype, device=x.device,
                     memory_format=torch.channels_last)
     if y.numel() == 0:
         return y
+    launchers = {"conv_nhwc.tc": lambda: _conv2d_nhwc_gathers(x, w, y, shape, type_name)}
+    if _conv_is_gemm(x, shape):
+        launchers["matmul.tc"] = lambda: _conv2d_gemm(x, w, y, shape, type_name, _device_of(x))
+    _run_with_desc(("forward", x.stride(), w.stride()), launchers, "conv_nhwc_desc.tc",
+                   lambda desc: _conv2d_nhwc_desc(desc, x, w, y, shape), shape, type_name, x)
+    return y
+
+
+def _conv2d_nhwc_desc(tuner, x, w, y, shape):
+    """conv_nhwc_desc.tc: boxes of the input at each tap's shift and of the channels_last filter."""
+    f = _channels_last_filter(w)
+    args = shape.desc_arguments(x, f, y, _nhwc_strides(x), f.stride(0), _nhwc_strides(y))
+    tuner[lambda meta: shape.desc_grid(meta["TP"], meta["TQ"], meta["TN"])](*args)
+
+
+def _conv_is_gemm(x, shape):
+    """Whether the convolution is a GEMM of the input's pixels by the filter: 1x1, stride 1, no
+    padding (dilation changes nothing), and the channels_last input dense (pixels CI apart); CI > 0
+    (matmul.tc takes a positive K)."""
+    return ((shape.r, shape.s, shape.stride, shape.padding) == (1, 1, (1, 1), (0, 0))
+            and shape.ci > 0 and x.is_contiguous(memory_format=torch.channels_last))
+
+
+def _conv2d_gemm(x, w, y, shape, type_name, device):
+    """Y (Z*H*W x CO) = X (Z*H*W x CI) @ ^F (F: the CO x CI filter rows, read transposed by
+    matmul.tc's TRANS_B), with ops.matmul's tuned configurations; y's matrix is a view of it."""
+    m, n, k = shape.m, shape.co, shape.ci
+    a = x.permute(0, 2, 3, 1).reshape(m, k)
+    b = w.reshape(n, k)
+    b = b if b.stride(1) == 1 else b.contiguous()
+    c = y.permute(0, 2, 3, 1).view(m, n)
+    tuner = _matmul_tuner(type_name, False, True, False, device)
+    tuner[lambda meta: (tritonc.cdiv(m, meta["TM"]), tritonc.cdiv(n, meta["TN"]))](
+        a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
+
+
+def _conv2d_nhwc_gathers(x, w, y, shape, type_name):
+    """conv_nhwc.tc: rows of the input gathered per filter tap, the filter as a matrix."""
     tk = nhwc_block_k(shape.ci, 8 if type_name == "float" else 64)
     tuner, configs, sms = _conv_nhwc_tuner(type_name, tk, _device_of(x))
     # The filter as an (R*S*CI) x CO matrix, rows in the order (r, s, ci).
@@ -340,7 +526,6 @@ def _conv2d_nhwc(x, w, shape, type_name):
                                 torch.empty(max(partials, 1), dtype=torch.float32, device=x.device),
                                 _zeroed_workspace(x.device, counters))
     tuner[lambda meta: shape.grid(meta["TM"], meta["TN"], meta["SPLIT"])](*args)
-    return y
 
 
 # (TM, TN, TK, num_warps, num_stages) of the backward kernels on the GPU; TK must divide CO in
@@ -375,48 +560,102 @@ def _conv_backward_tuner(kernel, type_name, tk, device):
 
 
 def _conv2d_nhwc_dgrad(grad, w, shape, type_name):
-    """The data gradient of a channels_last convolution (conv_nhwc_dgrad.tc), channels_last."""
+    """The data gradient of a channels_last convolution, channels_last: the faster of
+    conv_nhwc_dgrad.tc and (stride 1) conv_nhwc_desc_dgrad.tc."""
     dx = torch.empty(shape.z, shape.ci, shape.h, shape.w, dtype=grad.dtype, device=grad.device,
                      memory_format=torch.channels_last)
     if dx.numel() == 0:
         return dx
     if grad.numel() == 0:
         return dx.zero_()
+    launchers = {"conv_nhwc_dgrad.tc": lambda: _conv2d_nhwc_dgrad_gathers(grad, w, dx, shape,
+                                                                           type_name)}
+    _run_with_desc(("dgrad", grad.stride(), w.stride()), launchers, "conv_nhwc_desc_dgrad.tc",
+                   lambda desc: _conv2d_desc_dgrad(desc, grad, w, dx, shape), shape, type_name, grad)
+    return dx
+
+
+def _conv2d_nhwc_dgrad_gathers(grad, w, dx, shape, type_name):
+    """conv_nhwc_dgrad.tc: a layer per stride phase, the filter as an (R*S*CO) x CI matrix."""
     tk = nhwc_block_k(shape.co, 8 if type_name == "float" else 64)
     tuner = _conv_backward_tuner("conv_nhwc_dgrad.tc", type_name, tk, _device_of(grad))
     # The filter as an (R*S*CO) x CI matrix, rows in the order (r, s, k).
     b = w.permute(2, 3, 0, 1).reshape(shape.r * shape.s * shape.co, shape.ci).contiguous()
-    args = shape.dgrad_arguments(grad, b, dx, (grad.stride(0), grad.stride(2), grad.stride(3)),
-                                 b.stride(0), (dx.stride(0), dx.stride(2), dx.stride(3)))
+    args = shape.dgrad_arguments(grad, b, dx, _nhwc_strides(grad), b.stride(0), _nhwc_strides(dx))
     tuner[lambda meta: shape.dgrad_grid(meta["TM"], meta["TN"])](*args)
-    return dx
+
+
+def _reduction_programs(t):
+    """How many programs a split reduction aims at: two per multiprocessor; a few on the interpreter,
+    so that tests add through the workspace."""
+    return 2 * torch.cuda.get_device_properties(t.device).multi_processor_count if t.is_cuda else 4
+
+
+def _conv2d_desc_dgrad(tuner, grad, w, dx, shape):
+    """conv_nhwc_desc_dgrad.tc: boxes of the output gradient at each tap's shift and of the
+    channels_last filter; small images split their k-steps into slices."""
+    f = _channels_last_filter(w)
+    sizes = [shape.desc_dgrad_workspace(c.defines["TP"], c.defines["TQ"], c.defines["TN"])
+             for c in tuner.configs]
+    counters = _zeroed_workspace(grad.device, max(size[0] for size in sizes))
+    partials = _zeroed_workspace(grad.device, max(size[1] for size in sizes), torch.float32)
+    programs, min_blocks = _reduction_programs(grad), 1 if _device_of(grad) is None else 4
+    args = shape.desc_dgrad_arguments(grad, f, dx, counters, partials, _nhwc_strides(grad),
+                                      f.stride(0), _nhwc_strides(dx))
+
+    def grid(meta):
+        tp, tq, tn = meta["TP"], meta["TQ"], meta["TN"]
+        return shape.desc_dgrad_grid(tp, tq, tn, shape.desc_dgrad_slices(tp, tq, tn, meta["TK"],
+                                                                          programs, min_blocks))
+    tuner[grid](*args)
 
 
 def _conv2d_nhwc_wgrad(grad, x, shape, type_name):
-    """The weight gradient of a channels_last convolution (conv_nhwc_wgrad.tc): CO x CI x R x S
-    in channels_last layout."""
+    """The weight gradient of a channels_last convolution: CO x CI x R x S in channels_last layout,
+    the faster of conv_nhwc_wgrad.tc and (stride 1) conv_nhwc_desc_wgrad.tc."""
     dw = torch.empty(shape.co, shape.r, shape.s, shape.ci, dtype=grad.dtype, device=grad.device)
     if dw.numel() == 0:
         return dw.permute(0, 3, 1, 2)
     if grad.numel() == 0:
         return dw.zero_().permute(0, 3, 1, 2)
+    launchers = {"conv_nhwc_wgrad.tc": lambda: _conv2d_nhwc_wgrad_gathers(grad, x, dw, shape,
+                                                                           type_name)}
+    _run_with_desc(("wgrad", grad.stride(), x.stride()), launchers, "conv_nhwc_desc_wgrad.tc",
+                   lambda desc: _conv2d_desc_wgrad(desc, grad, x, dw, shape), shape, type_name, grad)
+    return dw.permute(0, 3, 1, 2)
+
+
+def _wgrad_workspace(grad, shape, tiles):
+    """The workspace of a sliced weight gradient, large enough for every (TM, TN) of tiles (zero
+    again on exit)."""
+    sizes = [shape.wgrad_workspace(tm, tn) for tm, tn in tiles]
+    return (_zeroed_workspace(grad.device, max(size[0] for size in sizes)),
+            _zeroed_workspace(grad.device, max(size[1] for size in sizes), torch.float32))
+
+
+def _conv2d_nhwc_wgrad_gathers(grad, x, dw, shape, type_name):
+    """conv_nhwc_wgrad.tc: its reduction over the output pixels split into slices."""
     device = _device_of(grad)
     tuner = _conv_backward_tuner("conv_nhwc_wgrad.tc", type_name, None, device)
-    tiles = _conv_backward_tiles(type_name, device)
-    # The workspace of the sliced reduction, large enough for every tile (zero again on exit).
-    counters = _zeroed_workspace(grad.device, max(shape.wgrad_workspace(tm, tn)[0] for tm, tn, *_ in tiles))
-    partials = _zeroed_workspace(grad.device, max(shape.wgrad_workspace(tm, tn)[1] for tm, tn, *_ in tiles),
-                                 torch.float32)
-    # Two programs per multiprocessor; a few slices on the interpreter, so that tests add through
-    # the workspace.
-    programs = (2 * torch.cuda.get_device_properties(grad.device).multi_processor_count
-                if grad.is_cuda else 4)
-    args = shape.wgrad_arguments(grad, x, dw, counters, partials,
-                                 (grad.stride(0), grad.stride(2), grad.stride(3)),
-                                 (x.stride(0), x.stride(2), x.stride(3)), dw.stride(0))
+    counters, partials = _wgrad_workspace(
+        grad, shape, [(tm, tn) for tm, tn, *_ in _conv_backward_tiles(type_name, device)])
+    programs = _reduction_programs(grad)
+    args = shape.wgrad_arguments(grad, x, dw, counters, partials, _nhwc_strides(grad),
+                                 _nhwc_strides(x), dw.stride(0))
     tuner[lambda meta: shape.wgrad_grid(meta["TM"], meta["TN"], shape.wgrad_slices(
         meta["TM"], meta["TN"], meta["TK"], programs, 2 if device is None else 8))](*args)
-    return dw.permute(0, 3, 1, 2)
+
+
+def _conv2d_desc_wgrad(tuner, grad, x, dw, shape):
+    """conv_nhwc_desc_wgrad.tc: a k-step is a rectangle of output pixels (boxes of the output
+    gradient and of the input at the tap's shift); dw is CO x R x S x CI, as it writes it."""
+    counters, partials = _wgrad_workspace(grad, shape, [(c.defines["TM"], c.defines["TN"])
+                                                        for c in tuner.configs])
+    programs, min_blocks = _reduction_programs(grad), 1 if _device_of(grad) is None else 4
+    args = shape.desc_wgrad_arguments(grad, x, dw, counters, partials, _nhwc_strides(grad),
+                                      _nhwc_strides(x), dw.stride(0))
+    tuner[lambda meta: shape.wgrad_grid(meta["TM"], meta["TN"], shape.desc_wgrad_slices(
+        meta["TM"], meta["TN"], meta["TP"], meta["TQ"], programs, min_blocks))](*args)
 
 
 @torch.library.custom_op("tritonc::conv2d", mutates_args=())
@@ -504,8 +743,11 @@ _conv2d_op.register_autograd(_conv2d_backward, setup_context=_conv2d_setup)
 def conv2d(x, w, stride=1, padding=0, dilation=1):
     """Convolution of x (Z x CI x H x W) with w (CO x CI x R x S), no bias; stride, padding and
     dilation as in torch.nn.functional.conv2d (an int or a pair). A channels_last x runs the
-    channels-last kernel and gives a channels_last result, and its gradients run the channels-last
-    backward kernels (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc); any other layout is made contiguous
+    fastest of the channels-last kernels for its shape (conv_nhwc.tc; at stride 1 also the
+    descriptor kernel conv_nhwc_desc.tc, and for a 1x1 filter without padding a GEMM, matmul.tc)
+    and gives a channels_last result, and its gradients run the channels-last backward kernels
+    (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc, at stride 1 also conv_nhwc_desc_dgrad.tc and
+    conv_nhwc_desc_wgrad.tc, the faster of each pair); any other layout is made contiguous
     (NCHW), its gradients are computed with unfold / fold and matmuls (there is no NCHW backward
     kernel), and a dilated one is computed by the channels-last kernel too (conv.tc has no dilation)
     and returned in NCHW."""

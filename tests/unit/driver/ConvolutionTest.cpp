@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 using namespace tritonc::driver;
 
 TEST(Convolution, OutputSizesFollowTheWindowThatFits) {
@@ -95,4 +98,103 @@ TEST(Convolution, SplitKIsACandidateWhereTheTilesLeaveSMsIdle) {
   NhwcWorkspace Split = nhwcWorkspace(Small, 64, 32, 9);
   EXPECT_EQ(Split.Counters, 8);
   EXPECT_EQ(Split.Partials, 8 * 9 * 64 * 32);
+}
+
+TEST(Convolution, WgradGridAndWorkspaceCoverEveryTapsChannelBlocks) {
+  ConvShape Shape{2, 40, 7, 9, 24, 3, 2, 1, 1, 1, 0, 1, 2};
+  // CDIV(24, 16) = 2 row blocks; 3 * 2 taps of CDIV(40, 32) = 2 channel blocks each.
+  EXPECT_EQ(wgradGrid(Shape, 16, 32, 5), (ConvGrid{2, 12, 5}));
+  SliceWorkspace Workspace = wgradWorkspace(Shape, 16, 32);
+  EXPECT_EQ(Workspace.Counters, 24);
+  EXPECT_EQ(Workspace.Partials, 24 * 16 * 32);
+}
+
+TEST(Convolution, DescriptorKernelsTakeStrideOneOnly) {
+  std::string Error;
+  ConvShape Strided{32, 128, 56, 56, 128, 3, 3, 2, 2, 1, 1, 1, 1};
+  EXPECT_FALSE(DescConvShape::make(Strided, Error));
+  EXPECT_NE(Error.find("stride 1"), std::string::npos) << Error;
+  ConvShape Empty{1, 1, 5, 5, 1, 3, 0, 1, 1, 0, 0, 1, 1};
+  EXPECT_FALSE(DescConvShape::make(Empty, Error));
+  EXPECT_NE(Error.find("empty filter"), std::string::npos) << Error;
+  ConvShape Dilated{1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 2, 2};
+  EXPECT_TRUE(DescConvShape::make(Dilated, Error)) << Error;
+}
+
+namespace {
+
+/// One line of Inputs/conv-desc-launches.txt: the kernel and its groups of
+/// integers (split by '|').
+struct LaunchLine {
+  std::string Kernel;
+  std::vector<std::vector<int64_t>> Groups;
+  int Number = 0;
+};
+
+std::vector<LaunchLine> readLaunches(const std::string &Path) {
+  std::ifstream In(Path);
+  std::vector<LaunchLine> Lines;
+  std::string Text;
+  for (int Number = 1; std::getline(In, Text); ++Number) {
+    std::istringstream Words(Text);
+    LaunchLine Line{{}, {{}}, Number};
+    if (!(Words >> Line.Kernel) || Line.Kernel[0] == '#')
+      continue;
+    for (std::string Word; Words >> Word;) {
+      if (Word == "|")
+        Line.Groups.emplace_back();
+      else
+        Line.Groups.back().push_back(std::stoll(Word));
+    }
+    Lines.push_back(std::move(Line));
+  }
+  return Lines;
+}
+
+NhwcStrides stridesAt(const std::vector<int64_t> &Group, size_t First) {
+  return {Group.at(First), Group.at(First + 1), Group.at(First + 2)};
+}
+
+/// slices, grid, counters, partials: the launch group of a split kernel.
+std::vector<int64_t> splitLaunch(int64_t Slices, const ConvGrid &Grid,
+                                 const SliceWorkspace &Workspace) {
+  return {Slices, Grid[0], Grid[1], Grid[2], Workspace.Counters, Workspace.Partials};
+}
+
+} // namespace
+
+// The same table is checked against tritonc.convolution in tests/python/test_convolution.py: the
+// two libraries launch the descriptor kernels alike.
+TEST(Convolution, DescriptorLaunchesMatchTheSharedTable) {
+  std::vector<LaunchLine> Lines = readLaunches(TRITONC_TEST_INPUTS "/conv-desc-launches.txt");
+  ASSERT_GE(Lines.size(), 12u) << "the table is missing or short";
+  for (const LaunchLine &Line : Lines) {
+    SCOPED_TRACE("conv-desc-launches.txt:" + std::to_string(Line.Number));
+    ASSERT_EQ(Line.Groups.size(), 5u);
+    const std::vector<int64_t> &S = Line.Groups[0], &T = Line.Groups[1], &L = Line.Groups[2];
+    ASSERT_EQ(S.size(), 11u);
+    ConvShape Shape{S[0], S[1], S[2], S[3], S[4], S[5], S[6], 1, 1, S[7], S[8], S[9], S[10]};
+    std::string Error;
+    std::optional<DescConvShape> Desc = DescConvShape::make(Shape, Error);
+    ASSERT_TRUE(Desc) << Error;
+    std::vector<int64_t> Launch, Arguments;
+    if (Line.Kernel == "forward") {
+      ConvGrid Grid = descGrid(*Desc, T.at(0), T.at(1), T.at(2));
+      Launch.assign(Grid.begin(), Grid.end());
+      Arguments = descArguments(*Desc, stridesAt(L, 0), L.at(3), stridesAt(L, 4));
+    } else if (Line.Kernel == "dgrad") {
+      int64_t Slices = descDgradSlices(*Desc, T.at(0), T.at(1), T.at(2), T.at(3), T.at(4));
+      Launch = splitLaunch(Slices, descDgradGrid(*Desc, T[0], T[1], T[2], Slices),
+                           descDgradWorkspace(*Desc, T[0], T[1], T[2]));
+      Arguments = descDgradArguments(*Desc, stridesAt(L, 0), L.at(3), stridesAt(L, 4));
+    } else {
+      ASSERT_EQ(Line.Kernel, "wgrad");
+      int64_t Slices = descWgradSlices(*Desc, T.at(0), T.at(1), T.at(2), T.at(3), T.at(4));
+      Launch = splitLaunch(Slices, wgradGrid(Shape, T[0], T[1], Slices),
+                           wgradWorkspace(Shape, T[0], T[1]));
+      Arguments = descWgradArguments(*Desc, stridesAt(L, 0), stridesAt(L, 3), L.at(6));
+    }
+    EXPECT_EQ(Launch, Line.Groups[3]);
+    EXPECT_EQ(Arguments, Line.Groups[4]);
+  }
 }
