@@ -15,13 +15,12 @@ than expected were read. The same for the unaligned-row GEMM candidates (UNALIGN
 matmul_grouped.tc, fp16, specialized with every size and stride odd), whose 2-byte loads cannot be copied
 asynchronously and stay in registers. And the descriptor kernels at tritonc.ops.conv2d's own tiles
 (OPS_DESC_LISTS, fp16 and bf16, with the options ops compiles them with), and the GEMM candidates of 1x1
-layers (CONV_GEMM_CONFIGS: matmul.tc with TRANS_B, fp16 and bf16, with and without --explicit-wgmma-rings);
+layers (CONV_GEMM_CONFIGS: matmul.tc with TRANS_B, fp16 and bf16);
 a compile command already run for another list is not run again.
 
 Usage: check-conv-spills.py TRITONC PTXAS
 """
 import ast
-import itertools
 import re
 import subprocess
 import sys
@@ -77,13 +76,11 @@ DESC_LISTS = [
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]
-# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros, options as ops'
-# _CONV_DESC_RINGS gives them), as DESC_LISTS.
-RINGS = ["--explicit-wgmma-rings"]
+# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
 OPS_DESC_LISTS = [
-    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK"), RINGS),
-    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK"), RINGS),
-    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN"), []),
+    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK")),
+    ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
+    ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
 ]
 SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -139,23 +136,22 @@ def commands(tritonc, lists, ptx):
                [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", f"-DTM={tm}",
                 f"-DTN={tn}", f"-DTK={tk}", *extra, f"--num-warps={warps}", f"--num-stages={stages}",
                 f"--specialize={UNALIGNED_SPECIALIZATION}", "--emit=ptx", "-o", str(ptx)])
-    for kernel, list_name, macros, options in OPS_DESC_LISTS:
+    for kernel, list_name, macros in OPS_DESC_LISTS:
         for *blocks, warps, stages in lists[OPS].get(list_name, []):
             for ty in ("half", "bfloat16"):
                 yield (f"ops {kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
                        + f" w{warps} s{stages}",
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
                         *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
-                        f"--num-stages={stages}", *options, f"--specialize={SPECIALIZATIONS[kernel]}",
+                        f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}",
                         "--emit=ptx", "-o", str(ptx)])
     # A B C M N K lda ldb ldc of a 1x1 layer as a GEMM: Z*H*W, CO, CI and the strides multiples of 16.
     for tm, tn, tk, warps, stages in lists[SUITE].get("CONV_GEMM_CONFIGS", []):
-        for ty, options in itertools.product(("half", "bfloat16"), ([], RINGS)):
-            yield (f"1x1 GEMM matmul.tc {ty} {tm}x{tn}x{tk} w{warps} s{stages} TRANS_B"
-                   + "".join(f" {o}" for o in options),
+        for ty in ("half", "bfloat16"):
+            yield (f"1x1 GEMM matmul.tc {ty} {tm}x{tn}x{tk} w{warps} s{stages} TRANS_B",
                    [tritonc, "compile", str(REPO / "kernels" / "matmul.tc"), f"-DTYPE={ty}", "-DACC=float",
                     "-DTRANS_B=1", f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", f"--num-warps={warps}",
-                    f"--num-stages={stages}", *options, "--specialize=DDDDDDDDD", "--emit=ptx", "-o", str(ptx)])
+                    f"--num-stages={stages}", "--specialize=DDDDDDDDD", "--emit=ptx", "-o", str(ptx)])
 
 
 def main():
@@ -181,7 +177,7 @@ def main():
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
               | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS}
-              | {(OPS, list_name) for _, list_name, _, _ in OPS_DESC_LISTS} | {(SUITE, "CONV_GEMM_CONFIGS")})
+              | {(OPS, list_name) for _, list_name, _ in OPS_DESC_LISTS} | {(SUITE, "CONV_GEMM_CONFIGS")})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "

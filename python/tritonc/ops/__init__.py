@@ -374,11 +374,11 @@ def _run_fastest(key, launchers, interpret):
 
 # The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
 # conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, warps,
-# stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS but for
-# 8x16x128x64 with 4 warps, which spills (52 bytes) where the boxes are not copied into rings;
+# stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS;
 # conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc:
 # (TP, TQ, TM, TN, ...), CONV_DESC_WGRAD_CONFIGS.
-_CONV_DESC_TILES = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 64, 64, 4, 4)]
+_CONV_DESC_TILES = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 128, 64, 4, 4),
+                    (8, 16, 64, 64, 4, 4)]
 _CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 256, 64, 8, 3),
                           (8, 16, 64, 64, 4, 3), (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
 _CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 128, 256, 8, 3), (8, 16, 128, 128, 8, 3),
@@ -397,11 +397,6 @@ _CONV_DESC_KERNELS = {
                                 (None, {"TM": "CO", "TN": "CI"})),
 }
 _CONV_DESC_KEY = ["Z", "H", "W", "CI", "CO", "R", "S", "pad_h", "pad_w", "dil_h", "dil_w"]
-# Compiled with explicit_wgmma_rings (their boxes become rings of bulk tensor copies feeding wgmma), as
-# the benchmark compiles them. Not the weight gradient: with the option, its transposed [TP*TQ, TM]
-# operand at TM = 128 has no slot in the copy engine's layout (a compile error; TM = 64 compiles), so it
-# keeps the loads of the default pipeline, at which all its tiles compile without spills.
-_CONV_DESC_RINGS = {"conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc"}
 
 
 def _desc_tile_fits(kernel, defines, channels):
@@ -426,12 +421,11 @@ def _conv_desc_tuner(kernel, type_name, device):
     macros = _CONV_DESC_KERNELS[kernel][0]
     configs = [tritonc.Config(dict(zip(macros, tile[:4])), num_warps=tile[4], num_stages=tile[5])
                for tile in tiles]
-    rings = {"explicit_wgmma_rings": True} if not interpret and kernel in _CONV_DESC_RINGS else {}
     return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_DESC_KEY,
                             prune=lambda cs, named: [c for c in cs if _desc_tile_fits(
                                 kernel, c.defines, named)],
                             defines={"TYPE": type_name, "ACC": "float"}, interpret=interpret,
-                            device=device, progress=False, **rings)
+                            device=device, progress=False)
 
 
 def _desc_tuner_for(kernel, shape, type_name, device):
