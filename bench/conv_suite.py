@@ -302,7 +302,10 @@ def _gemm_candidates(cs, quick):
 
 def _with_gemm(launch, cs, x_nhwc, weight, out):
     """launch(cfg, kern) of conv_nhwc, and for the matmul.tc candidates the GEMM: X (Z*H*W x CI, views of
-    the channels_last input and output) by the NCHW filter's CO x CI rows into Y (Z*P*Q x CO)."""
+    the channels_last input and output) by the NCHW filter's CO x CI rows into Y (Z*P*Q x CO). Other
+    shapes have no GEMM candidates (_gemm_candidates), and their filters no CO x CI view."""
+    if not _gemm_candidates(cs, quick=True):
+        return launch
     a = x_nhwc.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
     b = weight.reshape(cs.co, cs.ci)
     c = out.permute(0, 2, 3, 1).view(cs.m, cs.co)
