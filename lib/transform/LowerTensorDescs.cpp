@@ -121,8 +121,12 @@ const Type *Rewriter::slotTypeOf(const Type *Desc) {
 std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruction &Desc) {
   if (!TensorCopies)
     return "bulk tensor copies are off (not sm_90a, --no-tma or --no-explicit-rings)";
+  // tensor-stores, which runs with tensor-copies, reads the box back from
+  // the scatter and decides with the rules of every epilogue store.
   if (Access.getOpcode() != Opcode::DescLoad)
-    return "stores are lowered as masked stores";
+    return RingCopies ? "stores are lowered as masked stores, which tensor-stores writes with a "
+                        "bulk tensor store where it can"
+                      : "stores are lowered as masked stores";
   if (Desc.getType()->getRank() < 2)
     return "a 1-D block (the copies land in 2-D slots)";
   if (!AI) {

@@ -1961,7 +1961,10 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     unit = 16 if aligned else 1
     z = 2
     ci = 16 * int(rng.integers(1, 3)) if aligned else not_multiple(rng, 3, 2 * tk - 1, tk)
-    co = not_multiple(rng, 3, 2 * tn - 1, tn)
+    # Aligned with wide blocks: CO a multiple of 16 channels that TN does not divide, so that the tma and
+    # backend variants store Y's box by bulk tensor stores clipped at CO (tensor-stores).
+    co = (16 * not_multiple(rng, 1, (2 * tn - 1) // 16, tn // 16) if aligned and tn > 16
+          else not_multiple(rng, 3, 2 * tn - 1, tn))
     h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
     p, q = h + 2 * pad[0] - dil[0] * (r - 1), w + 2 * pad[1] - dil[1] * (s - 1)
     x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
