@@ -1992,6 +1992,8 @@ CONV_NHWC_DESC_DGRAD_CONFIGS = [
     ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), 2, False),
     ({"TYPE": "half", "TP": 4, "TQ": 8, "TN": 16, "TK": 16}, (2, 2), (0, 2), (1, 1), 1, False),
     ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (2, 1), (1, 2), 3, False),
+    # wgmma-sized and aligned, one slice: the tma and backend variants store DX's box by a bulk tensor store
+    ({"TYPE": "half", "TP": 4, "TQ": 16, "TN": 64, "TK": 32}, (3, 3), (1, 1), (1, 1), 1, True),
 ]
 
 
@@ -2034,6 +2036,8 @@ CONV_NHWC_DESC_WGRAD_CONFIGS = [
     ({"TYPE": "half", "TP": 2, "TQ": 8, "TM": 16, "TN": 16}, (3, 2), (2, 1), (2, 1), 3, True),
     ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TM": 16, "TN": 32}, (1, 1), (0, 0), (1, 1), 2, False),
     ({"TYPE": "float", "TP": 4, "TQ": 8, "TM": 32, "TN": 16}, (2, 3), (2, 0), (1, 2), 9, False),
+    # wgmma-sized and aligned, one slice: the tma and backend variants store DF's box by a bulk tensor store
+    ({"TYPE": "half", "TP": 4, "TQ": 16, "TM": 64, "TN": 64}, (3, 3), (1, 1), (1, 1), 1, True),
 ]
 
 
