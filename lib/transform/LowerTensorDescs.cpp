@@ -25,7 +25,10 @@
 //    tile [b0 * .. * b(n-1), bn]): per dimension the indices, a bound check
 //    0 <= index < extent and the index times the stride, broadcast and
 //    summed into a pointer tile; masked_load with zeros, or masked_store.
-//    Every target runs it, with any alignment.
+//    Every target runs it, with any alignment. A desc_store's scatter is
+//    read back as the descriptor's box by tensor-stores (TensorStores.h),
+//    which makes an epilogue's last store a bulk tensor store under the
+//    rules it applies to every store (it runs after the wgmma passes).
 //
 // A descriptor that reaches an access through a phi or select is not a
 // make_tensor_desc the pass can read, and is an error at the access.
