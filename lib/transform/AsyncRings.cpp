@@ -316,14 +316,6 @@ bool RingBuilder::transposesInRing(const OperandChain &C) const {
                 analysis::DotKind::Wgmma;
   if (!Wgmma || !isBoxGather(*C.Refill))
     return false;
-  // A column-major slot is filled by one box whose rows are the slot's
-  // columns; the copy engine writes swizzled rows of at most 128 bytes, and
-  // column blocks (one box each) exist for row-major slots only. So a loaded
-  // row wider than that (the weight gradient's [pixels, 128 channels] at
-  // 16 bits) stays with the planner.
-  const Type *Loaded = C.Refill->getType();
-  if (Loaded->getShape().back() * Loaded->getScalarType()->getScalarSizeInBytes() > 128)
-    return false;
   return std::all_of(C.Initial.begin(), C.Initial.end(),
                      [](const Instruction *I) { return isBoxGather(*I); });
 }

@@ -25,7 +25,10 @@
 //    tile [b0 * .. * b(n-1), bn]): per dimension the indices, a bound check
 //    0 <= index < extent and the index times the stride, broadcast and
 //    summed into a pointer tile; masked_load with zeros, or masked_store.
-//    Every target runs it, with any alignment.
+//    Every target runs it, with any alignment. A desc_store's scatter is
+//    read back as the descriptor's box by tensor-stores (TensorStores.h),
+//    which makes an epilogue's last store a bulk tensor store under the
+//    rules it applies to every store (it runs after the wgmma passes).
 //
 // A descriptor that reaches an access through a phi or select is not a
 // make_tensor_desc the pass can read, and is an error at the access.
@@ -121,8 +124,12 @@ const Type *Rewriter::slotTypeOf(const Type *Desc) {
 std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruction &Desc) {
   if (!TensorCopies)
     return "bulk tensor copies are off (not sm_90a, --no-tma or --no-explicit-rings)";
+  // tensor-stores, which runs with tensor-copies, reads the box back from
+  // the scatter and decides with the rules of every epilogue store.
   if (Access.getOpcode() != Opcode::DescLoad)
-    return "stores are lowered as masked stores";
+    return RingCopies ? "stores are lowered as masked stores, which tensor-stores writes with a "
+                        "bulk tensor store where it can"
+                      : "stores are lowered as masked stores";
   if (Desc.getType()->getRank() < 2)
     return "a 1-D block (the copies land in 2-D slots)";
   if (!AI) {

@@ -326,6 +326,16 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
     L = Layout::getSharedSwizzle(L->getSwizzleBytes(), {1, 0});
   }
   const Type *Slot = Type::getSharedBuffer(Elem, Rows, L, 1);
+  // Rows wider than the swizzle are column blocks, which the emitter copies
+  // into row-major slots only (LowerHopper.cpp); it rejected the 64 x 128
+  // f16 box of conv_nhwc_desc_wgrad's ^a (256-byte rows, column-major).
+  int64_t RowBytes = Rows[1] * int64_t(Elem->getScalarSizeInBytes());
+  if (ColumnMajor && L->getSwizzleBytes() && RowBytes != L->getSwizzleBytes())
+    return R.decline(R.refill(), "the boxes' rows are " + std::to_string(RowBytes) +
+                                     " bytes, wider than the swizzle of the column-major slots (" +
+                                     std::to_string(L->getSwizzleBytes()) +
+                                     " bytes), and column blocks are copied into row-major slots "
+                                     "only");
   if (std::string Why = TD.whyNotBoxCopy(Boxes[0].Base, Boxes[0].Extents, Boxes[0].Strides, Elem,
                                          Slot, "the descriptor of " + printOperand(*Boxes[0].Base));
       !Why.empty())

@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 #include "tritonc/transform/TensorStores.h"
 
+#include "BoxGathers.h"
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
@@ -33,6 +35,11 @@ bool isGenericGlobalWrite(const Instruction &I) {
   }
 }
 
+/// Why Store, which completes asynchronously, may not be a bulk tensor
+/// store, or "" (then AfterGlobalWrites says whether threads may write
+/// global memory before it).
+std::string whyNotLast(const Instruction &Store, bool &AfterGlobalWrites);
+
 /// The slot a tile of T is staged in: rows swizzled in the hardware mode of
 /// their width, wider rows in column blocks of the 128-byte mode (whole
 /// 8-row patterns), else plain rows.
@@ -45,6 +52,14 @@ const Type *stagingSlotType(const Type *T) {
   return Type::getSharedBuffer(Elem, T->getShape(), Layout::getSharedSwizzle(Swizzle, {1, 0}), 1);
 }
 
+/// Where a store writes: the tensor-map form of its pointers and mask, or
+/// the box of a tensor descriptor that lower-tensor-descs wrote out as a
+/// scatter (Box set; its row index divides, which the affine form lacks).
+struct StoreForm {
+  TensorAccess Map;
+  std::optional<BoxGather> Box;
+};
+
 class StoreRewriter {
 public:
   StoreRewriter(Function &F, TensorDescriptorBuilder &TD, analysis::AffineAccessAnalysis &AA)
@@ -53,10 +68,16 @@ public:
   /// Why Store cannot become a bulk tensor store, or "" (then its form is in
   /// Form, and AfterGlobalWrites says whether threads may write global
   /// memory before it).
-  std::string check(Instruction &Store, TensorAccess &Form, bool &AfterGlobalWrites);
-  void rewrite(Instruction &Store, const TensorAccess &Form, bool AfterGlobalWrites);
+  std::string check(Instruction &Store, StoreForm &Form, bool &AfterGlobalWrites);
+  void rewrite(Instruction &Store, const StoreForm &Form, bool AfterGlobalWrites);
 
 private:
+  /// Why the box G a desc_store's scatter writes cannot be stored by the
+  /// copy engine, or "".
+  std::string checkBox(const Instruction &Store, const BoxGather &G);
+  /// The descriptor (in the entry block) and coordinates of Form's store.
+  std::pair<Instruction *, std::vector<Value *>> tensorMap(Instruction &Store,
+                                                           const StoreForm &Form);
   Instruction *insert(Instruction *Before, Opcode Op, const Type *T, std::vector<Value *> Ops,
                       const std::string &Name = "");
 
@@ -66,13 +87,49 @@ private:
   Instruction *EntryTop;
 };
 
-std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form, bool &AfterGlobalWrites) {
+std::string StoreRewriter::checkBox(const Instruction &Store, const BoxGather &G) {
+  const Type *T = Store.getOperand(1)->getType();
+  const Type *Elem = T->getScalarType();
+  if (G.Transposed)
+    return "the scatter writes a transposed box";
+  // The rules of lower-tensor-descs' and tensor-copies' boxes (a pointer
+  // parameter, 16-byte aligned base and outer strides, the innermost
+  // coordinate a multiple of 16 bytes, a slot the engine reads), and the
+  // store's own: the row extent a multiple of 16 bytes, as below.
+  if (std::string Why = TD.whyNotBoxCopy(G.Base, G.Extents, G.Strides, Elem, stagingSlotType(T),
+                                         "the descriptor of " + printOperand(*G.Base));
+      !Why.empty())
+    return Why;
+  if (std::string Why = TD.whyNotAlignedBoxStart(G.Coords.back(), Elem->getScalarSizeInBytes());
+      !Why.empty())
+    return Why;
+  std::optional<analysis::AffineTile> Row = AA.affineOf(G.Extents.back());
+  if (TD.knownPow2Divisor(Row->Offset) * Elem->getScalarSizeInBytes() % 16 != 0)
+    return "the row extent " + printOperand(*G.Extents.back()) +
+           " is not known to be a multiple of 16 bytes (the engine writes whole 16-byte pieces "
+           "of a row)";
+  return "";
+}
+
+std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &AfterGlobalWrites) {
   const Type *T = Store.getOperand(1)->getType();
   const Type *Elem = T->getScalarType();
   if (Elem->isPointerOrPointerTile() || Elem->getScalarSizeInBytes() < 2)
     return "the copy engine stores elements of 2, 4 or 8 bytes, not " + Elem->str();
   std::string Why;
   std::optional<TensorAccess> TA = AA.tensorAccessOf(Store, &Why);
+  // A desc_store's scatter: its tensor map is the descriptor's, read back
+  // from the scatter here rather than stored by lower-tensor-descs, which
+  // runs before the pipeline and the wgmma passes, so that this pass's
+  // rules (the last access, the fences, the slot over the rings) decide
+  // for every epilogue store alike.
+  if (!TA && Store.getOpcode() == Opcode::MaskedStore)
+    if (std::optional<BoxGather> G = matchBoxGather(Store.getOperand(0), Store.getOperand(2))) {
+      if (std::string Why = checkBox(Store, *G); !Why.empty())
+        return "it stores a box of a tensor descriptor, but " + Why;
+      Form.Box = std::move(*G);
+      return whyNotLast(Store, AfterGlobalWrites);
+    }
   if (!TA)
     return Why;
   if (TA->UnitDim != 1)
@@ -90,6 +147,11 @@ std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form, bool &A
     return "the tile cannot be staged in one slot of the copy engine: " + Why;
   if (!TD.availableAt(*TA, Store))
     return "the box's coordinates use values that are not scalars available at the store";
+  Form.Map = std::move(*TA);
+  return whyNotLast(Store, AfterGlobalWrites);
+}
+
+std::string whyNotLast(const Instruction &Store, bool &AfterGlobalWrites) {
   std::vector<const Instruction *> After = instructionsAround(Store, /*Forward=*/true);
   // Again, its slot would be written while one thread may still wait for
   // the engine to read it, and two bulk stores are not ordered.
@@ -109,7 +171,6 @@ std::string StoreRewriter::check(Instruction &Store, TensorAccess &Form, bool &A
   AfterGlobalWrites = std::any_of(Before.begin(), Before.end(), [&](const Instruction *I) {
     return I != &Store && isGenericGlobalWrite(*I);
   });
-  Form = std::move(*TA);
   return "";
 }
 
@@ -123,15 +184,40 @@ Instruction *StoreRewriter::insert(Instruction *Before, Opcode Op, const Type *T
   return BB->insert(BB->iteratorTo(Before), std::move(I));
 }
 
-void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form, bool AfterGlobalWrites) {
+std::pair<Instruction *, std::vector<Value *>> StoreRewriter::tensorMap(Instruction &Store,
+                                                                        const StoreForm &Form) {
+  const Type *T = Store.getOperand(1)->getType();
+  // Nothing is written where an extent is not positive: the launcher maps
+  // such a tensor onto a block of zeros, which the store must not touch.
+  std::vector<Value *> Positive;
+  auto IsPositive = [&](Value *Extent) {
+    Instruction *Cmp = insert(&Store, Opcode::ICmp, Type::getI1(),
+                              {Extent, F.getParent()->getInt(Extent->getType(), 0)});
+    Cmp->Predicate = CmpPredicate::SGT;
+    Positive.push_back(Cmp);
+  };
+  if (const std::optional<BoxGather> &G = Form.Box) {
+    Instruction *Desc = TD.makeBoxDescriptor(G->Base, G->Extents, G->Strides, T->getScalarType(),
+                                             G->Box, EntryTop, Store.Loc);
+    for (Value *Extent : G->Extents)
+      IsPositive(Extent);
+    std::vector<Value *> Guards = G->Guards;
+    Guards.insert(Guards.end(), Positive.begin(), Positive.end());
+    return {Desc, TD.boxCoordinates(G->Coords, Guards, &Store)};
+  }
+  Instruction *Desc =
+      TD.makeDescriptor(Form.Map, T->getScalarType(), T->getShape(), EntryTop, Store.Loc);
+  for (const auto &Bound : Form.Map.Bound)
+    IsPositive(TD.polyValue(*Bound, Type::getI32(), &Store));
+  return {Desc, TD.coordinates(Form.Map, &Store, Positive)};
+}
+
+void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, bool AfterGlobalWrites) {
   Value *Tile = Store.getOperand(1);
   const Type *T = Tile->getType();
   const Type *SlotTy = stagingSlotType(T);
-  const Type *Void = Type::getVoid(), *I32 = Type::getI32();
+  const Type *Void = Type::getVoid();
   std::string Name = Tile->getName().empty() ? "store" : Tile->getName();
-  Instruction *Desc =
-      TD.makeDescriptor(Form, T->getScalarType(), T->getShape(), EntryTop, Store.Loc);
-  Desc->setName(Name + ".desc");
   Instruction *Slot = insert(&Store, Opcode::SmemAlloc, SlotTy, {}, Name + ".stage");
   // allocate-shared may place the slot over buffers other threads read
   // last (a loop's rings): they are done once every thread got here.
@@ -143,17 +229,8 @@ void StoreRewriter::rewrite(Instruction &Store, const TensorAccess &Form, bool A
   if (AfterGlobalWrites)
     insert(&Store, Opcode::FenceProxyAsyncGlobal, Void, {});
   insert(&Store, Opcode::Barrier, Void, {});
-  // Nothing is written where an extent is not positive: the launcher maps
-  // such a tensor onto a block of zeros, which the store must not touch.
-  std::vector<Value *> Positive;
-  for (const auto &Bound : Form.Bound) {
-    Value *Extent = TD.polyValue(*Bound, I32, &Store);
-    Instruction *Cmp =
-        insert(&Store, Opcode::ICmp, Type::getI1(), {Extent, F.getParent()->getInt(I32, 0)});
-    Cmp->Predicate = CmpPredicate::SGT;
-    Positive.push_back(Cmp);
-  }
-  std::vector<Value *> Coords = TD.coordinates(Form, &Store, Positive);
+  auto [Desc, Coords] = tensorMap(Store, Form);
+  Desc->setName(Name + ".desc");
   std::vector<Value *> Ops = {Desc};
   Ops.insert(Ops.end(), Coords.begin(), Coords.end());
   Ops.push_back(Slot);
@@ -185,7 +262,7 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   // Decide for every store on the IR as it came, then rewrite.
   struct Choice {
     Instruction *Store;
-    TensorAccess Form;
+    StoreForm Form;
     bool AfterGlobalWrites;
   };
   std::vector<Choice> Chosen;
@@ -195,7 +272,7 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
       if ((I.getOpcode() != Opcode::Store && I.getOpcode() != Opcode::MaskedStore) ||
           !I.getOperand(0)->getType()->isTile() || I.getOperand(0)->getType()->getRank() != 2)
         continue;
-      TensorAccess Form;
+      StoreForm Form;
       bool AfterGlobalWrites = false;
       std::string Why = Keep ? Keep(I) : "";
       if (Why.empty())
@@ -213,6 +290,7 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
            "this store goes through a shared slot" +
                (Swizzle ? " (" + std::to_string(Swizzle) + "-byte swizzle)" : std::string()) +
                " and a bulk tensor store (tma_store)" +
+               (Form.Box ? std::string(" of its tensor descriptor's box") : "") +
                (AfterGlobalWrites ? ", after a proxy fence of the global writes before it" : ""));
     RW.rewrite(*Store, Form, AfterGlobalWrites);
   }

@@ -1956,7 +1956,10 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     unit = 16 if aligned else 1
     z = 2
     ci = 16 * int(rng.integers(1, 3)) if aligned else not_multiple(rng, 3, 2 * tk - 1, tk)
-    co = not_multiple(rng, 3, 2 * tn - 1, tn)
+    # Aligned with wide blocks: CO a multiple of 16 channels that TN does not divide, so that the tma and
+    # backend variants store Y's box by bulk tensor stores clipped at CO (tensor-stores).
+    co = (16 * not_multiple(rng, 1, (2 * tn - 1) // 16, tn // 16) if aligned and tn > 16
+          else not_multiple(rng, 3, 2 * tn - 1, tn))
     h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
     p, q = h + 2 * pad[0] - dil[0] * (r - 1), w + 2 * pad[1] - dil[1] * (s - 1)
     x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
@@ -1984,6 +1987,8 @@ CONV_NHWC_DESC_DGRAD_CONFIGS = [
     ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8}, (1, 1), (0, 0), (1, 1), 2, False),
     ({"TYPE": "half", "TP": 4, "TQ": 8, "TN": 16, "TK": 16}, (2, 2), (0, 2), (1, 1), 1, False),
     ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8}, (3, 3), (2, 1), (1, 2), 3, False),
+    # wgmma-sized and aligned, one slice: the tma and backend variants store DX's box by a bulk tensor store
+    ({"TYPE": "half", "TP": 4, "TQ": 16, "TN": 64, "TK": 32}, (3, 3), (1, 1), (1, 1), 1, True),
 ]
 
 
@@ -2026,6 +2031,8 @@ CONV_NHWC_DESC_WGRAD_CONFIGS = [
     ({"TYPE": "half", "TP": 2, "TQ": 8, "TM": 16, "TN": 16}, (3, 2), (2, 1), (2, 1), 3, True),
     ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TM": 16, "TN": 32}, (1, 1), (0, 0), (1, 1), 2, False),
     ({"TYPE": "float", "TP": 4, "TQ": 8, "TM": 32, "TN": 16}, (2, 3), (2, 0), (1, 2), 9, False),
+    # wgmma-sized and aligned, one slice: the tma and backend variants store DF's box by a bulk tensor store
+    ({"TYPE": "half", "TP": 4, "TQ": 16, "TM": 64, "TN": 64}, (3, 3), (1, 1), (1, 1), 1, True),
 ]
 
 

@@ -54,17 +54,23 @@ def test_box_filter_desc_on_the_gpu(tma, h, w, c):
 CONV = KERNEL.parent / "conv_nhwc_desc.tc"
 
 
-@pytest.mark.parametrize("warps", [4, 8])
-@pytest.mark.parametrize("z,ci,co,h,w,pad,dil", [(2, 64, 128, 13, 19, 1, 1), (1, 96, 200, 30, 17, 2, 2),
-                                                   (3, 64, 64, 5, 7, 1, 1)])
-def test_conv_nhwc_desc_rings_on_the_gpu(warps, z, ci, co, h, w, pad, dil):
-    """kernels/conv_nhwc_desc.tc at bench/conv_suite.py's 8x16x128x64 tile (the default wgmma rings): on
-    sm_90a both operands are rings of bulk tensor copies (4-D boxes of the image at each tap's shift, the
-    padding their zero fill; 3-D boxes of the channels_last filter into column-major slots) feeding wgmma,
-    4 stages. Channels past CI (96 against TK = 64) and output channels past CO (200 against TN = 128)
-    are the copies' zero fill and the store's clipping; images smaller than the tile too."""
-    k = tritonc.compile(str(CONV), defines={"TYPE": "half", "ACC": "float", "TP": 8, "TQ": 16, "TN": 128,
-                                            "TK": 64}, num_warps=warps, num_stages=4)
+CONV_SHAPES = [(2, 64, 128, 13, 19, 1, 1), (1, 96, 200, 30, 17, 2, 2), (3, 64, 64, 5, 7, 1, 1),
+               (1, 64, 176, 9, 21, 1, 1)]
+
+
+@pytest.mark.parametrize("warps,tn,stages", [(4, 128, 4), (8, 128, 4), (8, 256, 3)])
+@pytest.mark.parametrize("z,ci,co,h,w,pad,dil", CONV_SHAPES)
+def test_conv_nhwc_desc_rings_on_the_gpu(warps, tn, stages, z, ci, co, h, w, pad, dil):
+    """kernels/conv_nhwc_desc.tc at bench/conv_suite.py's 8x16x128x64 and 8x16x256x64 tiles (the default
+    wgmma rings): on sm_90a both operands are rings of bulk tensor copies (4-D boxes of the image
+    at each tap's shift, the padding their zero fill; 3-D boxes of the channels_last filter into
+    column-major slots) feeding wgmma. Channels past CI (96 against TK = 64) and output channels past CO
+    (200, 176, 64 against TN) are the copies' zero fill and the store's clipping; images smaller than the
+    tile too. Where CO is a multiple of 16 (the launch specializes on it: the copy engine writes whole
+    16-byte pieces of a row) the output tile leaves by bulk tensor stores of Y's box, clipped by the
+    engine at P, Q and CO (tensor-stores), with no st.global; CO = 200 keeps the masked stores."""
+    k = tritonc.compile(str(CONV), defines={"TYPE": "half", "ACC": "float", "TP": 8, "TQ": 16, "TN": tn,
+                                            "TK": 64}, num_warps=warps, num_stages=stages)
     r = s = 3
     x = torch.randn(z, ci, h, w, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     f = (torch.randn(co, ci, r, s, device="cuda", dtype=torch.float16) / (9 * ci) ** 0.5).to(
@@ -73,7 +79,7 @@ def test_conv_nhwc_desc_rings_on_the_gpu(warps, z, ci, co, h, w, pad, dil):
     p, q = ref.shape[2], ref.shape[3]
     y = torch.full((z, co, p, q), float("nan"), device="cuda", dtype=torch.float16).to(
         memory_format=torch.channels_last)
-    grid = ((p + 7) // 8 * ((q + 15) // 16), (co + 127) // 128, z)
+    grid = ((p + 7) // 8 * ((q + 15) // 16), (co + tn - 1) // tn, z)
     k[grid](x, f, y, z, h, w, ci, co, r, s, p, q, pad, pad, dil, dil, x.stride(0), x.stride(2), x.stride(3),
             f.stride(0), y.stride(0), y.stride(2), y.stride(3))
     torch.cuda.synchronize()
@@ -82,3 +88,5 @@ def test_conv_nhwc_desc_rings_on_the_gpu(warps, z, ci, co, h, w, pad, dil):
     if k.arch == "sm_90a":
         assert "cp.async.bulk.tensor.4d" in ptx and "cp.async.bulk.tensor.3d" in ptx
         assert "wgmma.mma_async" in ptx and "ld.global" not in ptx
+        bulk_stores = "cp.async.bulk.tensor.4d.global.shared::cta" in ptx
+        assert bulk_stores == (co % 16 == 0) and ("st.global" in ptx) == (co % 16 != 0)

@@ -31,6 +31,15 @@
 // bytes), 128 for wider rows of whole 128-byte column blocks of 8-row
 // patterns (one box each, docs/IR.md), else none.
 //
+// A desc_store's scatter (lower-tensor-descs: the descriptor's box as a
+// masked_store over its rows, whose row index divides and wraps, so not the
+// form above) is taken too: matchBoxGather (BoxGathers.h) reads the box
+// back, the descriptor is made again from its extents and strides, and the
+// tma_store writes the box at its coordinates, under the rules of the
+// fills' copies (TensorDescriptors.h: a pointer parameter, 16-byte aligned
+// base and outer strides, the innermost coordinate a known multiple of 16
+// bytes, a slot the engine reads) and the ones below.
+//
 // The rules the engine and the GPU add (as codegen/TensorStores.cpp found
 // them): the mask bounds both dimensions (a store map with an unbounded
 // extent was an illegal instruction on the H100), and the row extent is a
