@@ -34,6 +34,7 @@
 #include "Lowering.h"
 
 #include "tritonc/analysis/LayoutAttributes.h"
+#include "tritonc/analysis/SlotReads.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
 
@@ -433,30 +434,10 @@ const Instruction *FunctionLowering::slotLoadOperand(const Instruction &Dot, uns
   const Instruction *Load = asInstr(Dot.getOperand(Idx));
   if (!Load || Load->getOpcode() != Opcode::LocalLoad)
     return nullptr;
-  if (Load->getParent() != Dot.getParent()) {
-    Why = "the local_load is in another block than the dot";
-    return nullptr;
-  }
   // The slot must still hold what the local_load read when the dot runs.
-  bool Between = false;
-  for (const auto &IP : Dot.getParent()->instructions()) {
-    if (IP.get() == Load) {
-      Between = true;
-      continue;
-    }
-    if (IP.get() == &Dot)
-      break;
-    if (!Between)
-      continue;
-    Opcode Op = IP->getOpcode();
-    bool WritesShared = IP->getCategory() == ir::OpCategory::Gpu && IP->hasSideEffects() &&
-                        Op != Opcode::Barrier && Op != Opcode::FenceProxyAsync &&
-                        Op != Opcode::FenceProxyAsyncGlobal && Op != Opcode::CpAsyncCommit;
-    if (WritesShared) {
-      Why = std::string("a ") + ir::opcodeName(Op) + " between the local_load and the dot may " +
-            "change the slot";
-      return nullptr;
-    }
+  if (std::string Changed = analysis::whySlotChangedBeforeDot(*Load, Dot); !Changed.empty()) {
+    Why = std::move(Changed);
+    return nullptr;
   }
   return Load;
 }

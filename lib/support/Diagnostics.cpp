@@ -12,7 +12,8 @@ const std::vector<std::string> &remarkPassNames() {
                                                  "layout-conversion", "async-rings",
                                                  "tensor-copies",     "tensor-stores",
                                                  "schedule-refills",  "accelerate-dot",
-                                                 "mma-in-flight",     "tensor-descs"};
+                                                 "mma-in-flight",     "tensor-descs",
+                                                 "accumulator-init"};
   return Names;
 }
 

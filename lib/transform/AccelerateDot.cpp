@@ -6,6 +6,7 @@
 #include "tritonc/transform/AccelerateDot.h"
 
 #include "tritonc/analysis/LayoutAssignment.h"
+#include "tritonc/analysis/SlotReads.h"
 #include "tritonc/ir/Builder.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
@@ -31,31 +32,6 @@ std::string whyNotWgmmaSlot(const Type *T) {
   // block, whole 8-row swizzle patterns.
   if (T->getRank() != 2 || T->getElementType()->getScalarSizeInBytes() != 2)
     return "wgmma reads 2-D slots of 16-bit elements";
-  return "";
-}
-
-/// "" when the slot Load reads still holds what it read where Dot runs
-/// (wgmma reads the slot there, not the loaded registers); else why not.
-std::string whySlotChanged(const Instruction &Load, const Instruction &Dot) {
-  if (Load.getParent() != Dot.getParent())
-    return "the local_load is in another block than the dot";
-  bool Between = false;
-  for (const auto &IP : Dot.getParent()->instructions()) {
-    if (IP.get() == &Dot)
-      break;
-    if (IP.get() == &Load) {
-      Between = true;
-      continue;
-    }
-    Opcode Op = IP->getOpcode();
-    // Any GPU-level operation with effects may write shared memory but for
-    // the ordering ones.
-    if (Between && IP->getCategory() == OpCategory::Gpu && IP->hasSideEffects() &&
-        Op != Opcode::Barrier && Op != Opcode::FenceProxyAsync &&
-        Op != Opcode::FenceProxyAsyncGlobal && Op != Opcode::CpAsyncCommit)
-      return std::string("a ") + opcodeName(Op) +
-             " between the local_load and the dot may change the slot";
-  }
   return "";
 }
 
@@ -243,7 +219,8 @@ bool AccelerateDotPass::run(Function &F, AnalysisManager &AM) {
         else if (std::string Slot = whyNotWgmmaSlot(Load->getOperand(0)->getType()); !Slot.empty())
           Why = Name + "'s slot " + Load->getOperand(0)->getType()->str() + " is not read by " +
                 "wgmma: " + Slot;
-        else if (std::string Changed = whySlotChanged(*Load, I); !Changed.empty())
+        else if (std::string Changed = analysis::whySlotChangedBeforeDot(*Load, I);
+                 !Changed.empty())
           Why = Name + ": " + Changed;
       }
       if (!Why.empty()) {

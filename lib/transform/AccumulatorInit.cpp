@@ -6,10 +6,13 @@
 #include "tritonc/transform/AccumulatorInit.h"
 
 #include "tritonc/ir/Builder.h"
+#include "tritonc/ir/Printer.h"
+#include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace tritonc::transform {
@@ -40,29 +43,52 @@ struct Candidate {
   BasicBlock *Outside;
 };
 
-std::optional<Candidate> candidateOf(Instruction &W, const LoopInfo &LI) {
+/// The loop whose header carries W's accumulator from one iteration to the
+/// next, or null: a wgmma outside such a loop has no zero-trip accumulator
+/// to rewrite, so the pass does not look at it (nor remark on it).
+const Loop *accumulationLoopOf(Instruction &W, const LoopInfo &LI) {
   Instruction *Phi = asInstruction(W.getOperand(2));
-  if (!Phi || Phi->getOpcode() != Opcode::Phi || !isTrue(W.getOperand(3)))
-    return std::nullopt;
+  if (!Phi || Phi->getOpcode() != Opcode::Phi)
+    return nullptr;
   const Loop *L = LI.getLoopFor(Phi->getParent());
-  if (!L || L->getHeader() != Phi->getParent() || !L->contains(&W))
-    return std::nullopt;
-  if (W.users().size() != 1 || W.users()[0] != Phi || Phi->incomingBlocks().size() != 2)
-    return std::nullopt;
+  return L && L->getHeader() == Phi->getParent() && L->contains(&W) ? L : nullptr;
+}
+
+/// Why the accumulation loop L of W does not take the rewrite, or "" with
+/// Out filled in when it does.
+std::string whyNotRewritten(Instruction &W, const Loop &L, Candidate &Out) {
+  Instruction *Phi = asInstruction(W.getOperand(2));
+  if (!isTrue(W.getOperand(3)))
+    return "use_acc is not the constant true (the program already decides when the "
+           "accumulator counts)";
+  if (W.users().size() != 1 || W.users()[0] != Phi)
+    return "the wgmma's result is read by more than the accumulator phi";
+  if (Phi->incomingBlocks().size() != 2)
+    return "the accumulator phi has more than one entry or back edge";
   BasicBlock *Outside = nullptr;
   for (BasicBlock *From : Phi->incomingBlocks()) {
     Value *In = Phi->getIncomingValueFor(From);
-    if (L->contains(From) ? In != &W : !isPositiveZeroSplat(In))
-      return std::nullopt;
-    if (!L->contains(From))
+    if (L.contains(From) && In != &W)
+      return "the accumulator's back-edge value is not the wgmma's result";
+    if (!L.contains(From)) {
+      if (!isPositiveZeroSplat(In))
+        return "the accumulator enters the loop as " + printOperand(*In) + ", not a splat of +0.0";
       Outside = From;
+    }
   }
   if (!Outside)
-    return std::nullopt;
-  for (const Instruction *U : Phi->users())
-    if (U != &W && (U->getOpcode() == Opcode::Phi || L->contains(U)))
-      return std::nullopt;
-  return Candidate{&W, Phi, Outside};
+    return "the accumulator phi has no entry from outside the loop";
+  for (const Instruction *U : Phi->users()) {
+    if (U == &W)
+      continue;
+    if (L.contains(U))
+      return "the accumulator " + printOperand(*Phi) +
+             " is read in the loop by more than the wgmma (it would see the undefined entry value)";
+    if (U->getOpcode() == Opcode::Phi)
+      return "the accumulator " + printOperand(*Phi) + " is read by a phi after the loop";
+  }
+  Out = Candidate{&W, Phi, Outside};
+  return "";
 }
 
 void rewrite(const Candidate &C, Module &M) {
@@ -103,17 +129,33 @@ void rewrite(const Candidate &C, Module &M) {
 } // namespace
 
 bool AccumulatorInitPass::run(Function &F, AnalysisManager &AM) {
+  DiagnosticEngine *Diags = AM.diagnostics();
   std::vector<Candidate> Found;
   {
     const LoopInfo &LI = AM.get<LoopInfo>(F);
     for (const auto &BB : F.blocks())
-      for (const auto &I : BB->instructions())
-        if (I->getOpcode() == Opcode::Wgmma)
-          if (std::optional<Candidate> C = candidateOf(*I, LI))
-            Found.push_back(*C);
+      for (const auto &I : BB->instructions()) {
+        if (I->getOpcode() != Opcode::Wgmma)
+          continue;
+        const Loop *L = accumulationLoopOf(*I, LI);
+        if (!L)
+          continue;
+        Candidate C{};
+        std::string Why = whyNotRewritten(*I, *L, C);
+        if (Why.empty())
+          Found.push_back(C);
+        else if (Diags)
+          Diags->remark(RemarkKind::Missed, "accumulator-init", SourceRange(I->Loc),
+                        "the loop keeps its zero accumulator: " + Why);
+      }
   }
-  for (const Candidate &C : Found)
+  for (const Candidate &C : Found) {
     rewrite(C, *F.getParent());
+    if (Diags)
+      Diags->remark(RemarkKind::Passed, "accumulator-init", SourceRange(C.Wgmma->Loc),
+                    "the loop's zero accumulator became the wgmma's use_acc flag (false on the "
+                    "first iteration); readers after the loop select zeros if it ran none");
+  }
   return !Found.empty();
 }
 

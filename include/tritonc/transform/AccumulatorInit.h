@@ -21,7 +21,9 @@
 // the same bit for bit), and one from inside, the wgmma itself, read by the
 // phi only; use_acc is the constant true; and every other reader of the
 // phi lies outside the loop and is no phi. Otherwise the loop is left
-// alone.
+// alone, with a missed remark (accumulator-init) that says which condition
+// failed; a rewritten loop gets a passed one. A wgmma whose accumulator no
+// loop header carries is not looked at.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
