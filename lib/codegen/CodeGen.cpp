@@ -27,6 +27,8 @@ std::string CodeGenOptions::optionsString() const {
     S += " smem=" + std::to_string(sharedMemoryLimit());
   if (!ExplicitRings)
     S += " explicit_rings=0";
+  if (RingsTransOperands)
+    S += " rings_trans_operands=1";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -280,6 +282,7 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
+  Target.TransOperands = Options.RingsTransOperands;
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
   return transform::createAsyncRingsPass(std::move(Target));
@@ -337,7 +340,7 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
   std::string Error;
   bool Ok = true;
   for (const PipelineStep &Step : backendPasses(Options)) {
-    if (Step.Name == "async-rings") {
+    if (Step.Name.rfind("async-rings", 0) == 0) {
       PM.addPass(explicitRingsPass(Options));
       continue;
     }
@@ -422,18 +425,23 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                                      {"remat-inductions", describePass("remat-inductions")},
                                      {"simplifycfg", describePass("simplifycfg")},
                                      {"pipeline", Pipeline}};
-  if (Options.ExplicitRings)
-    Steps.push_back({"async-rings",
-                     "the pipelined dot operands of the loops the back end fills "
-                     "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
-                     "cp_async, commit, wait N, local_load)"});
-  if (explicitTensorCopies(Options))
-    Steps.push_back({"tensor-copies", describePass("tensor-copies")});
   // The layout passes' target facts as options in the step's name, so that
   // --print-pipeline shows a list `tritonc opt --passes=` runs as is.
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
                              (Options.Arch == ptx::Arch::SM90a ? ",wgmma" : "") +
                              (Options.AllowTF32 ? ",tf32" : "") + "}";
+  // async-rings{...,trans} only where the option is on: the default list
+  // prints as before.
+  std::string RingsStep = "async-rings";
+  if (Options.RingsTransOperands)
+    RingsStep += LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
+  if (Options.ExplicitRings)
+    Steps.push_back({RingsStep,
+                     "the pipelined dot operands of the loops the back end fills "
+                     "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
+                     "cp_async, commit, wait N, local_load)"});
+  if (explicitTensorCopies(Options))
+    Steps.push_back({"tensor-copies", describePass("tensor-copies")});
   if (Options.ExplicitRings && Options.Arch == ptx::Arch::SM90a) {
     Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});

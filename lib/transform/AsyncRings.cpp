@@ -52,9 +52,9 @@ struct OperandChain {
 class RingBuilder {
 public:
   RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target,
-              const AssignLayoutsTarget *Dots)
-      : L(L), AI(AI), Target(Target), Dots(Dots), Header(L.getHeader()),
-        M(*Header->getParent()->getParent()) {}
+              const AssignLayoutsTarget *Dots, bool TransOperands)
+      : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands),
+        Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
 
   /// Checks that the loop has the form `pipeline` leaves; returns why not.
   std::string analyze();
@@ -85,6 +85,9 @@ private:
   const analysis::AxisInfoAnalysis &AI;
   const AsyncRingsTarget *Target;
   const AssignLayoutsTarget *Dots;
+  /// Every `trans` operand of a wgmma dot gets column-major slots, not only
+  /// descriptor boxes (the pass's `trans` option; see transposesInRing).
+  bool TransOperands;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   Module &M;
@@ -298,10 +301,12 @@ std::string RingBuilder::checkCopyable(Instruction *Load, const char *What) {
 /// descriptor (BoxGathers.h) is ringed as the dot reads it: column-major
 /// slots, which cp_async fills through transposed pointers and which
 /// tensor-copies fills with transposed bulk copies (a K-major B, the
-/// convolution's filter). Other `trans` operands stay in the back end's
-/// planner, which folds the transposition into its own slots (the passes'
-/// rings of those are not timed against it yet); mma.sync reads row-major
-/// slots only.
+/// convolution's filter). With the `trans` option (--rings-trans-operands)
+/// so is every other `trans` operand of a wgmma dot (tensor-copies fills
+/// those whose pointers are affine boxes of one tensor); without it they
+/// stay in the back end's planner, which folds the transposition into its
+/// own slots, until the passes' rings of them have run on the GPU.
+/// mma.sync reads row-major slots only.
 bool RingBuilder::transposesInRing(const OperandChain &C) const {
   if (!C.ViaTrans || C.Refill->getType()->getRank() != 2)
     return false;
@@ -314,7 +319,11 @@ bool RingBuilder::transposesInRing(const OperandChain &C) const {
     Wgmma = Dots->HasWgmma &&
             analysis::planDot(*C.Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, true).Kind ==
                 analysis::DotKind::Wgmma;
-  if (!Wgmma || !isBoxGather(*C.Refill))
+  if (!Wgmma)
+    return false;
+  if (TransOperands)
+    return true;
+  if (!isBoxGather(*C.Refill))
     return false;
   return std::all_of(C.Initial.begin(), C.Initial.end(),
                      [](const Instruction *I) { return isBoxGather(*I); });
@@ -440,6 +449,7 @@ void RingBuilder::rewrite() {
   Instruction *Top = TopIt->get();
   const Instruction *FirstUse = Chains[0].Phis[0];
   insertBefore(Top, Void(Opcode::CpAsyncWait, D - 1), "", FirstUse);
+  std::vector<Instruction *> Unused;
   for (OperandChain &C : Chains) {
     Instruction *Q0 = C.Phis[0];
     const Type *RT = C.Ring->getType();
@@ -464,11 +474,15 @@ void RingBuilder::rewrite() {
     for (Instruction *U : std::vector<Instruction *>(Back->users()))
       if (U->getOpcode() == Opcode::Trans) {
         U->replaceAllUsesWith(X);
-        U->eraseFromParent();
+        Unused.push_back(U);
       }
-    if (!Back->hasUses())
-      Back->eraseFromParent();
+    Unused.push_back(Back);
   }
+  // Erased after every chain's reads: a `trans` may be Top, before which the
+  // next chain's reads go.
+  for (Instruction *I : Unused)
+    if (!I->hasUses())
+      I->eraseFromParent();
 
   // Body end: the refills of iteration i + D where the loads were, one
   // commit, the indices advanced.
@@ -541,7 +555,8 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
       continue;
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
-    RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr);
+    RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr,
+                  Target ? Target->TransOperands : TransOperands);
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);
@@ -565,8 +580,8 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target) {
   return std::make_unique<AsyncRingsPass>(std::move(Target));
 }
 
-std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots) {
-  return std::make_unique<AsyncRingsPass>(Dots);
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands) {
+  return std::make_unique<AsyncRingsPass>(Dots, TransOperands);
 }
 
 } // namespace tritonc::transform

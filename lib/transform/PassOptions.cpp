@@ -89,13 +89,23 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
                                             std::string &Error) {
   if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot" ||
       Name == "async-rings") {
+    // async-rings{trans}: every `trans` operand of a wgmma dot in
+    // column-major slots (AsyncRings.h); the other options are the dots'.
+    PassOptionList DotOptions;
+    bool TransOperands = false;
+    for (const auto &Option : Options) {
+      if (Name != "async-rings" || Option.first != "trans")
+        DotOptions.push_back(Option);
+      else if (!flagValue(Name, Option, TransOperands, Error))
+        return nullptr;
+    }
     AssignLayoutsTarget Target;
-    if (!layoutsTarget(Name, Options, Target, Error))
+    if (!layoutsTarget(Name, DotOptions, Target, Error))
       return nullptr;
     if (Name == "accelerate-dot")
       return createAccelerateDotPass(Target);
     if (Name == "async-rings")
-      return createAsyncRingsPass(Target);
+      return createAsyncRingsPass(Target, TransOperands);
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
   }
   if (Name == "insert-barriers" || Name == "mma-in-flight") {

@@ -84,6 +84,44 @@ struct Ring {
   }
 };
 
+bool isColumnMajor(const Type *RingTy) {
+  return RingTy->getLayout() && RingTy->getLayout()->getOrder()[0] == 0;
+}
+
+/// The slot the copy engine writes, row by row: a column-major slot is the
+/// row-major one of its transposition.
+const Type *rowMajorSlot(const Type *RingTy) {
+  Shape Rows = RingTy->getShape();
+  const Layout *L = RingTy->getLayout();
+  if (isColumnMajor(RingTy)) {
+    std::swap(Rows[0], Rows[1]);
+    L = Layout::getSharedSwizzle(L->getSwizzleBytes(), {1, 0});
+  }
+  return Type::getSharedBuffer(RingTy->getElementType(), Rows, L, 1);
+}
+
+/// Why the copy engine cannot fill a column-major slot whose row-major view
+/// is Slot, or "": rows wider than the swizzle are column blocks, which the
+/// emitter copies into row-major slots only (LowerHopper.cpp); it rejected
+/// the 64 x 128 f16 box of conv_nhwc_desc_wgrad's ^a (256-byte rows).
+std::string columnBlocksProblem(const Type *Slot) {
+  int64_t RowBytes = Slot->getShape()[1] * int64_t(Slot->getElementType()->getScalarSizeInBytes());
+  int32_t Swizzle = Slot->getLayout() ? Slot->getLayout()->getSwizzleBytes() : 0;
+  if (!Swizzle || RowBytes == Swizzle)
+    return "";
+  return "the boxes' rows are " + std::to_string(RowBytes) +
+         " bytes, wider than the swizzle of the column-major slots (" + std::to_string(Swizzle) +
+         " bytes), and column blocks are copied into row-major slots only";
+}
+
+/// TA of a transposed tile as the access of the tile itself (the fill of a
+/// column-major slot through transposed pointers reads the loaded tile).
+void transposeAccess(TensorAccess &TA) {
+  TA.UnitDim = 1 - TA.UnitDim;
+  std::swap(TA.Bound[0], TA.Bound[1]);
+  std::swap(TA.Coord[0], TA.Coord[1]);
+}
+
 /// The rings of one loop (those that share its read and write indices).
 struct LoopRings {
   Loop *L = nullptr;
@@ -239,13 +277,19 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
                      Refill->getNumOperands() > 2 ? Refill->getOperand(2) : nullptr))
     return checkBoxes(R);
   const Type *RingTy = R.Alloc->getType();
-  const Type *SlotTy =
-      Type::getSharedBuffer(RingTy->getElementType(), RingTy->getShape(), RingTy->getLayout(), 1);
+  // A column-major ring (async-rings' slots of a `trans` operand, filled
+  // through transposed pointers) is the row-major slot of the loaded tile:
+  // the engine writes that, from the untransposed access.
+  bool ColumnMajor = isColumnMajor(RingTy);
+  const Type *SlotTy = rowMajorSlot(RingTy);
   if (std::string Why = tensorCopySlotProblem(SlotTy); !Why.empty())
     return R.decline(R.refill(), "the slot " + SlotTy->str() +
                                      " cannot be written by the copy "
                                      "engine: " +
                                      Why);
+  if (ColumnMajor)
+    if (std::string Why = columnBlocksProblem(SlotTy); !Why.empty())
+      return R.decline(R.refill(), Why);
   unsigned ElemBytes = SlotTy->getElementType()->getScalarSizeInBytes();
   std::vector<TensorAccess> Forms;
   for (Instruction *Fill : R.Fills) {
@@ -257,6 +301,8 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
                      ? "its refill in the loop: "
                      : "its fill of slot " + std::to_string(Forms.size()) + " before the loop: ") +
                     Why);
+    if (ColumnMajor)
+      transposeAccess(*TA);
     if (TA->UnitDim != 1)
       return R.decline(Fill, "the fill is contiguous along the slot's first dimension, and the "
                              "copy engine writes row-major slots");
@@ -283,7 +329,7 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
   // rules (the innermost coordinate a multiple of 16 bytes included).
   const Type *RingTy = R.Alloc->getType();
   const Type *Elem = RingTy->getElementType();
-  bool ColumnMajor = RingTy->getLayout() && RingTy->getLayout()->getOrder()[0] == 0;
+  bool ColumnMajor = isColumnMajor(RingTy);
   std::vector<BoxGather> Boxes;
   for (Instruction *Fill : R.Fills) {
     std::string Why;
@@ -317,25 +363,10 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
       return R.decline(Fill, Why);
     Boxes.push_back(std::move(*G));
   }
-  // The copy engine writes the slot row by row: a column-major slot is the
-  // row-major one of its transposition.
-  Shape Rows = RingTy->getShape();
-  const Layout *L = RingTy->getLayout();
-  if (ColumnMajor) {
-    std::swap(Rows[0], Rows[1]);
-    L = Layout::getSharedSwizzle(L->getSwizzleBytes(), {1, 0});
-  }
-  const Type *Slot = Type::getSharedBuffer(Elem, Rows, L, 1);
-  // Rows wider than the swizzle are column blocks, which the emitter copies
-  // into row-major slots only (LowerHopper.cpp); it rejected the 64 x 128
-  // f16 box of conv_nhwc_desc_wgrad's ^a (256-byte rows, column-major).
-  int64_t RowBytes = Rows[1] * int64_t(Elem->getScalarSizeInBytes());
-  if (ColumnMajor && L->getSwizzleBytes() && RowBytes != L->getSwizzleBytes())
-    return R.decline(R.refill(), "the boxes' rows are " + std::to_string(RowBytes) +
-                                     " bytes, wider than the swizzle of the column-major slots (" +
-                                     std::to_string(L->getSwizzleBytes()) +
-                                     " bytes), and column blocks are copied into row-major slots "
-                                     "only");
+  const Type *Slot = rowMajorSlot(RingTy);
+  if (ColumnMajor)
+    if (std::string Why = columnBlocksProblem(Slot); !Why.empty())
+      return R.decline(R.refill(), Why);
   if (std::string Why = TD.whyNotBoxCopy(Boxes[0].Base, Boxes[0].Extents, Boxes[0].Strides, Elem,
                                          Slot, "the descriptor of " + printOperand(*Boxes[0].Base));
       !Why.empty())
@@ -457,8 +488,8 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
     const Type *T = R->Alloc->getType();
     Instruction *D =
         R->Boxes.empty()
-            ? TD.makeDescriptor(R->Forms[0], T->getElementType(), T->getShape(), EntryTop,
-                                R->Alloc->Loc)
+            ? TD.makeDescriptor(R->Forms[0], T->getElementType(), rowMajorSlot(T)->getShape(),
+                                EntryTop, R->Alloc->Loc)
             : TD.makeBoxDescriptor(R->Boxes[0].Base, R->Boxes[0].Extents, R->Boxes[0].Strides,
                                    T->getElementType(), R->Boxes[0].Box, EntryTop, R->Alloc->Loc);
     D->setName(R->Alloc->getName() + ".desc");

@@ -293,15 +293,33 @@ RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "planner": ["--no-explicit-rings"],
                  "notma": ["--no-tma"],
                  "notma_w8": ["--no-tma", "--num-warps=8"]}
+# --rings-trans-operands (opt-in until run on the GPU): async-rings also rings the `trans` operands of wgmma
+# dots that are not tensor-descriptor boxes, in column-major slots (tensor-copies fills them with transposed
+# boxes where they read boxes of one tensor, cp.async through transposed pointers otherwise), instead of the
+# planner. Only the tests of kernels with such operands get these variants (with_trans_rings): on the
+# interpreter the back end's whole list with the option (as `backend`), on the GPU with
+# TRITONC_TEST_RING_VARIANTS=1 the option with bulk tensor copies, with cp.async (--no-tma) and with 8 warps.
+TRANS_RING_VARIANTS = {"trans_rings": ["--rings-trans-operands"],
+                       "trans_rings_notma": ["--rings-trans-operands", "--no-tma"],
+                       "trans_rings_w8": ["--rings-trans-operands", "--num-warps=8"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
+    TRANS_RING_VARIANTS = {}
+TRANS_PIPELINE_VARIANTS = [] if ON_DEVICE else ["backend_trans"]
+LAUNCH_VARIANTS = (["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS + list(RING_VARIANTS))
+with_trans_rings = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + TRANS_PIPELINE_VARIANTS + list(TRANS_RING_VARIANTS), indirect=True)
 
 
-@pytest.fixture(params=["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS
-                + list(RING_VARIANTS))
+@pytest.fixture(params=LAUNCH_VARIANTS)
 def launch(request, tmp_path):
     if request.param in RING_VARIANTS:
         return Launcher(tmp_path, RING_VARIANTS[request.param])
+    if request.param in TRANS_RING_VARIANTS:
+        return Launcher(tmp_path, TRANS_RING_VARIANTS[request.param])
+    if request.param == "backend_trans":
+        return Launcher(tmp_path, BACKEND_ARGS + ["--rings-trans-operands"], same_bits_as_default=True,
+                        specialize=True, default_args=PADDED_DEFAULT_ARGS)
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":
@@ -463,6 +481,10 @@ MATMUL_CONFIGS = [
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, False, False),
     ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "TRANS_B": 1}, False, True),
     ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32, "TRANS_A": 1}, True, False),
+    # A transposed with 256-byte rows (two column blocks of the 128-byte swizzle): with
+    # --rings-trans-operands its column-major ring is filled by cp.async (tensor-copies declines column blocks
+    # there) while B's ring gets bulk tensor copies.
+    ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32, "TRANS_A": 1}, True, False),
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 16, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "half", "TM": 64, "TN": 256, "TK": 64}, False, False),
     # f32 on FMA units with 4 x 4 blocks per thread (A staged transposed, 16-byte shared reads).
@@ -674,6 +696,7 @@ def test_transpose_checked(defines, rng, launch):
 # ---------------------------------------------------------------------------------------------------------
 
 
+@with_trans_rings
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_CONFIGS])
 def test_matmul(defines, trans_a, trans_b, rng, launch):
@@ -709,6 +732,7 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
 MATMUL_ALIGNED_CONFIGS = [c for c in MATMUL_CONFIGS if c[0].get("TM", 32) >= 64]
 
 
+@with_trans_rings
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
 def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
@@ -1249,6 +1273,7 @@ def test_conv_nhwc_dgrad(defines, rs, pad, stride, dil, aligned, rng, launch):
                       f"DX, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} stride={stride} dilation={dil}")
 
 
+@with_trans_rings
 @pytest.mark.parametrize("defines,rs,pad,stride,dil,slices,aligned", CONV_NHWC_WGRAD_CONFIGS,
                          ids=[config_id(c[0]) + f"-slices{c[5]}" + ("-aligned" if c[6] else "")
                               for c in CONV_NHWC_WGRAD_CONFIGS])
@@ -1322,6 +1347,7 @@ def random_layout(rng, heads, nblocks, density=0.5):
     return layout
 
 
+@with_trans_rings
 @pytest.mark.parametrize("defines", SDDMM_CONFIGS, ids=config_id)
 def test_blocksparse_sddmm(defines, rng, launch):
     ty, block, tk = defines["TYPE"], defines["BLOCK"], defines["TK"]

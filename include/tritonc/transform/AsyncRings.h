@@ -52,6 +52,10 @@
 // boxes of a tensor descriptor (BoxGathers.h) gets a ring of column-major
 // slots holding the operand as the dot reads it, filled through transposed
 // pointers (tensor-copies then makes the fills transposed bulk copies).
+// With the `trans` option (`async-rings{num-warps=4,wgmma,trans}`;
+// AsyncRingsTarget::TransOperands, --rings-trans-operands in the back end)
+// every `trans` operand of a wgmma dot does, whatever its loads: an opt-in
+// until those rings have run on the GPU.
 // The GPU back end runs it with
 // an AsyncRingsTarget (--explicit-rings): it then also declines, with a
 // remark, every loop whose rings the back end would not fill with cp.async
@@ -91,6 +95,9 @@ struct AsyncRingsTarget {
   /// "" when the back end lowers a cp_async of Load's pointers with copies
   /// of 4 bytes or more; otherwise why not, in a kernel author's words.
   std::function<std::string(const ir::Instruction &Load)> CopyFilter;
+  /// Ring every `trans` operand of a wgmma dot in column-major slots, not
+  /// only descriptor boxes (--rings-trans-operands; the planner's otherwise).
+  bool TransOperands = false;
 };
 
 class AsyncRingsPass : public Pass {
@@ -102,13 +109,17 @@ public:
   /// loops than without them, but the rings of a dot that runs on wgmma with
   /// several warpgroups get their slot more, as in the back end, so that
   /// `tritonc opt` and the interpreter see the back end's rings.
-  explicit AsyncRingsPass(AssignLayoutsTarget Dots) : Dots(Dots) {}
+  explicit AsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false)
+      : Dots(Dots), TransOperands(TransOperands) {}
   const char *name() const override { return "async-rings"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
   std::optional<AsyncRingsTarget> Target;
   std::optional<AssignLayoutsTarget> Dots;
+  /// The `trans` option of the registered pass (AsyncRingsTarget's own
+  /// field in the back end).
+  bool TransOperands = false;
 };
 
 } // namespace tritonc::transform

@@ -37,7 +37,7 @@ std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool Copie
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// async-rings with the dots' target as options (AsyncRings.h).
-std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots);
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false);
 /// tensor-stores for the GPU back end (TensorStores.h): Keep says, for a
 /// store, why the back end's lowering writes it itself ("" when the pass
 /// may take it).
