@@ -100,8 +100,11 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
         return nullptr;
     }
     AssignLayoutsTarget Target;
-    if (!layoutsTarget(Name, DotOptions, Target, Error))
+    if (!layoutsTarget(Name, DotOptions, Target, Error)) {
+      if (Name == "async-rings" && Error.back() == ')')
+        Error.insert(Error.size() - 1, ", trans");
       return nullptr;
+    }
     if (Name == "accelerate-dot")
       return createAccelerateDotPass(Target);
     if (Name == "async-rings")
