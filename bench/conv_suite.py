@@ -291,10 +291,16 @@ def conv(results, timer, quick):
         _against_cudnn(results, timer, family, label, cs, x, weight, run, cfg_text)
 
 
+def _is_gemm_shape(cs):
+    """Whether cs is a 1x1 convolution at stride 1 without padding: a GEMM of the Z*H*W x CI channels_last
+    pixels by the CO x CI filter rows."""
+    return (cs.r, cs.s, cs.stride, cs.padding) == (1, 1, (1, 1), (0, 0))
+
+
 def _gemm_candidates(cs, quick):
-    """matmul.tc candidates of a 1x1 convolution at stride 1 without padding (none otherwise): the GEMM
-    of the Z*H*W x CI channels_last pixels by the CO x CI filter rows, transposed (TRANS_B)."""
-    if (cs.r, cs.s, cs.stride, cs.padding) != (1, 1, (1, 1), (0, 0)):
+    """matmul.tc candidates of a GEMM-shaped convolution (none otherwise), the filter rows transposed
+    (TRANS_B)."""
+    if not _is_gemm_shape(cs):
         return []
     return [DescCandidate("matmul.tc", (("TM", tm), ("TN", tn), ("TK", tk), ("TRANS_B", 1)), warps, stages)
             for tm, tn, tk, warps, stages in (QUICK_CONV_GEMM_CONFIGS if quick else CONV_GEMM_CONFIGS)]
@@ -303,8 +309,8 @@ def _gemm_candidates(cs, quick):
 def _with_gemm(launch, cs, x_nhwc, weight, out):
     """launch(cfg, kern) of conv_nhwc, and for the matmul.tc candidates the GEMM: X (Z*H*W x CI, views of
     the channels_last input and output) by the NCHW filter's CO x CI rows into Y (Z*P*Q x CO). Other
-    shapes have no GEMM candidates (_gemm_candidates), and their filters no CO x CI view."""
-    if not _gemm_candidates(cs, quick=True):
+    shapes have no GEMM candidates, and their filters no CO x CI view."""
+    if not _is_gemm_shape(cs):
         return launch
     a = x_nhwc.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
     b = weight.reshape(cs.co, cs.ci)
