@@ -57,8 +57,11 @@ bool numWarpsValue(const std::string &Pass, const std::string &V, unsigned &Out,
 
 /// The target facts of coalesce and assign-layouts: num-warps=N (1, 2, 4, 8,
 /// 16), wgmma (sm_90a's warpgroup MMA), tf32, no-mma (FMA dots only).
+/// OwnOptions names the pass's other options (taken out of Options by the
+/// caller) for the error about an unknown one.
 bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
-                   AssignLayoutsTarget &Target, std::string &Error) {
+                   AssignLayoutsTarget &Target, std::string &Error,
+                   const std::string &OwnOptions = "") {
   for (const auto &Option : Options) {
     const std::string &Key = Option.first;
     if (Key == "num-warps") {
@@ -76,7 +79,7 @@ bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
         Target.HasMmaV2 = !On;
     } else {
       Error = "pass '" + Pass + "' has no option '" + Key +
-              "' (its options: num-warps=N, wgmma, tf32, no-mma)";
+              "' (its options: num-warps=N, wgmma, tf32, no-mma" + OwnOptions + ")";
       return false;
     }
   }
@@ -100,11 +103,8 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
         return nullptr;
     }
     AssignLayoutsTarget Target;
-    if (!layoutsTarget(Name, DotOptions, Target, Error)) {
-      if (Name == "async-rings" && Error.back() == ')')
-        Error.insert(Error.size() - 1, ", trans");
+    if (!layoutsTarget(Name, DotOptions, Target, Error, Name == "async-rings" ? ", trans" : ""))
       return nullptr;
-    }
     if (Name == "accelerate-dot")
       return createAccelerateDotPass(Target);
     if (Name == "async-rings")
