@@ -375,8 +375,7 @@ void LoopPipeliner::rewrite() {
     std::vector<Value *> Operands = Op.Load->operands();
     Op.Load->dropAllOperands();
     Op.Load->eraseFromParent();
-    for (Value *V : Operands)
-      eraseIfTriviallyDead(asInstruction(V));
+    eraseTriviallyDead(Operands);
   }
 }
 

@@ -577,9 +577,7 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
 
 void TensorCopyRewriter::eraseDead() {
   // The fills' pointer and mask tiles, and what only they used.
-  for (Value *V : MaybeDead)
-    if (Instruction *I = asInstruction(V); I && !I->hasUses())
-      eraseIfTriviallyDead(I);
+  eraseTriviallyDead(MaybeDead);
 }
 
 } // namespace

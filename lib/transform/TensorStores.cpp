@@ -239,9 +239,7 @@ void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, bool Afte
   std::vector<Value *> Old(Store.operands().begin(), Store.operands().end());
   Store.dropAllOperands();
   Store.eraseFromParent();
-  for (Value *V : Old)
-    if (Instruction *I = asInstruction(V); I && !I->hasUses())
-      eraseIfTriviallyDead(I);
+  eraseTriviallyDead(Old);
 }
 
 } // namespace

@@ -162,8 +162,7 @@ void TilePrefetcher::rewrite() {
     std::vector<Value *> Operands = Load->operands();
     Load->dropAllOperands();
     Load->eraseFromParent();
-    for (Value *V : Operands)
-      eraseIfTriviallyDead(asInstruction(V));
+    eraseTriviallyDead(Operands);
   }
 }
 

@@ -58,25 +58,32 @@ Value *materializeConstant(Constant *C, const Type *T, Instruction *InsertBefore
 bool eraseIfTriviallyDead(Instruction *I) {
   if (!I || I->hasUses() || !isPure(*I))
     return false;
-  std::vector<Instruction *> Worklist{I};
+  eraseTriviallyDead({I});
+  return true;
+}
+
+void eraseTriviallyDead(const std::vector<Value *> &Roots) {
+  // A root may be an operand of another root, so erasing one can free a later
+  // one: every erased instruction is remembered and never looked at again (no
+  // instruction is created meanwhile, so a freed address is not reused).
+  std::set<Instruction *> Erased;
+  std::vector<Instruction *> Worklist;
+  for (auto It = Roots.rbegin(); It != Roots.rend(); ++It)
+    if (Instruction *I = asInstruction(*It))
+      Worklist.push_back(I);
   while (!Worklist.empty()) {
     Instruction *Cur = Worklist.back();
     Worklist.pop_back();
-    if (Cur->hasUses() || !Cur->getParent())
+    if (Erased.count(Cur) || Cur->hasUses() || !Cur->getParent() || !isPure(*Cur))
       continue;
     std::vector<Value *> Ops = Cur->operands();
     Cur->dropAllOperands();
     Cur->eraseFromParent();
-    // An instruction using the same operand twice pushes it twice; the
-    // second visit sees it already detached (the set avoids the dangling
-    // pointer of a freed instruction).
-    std::set<Instruction *> Seen;
+    Erased.insert(Cur);
     for (Value *Op : Ops)
       if (Instruction *OpI = asInstruction(Op))
-        if (isPure(*OpI) && !OpI->hasUses() && Seen.insert(OpI).second)
-          Worklist.push_back(OpI);
+        Worklist.push_back(OpI);
   }
-  return true;
 }
 
 void replaceAndErase(Instruction *I, Value *V) {

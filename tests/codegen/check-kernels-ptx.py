@@ -19,10 +19,14 @@ pytest; this script uses the standard library only): the module-level assignment
 are evaluated on their own. Every failure is printed with a shell command that reproduces it; the exit
 status is 1 if any configuration fails.
 
+With --suite-only, only the test-suite configurations (no sweep): the sanitizer build's ctest runs that,
+as the compiler under AddressSanitizer is several times slower and the release build runs the sweep.
+
 With --options, every compilation also gets those tritonc options (e.g. --options="--explicit-rings --no-tma"
 checks the back end's explicit rings over the same configurations); --arch limits it to one target.
 
 Usage: check-kernels-ptx.py TRITONC PTXAS [--jobs N] [--keep DIR] [--options OPTS] [--arch ARCH]
+                           [--suite-only]
 """
 import argparse
 import ast
@@ -247,6 +251,8 @@ def main():
     parser.add_argument("--keep", help="write the PTX modules to this folder and keep them")
     parser.add_argument("--options", default="", help="tritonc options added to every compilation")
     parser.add_argument("--arch", choices=ARCHS, help="only this target")
+    parser.add_argument("--suite-only", action="store_true",
+                        help="only the test-suite configurations, not the num_warps/TYPE/tile sweep")
     args = parser.parse_args()
     tritonc, ptxas = os.path.abspath(args.tritonc), args.ptxas
     EXTRA_OPTIONS[:] = shlex.split(args.options)
@@ -254,6 +260,8 @@ def main():
 
     start = time.monotonic()
     configs, suite = collect(tritonc)
+    if args.suite_only:
+        configs = [c for c in configs if c.origin == "suite"]
     with tempfile.TemporaryDirectory(prefix="tritonc-ptxas-") as tmp:
         outdir = args.keep or tmp
         os.makedirs(outdir, exist_ok=True)

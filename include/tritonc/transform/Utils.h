@@ -32,6 +32,11 @@ ir::Value *materializeConstant(ir::Constant *C, const ir::Type *T, ir::Instructi
 /// that became unused. Returns true if I was erased.
 bool eraseIfTriviallyDead(ir::Instruction *I);
 
+/// eraseIfTriviallyDead over several roots, safe when one root is an operand
+/// of another (the loop over roots that calls eraseIfTriviallyDead is not: a
+/// root erased as another's operand would be read after it was freed).
+void eraseTriviallyDead(const std::vector<ir::Value *> &Roots);
+
 /// Replaces every use of I with V, then erases I if it became dead.
 void replaceAndErase(ir::Instruction *I, ir::Value *V);
 

@@ -60,4 +60,32 @@ TEST(SweepUntilUnchanged, ReportsNoChangeAndAllowsErasingTheVisitedInstruction) 
   EXPECT_TRUE(contains(Out, "store %p, %n")) << Out;
 }
 
+// %b uses %a, and both are roots, the user first: erasing %b frees %a, which
+// must not be read again (the loop over roots that this replaced did, seen
+// by AddressSanitizer in tensor-copies).
+TEST(EraseTriviallyDead, RootThatIsAnotherRootsOperandIsErasedOnce) {
+  std::unique_ptr<ir::Module> M = parse(R"(define void @f(i32* %p, i32 %n) {
+entry:
+  %a = add %n, i32 1 : i32
+  %b = add %a, i32 2 : i32
+  %c = add %n, i32 3 : i32
+  store %p, %c
+  ret
+}
+)");
+  ASSERT_TRUE(M);
+  ir::Function &F = *M->functions().front();
+  std::vector<ir::Value *> Roots;
+  for (auto &I : F.getEntryBlock()->instructions())
+    if (I->getName() == "b" || I->getName() == "a" || I->getName() == "c")
+      Roots.insert(Roots.begin(), I.get());
+  ASSERT_EQ(Roots.size(), 3u);
+  eraseTriviallyDead(Roots);
+  EXPECT_TRUE(isValid(*M));
+  std::string Out = ir::printModule(*M);
+  EXPECT_FALSE(contains(Out, "%a =")) << Out;
+  EXPECT_FALSE(contains(Out, "%b =")) << Out;
+  EXPECT_TRUE(contains(Out, "%c = add")) << Out;
+}
+
 } // namespace
