@@ -179,8 +179,16 @@ TEST(Convolution, DescriptorLaunchesMatchTheSharedTable) {
     ASSERT_TRUE(Desc) << Error;
     std::vector<int64_t> Launch, Arguments;
     if (Line.Kernel == "forward") {
-      ConvGrid Grid = descGrid(*Desc, T.at(0), T.at(1), T.at(2));
-      Launch.assign(Grid.begin(), Grid.end());
+      ASSERT_EQ(T.size(), 6u);
+      int64_t Split = T[4];
+      ConvGrid Grid = descGrid(*Desc, T[0], T[1], T[2], Split);
+      NhwcWorkspace Workspace = descWorkspace(*Desc, T[0], T[1], T[2], Split);
+      Launch = {descSplitWorthwhile(*Desc, T[0], T[1], T[2], T[3], Split, T[5]),
+                Grid[0],
+                Grid[1],
+                Grid[2],
+                Workspace.Partials,
+                Workspace.Counters};
       Arguments = descArguments(*Desc, stridesAt(L, 0), L.at(3), stridesAt(L, 4));
     } else if (Line.Kernel == "dgrad") {
       int64_t Slices = descDgradSlices(*Desc, T.at(0), T.at(1), T.at(2), T.at(3), T.at(4));
