@@ -87,10 +87,11 @@ QUICK_CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4)]
 # channels or 8 of 32, its 36 k-steps (3 x 3 taps of 256 channels, TK 64) in 9 slices of 4 (all in flight
 # with 4 stages) or 18 of 2. 8 x 16 tiles split 2 to 8 ways for 32 x 32 images (16 tiles of 128
 # channels) and 56 x 56 ones of 64 or 256 channels (28 or 56 tiles).
-CONV_NHWC_DESC_SMALL_CONFIGS = [(8, 8, 64, 64, 1, 4, 4), (8, 8, 128, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4),
-                                (8, 8, 64, 64, 18, 4, 3), (8, 8, 32, 64, 9, 4, 4), (8, 8, 32, 64, 18, 4, 3),
-                                (8, 8, 128, 64, 18, 4, 3), (8, 8, 128, 64, 2, 4, 4), (8, 16, 128, 64, 2, 8, 4),
-                                (8, 16, 128, 64, 4, 8, 4), (8, 16, 128, 64, 8, 8, 4), (8, 16, 64, 64, 4, 4, 4)]
+CONV_NHWC_DESC_SMALL_CONFIGS = [
+    (8, 8, 64, 64, 1, 4, 4), (8, 8, 128, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4), (8, 8, 64, 64, 18, 4, 3),
+    (8, 8, 32, 64, 9, 4, 4), (8, 8, 32, 64, 18, 4, 3), (8, 8, 128, 64, 18, 4, 3), (8, 8, 128, 64, 2, 4, 4),
+    (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4), (8, 16, 128, 64, 8, 8, 4), (8, 16, 64, 64, 4, 4, 4),
+]
 QUICK_CONV_NHWC_DESC_SMALL_CONFIGS = [(8, 8, 64, 64, 9, 4, 4)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
@@ -207,7 +208,8 @@ def _forward_desc_candidates(cs, quick, sms):
     where ConvShape.desc_split_worthwhile keeps them on `sms` multiprocessors."""
     if cs.dilation != (1, 1) or cs.stride != (1, 1):
         return []
-    configs = [c[:4] + (1,) + c[4:] for c in (QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS)]
+    unsplit = QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS
+    configs = [c[:4] + (1,) + c[4:] for c in unsplit]
     configs += QUICK_CONV_NHWC_DESC_SMALL_CONFIGS if quick else CONV_NHWC_DESC_SMALL_CONFIGS
     configs = [c for c in configs if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)
                and cs.desc_split_worthwhile(*c[:5], sms)]

@@ -74,7 +74,8 @@ LISTS = [
 # of the macros, then warps and stages (their loads rings of bulk tensor copies, the default on sm_90a).
 DESC_LISTS = [
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
-    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"), ("half", "bfloat16")),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"),
+     ("half", "bfloat16")),
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]

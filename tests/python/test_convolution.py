@@ -264,8 +264,8 @@ def test_conv_nhwc_desc_arguments_run_on_the_interpreter(split):
     partials, counters = shape.desc_workspace(tp, tq, tn, split)
     partials = np.full(max(partials, 1), np.nan, dtype=np.float32)  # any contents
     counters = np.zeros(max(counters, 1), dtype=np.int32)
-    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True,
-                             defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk, "SPLIT": split})
+    defines = {"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk, "SPLIT": split}
+    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True, defines=defines)
     kernel[shape.desc_grid(tp, tq, tn, split)](*shape.desc_arguments(
         x_nhwc.ravel(), f.ravel(), y.ravel(), (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci),
         shape.r * shape.s * shape.ci, (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co), partials,

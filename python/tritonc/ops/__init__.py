@@ -373,11 +373,12 @@ def _run_fastest(key, launchers, interpret):
 
 
 # The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
-# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, SPLIT, warps,
-# stages), the benchmark's CONV_NHWC_DESC_CONFIGS (8 x 16 = 128 output pixels per tile, unsplit) and a few
-# of its CONV_NHWC_DESC_SMALL_CONFIGS (8 x 8 pixels, split-K: timed only where the output tiles leave SMs
-# idle, ConvShape.desc_split_worthwhile); conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, ...),
-# CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc: (TP, TQ, TM, TN, ...), CONV_DESC_WGRAD_CONFIGS.
+# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, SPLIT,
+# warps, stages), the benchmark's CONV_NHWC_DESC_CONFIGS (8 x 16 = 128 output pixels per tile,
+# unsplit) and a few of its CONV_NHWC_DESC_SMALL_CONFIGS (8 x 8 pixels, and split-K ones timed only
+# where the output tiles leave SMs idle: ConvShape.desc_split_worthwhile); conv_nhwc_desc_dgrad.tc:
+# (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc: (TP, TQ, TM, TN, ...),
+# CONV_DESC_WGRAD_CONFIGS.
 _CONV_DESC_TILES = [(8, 16, 128, 64, 1, 8, 4), (8, 16, 256, 64, 1, 8, 3), (8, 16, 128, 64, 1, 4, 4),
                     (8, 16, 64, 64, 1, 4, 4), (8, 8, 64, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4),
                     (8, 8, 64, 64, 18, 4, 3), (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4)]
@@ -427,8 +428,9 @@ def _desc_split_fits(defines, shape, sms):
 
 def _desc_shape_of_arguments(named):
     """The ConvShape of a descriptor kernel's named arguments (stride 1; for the tuner's prune)."""
-    return ConvShape(named["Z"], named["CI"], named["H"], named["W"], named["CO"], named["R"], named["S"],
-                     (1, 1), (named["pad_h"], named["pad_w"]), (named["dil_h"], named["dil_w"]))
+    return ConvShape(named["Z"], named["CI"], named["H"], named["W"], named["CO"], named["R"],
+                     named["S"], (1, 1), (named["pad_h"], named["pad_w"]),
+                     (named["dil_h"], named["dil_w"]))
 
 
 def _desc_candidates(kernel, configs, shape, sms):
@@ -515,7 +517,8 @@ def _conv2d_nhwc_desc(tuner, x, w, y, shape):
     f = _channels_last_filter(w)
     # A workspace for the largest split candidate (the tuner times them all with these arguments): the
     # partial tiles of any contents, the counters zero (the kernel leaves them zero).
-    candidates = _desc_candidates("conv_nhwc_desc.tc", tuner.configs, shape, _multiprocessors(_device_of(x)))
+    sms = _multiprocessors(_device_of(x))
+    candidates = _desc_candidates("conv_nhwc_desc.tc", tuner.configs, shape, sms)
     partials, counters = (max(sizes) for sizes in zip(*(
         shape.desc_workspace(c.defines["TP"], c.defines["TQ"], c.defines["TN"], c.defines["SPLIT"])
         for c in candidates)))
