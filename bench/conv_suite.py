@@ -13,7 +13,8 @@ an (R*S*CI) x CO matrix in the order (r, s, ci), TK dividing CI, no table), auto
 timed against the same two cuDNN layouts. Sizes and argument lists come from `tritonc.convolution`.
 On stride-1 shapes the same autotuning also tries `kernels/conv_nhwc_desc.tc` (tensor descriptors,
 PyTorch's channels_last weight as its filter: both operands in rings of bulk tensor copies feeding
-wgmma), each candidate checked against torch on a poisoned output first.
+wgmma; also 8 x 8-pixel tiles, and where the output tiles leave SMs idle split-K ones: SPLIT slices of
+the k-steps per tile), each candidate checked against torch on a poisoned output first.
 conv_bf16: the same in bfloat16 (fp32 accumulation), over the same candidates.
 
 conv_dgrad, conv_wgrad: the data and weight gradients of the same fp16 convolutions with
@@ -70,7 +71,7 @@ CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 
                      (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (64, 128, 64, 4, 4),
                      (64, 64, 64, 4, 4)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
-# conv_nhwc_desc.tc (tensor descriptors; stride 1, no split), tried in the same autotuning as conv_nhwc.tc:
+# conv_nhwc_desc.tc (tensor descriptors; stride 1, unsplit), tried in the same autotuning as conv_nhwc.tc:
 # (TP, TQ, TN, TK, warps, stages), TP x TQ = 128 output pixels of one image per tile. On sm_90a its
 # desc_loads become rings of bulk tensor copies (A: the [1, TP, TQ, 64] box of
 # the image at the tap's shift, one 128-byte swizzled [128, 64] slot; B: the [TN, 1, 64] box of the
@@ -79,6 +80,19 @@ QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
 CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 128, 64, 4, 4),
                           (8, 16, 64, 64, 4, 4)]
 QUICK_CONV_NHWC_DESC_CONFIGS = [(8, 16, 128, 64, 8, 4)]
+# conv_nhwc_desc.tc for problems whose output tiles leave SMs idle (kernels/conv_nhwc_desc.tc's split-K):
+# (TP, TQ, TN, TK, SPLIT, warps, stages), the split ones timed only where ConvShape.desc_split_worthwhile
+# keeps them. 8 x 8 pixels fit the 8 x 8 images whole (an 8 x 16 tile computes half of it for nothing):
+# Z = 32 there is 128 tiles of 64 channels or 64 of 128 (2 slices: 128 programs); Z = 1 is 4 tiles of 64
+# channels or 8 of 32, its 36 k-steps (3 x 3 taps of 256 channels, TK 64) in 9 slices of 4 (all in flight
+# with 4 stages) or 18 of 2. 8 x 16 tiles split 2 to 8 ways for 32 x 32 images (16 tiles of 128
+# channels) and 56 x 56 ones of 64 or 256 channels (28 or 56 tiles).
+CONV_NHWC_DESC_SMALL_CONFIGS = [
+    (8, 8, 64, 64, 1, 4, 4), (8, 8, 128, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4), (8, 8, 64, 64, 18, 4, 3),
+    (8, 8, 32, 64, 9, 4, 4), (8, 8, 32, 64, 18, 4, 3), (8, 8, 128, 64, 18, 4, 3), (8, 8, 128, 64, 2, 4, 4),
+    (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4), (8, 16, 128, 64, 8, 8, 4), (8, 16, 64, 64, 4, 4, 4),
+]
+QUICK_CONV_NHWC_DESC_SMALL_CONFIGS = [(8, 8, 64, 64, 9, 4, 4)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
 # tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against
@@ -137,13 +151,16 @@ UNALIGNED_CONFIGS = [
 
 def _desc_launch(cs, cfg, kern, x_nhwc, w_nhwc, y):
     """A run of conv_nhwc_desc.tc: X and Y channels_last, the filter PyTorch's channels_last weight
-    (CO, R, S, CI in memory) read as CO x (R*S) x CI."""
+    (CO, R, S, CI in memory) read as CO x (R*S) x CI; a split candidate (its SPLIT block) with its own
+    workspace (partials of any contents, counters zero: the kernel leaves them zero)."""
     tp, tq, tn = cfg.block("TP"), cfg.block("TQ"), cfg.block("TN")
-    (ph, pw), (dh, dw) = cs.padding, cs.dilation
-    args = (x_nhwc, w_nhwc, y, cs.z, cs.h, cs.w, cs.ci, cs.co, cs.r, cs.s, cs.p, cs.q, ph, pw, dh, dw,
-            x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), w_nhwc.stride(0),
-            y.stride(0), y.stride(2), y.stride(3))
-    grid = (-(-cs.p // tp) * -(-cs.q // tq), -(-cs.co // tn), cs.z)
+    split = dict(cfg.blocks).get("SPLIT", 1)
+    partials, counters = cs.desc_workspace(tp, tq, tn, split)
+    args = cs.desc_arguments(x_nhwc, w_nhwc, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
+                             w_nhwc.stride(0), (y.stride(0), y.stride(2), y.stride(3)),
+                             torch.empty(max(partials, 1), device="cuda", dtype=torch.float32),
+                             torch.zeros(max(counters, 1), device="cuda", dtype=torch.int32))
+    grid = cs.desc_grid(tp, tq, tn, split)
     return lambda: kern[grid](*args)
 
 
@@ -185,14 +202,19 @@ def _desc_candidates(cs, file, macros, configs, split=None):
     return found + [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
 
 
-def _forward_desc_candidates(cs, quick):
+def _forward_desc_candidates(cs, quick, sms):
     """conv_nhwc_desc.tc's candidates for cs: stride 1 and no dilation (a box reads consecutive
-    pixels), TK dividing CI and TN up to max(CO, 64)."""
-    if cs.dilation != (1, 1):
+    pixels), TK dividing CI and TN up to max(CO, 64); the small-problem tiles too, the split ones only
+    where ConvShape.desc_split_worthwhile keeps them on `sms` multiprocessors."""
+    if cs.dilation != (1, 1) or cs.stride != (1, 1):
         return []
-    configs = [c for c in (QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS)
-               if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)]
-    return _desc_candidates(cs, "conv_nhwc_desc.tc", ("TP", "TQ", "TN", "TK"), configs)
+    unsplit = QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS
+    configs = [c[:4] + (1,) + c[4:] for c in unsplit]
+    configs += QUICK_CONV_NHWC_DESC_SMALL_CONFIGS if quick else CONV_NHWC_DESC_SMALL_CONFIGS
+    configs = [c for c in configs if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)
+               and cs.desc_split_worthwhile(*c[:5], sms)]
+    return [DescCandidate("conv_nhwc_desc.tc", tuple(zip(("TP", "TQ", "TN", "TK"), c[:4]))
+                          + ((("SPLIT", c[4]),) if c[4] > 1 else ()), *c[5:]) for c in configs]
 
 
 def _problem(shape, dtype):
@@ -355,7 +377,7 @@ def conv_nhwc(results, timer, quick, dtype=torch.float16):
         # conv_nhwc_desc.tc too where a box can read the window (stride 1), with PyTorch's channels_last
         # weight as its filter. Every candidate starts on a poisoned output, so that one which writes
         # nothing cannot pass on the previous one's result.
-        candidates += _forward_desc_candidates(cs, quick)
+        candidates += _forward_desc_candidates(cs, quick, sms)
         w_nhwc = weight.to(memory_format=torch.channels_last)
 
         def launch(cfg, kern):

@@ -230,10 +230,11 @@ def main():
                 print(f"   {name}: {provider} does not compile: {why}", flush=True)
                 continue
             y = torch.empty(z, co, cs.p, cs.q, device="cuda", dtype=dtype, memory_format=torch.channels_last)
-            kargs = (x_nhwc, w_nhwc, y, z, h, w, ci, co, r, s, cs.p, cs.q, pad, pad, 1, 1,
-                     x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3), w_nhwc.stride(0),
-                     y.stride(0), y.stride(2), y.stride(3))
-            grid = (math.ceil(cs.p / tp) * math.ceil(cs.q / tq), math.ceil(co / tn), z)
+            kargs = cs.desc_arguments(x_nhwc, w_nhwc, y, x_nhwc.stride()[:1] + x_nhwc.stride()[2:],
+                                      w_nhwc.stride(0), y.stride()[:1] + y.stride()[2:],
+                                      torch.empty(1, device="cuda", dtype=torch.float32),
+                                      torch.zeros(1, device="cuda", dtype=torch.int32))
+            grid = cs.desc_grid(tp, tq, tn)
             add(provider, lambda kern=kern, grid=grid, kargs=kargs: kern[grid](*kargs), y)
 
         add("cuDNN NHWC", lambda: F.conv2d(x_nhwc, w_nhwc, stride=stride, padding=pad))

@@ -100,20 +100,33 @@ static int64_t outputTiles(const ConvShape &Shape, int64_t TM, int64_t TN) {
   return ceilDiv(Shape.gemmM(), TM) * ceilDiv(Shape.gemmN(), TN);
 }
 
-NhwcWorkspace nhwcWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t Split) {
+/// The workspace of a deterministic split-K over Tiles output tiles of
+/// TileElements each: Split partial tiles per tile and a counter; none
+/// unsplit.
+static NhwcWorkspace splitWorkspace(int64_t Tiles, int64_t TileElements, int64_t Split) {
   if (Split == 1)
     return {};
-  int64_t Tiles = outputTiles(Shape, TM, TN);
-  return {Tiles * Split * TM * TN, Tiles};
+  return {Tiles * Split * TileElements, Tiles};
+}
+
+/// Whether Split slices of a reduction of Blocks steps over Tiles output
+/// tiles are worth timing on SMs multiprocessors: unsplit always; split only
+/// where the tiles alone leave SMs idle, each slice gets two steps or more
+/// (one cannot overlap its loads) and the programs fit in two waves.
+static bool splitWorthwhile(int64_t Tiles, int64_t Blocks, int64_t Split, int64_t SMs) {
+  if (Split == 1)
+    return true;
+  return Tiles < SMs && 2 * Split <= Blocks && Tiles * Split <= 2 * SMs;
+}
+
+NhwcWorkspace nhwcWorkspace(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t Split) {
+  return splitWorkspace(outputTiles(Shape, TM, TN), TM * TN, Split);
 }
 
 bool nhwcSplitWorthwhile(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t TK, int64_t Split,
                          int64_t SMs) {
-  if (Split == 1)
-    return true;
-  int64_t Tiles = outputTiles(Shape, TM, TN);
-  int64_t Blocks = Shape.R * Shape.S * (Shape.CI / TK);
-  return Tiles < SMs && 2 * Split <= Blocks && Tiles * Split <= 2 * SMs;
+  return splitWorthwhile(outputTiles(Shape, TM, TN), Shape.R * Shape.S * (Shape.CI / TK), Split,
+                         SMs);
 }
 
 std::optional<DescConvShape> DescConvShape::make(const ConvShape &Shape, std::string &Error) {
@@ -129,10 +142,29 @@ std::optional<DescConvShape> DescConvShape::make(const ConvShape &Shape, std::st
   return DescConvShape(Shape);
 }
 
-ConvGrid descGrid(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN) {
+ConvGrid descGrid(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN, int64_t Split) {
   const ConvShape &Shape = Desc.shape();
   return {ceilDiv(Shape.outputHeight(), TP) * ceilDiv(Shape.outputWidth(), TQ),
-          ceilDiv(Shape.CO, TN), Shape.Z};
+          ceilDiv(Shape.CO, TN), Shape.Z * Split};
+}
+
+/// The output tiles of conv_nhwc_desc.tc: rectangles of output pixels times
+/// channel blocks, for every image.
+static int64_t descTiles(const ConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN) {
+  return ceilDiv(Shape.outputHeight(), TP) * ceilDiv(Shape.outputWidth(), TQ) *
+         ceilDiv(Shape.CO, TN) * Shape.Z;
+}
+
+NhwcWorkspace descWorkspace(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN,
+                            int64_t Split) {
+  return splitWorkspace(descTiles(Desc.shape(), TP, TQ, TN), TP * TQ * TN, Split);
+}
+
+bool descSplitWorthwhile(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN, int64_t TK,
+                         int64_t Split, int64_t SMs) {
+  const ConvShape &Shape = Desc.shape();
+  return splitWorthwhile(descTiles(Shape, TP, TQ, TN), Shape.R * Shape.S * ceilDiv(Shape.CI, TK),
+                         Split, SMs);
 }
 
 /// The scalars every descriptor kernel takes first, in its order: Z, H, W,

@@ -15,8 +15,10 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
     shape.wgrad_grid(tm, tn, slices)              its grid, and wgrad_workspace(tm, tn) its workspace sizes
     shape.wgrad_arguments(dy, x, dw, ...)         conv_nhwc_wgrad.tc's argument list
-    shape.desc_grid(tp, tq, tn)                   conv_nhwc_desc.tc's grid (stride 1)
-    shape.desc_arguments(x, f, y, ...)            its argument list
+    shape.desc_grid(tp, tq, tn, split)            conv_nhwc_desc.tc's grid (stride 1, SPLIT = split)
+    shape.desc_workspace(tp, tq, tn, split)       sizes of its split-K workspace
+    shape.desc_split_worthwhile(tp, tq, tn, tk, split, sms)   whether its split-K tile is worth timing
+    shape.desc_arguments(x, f, y, ..., partials, counters)    its argument list
     shape.desc_dgrad_slices(tp, tq, tn, tk, programs)   conv_nhwc_desc_dgrad.tc's split of its k-steps
     shape.desc_dgrad_grid(tp, tq, tn, slices)     its grid (stride 1), desc_dgrad_workspace its workspace
     shape.desc_dgrad_arguments(dy, f, dx, ...)    its argument list
@@ -101,21 +103,15 @@ class ConvShape:
     def nhwc_workspace(self, tm, tn, split):
         """(ACC elements of `partials`, ints of `counters`) that conv_nhwc.tc with SPLIT = split
         needs: SPLIT partial TM x TN tiles and one counter per output tile; (0, 0) unsplit."""
-        if split == 1:
-            return 0, 0
-        tiles = _cdiv(self.m, tm) * _cdiv(self.n, tn)
-        return tiles * split * tm * tn, tiles
+        return _split_workspace(_cdiv(self.m, tm) * _cdiv(self.n, tn), tm * tn, split)
 
     def nhwc_split_worthwhile(self, tm, tn, tk, split, sms):
         """Whether conv_nhwc.tc at TM x TN with SPLIT = split is worth timing on a GPU of `sms`
         multiprocessors: always unsplit; split only where the output tiles alone leave SMs idle,
         every slice gets at least two K blocks (a slice of one cannot overlap its loads), and the
         programs fit in two waves (each slice adds TM x TN ACC of workspace traffic)."""
-        if split == 1:
-            return True
-        tiles = _cdiv(self.m, tm) * _cdiv(self.n, tn)
-        blocks = self.r * self.s * (self.ci // tk)
-        return tiles < sms and 2 * split <= blocks and tiles * split <= 2 * sms
+        return _split_worthwhile(_cdiv(self.m, tm) * _cdiv(self.n, tn),
+                                 self.r * self.s * (self.ci // tk), split, sms)
 
     def increments(self, tk, x_strides: Sequence[int]) -> List[int]:
         """conv.tc's ADELTA (the thesis' listing 5.9): for reduction index i = (ci, r, s), how far
@@ -197,19 +193,40 @@ class ConvShape:
         if self.stride != (1, 1):
             raise ValueError(f"{kernel} has stride 1 only (the shape's stride is {self.stride})")
 
-    def desc_grid(self, tp, tq, tn):
-        """conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN channels, an image
-        per layer."""
+    def _desc_tiles(self, tp, tq, tn):
+        """conv_nhwc_desc.tc's output tiles: rectangles of output pixels times channel blocks, for
+        every image."""
         self._require_stride_one("conv_nhwc_desc.tc")
-        return (_cdiv(self.p, tp) * _cdiv(self.q, tq), _cdiv(self.co, tn), self.z)
+        return _cdiv(self.p, tp) * _cdiv(self.q, tq) * _cdiv(self.co, tn) * self.z
 
-    def desc_arguments(self, x, f, y, x_strides: Sequence[int], ldf_co, y_strides: Sequence[int]):
+    def desc_grid(self, tp, tq, tn, split=1):
+        """conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN channels, the
+        SPLIT = split slices of each image's k-steps in the layers."""
+        self._require_stride_one("conv_nhwc_desc.tc")
+        return (_cdiv(self.p, tp) * _cdiv(self.q, tq), _cdiv(self.co, tn), self.z * split)
+
+    def desc_workspace(self, tp, tq, tn, split):
+        """(ACC elements of `partials`, ints of `counters`) that conv_nhwc_desc.tc with SPLIT = split
+        needs: SPLIT partial tiles of TP * TQ x TN and one counter per output tile (zero on entry,
+        zero again on exit); (0, 0) unsplit."""
+        return _split_workspace(self._desc_tiles(tp, tq, tn), tp * tq * tn, split)
+
+    def desc_split_worthwhile(self, tp, tq, tn, tk, split, sms):
+        """Whether conv_nhwc_desc.tc at TP x TQ x TN x TK with SPLIT = split is worth timing on a GPU
+        of `sms` multiprocessors: nhwc_split_worthwhile's rule over its output tiles and its R * S *
+        CDIV(CI, TK) k-steps."""
+        return _split_worthwhile(self._desc_tiles(tp, tq, tn), self.r * self.s * _cdiv(self.ci, tk),
+                                 split, sms)
+
+    def desc_arguments(self, x, f, y, x_strides: Sequence[int], ldf_co, y_strides: Sequence[int],
+                       partials, counters):
         """conv_nhwc_desc.tc's arguments: its pointers x (NHWC input), f (the CO x R x S x CI filter,
         output channels ldf_co apart) and y (NHWC output); x_strides = (ldx_z, ldx_h, ldx_w),
-        y_strides = (ldy_z, ldy_p, ldy_q)."""
+        y_strides = (ldy_z, ldy_p, ldy_q); the split-K workspace last (desc_workspace's sizes; any
+        buffers when SPLIT is 1)."""
         self._require_stride_one("conv_nhwc_desc.tc")
         return (x, f, y, self.z, self.h, self.w, self.ci, self.co, self.r, self.s, self.p, self.q,
-                *self.padding, *self.dilation, *x_strides, ldf_co, *y_strides)
+                *self.padding, *self.dilation, *x_strides, ldf_co, *y_strides, partials, counters)
 
     def _desc_dgrad_tiles(self, tp, tq, tn):
         self._require_stride_one("conv_nhwc_desc_dgrad.tc")
@@ -267,6 +284,22 @@ class ConvShape:
         self._require_stride_one("conv_nhwc_desc_wgrad.tc")
         return (dy, x, df, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r, self.s,
                 self.p, self.q, *self.padding, *self.dilation, *dy_strides, *x_strides, ldf_co)
+
+
+def _split_workspace(tiles, tile_elements, split):
+    """(partials, counters) of a deterministic split-K over `tiles` output tiles: split partial tiles
+    each and a counter; (0, 0) unsplit."""
+    if split == 1:
+        return 0, 0
+    return tiles * split * tile_elements, tiles
+
+
+def _split_worthwhile(tiles, blocks, split, sms):
+    """Whether `split` slices of `blocks` reduction steps over `tiles` output tiles are worth timing
+    on `sms` multiprocessors (nhwc_split_worthwhile's rule)."""
+    if split == 1:
+        return True
+    return tiles < sms and 2 * split <= blocks and tiles * split <= 2 * sms
 
 
 def nhwc_block_k(ci, largest):

@@ -5,9 +5,9 @@ Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhw
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels conv_nhwc_desc.tc, conv_nhwc_desc_dgrad.tc and
-conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
-fp16 and bf16, as the benchmark compiles them) and the backward kernels at
-tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, the split-K CONV_NHWC_DESC_SMALL_CONFIGS,
+CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in fp16 and bf16, as the benchmark compiles them) and
+the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -49,8 +49,9 @@ SPECIALIZATIONS = {
     # DY X DF counters partials Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldy_z ldy_p ldy_q ldx_z ldx_h
     # ldx_w ldf_co
     "conv_nhwc_desc_wgrad.tc": "DDDDDNNNDDNNNNNNNNDDDDDDD",
-    # X F Y Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldx_z ldx_h ldx_w ldf_co ldy_z ldy_p ldy_q
-    "conv_nhwc_desc.tc": "DDDNNNDDNNNNNNNNDDDDDDD",
+    # X F Y Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldx_z ldx_h ldx_w ldf_co ldy_z ldy_p ldy_q partials
+    # counters
+    "conv_nhwc_desc.tc": "DDDNNNDDNNNNNNNNDDDDDDDDD",
 }
 # A B C M N K lda ldb ldc, all sizes and strides odd (1000x3000x555 is as the compiler sees it).
 UNALIGNED_SPECIALIZATION = "DDDNNNNNN"
@@ -73,12 +74,14 @@ LISTS = [
 # of the macros, then warps and stages (their loads rings of bulk tensor copies, the default on sm_90a).
 DESC_LISTS = [
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"),
+     ("half", "bfloat16")),
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]
 # tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
 OPS_DESC_LISTS = [
-    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK")),
+    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK", "SPLIT")),
     ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
     ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
 ]

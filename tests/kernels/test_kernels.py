@@ -1970,6 +1970,16 @@ CONV_NHWC_DESC_CONFIGS = [
     ({"TYPE": "half", "TP": 4, "TQ": 16, "TN": 64, "TK": 32}, (3, 3), (1, 1), (1, 1), True),
     # bench/conv_suite.py's 128-pixel tile (a 128 x 64 slot of 128-byte rows; 8 warps in rings_w8)
     ({"TYPE": "half", "TP": 8, "TQ": 16, "TN": 128, "TK": 64}, (3, 3), (1, 1), (1, 1), True),
+    # Split-K (SPLIT slices of the k-steps per tile, grid axis 2 holding Z * SPLIT layers): runs of
+    # unequal length (9 or 18 k-steps in 4; 6 or 12 in 5), more slices than k-steps (1 or 2 in 3: empty
+    # slices add zeros), double with a double accumulator, and bench/conv_suite.py's small-image tile
+    # (8 x 8 pixels, 9 slices) with its bulk tensor copies and store in the tma and backend variants.
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8, "SPLIT": 4}, (3, 3), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16, "SPLIT": 5}, (2, 3), (1, 2), (2, 1), True),
+    ({"TYPE": "bfloat16", "TP": 4, "TQ": 4, "TN": 32, "TK": 8, "SPLIT": 3}, (1, 1), (0, 0), (1, 1), False),
+    ({"TYPE": "double", "ACC": "double", "TP": 4, "TQ": 2, "TN": 8, "TK": 8, "SPLIT": 2}, (2, 2), (0, 2),
+     (1, 2), False),
+    ({"TYPE": "half", "TP": 8, "TQ": 8, "TN": 64, "TK": 64, "SPLIT": 9}, (3, 3), (1, 1), (1, 1), True),
 ]
 
 
@@ -1991,15 +2001,22 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
     f, fv, ldf_co = crsk_filter(rng, (co, r, s, ci), ty, unit)
     y, (ldy_z, ldy_p, ldy_q) = poisoned_nhwc(rng, (z, p, q, co), ty, unit)
-    out = launch("conv_nhwc_desc.tc", defines, (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), z),
+    # Split-K: poisoned partial tiles (each slice writes its whole tile before any is read), zero counters.
+    split = defines.get("SPLIT", 1)
+    grid = (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), z * split)
+    tiles = grid[0] * grid[1] * z
+    partials = poisoned(tiles * split * tp * tq * tn, defines.get("ACC", "float"))
+    out = launch("conv_nhwc_desc.tc", defines, grid,
                  [("X", x), ("F", f), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
                   ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
                   ("dil_h", dil[0]), ("dil_w", dil[1]), ("ldx_z", ldx_z), ("ldx_h", ldx_h), ("ldx_w", ldx_w),
-                  ("ldf_co", ldf_co), ("ldy_z", ldy_z), ("ldy_p", ldy_p), ("ldy_q", ldy_q)])
+                  ("ldf_co", ldf_co), ("ldy_z", ldy_z), ("ldy_p", ldy_p), ("ldy_q", ldy_q),
+                  ("partials", partials), ("counters", np.zeros(tiles, dtype=np.int32))])
     expected = conv_reference(xv.transpose(0, 3, 1, 2), fv.transpose(3, 1, 2, 0), pad, (1, 1), p, q,
                               dil).transpose(0, 2, 3, 1)
     check_conv_output(out["Y"], expected, (ldy_z, ldy_p, ldy_q, 1), ty, r * s * ci,
-                      f"Y, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil}")
+                      f"Y, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil} split={split}")
+    np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
 
 
 # The backward passes through descriptors (stride 1): (defines, (R, S), (pad_h, pad_w), (dil_h, dil_w),

@@ -249,7 +249,10 @@ def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilat
     assert not counters.any() and not partials.any()
 
 
-def test_conv_nhwc_desc_arguments_run_on_the_interpreter():
+@pytest.mark.parametrize("split", [1, 5])
+def test_conv_nhwc_desc_arguments_run_on_the_interpreter(split):
+    """desc_grid, desc_workspace and desc_arguments launch conv_nhwc_desc.tc, unsplit and with 5 slices
+    of its 3 * 2 * CDIV(12, 8) = 12 k-steps (runs of 2 and 3) adding through the workspace."""
     rng = np.random.default_rng(6)
     shape = ConvShape(2, 12, 7, 9, 10, 3, 2, (1, 1), (1, 0), (2, 1))
     tp, tq, tn, tk = 4, 4, 8, 8
@@ -258,15 +261,37 @@ def test_conv_nhwc_desc_arguments_run_on_the_interpreter():
     x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
     f = np.ascontiguousarray(wt.transpose(0, 2, 3, 1))  # CO x R x S x CI, as PyTorch's channels_last
     y = np.full((shape.z, shape.p, shape.q, shape.co), np.nan, dtype=np.float32)
-    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True,
-                             defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk})
-    kernel[shape.desc_grid(tp, tq, tn)](*shape.desc_arguments(
+    partials, counters = shape.desc_workspace(tp, tq, tn, split)
+    partials = np.full(max(partials, 1), np.nan, dtype=np.float32)  # any contents
+    counters = np.zeros(max(counters, 1), dtype=np.int32)
+    defines = {"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk, "SPLIT": split}
+    kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True, defines=defines)
+    kernel[shape.desc_grid(tp, tq, tn, split)](*shape.desc_arguments(
         x_nhwc.ravel(), f.ravel(), y.ravel(), (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci),
-        shape.r * shape.s * shape.ci, (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co)))
+        shape.r * shape.s * shape.ci, (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co), partials,
+        counters))
     np.testing.assert_allclose(y.transpose(0, 3, 1, 2), reference(x.astype(np.float64), wt.astype(np.float64),
                                                                    shape), rtol=1e-5, atol=1e-5)
+    assert not counters.any(), "the counters must be zero again on exit"
     with pytest.raises(ValueError, match="stride 1 only"):
         ConvShape(1, 8, 8, 8, 8, 3, 3, stride=(1, 2)).desc_grid(4, 4, 8)
+
+
+def test_desc_split_is_worth_timing_only_where_the_tiles_leave_multiprocessors_idle():
+    """conv_nhwc_desc.tc's split-K candidates on 132 SMs. 256 @ 8x8 (3x3, TK 64: 36 k-steps) at 8x8 pixels x
+    64 channels is 4 tiles: 18 slices still give each two k-steps, 19 do not. At Z = 32 it is 128 tiles: 2
+    slices fit in two waves (256 programs), 3 do not; 32 channels make 256 tiles, no idle SM to fill."""
+    small = ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1))
+    assert small.desc_split_worthwhile(8, 8, 64, 64, 1, 132)
+    assert small.desc_split_worthwhile(8, 8, 64, 64, 18, 132)
+    assert not small.desc_split_worthwhile(8, 8, 64, 64, 19, 132)
+    batch = ConvShape(32, 256, 8, 8, 256, 3, 3, padding=(1, 1))
+    assert batch.desc_split_worthwhile(8, 8, 64, 64, 2, 132)
+    assert not batch.desc_split_worthwhile(8, 8, 64, 64, 3, 132)
+    assert not batch.desc_split_worthwhile(8, 8, 32, 64, 2, 132)
+    assert batch.desc_split_worthwhile(8, 8, 32, 64, 1, 132)
+    assert small.desc_workspace(8, 8, 64, 1) == (0, 0)
+    assert small.desc_workspace(8, 8, 64, 9) == (4 * 9 * 8 * 8 * 64, 4)
 
 
 LAUNCH_TABLE = Path(__file__).resolve().parents[1] / "unit" / "driver" / "Inputs" / "conv-desc-launches.txt"
@@ -287,8 +312,10 @@ def test_desc_launches_match_the_table_the_cpp_library_is_checked_against():
     for number, kernel, (s, tiles, lds, launch, arguments) in lines:
         shape = ConvShape(*s[:7], (1, 1), tuple(s[7:9]), tuple(s[9:11]))
         if kernel == "forward":
-            got = list(shape.desc_grid(*tiles))
-            got_args = shape.desc_arguments("X", "F", "Y", lds[0:3], lds[3], lds[4:7])[3:]
+            tp, tq, tn, tk, split, sms = tiles
+            got = [int(shape.desc_split_worthwhile(tp, tq, tn, tk, split, sms)),
+                   *shape.desc_grid(tp, tq, tn, split), *shape.desc_workspace(tp, tq, tn, split)]
+            got_args = shape.desc_arguments("X", "F", "Y", lds[0:3], lds[3], lds[4:7], "p", "c")[3:-2]
         elif kernel == "dgrad":
             tp, tq, tn, tk, programs = tiles
             slices = shape.desc_dgrad_slices(tp, tq, tn, tk, programs)

@@ -214,6 +214,45 @@ def test_stride_one_channels_last_conv2d_picks_among_the_descriptor_kernels_on_t
     assert sorted(ops._KERNEL_CHOICES.values()) == sorted(preferred)
 
 
+def test_the_descriptor_forward_splits_its_k_steps_on_the_interpreter(monkeypatch):
+    """conv_nhwc_desc.tc with SPLIT = 3 alone (the interpreter's tiles replaced, the descriptor kernel
+    forced): 3 * 2 * CDIV(16, 8) = 12 k-steps in 3 slices adding through the workspace match float64
+    torch twice in a row, and the kept counters are zero again."""
+    monkeypatch.setitem(ops._CONV_DESC_INTERPRETER_TILES, "conv_nhwc_desc.tc", [(4, 4, 8, 8, 3, 4, 3)])
+    ops._conv_desc_tuner.cache_clear()
+    try:
+        _prefer(monkeypatch, ("conv_nhwc_desc.tc",))
+        x = torch.randn(2, 16, 7, 6).to(memory_format=torch.channels_last)
+        w = torch.randn(8, 16, 3, 2)
+        ref = torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
+        for _ in range(2):
+            torch.testing.assert_close(ops.conv2d(x, w, padding=1).double(), ref, rtol=1e-5, atol=1e-5)
+        assert list(ops._KERNEL_CHOICES.values()) == ["conv_nhwc_desc.tc"]
+        assert all(not buf.any() for key, buf in ops._ZEROED_WORKSPACES.items() if key[2] == torch.int32)
+    finally:
+        ops._conv_desc_tuner.cache_clear()
+
+
+@gpu
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1)])
+def test_small_image_conv2d_times_split_descriptor_tiles_on_the_gpu(dtype, tol, monkeypatch):
+    """256 @ 8x8, Z = 1 (issue 28's small image, a few output tiles on the whole GPU): conv_nhwc_desc.tc's
+    split-K tiles are among its candidates; forced, whichever tile wins matches float64 torch, twice in a
+    row (the counters are left zero)."""
+    from tritonc.convolution import ConvShape
+    _prefer(monkeypatch, ("conv_nhwc_desc.tc",))
+    shape = ConvShape(1, 256, 8, 8, 256, 3, 3, padding=(1, 1))
+    tuner = ops._conv_desc_tuner("conv_nhwc_desc.tc", ops._DTYPES[dtype], 0)
+    candidates = ops._desc_candidates("conv_nhwc_desc.tc", tuner.configs, shape, ops._multiprocessors(0))
+    assert any(c.defines["SPLIT"] > 1 for c in candidates)
+    x = torch.randn(1, 256, 8, 8, device="cuda", dtype=dtype).to(memory_format=torch.channels_last)
+    w = torch.randn(256, 256, 3, 3, device="cuda", dtype=dtype) / 48
+    ref = torch.nn.functional.conv2d(x.double(), w.double(), padding=1)
+    for _ in range(2):
+        torch.testing.assert_close(ops.conv2d(x, w, padding=1).double(), ref, rtol=tol, atol=tol * 10)
+    assert list(ops._KERNEL_CHOICES.values()) == ["conv_nhwc_desc.tc"]
+
+
 def test_a_candidate_kernel_none_of_whose_tiles_runs_is_left_out(monkeypatch):
     """A kernel whose autotuner finds no tile that compiles and launches (a back-end limit on the GPU)
     drops out of the choice while another kernel remains; alone, or with another error, it raises."""

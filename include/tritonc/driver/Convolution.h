@@ -5,7 +5,8 @@
 // address increments (the thesis' ADELTA, listing 5.9), a TK for
 // conv_nhwc.tc and its split-K workspace and candidates, the grids, slices
 // and workspaces of the gradient kernels, and the launches of the
-// descriptor kernels conv_nhwc_desc*.tc (stride 1). The Python package has
+// descriptor kernels conv_nhwc_desc*.tc (stride 1; the forward one's
+// split-K too). The Python package has
 // the same functions (tritonc.convolution); strides are in elements.
 //
 //===----------------------------------------------------------------------===//
@@ -62,7 +63,8 @@ int64_t nhwcWgradSlices(const ConvShape &Shape, int64_t TM, int64_t TN, int64_t 
                         int64_t Programs, int64_t MinBlocks = 8);
 /// conv_nhwc.tc's split-K workspace at TM x TN with SPLIT = Split: Partials
 /// ACC elements (Split partial tiles per output tile) and Counters ints
-/// (one per output tile, zero on entry); both 0 when Split is 1.
+/// (one per output tile, zero on entry); both 0 when Split is 1. Also
+/// conv_nhwc_desc.tc's (descWorkspace).
 struct NhwcWorkspace {
   int64_t Partials = 0, Counters = 0;
 };
@@ -116,11 +118,28 @@ struct NhwcStrides {
 };
 
 /// conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN
-/// channels, one image per layer.
-ConvGrid descGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN);
+/// channels, the Split slices (its SPLIT) of each image's k-steps in the
+/// layers.
+ConvGrid descGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
+                  int64_t Split = 1);
+
+/// conv_nhwc_desc.tc's split-K workspace with SPLIT = Split, as
+/// nhwcWorkspace's: Split partial tiles of TP * TQ x TN ACC per output tile
+/// (rectangle, channel block and image) and a counter each; both 0 when
+/// Split is 1.
+NhwcWorkspace descWorkspace(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
+                            int64_t Split);
+
+/// Whether conv_nhwc_desc.tc at TP x TQ x TN x TK with SPLIT = Split is
+/// worth timing for Shape on a GPU of SMs multiprocessors:
+/// nhwcSplitWorthwhile's rule over its output tiles and its R * S *
+/// CDIV(CI, TK) k-steps.
+bool descSplitWorthwhile(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN, int64_t TK,
+                         int64_t Split, int64_t SMs);
 
 /// conv_nhwc_desc.tc's scalar arguments, in order, after its pointers X, F
-/// and Y: X's and Y's strides, F's between output channels (LdfCO).
+/// and Y: X's and Y's strides, F's between output channels (LdfCO). The
+/// workspace pointers partials and counters (descWorkspace) follow them.
 std::vector<int64_t> descArguments(const DescConvShape &Shape, NhwcStrides X, int64_t LdfCO,
                                    NhwcStrides Y);
 

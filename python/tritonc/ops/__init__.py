@@ -373,25 +373,29 @@ def _run_fastest(key, launchers, interpret):
 
 
 # The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
-# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, warps,
-# stages), 8 x 16 = 128 output pixels per tile, the benchmark's CONV_NHWC_DESC_CONFIGS;
-# conv_nhwc_desc_dgrad.tc: (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc:
-# (TP, TQ, TM, TN, ...), CONV_DESC_WGRAD_CONFIGS.
-_CONV_DESC_TILES = [(8, 16, 128, 64, 8, 4), (8, 16, 256, 64, 8, 3), (8, 16, 128, 64, 4, 4),
-                    (8, 16, 64, 64, 4, 4)]
+# conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, SPLIT,
+# warps, stages), the benchmark's CONV_NHWC_DESC_CONFIGS (8 x 16 = 128 output pixels per tile,
+# unsplit) and a few of its CONV_NHWC_DESC_SMALL_CONFIGS (8 x 8 pixels, and split-K ones timed only
+# where the output tiles leave SMs idle: ConvShape.desc_split_worthwhile); conv_nhwc_desc_dgrad.tc:
+# (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc: (TP, TQ, TM, TN, ...),
+# CONV_DESC_WGRAD_CONFIGS.
+_CONV_DESC_TILES = [(8, 16, 128, 64, 1, 8, 4), (8, 16, 256, 64, 1, 8, 3), (8, 16, 128, 64, 1, 4, 4),
+                    (8, 16, 64, 64, 1, 4, 4), (8, 8, 64, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4),
+                    (8, 8, 64, 64, 18, 4, 3), (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4)]
 _CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 256, 64, 8, 3),
                           (8, 16, 64, 64, 4, 3), (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
 _CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 128, 256, 8, 3), (8, 16, 128, 128, 8, 3),
                           (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3), (8, 8, 64, 64, 4, 4)]
-# On the interpreter: one small tile each (TK = 8 must divide the channels of the reduction).
-_CONV_DESC_INTERPRETER_TILES = {"conv_nhwc_desc.tc": [(4, 4, 8, 8, 4, 3)],
+# On the interpreter: one small tile each (TK = 8 must divide the channels of the reduction), the
+# forward one unsplit and split.
+_CONV_DESC_INTERPRETER_TILES = {"conv_nhwc_desc.tc": [(4, 4, 8, 8, 1, 4, 3), (4, 4, 8, 8, 3, 4, 3)],
                                 "conv_nhwc_desc_dgrad.tc": [(4, 4, 8, 8, 4, 3)],
                                 "conv_nhwc_desc_wgrad.tc": [(4, 4, 8, 8, 4, 3)]}
-# Each kernel's block macros in its tiles' order, and the parameters (reduced channels, output
-# channels) the tile sizes are pruned against: TK divides the reduced channels (no idle tensor-core
-# columns), and the output channel blocks are at most max(64, the channels).
+# Each kernel's block macros in its tiles' order (then warps and stages), and the parameters (reduced
+# channels, output channels) the tile sizes are pruned against: TK divides the reduced channels (no idle
+# tensor-core columns), and the output channel blocks are at most max(64, the channels).
 _CONV_DESC_KERNELS = {
-    "conv_nhwc_desc.tc": (("TP", "TQ", "TN", "TK"), _CONV_DESC_TILES, ("CI", {"TN": "CO"})),
+    "conv_nhwc_desc.tc": (("TP", "TQ", "TN", "TK", "SPLIT"), _CONV_DESC_TILES, ("CI", {"TN": "CO"})),
     "conv_nhwc_desc_dgrad.tc": (("TP", "TQ", "TN", "TK"), _CONV_DESC_DGRAD_TILES, ("CO", {"TN": "CI"})),
     "conv_nhwc_desc_wgrad.tc": (("TP", "TQ", "TM", "TN"), _CONV_DESC_WGRAD_TILES,
                                 (None, {"TM": "CO", "TN": "CI"})),
@@ -408,6 +412,34 @@ def _desc_tile_fits(kernel, defines, channels):
     return all(defines[macro] <= max(64, channels[dim]) for macro, dim in blocks.items())
 
 
+def _multiprocessors(device):
+    """The SM count of a CUDA device; None on the interpreter (device None)."""
+    return None if device is None else torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def _desc_split_fits(defines, shape, sms):
+    """Whether a conv_nhwc_desc.tc tile (its defines) is worth timing for shape on `sms`
+    multiprocessors: unsplit always, split where ConvShape.desc_split_worthwhile keeps it (every
+    tile on the interpreter, sms None). The other descriptor kernels have no SPLIT."""
+    split = defines.get("SPLIT", 1)
+    return split == 1 or sms is None or shape.desc_split_worthwhile(
+        defines["TP"], defines["TQ"], defines["TN"], defines["TK"], split, sms)
+
+
+def _desc_shape_of_arguments(named):
+    """The ConvShape of a descriptor kernel's named arguments (stride 1; for the tuner's prune)."""
+    return ConvShape(named["Z"], named["CI"], named["H"], named["W"], named["CO"], named["R"],
+                     named["S"], (1, 1), (named["pad_h"], named["pad_w"]),
+                     (named["dil_h"], named["dil_w"]))
+
+
+def _desc_candidates(kernel, configs, shape, sms):
+    """The configurations of a descriptor kernel worth timing for shape on `sms` multiprocessors."""
+    channels = {"CI": shape.ci, "CO": shape.co}
+    return [c for c in configs if _desc_tile_fits(kernel, c.defines, channels)
+            and _desc_split_fits(c.defines, shape, sms)]
+
+
 @functools.lru_cache(maxsize=None)
 def _conv_desc_tuner(kernel, type_name, device):
     """A descriptor kernel autotuned per shape, or None where it has no tiles (float on the GPU)."""
@@ -419,11 +451,13 @@ def _conv_desc_tuner(kernel, type_name, device):
     else:
         tiles = _CONV_DESC_KERNELS[kernel][1]
     macros = _CONV_DESC_KERNELS[kernel][0]
-    configs = [tritonc.Config(dict(zip(macros, tile[:4])), num_warps=tile[4], num_stages=tile[5])
+    n = len(macros)
+    configs = [tritonc.Config(dict(zip(macros, tile[:n])), num_warps=tile[n], num_stages=tile[n + 1])
                for tile in tiles]
+    sms = _multiprocessors(device)
     return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_DESC_KEY,
-                            prune=lambda cs, named: [c for c in cs if _desc_tile_fits(
-                                kernel, c.defines, named)],
+                            prune=lambda cs, named: _desc_candidates(
+                                kernel, cs, _desc_shape_of_arguments(named), sms),
                             defines={"TYPE": type_name, "ACC": "float"}, interpret=interpret,
                             device=device, progress=False)
 
@@ -478,10 +512,20 @@ def _conv2d_nhwc(x, w, shape, type_name):
 
 
 def _conv2d_nhwc_desc(tuner, x, w, y, shape):
-    """conv_nhwc_desc.tc: boxes of the input at each tap's shift and of the channels_last filter."""
+    """conv_nhwc_desc.tc: boxes of the input at each tap's shift and of the channels_last filter; small
+    images split their k-steps into SPLIT slices."""
     f = _channels_last_filter(w)
-    args = shape.desc_arguments(x, f, y, _nhwc_strides(x), f.stride(0), _nhwc_strides(y))
-    tuner[lambda meta: shape.desc_grid(meta["TP"], meta["TQ"], meta["TN"])](*args)
+    # A workspace for the largest split candidate (the tuner times them all with these arguments): the
+    # partial tiles of any contents, the counters zero (the kernel leaves them zero).
+    sms = _multiprocessors(_device_of(x))
+    candidates = _desc_candidates("conv_nhwc_desc.tc", tuner.configs, shape, sms)
+    partials, counters = (max(sizes) for sizes in zip(*(
+        shape.desc_workspace(c.defines["TP"], c.defines["TQ"], c.defines["TN"], c.defines["SPLIT"])
+        for c in candidates)))
+    args = shape.desc_arguments(x, f, y, _nhwc_strides(x), f.stride(0), _nhwc_strides(y),
+                                torch.empty(max(partials, 1), dtype=torch.float32, device=x.device),
+                                _zeroed_workspace(x.device, counters))
+    tuner[lambda meta: shape.desc_grid(meta["TP"], meta["TQ"], meta["TN"], meta["SPLIT"])](*args)
 
 
 def _conv_is_gemm(x, shape):

@@ -100,6 +100,33 @@ TEST(Convolution, SplitKIsACandidateWhereTheTilesLeaveSMsIdle) {
   EXPECT_EQ(Split.Partials, 8 * 9 * 64 * 32);
 }
 
+TEST(Convolution, DescSplitKIsACandidateWhereItsTilesLeaveSMsIdle) {
+  // Z = 1, 256 channels at 8 x 8 in 8 x 8 rectangles of 64 channels: 4 tiles of 3 * 3 * 4 = 36
+  // k-steps of 64 channels.
+  std::string Error;
+  std::optional<DescConvShape> Small =
+      DescConvShape::make({1, 256, 8, 8, 256, 3, 3, 1, 1, 1, 1, 1, 1}, Error);
+  ASSERT_TRUE(Small) << Error;
+  EXPECT_TRUE(descSplitWorthwhile(*Small, 8, 8, 64, 64, 1, 132));
+  EXPECT_TRUE(descSplitWorthwhile(*Small, 8, 8, 64, 64, 18, 132));  // 2 k-steps a slice
+  EXPECT_FALSE(descSplitWorthwhile(*Small, 8, 8, 64, 64, 19, 132)); // one k-step for some
+  // Z = 32: 128 tiles; 2 slices are 256 programs (two waves of 132), 3 are more.
+  std::optional<DescConvShape> Batch =
+      DescConvShape::make({32, 256, 8, 8, 256, 3, 3, 1, 1, 1, 1, 1, 1}, Error);
+  ASSERT_TRUE(Batch) << Error;
+  EXPECT_TRUE(descSplitWorthwhile(*Batch, 8, 8, 64, 64, 2, 132));
+  EXPECT_FALSE(descSplitWorthwhile(*Batch, 8, 8, 64, 64, 3, 132));
+  EXPECT_FALSE(descSplitWorthwhile(*Batch, 8, 8, 32, 64, 2, 132)); // 256 tiles: no SM idle
+  EXPECT_EQ(descGrid(*Small, 8, 8, 64, 9), (ConvGrid{1, 4, 9}));
+  EXPECT_EQ(descGrid(*Batch, 8, 8, 64, 2), (ConvGrid{1, 4, 64}));
+  NhwcWorkspace Unsplit = descWorkspace(*Small, 8, 8, 64, 1);
+  EXPECT_EQ(Unsplit.Partials, 0);
+  EXPECT_EQ(Unsplit.Counters, 0);
+  NhwcWorkspace Split = descWorkspace(*Batch, 8, 8, 64, 2);
+  EXPECT_EQ(Split.Counters, 128);
+  EXPECT_EQ(Split.Partials, 128 * 2 * 8 * 8 * 64);
+}
+
 TEST(Convolution, WgradGridAndWorkspaceCoverEveryTapsChannelBlocks) {
   ConvShape Shape{2, 40, 7, 9, 24, 3, 2, 1, 1, 1, 0, 1, 2};
   // CDIV(24, 16) = 2 row blocks; 3 * 2 taps of CDIV(40, 32) = 2 channel blocks each.
@@ -179,8 +206,16 @@ TEST(Convolution, DescriptorLaunchesMatchTheSharedTable) {
     ASSERT_TRUE(Desc) << Error;
     std::vector<int64_t> Launch, Arguments;
     if (Line.Kernel == "forward") {
-      ConvGrid Grid = descGrid(*Desc, T.at(0), T.at(1), T.at(2));
-      Launch.assign(Grid.begin(), Grid.end());
+      ASSERT_EQ(T.size(), 6u);
+      int64_t Split = T[4];
+      ConvGrid Grid = descGrid(*Desc, T[0], T[1], T[2], Split);
+      NhwcWorkspace Workspace = descWorkspace(*Desc, T[0], T[1], T[2], Split);
+      Launch = {descSplitWorthwhile(*Desc, T[0], T[1], T[2], T[3], Split, T[5]),
+                Grid[0],
+                Grid[1],
+                Grid[2],
+                Workspace.Partials,
+                Workspace.Counters};
       Arguments = descArguments(*Desc, stridesAt(L, 0), L.at(3), stridesAt(L, 4));
     } else if (Line.Kernel == "dgrad") {
       int64_t Slices = descDgradSlices(*Desc, T.at(0), T.at(1), T.at(2), T.at(3), T.at(4));
