@@ -218,8 +218,8 @@ std::string RingBuilder::checkTarget() {
       if (I->getOpcode() == Opcode::Store || I->getOpcode() == Opcode::MaskedStore) {
         const Type *T = I->getOperand(1)->getType();
         if (T->isTile())
-          Epilogue = std::max<uint64_t>(
-              Epilogue, static_cast<uint64_t>(T->getNumElements()) * T->getScalarSizeInBytes());
+          Epilogue = std::max<uint64_t>(Epilogue, static_cast<uint64_t>(T->getNumElements()) *
+                                                      T->getScalarSizeInBytes());
       }
     if (Bytes + Epilogue > Target->RingBudget)
       return refuse(Chains[0].Dot,

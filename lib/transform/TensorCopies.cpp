@@ -139,7 +139,7 @@ struct LoopRings {
   Instruction *ReadWraps = nullptr;
   /// The loop that runs L again (a persistent kernel's loop over tiles),
   /// or null: the slot and the parity where the fills go on are carried
-  /// across it (see carryAcrossOuterLoop).
+  /// across it (see startWhereTheLastRunEnded).
   Loop *Outer = nullptr;
   BasicBlock *OuterPreheader = nullptr, *OuterLatch = nullptr;
   /// The prologue is issued a tile ahead (Ring::Ahead).
