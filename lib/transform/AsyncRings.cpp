@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace tritonc::transform {
@@ -39,6 +40,11 @@ struct OperandChain {
   std::vector<Instruction *> Initial;
   /// X: the load of iteration i + D at the end of the body.
   Instruction *Refill = nullptr;
+  /// A prologue issued a tile ahead (TilePrefetch.cpp): I_j is loaded in
+  /// the preheader of the loop around this one, for its first iteration,
+  /// and N_j at the top of this loop's exit, its latch, for the next; the
+  /// phi T_j of the outer header carries either to Q_j.
+  std::vector<Instruction *> TilePhis, NextTile;
   const Layout *Shared = nullptr;
   Instruction *Ring = nullptr;
   /// The dot Q_0 feeds, and whether through a `trans`.
@@ -66,6 +72,7 @@ public:
 
 private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, bool ViaTrans);
+  std::string collectTileAhead(OperandChain &C, unsigned J, Instruction *TilePhi);
   std::string checkTarget();
   std::string checkCopyable(Instruction *Load, const char *What);
   bool transposesInRing(const OperandChain &C) const;
@@ -90,6 +97,11 @@ private:
   bool TransOperands;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
+  /// Set when the prologue is issued a tile ahead: the preheader of the
+  /// loop around this one, where the rings and the first tile's fills go.
+  BasicBlock *OuterPreheader = nullptr;
+  /// Whether the chains seen so far issue their prologue a tile ahead.
+  std::optional<bool> TileAhead;
   Module &M;
   unsigned D = 0;
   /// One more slot per ring where several warpgroups keep wgmma groups in
@@ -189,6 +201,7 @@ std::string RingBuilder::checkTarget() {
       return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
                               "this operand's loads are contiguous along its first dimension");
     std::vector<Instruction *> Loads = C.Initial;
+    Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
     Loads.push_back(C.Refill);
     for (Instruction *Load : Loads)
       if (std::string Why = Target->CopyFilter ? Target->CopyFilter(*Load) : ""; !Why.empty())
@@ -196,6 +209,26 @@ std::string RingBuilder::checkTarget() {
   }
   for (OperandChain &C : Chains)
     Bytes += slotBytes(C.Refill->getType(), C.Shared) * slots();
+  // A tile ahead, the rings hold the next tile's first fills through the
+  // epilogue: the shared memory the epilogue's stores take (a conversion
+  // of the tile, or its staging slot) cannot lie over them.
+  if (OuterPreheader) {
+    uint64_t Epilogue = 0;
+    for (auto &I : Exit->instructions())
+      if (I->getOpcode() == Opcode::Store || I->getOpcode() == Opcode::MaskedStore) {
+        const Type *T = I->getOperand(1)->getType();
+        if (T->isTile())
+          Epilogue = std::max<uint64_t>(Epilogue, static_cast<uint64_t>(T->getNumElements()) *
+                                                      T->getScalarSizeInBytes());
+      }
+    if (Bytes + Epilogue > Target->RingBudget)
+      return refuse(Chains[0].Dot,
+                    "the rings would take " + std::to_string(Bytes / 1024) +
+                        " KB of shared memory and, as the next tile's prologue is issued above "
+                        "the epilogue, stay in use under its " +
+                        std::to_string(Epilogue / 1024) + " KB tile: more than the " +
+                        std::to_string(Target->RingBudget / 1024) + " KB the back end gives rings");
+  }
   if (Bytes > Target->RingBudget)
     return refuse(Chains[0].Dot, "the rings would take " + std::to_string(Bytes / 1024) +
                                      " KB of shared memory, more than the " +
@@ -246,10 +279,16 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, b
   for (unsigned J = 0; J < D; ++J) {
     Value *Init = C.Phis[J]->getIncomingValueFor(Preheader);
     Instruction *I = asInstruction(Init);
-    if (I && I->getOpcode() == Opcode::Phi)
-      return refuse(C.Phis[J], "the operand of iteration " + std::to_string(J) +
-                                   " comes from a phi (a prologue issued a tile ahead?), not "
-                                   "from a load in the preheader");
+    bool Ahead = I && I->getOpcode() == Opcode::Phi;
+    if (TileAhead && *TileAhead != Ahead)
+      return refuse(C.Phis[J], "some of the dot operands' first iterations are loaded a tile "
+                               "ahead and others in the loop's preheader");
+    TileAhead = Ahead;
+    if (Ahead) {
+      if (std::string Why = collectTileAhead(C, J, I); !Why.empty())
+        return Why;
+      continue;
+    }
     if (!isLoad(Init) || I->getParent() != Preheader)
       return refuse(C.Phis[J], "the operand of iteration " + std::to_string(J) +
                                    " is not loaded in the loop's preheader");
@@ -275,6 +314,55 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, b
   if (C.Refill->users().size() != 1)
     return refuse(C.Refill, "the refill load has other uses");
   Chains.push_back(std::move(C));
+  return "";
+}
+
+/// The prologue load of iteration J of C issued a tile ahead, carried by
+/// TilePhi: `phi [I_J, outer preheader], [N_J, exit]` in the header of the
+/// loop around this one, whose only latch is this loop's exit, where N_J is
+/// loaded before anything writes memory (TilePrefetch.cpp's form).
+std::string RingBuilder::collectTileAhead(OperandChain &C, unsigned J, Instruction *TilePhi) {
+  std::string Iteration = "the operand of iteration " + std::to_string(J);
+  const Loop *Outer = L.getParentLoop();
+  if (!Outer || TilePhi->getParent() != Outer->getHeader())
+    return refuse(C.Phis[J], Iteration + " comes from a phi that is not in the header of the "
+                                         "loop around this one (a prologue issued a tile "
+                                         "ahead is)");
+  std::vector<BasicBlock *> Latches = Outer->getLatches();
+  BasicBlock *OuterPre = Outer->getPreheader();
+  if (!OuterPre || Latches.size() != 1 || Latches[0] != Exit || TilePhi->getNumOperands() != 2)
+    return refuse(TilePhi, Iteration + " is issued a tile ahead, but not from the preheader of "
+                                       "the loop around this one and from this loop's exit, "
+                                       "its only latch");
+  if (TilePhi->users().size() != 1)
+    return refuse(TilePhi, "a phi of an operand issued a tile ahead has other uses");
+  Instruction *First = asInstruction(TilePhi->getIncomingValueFor(OuterPre));
+  Instruction *Next = asInstruction(TilePhi->getIncomingValueFor(Exit));
+  if (!First || !isLoad(First) || First->getParent() != OuterPre || !Next || !isLoad(Next) ||
+      Next->getParent() != Exit || First->users().size() != 1 || Next->users().size() != 1)
+    return refuse(TilePhi, Iteration + " is issued a tile ahead, but not by a load in the "
+                                       "preheader of the loop around this one and one in this "
+                                       "loop's exit");
+  // The first tile's copies are issued at the end of the outer preheader,
+  // the next tile's after the last of the exit's loads: no memory may be
+  // written before either.
+  for (auto It = OuterPre->iteratorTo(First); It != OuterPre->instructions().end(); ++It)
+    if ((*It)->hasSideEffects() && !(*It)->isTerminator())
+      return refuse(First, "memory is written between this load and the loop around the loop");
+  for (auto &I : Exit->instructions()) {
+    if (I.get() == Next)
+      break;
+    if (I->hasSideEffects())
+      return refuse(Next, "memory is written before this load of the next tile's operand");
+  }
+  if (std::string Why = checkCopyable(First, "prologue load"); !Why.empty())
+    return Why;
+  if (std::string Why = checkCopyable(Next, "prologue load"); !Why.empty())
+    return Why;
+  OuterPreheader = OuterPre;
+  C.Initial.push_back(First);
+  C.NextTile.push_back(Next);
+  C.TilePhis.push_back(TilePhi);
   return "";
 }
 
@@ -408,9 +496,9 @@ void RingBuilder::rewrite() {
     I->Count = Count;
     return I;
   };
-  // Preheader: the rings, then the copies of iterations 0 .. D-1, one
-  // commit group per iteration.
-  Instruction *PreEnd = Preheader->getTerminator();
+  // Preheader (the outer one with a prologue a tile ahead): the rings, then
+  // the copies of iterations 0 .. D-1, one commit group per iteration.
+  Instruction *PreEnd = (OuterPreheader ? OuterPreheader : Preheader)->getTerminator();
   for (OperandChain &C : Chains) {
     const Type *T = C.Refill->getType();
     Shape Sh = T->getShape();
@@ -424,6 +512,22 @@ void RingBuilder::rewrite() {
     for (OperandChain &C : Chains)
       copyInto(C.Ring, M.getInt(I32, J), C.Initial[J], PreEnd, C.Transposed);
     insertBefore(PreEnd, Void(Opcode::CpAsyncCommit));
+  }
+  // A tile ahead: the next tile's copies of iterations 0 .. D-1 after the
+  // last of the exit's loads of them (after the wait for every copy of this
+  // tile, placed at the exit's top below).
+  if (OuterPreheader) {
+    Instruction *LastNext = nullptr;
+    for (auto &I : Exit->instructions())
+      for (const OperandChain &C : Chains)
+        if (std::count(C.NextTile.begin(), C.NextTile.end(), I.get()))
+          LastNext = I.get();
+    Instruction *AheadPos = std::next(Exit->iteratorTo(LastNext))->get();
+    for (unsigned J = 0; J < D; ++J) {
+      for (OperandChain &C : Chains)
+        copyInto(C.Ring, M.getInt(I32, J), C.NextTile[J], AheadPos, C.Transposed);
+      insertBefore(AheadPos, Void(Opcode::CpAsyncCommit), "", LastNext);
+    }
   }
 
   // Header: the read and write slots.
@@ -510,8 +614,13 @@ void RingBuilder::eraseOldValues() {
       Q->dropAllOperands();
     for (Instruction *Q : C.Phis)
       Q->eraseFromParent();
+    for (Instruction *T : C.TilePhis)
+      T->dropAllOperands();
+    for (Instruction *T : C.TilePhis)
+      T->eraseFromParent();
     Loads.push_back(C.Refill);
     Loads.insert(Loads.end(), C.Initial.begin(), C.Initial.end());
+    Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
   }
   // The loads, then what only they used. Values are shared between the
   // loads (a guard, a zero): a value leaves the set when it is erased, so

@@ -59,27 +59,58 @@ std::optional<SlotRef> slotOf(Value *V) {
   return SlotRef{Buffer, I->getOperand(1)};
 }
 
-/// The slot an index selects in iteration t: (Start + t) mod S when Cyclic,
-/// else Start.
+/// The slot an index selects in iteration t: (Origin + Start + t) mod S
+/// when Cyclic, else Origin + Start. Origin is null (0) or a value in
+/// [0, S) the loop does not change (a persistent kernel's ring base,
+/// carried across its loop over tiles by tensor-copies).
 struct SlotIndex {
   int64_t Start = 0;
   bool Cyclic = false;
+  const Value *Origin = nullptr;
 };
 
-/// Whether Next is (Phi + 1) mod Slots as add, compare, select.
-bool advancesModulo(Value *Next, const Instruction *Phi, int64_t Slots) {
+/// X when Next is (X + 1) mod Slots as add, compare, select; else null.
+Value *advancedFrom(Value *Next, int64_t Slots) {
   Instruction *Sel = asInstruction(Next);
   if (!Sel || Sel->getOpcode() != Opcode::Select || constantInt(Sel->getOperand(1)) != 0)
-    return false;
+    return nullptr;
   Instruction *Cmp = asInstruction(Sel->getOperand(0));
   Instruction *Add = asInstruction(Sel->getOperand(2));
   if (!Cmp || !Add || Cmp->getOpcode() != Opcode::ICmp || Add->getOpcode() != Opcode::Add ||
       Cmp->getOperand(0) != Add || constantInt(Cmp->getOperand(1)) != Slots)
-    return false;
-  bool PlusOne = (Add->getOperand(0) == Phi && constantInt(Add->getOperand(1)) == 1) ||
-                 (Add->getOperand(1) == Phi && constantInt(Add->getOperand(0)) == 1);
+    return nullptr;
   CmpPredicate P = Cmp->Predicate;
-  return PlusOne && (P == CmpPredicate::EQ || P == CmpPredicate::SGE || P == CmpPredicate::UGE);
+  if (P != CmpPredicate::EQ && P != CmpPredicate::SGE && P != CmpPredicate::UGE)
+    return nullptr;
+  if (constantInt(Add->getOperand(1)) == 1)
+    return Add->getOperand(0);
+  if (constantInt(Add->getOperand(0)) == 1)
+    return Add->getOperand(1);
+  return nullptr;
+}
+
+/// Whether Next is (Phi + 1) mod Slots as add, compare, select.
+bool advancesModulo(Value *Next, const Instruction *Phi, int64_t Slots) {
+  return advancedFrom(Next, Slots) == Phi;
+}
+
+/// Whether V is always in [0, Slots): a constant there, (X + 1) mod Slots
+/// of such an X, or a phi of such values (Seen: the phis assumed so, for
+/// the cycles through them).
+bool slotInRange(Value *V, int64_t Slots, std::set<const Value *> &Seen) {
+  if (std::optional<int64_t> C = constantInt(V))
+    return *C >= 0 && *C < Slots;
+  if (Value *X = advancedFrom(V, Slots))
+    return slotInRange(X, Slots, Seen);
+  Instruction *Phi = asInstruction(V);
+  if (!Phi || Phi->getOpcode() != Opcode::Phi)
+    return false;
+  if (!Seen.insert(Phi).second)
+    return true;
+  for (Value *In : Phi->operands())
+    if (!slotInRange(In, Slots, Seen))
+      return false;
+  return true;
 }
 
 std::optional<SlotIndex> slotIndex(const SlotRef &S, const Loop &L) {
@@ -93,16 +124,33 @@ std::optional<SlotIndex> slotIndex(const SlotRef &S, const Loop &L) {
       Phi->getNumOperands() != 2)
     return std::nullopt;
   std::optional<int64_t> Start;
+  const Value *Origin = nullptr;
   bool Advances = false;
   for (unsigned K = 0; K < 2; ++K) {
-    if (L.contains(Phi->getIncomingBlock(K)))
+    if (L.contains(Phi->getIncomingBlock(K))) {
       Advances = advancesModulo(Phi->getOperand(K), Phi, Slots);
-    else
-      Start = constantInt(Phi->getOperand(K));
+      continue;
+    }
+    // A constant, or a value in range advanced by a few slots.
+    Value *V = Phi->getOperand(K);
+    int64_t Steps = 0;
+    for (Value *X; Steps < Slots && (X = advancedFrom(V, Slots)); ++Steps)
+      V = X;
+    if (std::optional<int64_t> C = constantInt(V)) {
+      if (*C >= 0 && *C < Slots)
+        Start = (*C + Steps) % Slots;
+      continue;
+    }
+    Instruction *OI = asInstruction(V);
+    std::set<const Value *> Seen;
+    if (OI && !L.contains(OI) && slotInRange(V, Slots, Seen)) {
+      Origin = V;
+      Start = Steps % Slots;
+    }
   }
-  if (!Advances || !Start || *Start < 0 || *Start >= Slots)
+  if (!Advances || !Start)
     return std::nullopt;
-  return SlotIndex{*Start, true};
+  return SlotIndex{*Start, true, Origin};
 }
 
 /// A loop whose wgmma might keep its group in flight, and where the
@@ -291,7 +339,7 @@ std::string InFlightCandidate::checkWrites() {
         if (S && S->Buffer != R.Slot.Buffer)
           continue;
         std::optional<SlotIndex> Index = S ? slotIndex(*S, L) : std::nullopt;
-        if (!Index || Index->Cyclic != R.Index.Cyclic)
+        if (!Index || Index->Cyclic != R.Index.Cyclic || Index->Origin != R.Index.Origin)
           return refuse(IP.get(), "this write into shared memory has a slot the pass cannot "
                                   "compare with the ones the wgmma reads");
         int64_t Slots = R.Slot.Buffer->getType()->getNumSlots();

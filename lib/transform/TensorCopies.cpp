@@ -61,6 +61,11 @@ struct Ring {
   /// less where the ring has slots to spare), then the refill (slot
   /// %write, which starts at P, in the body).
   std::vector<Instruction *> Fills;
+  /// With a prologue issued a tile ahead (async-rings' form of
+  /// TilePrefetch.cpp's): the fills of slot j < P for the next tile, in the
+  /// exit of the loop (the loop around it goes round from there); Fills
+  /// then holds the first tile's, in the outer preheader.
+  std::vector<Instruction *> Ahead;
   /// The smem_slots of %read.
   std::vector<Instruction *> Reads;
   Value *ReadIndex = nullptr, *WriteIndex = nullptr;
@@ -72,6 +77,11 @@ struct Ring {
   const Instruction *At = nullptr;
 
   Instruction *refill() const { return Fills.back(); }
+  /// Fill K of Fills, then of Ahead (the numbering of Forms and Boxes).
+  Instruction *fill(size_t K) const {
+    return K < Fills.size() ? Fills[K] : Ahead[K - Fills.size()];
+  }
+  size_t numFills() const { return Fills.size() + Ahead.size(); }
   bool converted() const { return !Forms.empty() || !Boxes.empty(); }
   uint64_t slotBytes() const {
     const Type *T = Alloc->getType();
@@ -127,14 +137,40 @@ struct LoopRings {
   Loop *L = nullptr;
   BasicBlock *Preheader = nullptr, *Latch = nullptr, *Exit = nullptr;
   Instruction *ReadWraps = nullptr;
+  /// The loop that runs L again (a persistent kernel's loop over tiles),
+  /// or null: the slot and the parity where the fills go on are carried
+  /// across it (see startWhereTheLastRunEnded).
+  Loop *Outer = nullptr;
+  BasicBlock *OuterPreheader = nullptr, *OuterLatch = nullptr;
+  /// The prologue is issued a tile ahead (Ring::Ahead).
+  bool TileAhead = false;
   std::vector<Ring *> Rings;
 };
 
+/// Why the rings of L, left to Exit, cannot carry their slot and mbarrier
+/// parity across the loop around L, or "": one enclosing loop, entered
+/// from a preheader, going round from one latch that every run of L to its
+/// exit reaches (so every outer iteration runs L to its exit once).
+std::string outerLoopProblem(const Loop &L, const BasicBlock *Exit, const DominatorTree &DT) {
+  const Loop *Outer = L.getParentLoop();
+  if (Outer->getParentLoop())
+    return "the loop is inside two loops: the mbarriers' phases are carried across one "
+           "enclosing loop only (not handled)";
+  std::vector<BasicBlock *> Latches = Outer->getLatches();
+  if (!Outer->getPreheader() || Latches.size() != 1)
+    return "the loop around it has no preheader or several latches, across which the "
+           "mbarriers' phases would be carried (not handled)";
+  if (!DT.dominates(Exit, Latches[0]))
+    return "the loop around it may go round without leaving this loop to its exit, where the "
+           "mbarriers' phases are carried from (not handled)";
+  return "";
+}
+
 class TensorCopyRewriter {
 public:
-  TensorCopyRewriter(Function &F, const LoopInfo &LI, TensorDescriptorBuilder &TD,
-                     analysis::AffineAccessAnalysis &AA)
-      : F(F), M(*F.getParent()), LI(LI), TD(TD), AA(AA) {}
+  TensorCopyRewriter(Function &F, const LoopInfo &LI, const DominatorTree &DT,
+                     TensorDescriptorBuilder &TD, analysis::AffineAccessAnalysis &AA)
+      : F(F), M(*F.getParent()), LI(LI), DT(DT), TD(TD), AA(AA) {}
 
   /// Finds the rings and decides for each; returns them.
   std::vector<Ring> &collect();
@@ -155,11 +191,21 @@ private:
   Instruction *barrierSlot(Instruction *Bars, Value *Index, Instruction *Before);
   void fillGroup(const std::vector<Ring *> &Rings, const std::vector<Instruction *> &Descs,
                  size_t Fill, Instruction *Bars, Value *Index);
-  void drainAtExit(LoopRings &LR, Instruction *Bars, Instruction *Phase, int64_t Slots);
+  std::pair<Value *, Value *> drainAtExit(LoopRings &LR, Instruction *Bars, Instruction *Phase,
+                                          int64_t Slots, Instruction *Before);
+  Value *nextSlot(Instruction *Before, Value *Slot, int64_t Slots, Instruction **Wraps = nullptr);
+  /// The start of a run of a loop inside another one; see
+  /// startWhereTheLastRunEnded.
+  struct CarriedStart {
+    Instruction *Base = nullptr, *Phase = nullptr;
+    std::vector<Value *> Slots;
+  };
+  CarriedStart startWhereTheLastRunEnded(LoopRings &LR, int64_t Slots);
 
   Function &F;
   Module &M;
   const LoopInfo &LI;
+  const DominatorTree &DT;
   TensorDescriptorBuilder &TD;
   analysis::AffineAccessAnalysis &AA;
   std::vector<Ring> Rings;
@@ -194,7 +240,7 @@ std::vector<Ring> &TensorCopyRewriter::collect() {
 bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
   const char *NotRing = "the ring does not have the form async-rings makes (one fill of each of "
                         "its first slots before the loop, one refill and reads per iteration)";
-  std::map<int64_t, Instruction *> First;
+  std::map<int64_t, std::vector<Instruction *>> First;
   Instruction *Refill = nullptr;
   for (Instruction *S : R.Alloc->users()) {
     if (S->getOpcode() != Opcode::SmemSlot || S->getOperand(0) != R.Alloc)
@@ -216,8 +262,7 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
     if (C && C->isUndef())
       return R.decline(S, NotRing);
     if (C) {
-      if (!First.emplace(C->getInt(), Copies[0]).second)
-        return R.decline(Copies[0], NotRing);
+      First[C->getInt()].push_back(Copies[0]);
     } else {
       if (Refill)
         return R.decline(Copies[0], NotRing);
@@ -233,9 +278,6 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
   Loop *L = LI.getLoopFor(Refill->getParent());
   if (!L)
     return R.decline(Refill, NotRing);
-  if (L->getParentLoop())
-    return R.decline(Refill, "the loop is inside another loop: the ring would be filled again, "
-                             "and its mbarriers' phases would not start at 0 (not handled)");
   std::vector<BasicBlock *> Latches = L->getLatches();
   BasicBlock *Preheader = L->getPreheader();
   if (Latches.size() != 1 || !Preheader || Refill->getParent() != Latches[0])
@@ -244,9 +286,6 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
   Instruction *ReadWraps = moduloIndexWraps(R.ReadIndex, *L, Preheader, Latch, 0, R.Slots);
   if (!ReadWraps || !moduloIndexWraps(R.WriteIndex, *L, Preheader, Latch, Prologue, R.Slots))
     return R.decline(Refill, NotRing);
-  for (const auto &[J, Copy] : First)
-    if (Copy->getParent() != Preheader)
-      return R.decline(Copy, NotRing);
   for (Instruction *S : R.Reads)
     if (S->getParent() != Latch)
       return R.decline(S, NotRing);
@@ -258,16 +297,41 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
       Exit = Exit ? nullptr : S;
   if (!Exit || Exit->predecessors().size() != 1)
     return R.decline(Refill, "the loop is not left from its header alone");
-  for (const auto &[J, Copy] : First)
-    R.Fills.push_back(Copy);
+  if (L->getParentLoop())
+    if (std::string Why = outerLoopProblem(*L, Exit, DT); !Why.empty())
+      return R.decline(Refill, Why);
+  // Each prologue slot: one fill in the preheader, or (a tile ahead) one in
+  // the outer preheader and one in the exit.
+  BasicBlock *OuterPre = L->getParentLoop() ? L->getParentLoop()->getPreheader() : nullptr;
+  for (const auto &[J, Copies] : First) {
+    if (Copies.size() == 1 && Copies[0]->getParent() == Preheader) {
+      R.Fills.push_back(Copies[0]);
+      continue;
+    }
+    Instruction *Here = nullptr, *Next = nullptr;
+    for (Instruction *Copy : Copies)
+      (Copy->getParent() == OuterPre ? Here : Next) = Copy;
+    if (Copies.size() != 2 || !OuterPre || !Here || !Next || Next->getParent() != Exit)
+      return R.decline(Copies[0], NotRing);
+    R.Fills.push_back(Here);
+    R.Ahead.push_back(Next);
+  }
+  if (!R.Ahead.empty() && R.Ahead.size() != R.Fills.size())
+    return R.decline(Refill, "some of the ring's first slots are filled a tile ahead and others "
+                             "in the loop's preheader");
   R.Fills.push_back(Refill);
-  if (LR.L && (LR.L != L || LR.ReadWraps != ReadWraps))
+  if (LR.L && (LR.L != L || LR.ReadWraps != ReadWraps || LR.TileAhead != !R.Ahead.empty()))
     return R.decline(Refill, NotRing);
+  LR.TileAhead = !R.Ahead.empty();
   LR.L = L;
   LR.Preheader = Preheader;
   LR.Latch = Latch;
   LR.Exit = Exit;
   LR.ReadWraps = ReadWraps;
+  if ((LR.Outer = L->getParentLoop())) {
+    LR.OuterPreheader = LR.Outer->getPreheader();
+    LR.OuterLatch = LR.Outer->getLatches()[0];
+  }
   return true;
 }
 
@@ -292,15 +356,17 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
       return R.decline(R.refill(), Why);
   unsigned ElemBytes = SlotTy->getElementType()->getScalarSizeInBytes();
   std::vector<TensorAccess> Forms;
-  for (Instruction *Fill : R.Fills) {
+  for (size_t K = 0; K < R.numFills(); ++K) {
+    Instruction *Fill = R.fill(K);
     std::string Why;
     std::optional<TensorAccess> TA = AA.tensorAccessOf(*Fill, &Why);
     if (!TA)
-      return R.decline(
-          Fill, (Fill == R.refill()
-                     ? "its refill in the loop: "
-                     : "its fill of slot " + std::to_string(Forms.size()) + " before the loop: ") +
-                    Why);
+      return R.decline(Fill, (Fill == R.refill() ? std::string("its refill in the loop: ")
+                              : K < R.Fills.size()
+                                  ? "its fill of slot " + std::to_string(K) + " before the loop: "
+                                  : "its fill of slot " + std::to_string(K - R.Fills.size()) +
+                                        " for the next tile: ") +
+                                 Why);
     if (ColumnMajor)
       transposeAccess(*TA);
     if (TA->UnitDim != 1)
@@ -331,7 +397,8 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
   const Type *Elem = RingTy->getElementType();
   bool ColumnMajor = isColumnMajor(RingTy);
   std::vector<BoxGather> Boxes;
-  for (Instruction *Fill : R.Fills) {
+  for (size_t K = 0; K < R.numFills(); ++K) {
+    Instruction *Fill = R.fill(K);
     std::string Why;
     std::optional<BoxGather> G = matchBoxGather(
         Fill->getOperand(1), Fill->getNumOperands() > 2 ? Fill->getOperand(2) : nullptr, &Why);
@@ -407,15 +474,15 @@ void TensorCopyRewriter::fillGroup(const std::vector<Ring *> &Rings,
   std::vector<size_t> Order(Rings.size());
   for (size_t K = 0; K < Order.size(); ++K)
     Order[K] = K;
-  BasicBlock *BB = Rings[0]->Fills[Fill]->getParent();
+  BasicBlock *BB = Rings[0]->fill(Fill)->getParent();
   std::map<const Instruction *, size_t> Position;
   size_t N = 0;
   for (auto &I : BB->instructions())
     Position[I.get()] = N++;
   std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
-    return Position[Rings[A]->Fills[Fill]] < Position[Rings[B]->Fills[Fill]];
+    return Position[Rings[A]->fill(Fill)] < Position[Rings[B]->fill(Fill)];
   });
-  Instruction *FirstCopy = Rings[Order.front()]->Fills[Fill];
+  Instruction *FirstCopy = Rings[Order.front()]->fill(Fill);
   Instruction *Bar = barrierSlot(Bars, Index, FirstCopy);
   uint64_t Bytes = 0;
   for (Ring *R : Rings)
@@ -423,7 +490,7 @@ void TensorCopyRewriter::fillGroup(const std::vector<Ring *> &Rings,
   voidOp(FirstCopy, Opcode::MbarrierExpectTx, {Bar}, static_cast<int64_t>(Bytes));
   Instruction *Last = nullptr;
   for (size_t K : Order) {
-    Instruction *Copy = Rings[K]->Fills[Fill];
+    Instruction *Copy = Rings[K]->fill(Fill);
     std::vector<Value *> Coords =
         Rings[K]->Boxes.empty()
             ? TD.coordinates(Rings[K]->Forms[Fill], Copy)
@@ -442,34 +509,100 @@ void TensorCopyRewriter::fillGroup(const std::vector<Ring *> &Rings,
   voidOp(std::next(LastBB->iteratorTo(Last))->get(), Opcode::MbarrierArrive, {Bar});
 }
 
-/// The fills the loop issued for iterations it did not run: one per
-/// prologue fill, into the slots from %read on (of Slots), with the
-/// parities from %phase on.
-void TensorCopyRewriter::drainAtExit(LoopRings &LR, Instruction *Bars, Instruction *Phase,
-                                     int64_t Slots) {
+/// (Slot + 1) mod Slots, before Before; Wraps gets the `icmp` that says it
+/// wrapped.
+Value *TensorCopyRewriter::nextSlot(Instruction *Before, Value *Slot, int64_t Slots,
+                                    Instruction **Wraps) {
+  const Type *I32 = Type::getI32();
+  Instruction *Next =
+      insert(Before, Instruction::create(Opcode::Add, I32, {Slot, M.getInt(I32, 1)}));
+  auto Cmp = Instruction::create(Opcode::ICmp, Type::getI1(), {Next, M.getInt(I32, Slots)});
+  Cmp->Predicate = CmpPredicate::EQ;
+  Instruction *Wrapped = insert(Before, std::move(Cmp));
+  if (Wraps)
+    *Wraps = Wrapped;
+  return insert(Before,
+                Instruction::create(Opcode::Select, I32, {Wrapped, M.getInt(I32, 0), Next}));
+}
+
+/// The fills the loop issued for iterations it did not run, waited for
+/// before Before (the exit's top): one per prologue fill, into the slots
+/// from %read on (of Slots), with the
+/// parities from %phase on. Returns the slot and the parity of the fill
+/// after them (where a loop around this one goes on; else the last waited).
+std::pair<Value *, Value *> TensorCopyRewriter::drainAtExit(LoopRings &LR, Instruction *Bars,
+                                                            Instruction *Phase, int64_t Slots,
+                                                            Instruction *Before) {
   int64_t InFlight = static_cast<int64_t>(LR.Rings[0]->Fills.size()) - 1;
   const Type *I32 = Type::getI32();
-  auto Pos = LR.Exit->instructions().begin();
-  while ((*Pos)->getOpcode() == Opcode::Phi)
-    ++Pos;
-  Instruction *Before = Pos->get();
   Value *Slot = LR.Rings[0]->ReadIndex;
   Value *Parity = Phase;
   for (int64_t K = 0; K < InFlight; ++K) {
     voidOp(Before, Opcode::MbarrierWait, {barrierSlot(Bars, Slot, Before), Parity});
-    if (K + 1 == InFlight)
+    if (K + 1 == InFlight && !LR.Outer)
       break;
-    Instruction *Next =
-        insert(Before, Instruction::create(Opcode::Add, I32, {Slot, M.getInt(I32, 1)}));
-    auto Cmp = Instruction::create(Opcode::ICmp, Type::getI1(), {Next, M.getInt(I32, Slots)});
-    Cmp->Predicate = CmpPredicate::EQ;
-    Instruction *Wraps = insert(Before, std::move(Cmp));
-    Slot =
-        insert(Before, Instruction::create(Opcode::Select, I32, {Wraps, M.getInt(I32, 0), Next}));
+    Instruction *Wraps = nullptr;
+    Slot = nextSlot(Before, Slot, Slots, &Wraps);
     Instruction *Flipped =
         insert(Before, Instruction::create(Opcode::Xor, I32, {Parity, M.getInt(I32, 1)}));
     Parity = insert(Before, Instruction::create(Opcode::Select, I32, {Wraps, Flipped, Parity}));
   }
+  return {Slot, Parity};
+}
+
+/// A loop inside another one (a persistent kernel's K loop in its loop over
+/// tiles) fills its rings again on every outer iteration, and the
+/// mbarriers' phases go on from where the previous run left them. The fills
+/// of all runs are one sequence: fill k of the kernel goes to slot k mod S
+/// with parity (k / S) & 1, as within one run. So each run starts where the
+/// previous one's drain ended: at %ring.base, an outer header phi (0 on
+/// entry), with the parity %ring.phase.outer. The prologue fills go to the
+/// slots from %ring.base on, %read starts there and %write P slots later
+/// (every ring of the loop, converted or not: they share the indices). With
+/// a prologue issued a tile ahead, the fills of the next tile are issued in
+/// the exit, after the drain, into the slots from where it ended.
+/// Returns the two phis (their incoming values from the outer latch are
+/// the drain's) and the slots of the prologue fills.
+TensorCopyRewriter::CarriedStart TensorCopyRewriter::startWhereTheLastRunEnded(LoopRings &LR,
+                                                                               int64_t Slots) {
+  const Type *I32 = Type::getI32();
+  BasicBlock *OuterHeader = LR.Outer->getHeader();
+  auto MakePhi = [&](const char *Name) {
+    auto Phi = Instruction::create(Opcode::Phi, I32, {});
+    Phi->Loc = OuterHeader->getTerminator()->Loc;
+    Phi->setName(Name);
+    Instruction *P = OuterHeader->insert(OuterHeader->instructions().begin(), std::move(Phi));
+    P->addIncoming(M.getInt(I32, 0), LR.OuterPreheader);
+    return P;
+  };
+  CarriedStart Start;
+  Start.Phase = MakePhi("ring.phase.outer");
+  Start.Base = MakePhi("ring.base");
+  auto Pos = LR.Preheader->instructions().begin();
+  while ((*Pos)->getOpcode() == Opcode::Phi)
+    ++Pos;
+  size_t Prologue = LR.Rings[0]->Fills.size() - 1;
+  Start.Slots.push_back(Start.Base);
+  while (Start.Slots.size() <= Prologue)
+    Start.Slots.push_back(nextSlot(Pos->get(), Start.Slots.back(), Slots));
+  auto SetIncoming = [&](Value *Phi, Value *V) {
+    Instruction *P = asInstruction(Phi);
+    for (unsigned K = 0; K < P->getNumOperands(); ++K)
+      if (P->getIncomingBlock(K) == LR.Preheader)
+        P->setOperand(K, V);
+  };
+  std::set<Value *> Indices;
+  for (Ring *R : LR.Rings) {
+    // A tile ahead, the first tile's fills stay in slots 0 .. P-1 (%ring.base
+    // is 0 on entry); the next tile's go on after the drain (rewrite).
+    for (size_t J = 0; J < Prologue && !LR.TileAhead; ++J)
+      asInstruction(R->Fills[J]->getOperand(0))->setOperand(1, Start.Slots[J]);
+    Indices.insert(R->ReadIndex);
+    Indices.insert(R->WriteIndex);
+  }
+  for (Value *Index : Indices)
+    SetIncoming(Index, Index == LR.Rings[0]->ReadIndex ? Start.Slots[0] : Start.Slots[Prologue]);
+  return Start;
 }
 
 unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
@@ -508,13 +641,19 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
     voidOp(EntryTop, Opcode::MbarrierInit, {Bar}, 1);
   voidOp(EntryTop, Opcode::Barrier, {});
 
+  // Nested: the run starts at the slot and parity the previous run ended at.
+  CarriedStart Start;
+  if (LR.Outer)
+    Start = startWhereTheLastRunEnded(LR, Slots);
+
   // The parity of the fill %read reads: flips whenever %read wraps.
   BasicBlock *Header = LR.L->getHeader();
   auto Phi = Instruction::create(Opcode::Phi, I32, {});
   Phi->Loc = Header->getTerminator()->Loc;
   Phi->setName("ring.phase");
   Instruction *Phase = Header->insert(Header->instructions().begin(), std::move(Phi));
-  Phase->addIncoming(M.getInt(I32, 0), LR.Preheader);
+  Phase->addIncoming(Start.Phase ? static_cast<Value *>(Start.Phase) : M.getInt(I32, 0),
+                     LR.Preheader);
   Instruction *LatchEnd = LR.Latch->getTerminator();
   Instruction *Flipped =
       insert(LatchEnd, Instruction::create(Opcode::Xor, I32, {Phase, M.getInt(I32, 1)}));
@@ -547,7 +686,8 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
   // Commit groups to drop, found before the fills they follow go.
   std::vector<Instruction *> Commits;
   if (DropCommitGroups)
-    for (Instruction *Fill : Converted[0]->Fills) {
+    for (size_t K = 0; K < Converted[0]->numFills(); ++K) {
+      Instruction *Fill = Converted[0]->fill(K);
       BasicBlock *BB = Fill->getParent();
       for (auto It = std::next(BB->iteratorTo(Fill)); It != BB->instructions().end(); ++It)
         if ((*It)->getOpcode() == Opcode::CpAsyncCommit) {
@@ -557,10 +697,31 @@ unsigned TensorCopyRewriter::rewrite(LoopRings &LR, bool DropCommitGroups) {
     }
   for (size_t Fill = 0; Fill < Converted[0]->Fills.size(); ++Fill) {
     bool Refill = Fill + 1 == Converted[0]->Fills.size();
-    fillGroup(Converted, Descs, Fill, Bars,
-              Refill ? Converted[0]->WriteIndex : M.getInt(I32, static_cast<int64_t>(Fill)));
+    Value *Index = Refill                        ? Converted[0]->WriteIndex
+                   : Start.Base && !LR.TileAhead ? Start.Slots[Fill]
+                                                 : M.getInt(I32, static_cast<int64_t>(Fill));
+    fillGroup(Converted, Descs, Fill, Bars, Index);
   }
-  drainAtExit(LR, Bars, Phase, Slots);
+  auto Pos = LR.Exit->instructions().begin();
+  while ((*Pos)->getOpcode() == Opcode::Phi)
+    ++Pos;
+  Instruction *ExitTop = Pos->get();
+  auto [EndSlot, EndParity] = drainAtExit(LR, Bars, Phase, Slots, ExitTop);
+  if (LR.TileAhead) {
+    // The next tile's fills, into the slots from the drain's end on.
+    std::vector<Value *> AheadSlots = {EndSlot};
+    while (AheadSlots.size() < Converted[0]->Ahead.size())
+      AheadSlots.push_back(nextSlot(ExitTop, AheadSlots.back(), Slots));
+    for (Ring *R : LR.Rings)
+      for (size_t J = 0; J < R->Ahead.size(); ++J)
+        asInstruction(R->Ahead[J]->getOperand(0))->setOperand(1, AheadSlots[J]);
+    for (size_t J = 0; J < AheadSlots.size(); ++J)
+      fillGroup(Converted, Descs, Converted[0]->Fills.size() + J, Bars, AheadSlots[J]);
+  }
+  if (Start.Base) {
+    Start.Base->addIncoming(EndSlot, LR.OuterLatch);
+    Start.Phase->addIncoming(EndParity, LR.OuterLatch);
+  }
   if (DropCommitGroups) {
     for (Instruction *C : Commits)
       C->eraseFromParent();
@@ -595,7 +756,7 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
   DominatorTree DT(F);
   analysis::AffineAccessAnalysis AA(F, DT);
   TensorDescriptorBuilder TD(F, AA, AI, DT);
-  TensorCopyRewriter RW(F, LI, TD, AA);
+  TensorCopyRewriter RW(F, LI, DT, TD, AA);
   std::vector<Ring> &Rings = RW.collect();
   // Group the rings by loop; each is decided before anything changes (the
   // analyses see the IR as it came).
@@ -609,7 +770,7 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
     if (!LR.L) {
       LR = Probe;
       LoopOrder.push_back(Probe.L);
-    } else if (LR.ReadWraps != Probe.ReadWraps) {
+    } else if (LR.ReadWraps != Probe.ReadWraps || LR.TileAhead != Probe.TileAhead) {
       R.decline(R.refill(), "the ring does not share its loop's slot indices");
       continue;
     }
@@ -623,7 +784,8 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
     for (auto &I : BB->instructions())
       if (I->getOpcode() == Opcode::CpAsync &&
           std::none_of(Rings.begin(), Rings.end(), [&](const Ring &R) {
-            return std::count(R.Fills.begin(), R.Fills.end(), I.get()) != 0;
+            return std::count(R.Fills.begin(), R.Fills.end(), I.get()) != 0 ||
+                   std::count(R.Ahead.begin(), R.Ahead.end(), I.get()) != 0;
           }))
         AllConverted = false;
   for (Ring &R : Rings)

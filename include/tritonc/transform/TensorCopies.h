@@ -41,6 +41,18 @@
 //  * the exit waits for the P fills still in flight (the loop's last
 //    refills), so that nothing writes the rings after the loop.
 //
+// A loop inside another loop (a persistent kernel's K loop in its loop over
+// tiles) fills its rings again on every outer iteration, and the mbarriers'
+// phases go on: the fills of all runs are one sequence, fill k of the kernel
+// in slot k mod S with parity (k / S) & 1. Each run starts where the previous
+// run's drain ended: at %ring.base with parity %ring.phase.outer, phis of
+// the outer header (0 on entry); the prologue fills, %read and %write start
+// from there (in every ring of the loop: they share the indices). A prologue
+// issued a tile ahead (async-rings' form of TilePrefetch.cpp's: slot j filled
+// in the outer preheader for the first tile and in the exit for the next)
+// keeps the first tile's fills in slots 0 .. P-1 and issues the next tile's
+// after the exit's drain, into the slots from where it ended.
+//
 // A ring whose fills are gathers of boxes of one tensor descriptor (what
 // lower-tensor-descs makes of a desc_load feeding a dot in a loop, issued
 // stages ahead by the pipeline; BoxGathers.h) is converted the same way,
@@ -60,8 +72,9 @@
 // (empty groups are harmless) next to the mbarrier waits.
 //
 // Declined, with a remark that says why: rings of another form, loops inside
-// loops (the mbarriers' phases would not restart at 0 when the ring is
-// filled again), fills whose pointers or masks lack the form, slots the
+// two loops, or inside one that has no preheader, several latches, or may go
+// round without running the loop to its exit (the phases are carried from
+// there), fills whose pointers or masks lack the form, slots the
 // engine cannot write (column-major slots, rows wider than the swizzle that
 // are not whole column blocks of 8-row patterns; TensorDescriptors.h).
 //
