@@ -482,8 +482,8 @@ MATMUL_CONFIGS = [
     ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "TRANS_B": 1}, False, True),
     ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32, "TRANS_A": 1}, True, False),
     # A transposed with 256-byte rows (two column blocks of the 128-byte swizzle): with
-    # --rings-trans-operands its column-major ring is filled by cp.async (tensor-copies declines column blocks
-    # there) while B's ring gets bulk tensor copies.
+    # --rings-trans-operands its column-major ring is filled by bulk tensor copies, one box per column block,
+    # as B's row-major ring.
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32, "TRANS_A": 1}, True, False),
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 16, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "half", "TM": 64, "TN": 256, "TK": 64}, False, False),
