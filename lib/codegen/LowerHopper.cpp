@@ -33,10 +33,12 @@
 //   wgmma_fence/commit/wait N   wgmma.fence / commit_group / wait_group N
 //
 // Tensor copies need the slot in the copy engine's layout: a hardware
-// swizzle mode (or swizzle 0). A row-major slot whose rows are wider than
-// its swizzle is column blocks (docs/IR.md): the tensor map's box is one
-// block, and a copy of the slot is one copy per block, at the block's
-// column and shared address. Other forms are located errors.
+// swizzle mode (or swizzle 0). A slot whose rows in memory (along its
+// contiguous dimension: the columns of a column-major slot, which holds
+// the box transposed) are wider than its swizzle is column blocks
+// (docs/IR.md): the tensor map's box is one block, and a copy of the slot
+// is one copy per block, at the block's column and shared address. Other
+// forms are located errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,14 +102,15 @@ std::optional<unsigned> tmaSwizzle(const ir::Type *T, std::string &Why) {
   uint64_t RowBytes = slotRowBytes(T);
   if (Swizzle && RowBytes != Swizzle) {
     // Column blocks: each starts a swizzle pattern of 8 rows of its own.
-    bool RowMajor = L->getOrder()[0] + 1 == T->getRank();
+    // The order does not matter: a column-major slot's column blocks are
+    // those of the row-major slot of its transposition (docs/IR.md).
     uint64_t Rows = RowBytes ? static_cast<uint64_t>(T->getNumElements()) *
                                    T->getElementType()->getScalarSizeInBytes() / RowBytes
                              : 0;
-    if (!RowMajor || RowBytes % Swizzle || Rows % 8) {
+    if (RowBytes % Swizzle || Rows % 8) {
       Why = "its rows are " + std::to_string(RowBytes) + " bytes, not the swizzle width (" +
-            std::to_string(Swizzle) + " bytes) or, in a row-major slot of whole 8-row " +
-            "patterns, a multiple of it (column blocks, one box each)";
+            std::to_string(Swizzle) + " bytes) or, in whole 8-row patterns, a multiple of " +
+            "it (column blocks, one box each)";
       return std::nullopt;
     }
   }
@@ -323,13 +326,15 @@ void FunctionLowering::lowerTmaCopy(const Instruction &I) {
     unsupported(I, "its descriptor must be a make_tensor_desc of this function");
   unsigned Rank = I.getOperand(0)->getType()->getRank();
   // One copy per column block of the slot (planTensorDescriptors made the
-  // box one block): block J is BlockElems columns further in the tensor
-  // and Rows * swizzle bytes further in shared memory.
+  // box one block): block J is BlockElems elements further along the
+  // tensor's contiguous dimension (the innermost coordinate; the slot's
+  // rows in memory, whatever its order) and Rows * swizzle bytes further
+  // in shared memory.
   const ir::Type *SlotTy = tmaSlot(I)->getType();
   uint64_t RowBytes = slotRowBytes(SlotTy);
   uint64_t Swizzle = SlotTy->getLayout() ? uint64_t(SlotTy->getLayout()->getSwizzleBytes()) : 0;
   uint64_t Blocks = Swizzle && RowBytes > Swizzle ? RowBytes / Swizzle : 1;
-  uint64_t BlockElems = SlotTy->getShape().back() / Blocks;
+  uint64_t BlockElems = RowBytes / SlotTy->getElementType()->getScalarSizeInBytes() / Blocks;
   uint64_t BlockBytes =
       SlotTy->getNumElements() * SlotTy->getElementType()->getScalarSizeInBytes() / Blocks;
   Reg Inner = scalar(I.getOperand(Rank));

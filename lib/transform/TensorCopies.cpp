@@ -99,7 +99,9 @@ bool isColumnMajor(const Type *RingTy) {
 }
 
 /// The slot the copy engine writes, row by row: a column-major slot is the
-/// row-major one of its transposition.
+/// row-major one of its transposition, column blocks included (docs/IR.md:
+/// rows wider than the swizzle are blocks of it in either order), so the
+/// checks of row-major slots and the emitter's one box per block apply.
 const Type *rowMajorSlot(const Type *RingTy) {
   Shape Rows = RingTy->getShape();
   const Layout *L = RingTy->getLayout();
@@ -108,20 +110,6 @@ const Type *rowMajorSlot(const Type *RingTy) {
     L = Layout::getSharedSwizzle(L->getSwizzleBytes(), {1, 0});
   }
   return Type::getSharedBuffer(RingTy->getElementType(), Rows, L, 1);
-}
-
-/// Why the copy engine cannot fill a column-major slot whose row-major view
-/// is Slot, or "": rows wider than the swizzle are column blocks, which the
-/// emitter copies into row-major slots only (LowerHopper.cpp); it rejected
-/// the 64 x 128 f16 box of conv_nhwc_desc_wgrad's ^a (256-byte rows).
-std::string columnBlocksProblem(const Type *Slot) {
-  int64_t RowBytes = Slot->getShape()[1] * int64_t(Slot->getElementType()->getScalarSizeInBytes());
-  int32_t Swizzle = Slot->getLayout() ? Slot->getLayout()->getSwizzleBytes() : 0;
-  if (!Swizzle || RowBytes == Swizzle)
-    return "";
-  return "the boxes' rows are " + std::to_string(RowBytes) +
-         " bytes, wider than the swizzle of the column-major slots (" + std::to_string(Swizzle) +
-         " bytes), and column blocks are copied into row-major slots only";
 }
 
 /// TA of a transposed tile as the access of the tile itself (the fill of a
@@ -351,9 +339,6 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
                                      " cannot be written by the copy "
                                      "engine: " +
                                      Why);
-  if (ColumnMajor)
-    if (std::string Why = columnBlocksProblem(SlotTy); !Why.empty())
-      return R.decline(R.refill(), Why);
   unsigned ElemBytes = SlotTy->getElementType()->getScalarSizeInBytes();
   std::vector<TensorAccess> Forms;
   for (size_t K = 0; K < R.numFills(); ++K) {
@@ -431,9 +416,6 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
     Boxes.push_back(std::move(*G));
   }
   const Type *Slot = rowMajorSlot(RingTy);
-  if (ColumnMajor)
-    if (std::string Why = columnBlocksProblem(Slot); !Why.empty())
-      return R.decline(R.refill(), Why);
   if (std::string Why = TD.whyNotBoxCopy(Boxes[0].Base, Boxes[0].Extents, Boxes[0].Strides, Elem,
                                          Slot, "the descriptor of " + printOperand(*Boxes[0].Base));
       !Why.empty())

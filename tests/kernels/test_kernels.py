@@ -482,8 +482,8 @@ MATMUL_CONFIGS = [
     ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "TRANS_B": 1}, False, True),
     ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32, "TRANS_A": 1}, True, False),
     # A transposed with 256-byte rows (two column blocks of the 128-byte swizzle): with
-    # --rings-trans-operands its column-major ring is filled by cp.async (tensor-copies declines column blocks
-    # there) while B's ring gets bulk tensor copies.
+    # --rings-trans-operands its column-major ring is filled by bulk tensor copies, one box per column block,
+    # as B's row-major ring.
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32, "TRANS_A": 1}, True, False),
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 16, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "half", "TM": 64, "TN": 256, "TK": 64}, False, False),
@@ -2076,6 +2076,10 @@ CONV_NHWC_DESC_WGRAD_CONFIGS = [
     ({"TYPE": "float", "TP": 4, "TQ": 8, "TM": 32, "TN": 16}, (2, 3), (2, 0), (1, 2), 9, False),
     # wgmma-sized and aligned, one slice: the tma and backend variants store DF's box by a bulk tensor store
     ({"TYPE": "half", "TP": 4, "TQ": 16, "TM": 64, "TN": 64}, (3, 3), (1, 1), (1, 1), 1, True),
+    # dY's rows of 128 channels (256 bytes): its column-major ring is two column blocks of the 128-byte
+    # swizzle, which bulk tensor copies fill one box per block (sm_90a, aligned); TN = 16 keeps the
+    # 1-warp sweep of check-kernels-ptx.py quick for ptxas
+    ({"TYPE": "half", "TP": 4, "TQ": 8, "TM": 128, "TN": 16}, (1, 2), (0, 1), (1, 1), 1, True),
 ]
 
 

@@ -71,12 +71,18 @@
 // function, the commit groups and cp_async waits go; otherwise they stay
 // (empty groups are harmless) next to the mbarrier waits.
 //
+// A column-major ring (async-rings' slots of a `trans` operand, filled
+// through transposed pointers) is the row-major slot of the loaded tile in
+// memory, column blocks included (docs/IR.md), so it is checked and filled
+// as that slot: boxes of the loaded tile, which the emitter copies one box
+// per column block whatever the slot's order.
+//
 // Declined, with a remark that says why: rings of another form, loops inside
 // two loops, or inside one that has no preheader, several latches, or may go
 // round without running the loop to its exit (the phases are carried from
-// there), fills whose pointers or masks lack the form, slots the
-// engine cannot write (column-major slots, rows wider than the swizzle that
-// are not whole column blocks of 8-row patterns; TensorDescriptors.h).
+// there), fills whose pointers or masks lack the form, slots the engine
+// cannot write (rows wider than the swizzle that are not whole column blocks
+// of 8-row patterns, in either order; TensorDescriptors.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
