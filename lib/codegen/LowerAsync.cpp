@@ -26,7 +26,8 @@
 // former computed once in the prologue.
 //
 // A dot whose operand is a local_load of a slot may read the slot directly
-// (lowerWgmma, lowerDot ask directSlotOperand / plainSlotOperand); else
+// (lowerWgmma, lowerDot ask directSlotOperand / matrixSlotOperand /
+// dotSlotOperand); else
 // the loaded registers are staged as any operand, with a remark.
 //
 //===----------------------------------------------------------------------===//
@@ -114,7 +115,7 @@ void FunctionLowering::planSharedBuffers() {
         bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
                       : Kind == DotKind::MmaV2
                           ? matrixSlotOperand(*I, Idx, Why) != nullptr
-                          : !isVectorizedFmaDot(*I) && plainSlotOperand(*I, Idx, Why);
+                          : dotSlotOperand(*I, Idx, Why).has_value();
         if (!Direct)
           continue;
         SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
@@ -484,25 +485,34 @@ FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::s
 }
 
 std::optional<std::pair<const ir::Value *, int64_t>>
-FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why,
+                                   bool ColumnMajor) const {
   const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
   if (!Load || !Why.empty())
     return std::nullopt;
   const ir::Type *Slot = Load->getOperand(0)->getType();
   unsigned ElemBytes = memBytesOf(Slot->getElementType());
   const ir::Shape &S = Slot->getShape();
-  std::vector<unsigned> RowMajor = {1, 0};
+  std::vector<unsigned> Order = ColumnMajor ? std::vector<unsigned>{0, 1}
+                                            : std::vector<unsigned>{1, 0};
   if (Slot->getRank() != 2 ||
-      !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, RowMajor))) {
-    Why = "this dot reads its operands as row-major tiles, and the slot is swizzled or "
-          "column-major";
+      !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, Order))) {
+    Why = ColumnMajor ? "this dot reads A as a column-major tile ([K, M], 16-byte vectors of "
+                        "4 rows), and the slot is swizzled or row-major"
+                      : "this dot reads its operands as row-major tiles, and the slot is "
+                        "swizzled or column-major";
     return std::nullopt;
   }
-  if (S[1] * ElemBytes % 16) {
-    Why = "its rows are not a multiple of 16 bytes (ldmatrix reads 16-byte rows)";
+  if (S[Order[0]] * ElemBytes % 16) {
+    Why = "its rows are not a multiple of 16 bytes (the dot reads 16-byte aligned vectors)";
     return std::nullopt;
   }
-  return std::make_pair(Load->getOperand(0), S[1]);
+  return std::make_pair(Load->getOperand(0), S[Order[0]]);
+}
+
+std::optional<std::pair<const ir::Value *, int64_t>>
+FunctionLowering::dotSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  return plainSlotOperand(Dot, Idx, Why, /*ColumnMajor=*/Idx == 0 && isVectorizedFmaDot(Dot));
 }
 
 const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,

@@ -8,7 +8,8 @@
 // B[k, n] for its distinct columns and issues one fma per element, so every
 // element sums over k in order. In f32 with 4 x 4 blocks per thread, A is
 // stored transposed and both are read in 16-byte vectors; operands filled
-// by cp.async rings (AsyncCopies.cpp) are read from their slots directly.
+// by cp.async rings (AsyncCopies.cpp, or async-rings' plain slots: A
+// column-major, B row-major) are read from their slots directly.
 //
 // TF32 path (opt-in, f32 inputs): the same accumulator layout with
 // mma.sync m16n8k8 on operands rounded to tf32 (cvt.rna), read from shared
@@ -122,6 +123,18 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
                                          BRing = plainRingOperand(I, 1);
   if (ARing || BRing)
     waitForAsyncOperands(I);
+  // Operands that GPU-level IR loaded from slots in this form (async-rings:
+  // A column-major, B row-major) are read there too.
+  for (unsigned Idx = 0; Idx < 2; ++Idx) {
+    std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
+    if (Ring)
+      continue;
+    std::string Why;
+    if (auto Slot = dotSlotOperand(I, Idx, Why))
+      Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
+    else
+      remarkSlotStaged(I, Idx, Why);
+  }
   ir::Shape ATShape = {K, M};
   int64_t SAT = ARing ? ARing->second : sharedTileStrides(ATShape, 4)[0];
   int64_t SB = BRing ? BRing->second : sharedTileStrides(BS, 4)[0];
@@ -237,7 +250,7 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     if (Kind == DotKind::MmaV2) {
       if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why)))
         Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
-    } else if (auto Slot = plainSlotOperand(I, Idx, Why)) {
+    } else if (auto Slot = dotSlotOperand(I, Idx, Why)) {
       Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
     }
     if (!Ring)

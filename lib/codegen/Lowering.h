@@ -514,9 +514,16 @@ public:
   /// 16-bit elements whose rows are exactly its swizzle width); else Why.
   std::optional<MmaSharedLayout> wgmmaSlotLayout(const ir::Type *T, std::string &Why) const;
   /// Operand Idx of an mma.sync or FMA dot read straight from a row-major
-  /// slot: the slot value and its row stride (elements); else Why.
+  /// slot (column-major with ColumnMajor: A of lowerDotFmaVectorized, read
+  /// as [K, M]): the slot value and the stride (elements) of its slowest
+  /// dimension; else Why.
   std::optional<std::pair<const ir::Value *, int64_t>>
-  plainSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  plainSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why,
+                   bool ColumnMajor = false) const;
+  /// plainSlotOperand in the slot layouts the dot's own lowering reads:
+  /// lowerDotFmaVectorized's A column-major, every other one row-major.
+  std::optional<std::pair<const ir::Value *, int64_t>>
+  dotSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
   /// Operand Idx of an mma.sync dot read straight from a 2-D slot of 16-bit
   /// elements by ldmatrix, in any #shared layout that keeps each aligned run
   /// of 8 elements of a row as one aligned 16-byte chunk (row-major, or
