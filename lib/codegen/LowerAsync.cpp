@@ -393,10 +393,16 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
                    "layout): " +
                    std::to_string(Plan.Vec) + " in global memory, " + std::to_string(A.Vec) +
                    " in all");
-  Regs Ptrs = getVectorHeads(I.getOperand(1), L, A.Vec);
+  // A vector of the global access that the slot does not keep contiguous
+  // (A of an FMA dot loaded along K into column-major slots) is copied in
+  // pieces, each from its vector's head pointer plus an immediate offset,
+  // under the vector's one mask bit: one pointer and one size register per
+  // vector, as in the back end's own FMA rings.
+  unsigned HeadVec = std::max(Plan.Vec, A.Vec);
+  Regs Ptrs = getVectorHeads(I.getOperand(1), L, HeadVec);
   Regs Mask;
   if (I.getNumOperands() > 2)
-    Mask = getVectorHeads(I.getOperand(2), L, A.Vec);
+    Mask = getVectorHeads(I.getOperand(2), L, HeadVec);
   separateFromScratchOverRings();
   Reg SlotAddr = Values.at(I.getOperand(0))[0];
   Reg Owner = ownerPredicate(L);
@@ -412,16 +418,23 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
                   PrefetchedBuffers.count(asInstr(SlotOf->getOperand(0)));
   std::string Op = std::string("cp.async.") + (Bytes == 16 ? "cg" : "ca") + ".shared.global" +
                    (Prefetch ? ".L2::256B " : " ");
+  std::map<int32_t, std::string> Sizes; // per vector head
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
     if (Dup[R0])
       continue;
     auto [Base, Off] = slotAddress(A, SlotAddr, R0, Bases);
+    int32_t Head = R0 / static_cast<int32_t>(HeadVec) * static_cast<int32_t>(HeadVec);
+    int64_t SourceOff = static_cast<int64_t>(R0 - Head) * A.ElemBytes;
     // Masked-off elements copy 0 source bytes: the slot is zero-filled.
-    std::string Size = std::to_string(Bytes);
-    if (!Mask.empty())
-      Size = B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0), Mask[R0]).name();
+    std::string &Size = Sizes[Head];
+    if (Size.empty())
+      Size = Mask.empty() ? std::to_string(Bytes)
+                          : B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0),
+                                   Mask[Head])
+                                .name();
     std::string Text = Op + "[" + Base.name() + (Off ? "+" + std::to_string(Off) : "") + "], [" +
-                       Ptrs[R0].name() + "], " + std::to_string(Bytes) + ", " + Size + ";";
+                       Ptrs[Head].name() + (SourceOff ? "+" + std::to_string(SourceOff) : "") +
+                       "], " + std::to_string(Bytes) + ", " + Size + ";";
     if (Owner.valid())
       Text = "@" + Owner.name() + " " + Text;
     B.emit(Text);
