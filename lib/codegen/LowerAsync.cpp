@@ -115,7 +115,8 @@ void FunctionLowering::planSharedBuffers() {
         bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
                       : Kind == DotKind::MmaV2
                           ? matrixSlotOperand(*I, Idx, Why) != nullptr
-                          : dotSlotOperand(*I, Idx, Why).has_value();
+                      : Kind == DotKind::MmaTF32 ? elementSlotOperand(*I, Idx, Why) != nullptr
+                                                 : dotSlotOperand(*I, Idx, Why).has_value();
         if (!Direct)
           continue;
         SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
@@ -553,6 +554,19 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
   if (!Chunks) {
     Why = "the slot's layout does not keep runs of 8 elements along its rows as aligned 16-byte "
           "chunks, as ldmatrix reads them";
+    return nullptr;
+  }
+  return Load->getOperand(0);
+}
+
+const ir::Value *FunctionLowering::elementSlotOperand(const Instruction &Dot, unsigned Idx,
+                                                      std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return nullptr;
+  const ir::Type *Slot = Load->getOperand(0)->getType();
+  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 4) {
+    Why = "this dot reads 2-D slots of 4-byte elements";
     return nullptr;
   }
   return Load->getOperand(0);

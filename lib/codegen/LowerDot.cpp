@@ -250,6 +250,9 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     if (Kind == DotKind::MmaV2) {
       if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why)))
         Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
+    } else if (Kind == DotKind::MmaTF32) {
+      if ((Slots[Idx] = elementSlotOperand(I, Idx, Why)))
+        Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
     } else if (auto Slot = dotSlotOperand(I, Idx, Why)) {
       Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
     }
@@ -351,20 +354,48 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       Reg ABase = B.madLo(Ty::U32, AIdx, 4, ABaseAddr);
       Reg BIdx = B.madLo(Ty::U32, Tig, SB, B.add(Ty::U32, Warp[1], Group));
       Reg BBase = B.madLo(Ty::U32, BIdx, 4, BBaseAddr);
-      auto LoadTF32 = [&](const Reg &Base, int64_t Offset) {
-        Reg X = B.ldShared(Ty::F32, 1, Base, Offset)[0];
+      // Slots of GPU-level IR (async-rings swizzles them, so that the 8
+      // rows of a fragment fall in different banks) are read through their
+      // #shared layout (slotAddresser).
+      if (Slots[0] || Slots[1]) {
+        uint64_t WarpBits[2] = {0, 0};
+        for (int32_t Bit = 0; Bit < C.getInDimSizeLog2("warp"); ++Bit)
+          for (unsigned D = 0; D < 2; ++D)
+            WarpBits[D] |= static_cast<uint64_t>(C.getBasis("warp", Bit)[D]);
+        Reg PGroup, PTig, ARowP, BColP;
+        {
+          auto P = B.prologue();
+          PGroup = B.shr(Ty::U32, LaneR, 2);
+          PTig = B.bitAnd(Ty::U32, LaneR, 3);
+          ARowP = B.add(Ty::U32, Warp[0], PGroup);
+          BColP = B.add(Ty::U32, Warp[1], PGroup);
+        }
+        if (Slots[0])
+          SlotRows[0] = slotAddresser(Slots[0], ARowP, 7 | WarpBits[0], PTig, 3);
+        if (Slots[1])
+          SlotRows[1] = slotAddresser(Slots[1], PTig, 3, BColP, 7 | WarpBits[1]);
+      }
+      auto LoadTF32 = [&](const std::pair<Reg, int64_t> &At) {
+        Reg X = B.ldShared(Ty::F32, 1, At.first, At.second)[0];
         return B.inst("cvt.rna.tf32.f32", Ty::B32, {X});
       };
       LoadA = [&, ABase, LoadTF32](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
-        for (int J = 0; J < 4; ++J)
-          F[J] = LoadTF32(ABase, ((MT + 8 * (J & 1)) * SA + K0 + 4 * (J >> 1)) * 4);
+        for (int J = 0; J < 4; ++J) {
+          int64_t Row = MT + 8 * (J & 1), Col = K0 + 4 * (J >> 1);
+          F[J] = LoadTF32(SlotRows[0] ? SlotRows[0](Row, Col)
+                                      : std::make_pair(ABase, (Row * SA + Col) * 4));
+        }
         return F;
       };
       LoadB = [&, BBase, LoadTF32](int64_t NT, int64_t K0) {
         std::array<Reg, 2> F;
-        for (int J = 0; J < 2; ++J)
-          F[J] = LoadTF32(BBase, OffB + ((K0 + 4 * J) * SB + NT) * 4);
+        for (int J = 0; J < 2; ++J) {
+          int64_t Row = K0 + 4 * J;
+          F[J] = LoadTF32(SlotRows[1] ? SlotRows[1](Row, NT)
+                                      : std::make_pair(BBase, static_cast<int64_t>(OffB) +
+                                                                  (Row * SB + NT) * 4));
+        }
         return F;
       };
     }

@@ -530,6 +530,11 @@ public:
   /// swizzled by 16-byte chunks): the slot value; else nullopt, with Why.
   const ir::Value *matrixSlotOperand(const ir::Instruction &Dot, unsigned Idx,
                                      std::string &Why) const;
+  /// Operand Idx of a tf32 dot read straight from a 2-D slot of 4-byte
+  /// elements, element by element through its #shared layout
+  /// (slotAddresser): the slot value; else nullopt, with Why.
+  const ir::Value *elementSlotOperand(const ir::Instruction &Dot, unsigned Idx,
+                                      std::string &Why) const;
   /// Where element (ThreadRow + Row, ThreadCol + Col) of Slot lies: a base
   /// register and an immediate byte offset. ThreadRow and ThreadCol are
   /// prologue registers whose set bits lie within RowBits and ColBits; Row

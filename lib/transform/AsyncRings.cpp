@@ -324,16 +324,34 @@ bool RingBuilder::runsOnFmaOrTF32(const OperandChain &C) const {
 }
 
 /// The slots the back end's FMA and tf32 lowerings read in place (codegen's
-/// lowerDot and lowerDotFmaVectorized), in the dot's coordinates: no
-/// swizzle, B row-major ([K, N], a k-step is one row), A row-major ([M, K])
-/// except for an f32 FMA dot with 4 x 4 blocks per thread, which reads the
+/// lowerDot and lowerDotFmaVectorized), in the dot's coordinates, row-major,
+/// swizzled for tf32 (its reads go through the slot's layout), else with no
+/// swizzle: B [K, N] (a k-step is one row), A [M, K], except for an f32 FMA
+/// dot with 4 x 4 blocks per thread, which reads the
 /// 4 rows of a block at one k as one 16-byte vector: A column-major, stored
 /// as [K, M]. A vector the slot does not keep contiguous (A loaded along K
 /// into column-major slots) is copied element by element, 4 bytes each, as
 /// the back end's own FMA rings copy it.
 const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
   unsigned NumWarps = Target ? Target->NumWarps : Dots->NumWarps;
-  bool ColumnMajor = C.OperandIdx == 0 && planOf(*C.Dot)->Kind == analysis::DotKind::FMA &&
+  analysis::DotKind Kind = planOf(*C.Dot)->Kind;
+  if (Kind == analysis::DotKind::MmaTF32) {
+    // The tf32 lowering reads a fragment's 8 rows (A) or 4 rows (B) at
+    // one column per lane group, element by element through the slot's
+    // layout: a swizzle mode puts those rows in different banks (row-major
+    // slots of 32 floats would put all 8 in one).
+    const Type *T = C.Refill->getType();
+    int64_t Row = C.Transposed ? T->getShape()[0] : T->getShape()[1];
+    int64_t RowBytes = Row * T->getScalarSizeInBytes();
+    int32_t Swizzle = 0;
+    for (int32_t Mode : {128, 64, 32})
+      if (RowBytes >= Mode) {
+        Swizzle = Mode;
+        break;
+      }
+    return Layout::getSharedSwizzle(Swizzle, {1, 0});
+  }
+  bool ColumnMajor = C.OperandIdx == 0 && Kind == analysis::DotKind::FMA &&
                      analysis::fmaDotHasFourByFourBlocks(*C.Dot, NumWarps);
   return Layout::getSharedSwizzle(0, ColumnMajor ? std::vector<unsigned>{0, 1}
                                                  : std::vector<unsigned>{1, 0});
