@@ -112,9 +112,8 @@ void FunctionLowering::planSharedBuffers() {
       bool Wgmma = Kind == DotKind::Wgmma;
       for (unsigned Idx = 0; Idx < 2; ++Idx) {
         std::string Why;
-        bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
-                      : Kind == DotKind::MmaV2
-                          ? matrixSlotOperand(*I, Idx, Why) != nullptr
+        bool Direct = Wgmma                      ? directSlotOperand(*I, Idx, Why).has_value()
+                      : Kind == DotKind::MmaV2   ? matrixSlotOperand(*I, Idx, Why) != nullptr
                       : Kind == DotKind::MmaTF32 ? elementSlotOperand(*I, Idx, Why) != nullptr
                                                  : dotSlotOperand(*I, Idx, Why).has_value();
         if (!Direct)
@@ -429,10 +428,10 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
     // Masked-off elements copy 0 source bytes: the slot is zero-filled.
     std::string &Size = Sizes[Head];
     if (Size.empty())
-      Size = Mask.empty() ? std::to_string(Bytes)
-                          : B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0),
-                                   Mask[Head])
-                                .name();
+      Size =
+          Mask.empty()
+              ? std::to_string(Bytes)
+              : B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0), Mask[Head]).name();
     std::string Text = Op + "[" + Base.name() + (Off ? "+" + std::to_string(Off) : "") + "], [" +
                        Ptrs[Head].name() + (SourceOff ? "+" + std::to_string(SourceOff) : "") +
                        "], " + std::to_string(Bytes) + ", " + Size + ";";
@@ -507,8 +506,8 @@ FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::st
   const ir::Type *Slot = Load->getOperand(0)->getType();
   unsigned ElemBytes = memBytesOf(Slot->getElementType());
   const ir::Shape &S = Slot->getShape();
-  std::vector<unsigned> Order = ColumnMajor ? std::vector<unsigned>{0, 1}
-                                            : std::vector<unsigned>{1, 0};
+  std::vector<unsigned> Order =
+      ColumnMajor ? std::vector<unsigned>{0, 1} : std::vector<unsigned>{1, 0};
   if (Slot->getRank() != 2 ||
       !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, Order))) {
     Why = ColumnMajor ? "this dot reads A as a column-major tile ([K, M], 16-byte vectors of "

@@ -209,8 +209,8 @@ std::string RingBuilder::checkTarget() {
 
 /// Follows Q_0 through the back edges to the refill load and records the
 /// preheader loads.
-std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot,
-                                      unsigned OperandIdx, bool ViaTrans) {
+std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
+                                      bool ViaTrans) {
   OperandChain C;
   C.Dot = Dot;
   C.OperandIdx = OperandIdx;
@@ -309,8 +309,7 @@ std::optional<analysis::DotPlan> RingBuilder::planOf(const Instruction &Dot) con
     return analysis::planDot(Dot, Target->NumWarps, /*HasMmaV2=*/true, Target->AllowTF32,
                              Target->HasWgmma);
   if (Dots)
-    return analysis::planDot(Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32,
-                             Dots->HasWgmma);
+    return analysis::planDot(Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, Dots->HasWgmma);
   return std::nullopt;
 }
 

@@ -46,13 +46,15 @@
 // end chooses register layouts, and accelerate-dot makes wgmma read the slots.
 // Where the pass knows the target (AsyncRingsTarget, or accelerate-dot's
 // options) and a dot runs on FMA units or on tf32 tensor cores
-// (analysis::planDot), its operands' slots are plain instead: no swizzle,
-// in the dot's coordinates (a `trans` operand is ringed as the dot reads it,
-// through transposed pointers), row-major, except A of an f32 FMA dot of
+// (analysis::planDot), its operands' slots are plain instead, in the dot's
+// coordinates (a `trans` operand is ringed as the dot reads it, through
+// transposed pointers): unswizzled and row-major, except A of an f32 FMA dot of
 // 4 x 4 blocks per thread (analysis::fmaDotHasFourByFourBlocks), which is
-// column-major ([K, M] in memory): the back end's FMA and tf32 lowerings
-// read those slots in place, A's columns and B's rows in 16-byte vectors on
-// the vectorized FMA path, element by element otherwise.
+// column-major ([K, M] in memory), and tf32 slots row-major in the swizzle
+// mode their rows allow: the back end's FMA and tf32 lowerings read those
+// slots in place, A's columns and B's rows in 16-byte vectors on the
+// vectorized FMA path, element by element otherwise (tf32 through the
+// slot's layout, so that a fragment's rows fall in different banks).
 //
 // Registered, the pass is target-independent; with accelerate-dot's options
 // (`async-rings{num-warps=8,wgmma}`) it gives the wgmma dots of several
