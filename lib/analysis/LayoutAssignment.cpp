@@ -486,6 +486,18 @@ DotPlan planDot(const Instruction &I, unsigned NumWarps, bool HasMmaV2, bool All
   return Plan;
 }
 
+bool fmaDotHasFourByFourBlocks(const Instruction &I, unsigned NumWarps) {
+  // f32 FMA dots big enough for whole lane tiles: 4 x 4 blocks per thread.
+  const ir::Type *T = I.getType();
+  const ir::Type *AIn = I.getOperand(0)->getType(), *BIn = I.getOperand(1)->getType();
+  bool F32 = T->getScalarType()->getKind() == ir::TypeKind::Float &&
+             T->getFloatKind() == ir::FloatKind::F32 &&
+             AIn->getScalarType() == T->getScalarType() &&
+             BIn->getScalarType() == T->getScalarType();
+  return F32 && T->getRank() == 2 && T->getShape()[0] >= 16 * static_cast<int64_t>(NumWarps) &&
+         T->getShape()[1] >= 32;
+}
+
 std::optional<LinearLayout> LayoutAssignment::demandedLayout(const ir::Value *V,
                                                              unsigned Levels) const {
   // The answer depends on V and the levels left only; users fan out, so
@@ -570,13 +582,7 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
       return wgmmaAccumulatorLayout(T->getShape(), Plan.InstrN, Plan.WarpsPerCTA);
     if (Plan.Kind != DotKind::FMA) // m16n8k16 and m16n8k8 share the C fragment
       return mmaV2AccumulatorLayout(T->getShape(), Plan.WarpsPerCTA);
-    // f32 FMA dots big enough for whole lane tiles: 4 x 4 blocks per thread.
-    const ir::Type *AIn = I.getOperand(0)->getType(), *BIn = I.getOperand(1)->getType();
-    bool F32 = T->getScalarType()->getKind() == ir::TypeKind::Float &&
-               T->getFloatKind() == ir::FloatKind::F32 &&
-               AIn->getScalarType() == T->getScalarType() &&
-               BIn->getScalarType() == T->getScalarType();
-    if (F32 && T->getShape()[0] >= 16 * static_cast<int64_t>(NumWarps) && T->getShape()[1] >= 32)
+    if (fmaDotHasFourByFourBlocks(I, NumWarps))
       return fmaAccumulatorLayout(T->getShape(), static_cast<int32_t>(NumWarps));
     return defaultLayout(T->getShape());
   }

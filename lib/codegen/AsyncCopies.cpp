@@ -300,10 +300,21 @@ void FunctionLowering::planAsyncCopies() {
           (LA.dotOf(I.get()).Kind == DotKind::Wgmma || LA.dotOf(I.get()).Kind == DotKind::MmaV2 ||
            isVectorizedFmaDot(*I)))
         Dots.push_back(I.get());
+  // A dot with an operand GPU-level IR copied into a slot (async-rings)
+  // is the passes' (its other operand, if any, is computed in registers:
+  // async-rings takes every pipelined operand of a loop or none): the
+  // planner has nothing to say about it.
+  auto FromSlots = [](const Instruction &Dot) {
+    for (unsigned Idx = 0; Idx < 2; ++Idx)
+      if (const Instruction *Op = asInst(Dot.getOperand(Idx));
+          Op && Op->getOpcode() == Opcode::LocalLoad)
+        return true;
+    return false;
+  };
   if (wantsRemark(RemarkKind::Missed, "async-copy"))
     for (const auto &BB : F.blocks())
       for (const auto &I : BB->instructions())
-        if (I->getOpcode() == Opcode::Dot &&
+        if (I->getOpcode() == Opcode::Dot && !FromSlots(*I) &&
             std::find(Dots.begin(), Dots.end(), I.get()) == Dots.end())
           remark(RemarkKind::Missed, "async-copy", *I,
                  "the dot's operands are not copied asynchronously into shared memory: it runs "
@@ -327,7 +338,8 @@ void FunctionLowering::planAsyncCopies() {
       // Ring loads are copied ahead of their place, past any barrier that
       // would order them after the program's own writes (GlobalOrdering.cpp).
       if (!collectAsyncComponent(Root, *Dot, Idx, Ring, Why, At)) {
-        remarkNotAsync(*At, Idx, Why);
+        if (!FromSlots(*Dot))
+          remarkNotAsync(*At, Idx, Why);
         continue;
       }
       if (Offset + Ring.SlotBytes * Ring.NumSlots > ringBudget(Options)) {

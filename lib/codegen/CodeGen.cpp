@@ -290,8 +290,8 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
 
 /// The back end's answer to tensor-stores about a store (its Keep): the
 /// lowering writes the stores of a function with a dot whose operands are
-/// not read from GPU-level IR slots (FMA, tf32, `trans` operands, loops
-/// async-rings declined): its planner copies those operands into rings of
+/// not read from GPU-level IR slots (`trans` operands of tensor-core dots,
+/// loops async-rings declined): its planner copies those operands into rings of
 /// its own and stages a bulk tensor store in their free slots, where the
 /// pass's staging slot would go after them (+64 KB for the 128 x 128 f32
 /// FMA tile).

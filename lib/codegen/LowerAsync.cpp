@@ -26,7 +26,8 @@
 // former computed once in the prologue.
 //
 // A dot whose operand is a local_load of a slot may read the slot directly
-// (lowerWgmma, lowerDot ask directSlotOperand / plainSlotOperand); else
+// (lowerWgmma, lowerDot ask directSlotOperand / matrixSlotOperand /
+// dotSlotOperand); else
 // the loaded registers are staged as any operand, with a remark.
 //
 //===----------------------------------------------------------------------===//
@@ -111,10 +112,10 @@ void FunctionLowering::planSharedBuffers() {
       bool Wgmma = Kind == DotKind::Wgmma;
       for (unsigned Idx = 0; Idx < 2; ++Idx) {
         std::string Why;
-        bool Direct = Wgmma ? directSlotOperand(*I, Idx, Why).has_value()
-                      : Kind == DotKind::MmaV2
-                          ? matrixSlotOperand(*I, Idx, Why) != nullptr
-                          : !isVectorizedFmaDot(*I) && plainSlotOperand(*I, Idx, Why);
+        bool Direct = Wgmma                      ? directSlotOperand(*I, Idx, Why).has_value()
+                      : Kind == DotKind::MmaV2   ? matrixSlotOperand(*I, Idx, Why) != nullptr
+                      : Kind == DotKind::MmaTF32 ? elementSlotOperand(*I, Idx, Why) != nullptr
+                                                 : dotSlotOperand(*I, Idx, Why).has_value();
         if (!Direct)
           continue;
         SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
@@ -392,10 +393,16 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
                    "layout): " +
                    std::to_string(Plan.Vec) + " in global memory, " + std::to_string(A.Vec) +
                    " in all");
-  Regs Ptrs = getVectorHeads(I.getOperand(1), L, A.Vec);
+  // A vector of the global access that the slot does not keep contiguous
+  // (A of an FMA dot loaded along K into column-major slots) is copied in
+  // pieces, each from its vector's head pointer plus an immediate offset,
+  // under the vector's one mask bit: one pointer and one size register per
+  // vector, as in the back end's own FMA rings.
+  unsigned HeadVec = std::max(Plan.Vec, A.Vec);
+  Regs Ptrs = getVectorHeads(I.getOperand(1), L, HeadVec);
   Regs Mask;
   if (I.getNumOperands() > 2)
-    Mask = getVectorHeads(I.getOperand(2), L, A.Vec);
+    Mask = getVectorHeads(I.getOperand(2), L, HeadVec);
   separateFromScratchOverRings();
   Reg SlotAddr = Values.at(I.getOperand(0))[0];
   Reg Owner = ownerPredicate(L);
@@ -411,16 +418,23 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
                   PrefetchedBuffers.count(asInstr(SlotOf->getOperand(0)));
   std::string Op = std::string("cp.async.") + (Bytes == 16 ? "cg" : "ca") + ".shared.global" +
                    (Prefetch ? ".L2::256B " : " ");
+  std::map<int32_t, std::string> Sizes; // per vector head
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
     if (Dup[R0])
       continue;
     auto [Base, Off] = slotAddress(A, SlotAddr, R0, Bases);
+    int32_t Head = R0 / static_cast<int32_t>(HeadVec) * static_cast<int32_t>(HeadVec);
+    int64_t SourceOff = static_cast<int64_t>(R0 - Head) * A.ElemBytes;
     // Masked-off elements copy 0 source bytes: the slot is zero-filled.
-    std::string Size = std::to_string(Bytes);
-    if (!Mask.empty())
-      Size = B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0), Mask[R0]).name();
+    std::string &Size = Sizes[Head];
+    if (Size.empty())
+      Size =
+          Mask.empty()
+              ? std::to_string(Bytes)
+              : B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0), Mask[Head]).name();
     std::string Text = Op + "[" + Base.name() + (Off ? "+" + std::to_string(Off) : "") + "], [" +
-                       Ptrs[R0].name() + "], " + std::to_string(Bytes) + ", " + Size + ";";
+                       Ptrs[Head].name() + (SourceOff ? "+" + std::to_string(SourceOff) : "") +
+                       "], " + std::to_string(Bytes) + ", " + Size + ";";
     if (Owner.valid())
       Text = "@" + Owner.name() + " " + Text;
     B.emit(Text);
@@ -484,25 +498,34 @@ FunctionLowering::directSlotOperand(const Instruction &Dot, unsigned Idx, std::s
 }
 
 std::optional<std::pair<const ir::Value *, int64_t>>
-FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+FunctionLowering::plainSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why,
+                                   bool ColumnMajor) const {
   const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
   if (!Load || !Why.empty())
     return std::nullopt;
   const ir::Type *Slot = Load->getOperand(0)->getType();
   unsigned ElemBytes = memBytesOf(Slot->getElementType());
   const ir::Shape &S = Slot->getShape();
-  std::vector<unsigned> RowMajor = {1, 0};
+  std::vector<unsigned> Order =
+      ColumnMajor ? std::vector<unsigned>{0, 1} : std::vector<unsigned>{1, 0};
   if (Slot->getRank() != 2 ||
-      !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, RowMajor))) {
-    Why = "this dot reads its operands as row-major tiles, and the slot is swizzled or "
-          "column-major";
+      !(slotLayout(Slot) == analysis::swizzledSharedLayout(S, 1, 1, 1, Order))) {
+    Why = ColumnMajor ? "this dot reads A as a column-major tile ([K, M], 16-byte vectors of "
+                        "4 rows), and the slot is swizzled or row-major"
+                      : "this dot reads its operands as row-major tiles, and the slot is "
+                        "swizzled or column-major";
     return std::nullopt;
   }
-  if (S[1] * ElemBytes % 16) {
-    Why = "its rows are not a multiple of 16 bytes (ldmatrix reads 16-byte rows)";
+  if (S[Order[0]] * ElemBytes % 16) {
+    Why = "its rows are not a multiple of 16 bytes (the dot reads 16-byte aligned vectors)";
     return std::nullopt;
   }
-  return std::make_pair(Load->getOperand(0), S[1]);
+  return std::make_pair(Load->getOperand(0), S[Order[0]]);
+}
+
+std::optional<std::pair<const ir::Value *, int64_t>>
+FunctionLowering::dotSlotOperand(const Instruction &Dot, unsigned Idx, std::string &Why) const {
+  return plainSlotOperand(Dot, Idx, Why, /*ColumnMajor=*/Idx == 0 && isVectorizedFmaDot(Dot));
 }
 
 const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,
@@ -530,6 +553,19 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
   if (!Chunks) {
     Why = "the slot's layout does not keep runs of 8 elements along its rows as aligned 16-byte "
           "chunks, as ldmatrix reads them";
+    return nullptr;
+  }
+  return Load->getOperand(0);
+}
+
+const ir::Value *FunctionLowering::elementSlotOperand(const Instruction &Dot, unsigned Idx,
+                                                      std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
+  if (!Load || !Why.empty())
+    return nullptr;
+  const ir::Type *Slot = Load->getOperand(0)->getType();
+  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 4) {
+    Why = "this dot reads 2-D slots of 4-byte elements";
     return nullptr;
   }
   return Load->getOperand(0);

@@ -8,7 +8,8 @@
 // B[k, n] for its distinct columns and issues one fma per element, so every
 // element sums over k in order. In f32 with 4 x 4 blocks per thread, A is
 // stored transposed and both are read in 16-byte vectors; operands filled
-// by cp.async rings (AsyncCopies.cpp) are read from their slots directly.
+// by cp.async rings (AsyncCopies.cpp, or async-rings' plain slots: A
+// column-major, B row-major) are read from their slots directly.
 //
 // TF32 path (opt-in, f32 inputs): the same accumulator layout with
 // mma.sync m16n8k8 on operands rounded to tf32 (cvt.rna), read from shared
@@ -122,6 +123,18 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
                                          BRing = plainRingOperand(I, 1);
   if (ARing || BRing)
     waitForAsyncOperands(I);
+  // Operands that GPU-level IR loaded from slots in this form (async-rings:
+  // A column-major, B row-major) are read there too.
+  for (unsigned Idx = 0; Idx < 2; ++Idx) {
+    std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
+    if (Ring)
+      continue;
+    std::string Why;
+    if (auto Slot = dotSlotOperand(I, Idx, Why))
+      Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
+    else
+      remarkSlotStaged(I, Idx, Why);
+  }
   ir::Shape ATShape = {K, M};
   int64_t SAT = ARing ? ARing->second : sharedTileStrides(ATShape, 4)[0];
   int64_t SB = BRing ? BRing->second : sharedTileStrides(BS, 4)[0];
@@ -237,7 +250,10 @@ void FunctionLowering::lowerDot(const Instruction &I) {
     if (Kind == DotKind::MmaV2) {
       if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why)))
         Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
-    } else if (auto Slot = plainSlotOperand(I, Idx, Why)) {
+    } else if (Kind == DotKind::MmaTF32) {
+      if ((Slots[Idx] = elementSlotOperand(I, Idx, Why)))
+        Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
+    } else if (auto Slot = dotSlotOperand(I, Idx, Why)) {
       Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
     }
     if (!Ring)
@@ -338,20 +354,48 @@ void FunctionLowering::lowerDot(const Instruction &I) {
       Reg ABase = B.madLo(Ty::U32, AIdx, 4, ABaseAddr);
       Reg BIdx = B.madLo(Ty::U32, Tig, SB, B.add(Ty::U32, Warp[1], Group));
       Reg BBase = B.madLo(Ty::U32, BIdx, 4, BBaseAddr);
-      auto LoadTF32 = [&](const Reg &Base, int64_t Offset) {
-        Reg X = B.ldShared(Ty::F32, 1, Base, Offset)[0];
+      // Slots of GPU-level IR (async-rings swizzles them, so that the 8
+      // rows of a fragment fall in different banks) are read through their
+      // #shared layout (slotAddresser).
+      if (Slots[0] || Slots[1]) {
+        uint64_t WarpBits[2] = {0, 0};
+        for (int32_t Bit = 0; Bit < C.getInDimSizeLog2("warp"); ++Bit)
+          for (unsigned D = 0; D < 2; ++D)
+            WarpBits[D] |= static_cast<uint64_t>(C.getBasis("warp", Bit)[D]);
+        Reg PGroup, PTig, ARowP, BColP;
+        {
+          auto P = B.prologue();
+          PGroup = B.shr(Ty::U32, LaneR, 2);
+          PTig = B.bitAnd(Ty::U32, LaneR, 3);
+          ARowP = B.add(Ty::U32, Warp[0], PGroup);
+          BColP = B.add(Ty::U32, Warp[1], PGroup);
+        }
+        if (Slots[0])
+          SlotRows[0] = slotAddresser(Slots[0], ARowP, 7 | WarpBits[0], PTig, 3);
+        if (Slots[1])
+          SlotRows[1] = slotAddresser(Slots[1], PTig, 3, BColP, 7 | WarpBits[1]);
+      }
+      auto LoadTF32 = [&](const std::pair<Reg, int64_t> &At) {
+        Reg X = B.ldShared(Ty::F32, 1, At.first, At.second)[0];
         return B.inst("cvt.rna.tf32.f32", Ty::B32, {X});
       };
       LoadA = [&, ABase, LoadTF32](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
-        for (int J = 0; J < 4; ++J)
-          F[J] = LoadTF32(ABase, ((MT + 8 * (J & 1)) * SA + K0 + 4 * (J >> 1)) * 4);
+        for (int J = 0; J < 4; ++J) {
+          int64_t Row = MT + 8 * (J & 1), Col = K0 + 4 * (J >> 1);
+          F[J] = LoadTF32(SlotRows[0] ? SlotRows[0](Row, Col)
+                                      : std::make_pair(ABase, (Row * SA + Col) * 4));
+        }
         return F;
       };
       LoadB = [&, BBase, LoadTF32](int64_t NT, int64_t K0) {
         std::array<Reg, 2> F;
-        for (int J = 0; J < 2; ++J)
-          F[J] = LoadTF32(BBase, OffB + ((K0 + 4 * J) * SB + NT) * 4);
+        for (int J = 0; J < 2; ++J) {
+          int64_t Row = K0 + 4 * J;
+          F[J] = LoadTF32(SlotRows[1] ? SlotRows[1](Row, NT)
+                                      : std::make_pair(BBase, static_cast<int64_t>(OffB) +
+                                                                  (Row * SB + NT) * 4));
+        }
         return F;
       };
     }

@@ -514,15 +514,27 @@ public:
   /// 16-bit elements whose rows are exactly its swizzle width); else Why.
   std::optional<MmaSharedLayout> wgmmaSlotLayout(const ir::Type *T, std::string &Why) const;
   /// Operand Idx of an mma.sync or FMA dot read straight from a row-major
-  /// slot: the slot value and its row stride (elements); else Why.
+  /// slot (column-major with ColumnMajor: A of lowerDotFmaVectorized, read
+  /// as [K, M]): the slot value and the stride (elements) of its slowest
+  /// dimension; else Why.
   std::optional<std::pair<const ir::Value *, int64_t>>
-  plainSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  plainSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why,
+                   bool ColumnMajor = false) const;
+  /// plainSlotOperand in the slot layouts the dot's own lowering reads:
+  /// lowerDotFmaVectorized's A column-major, every other one row-major.
+  std::optional<std::pair<const ir::Value *, int64_t>>
+  dotSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
   /// Operand Idx of an mma.sync dot read straight from a 2-D slot of 16-bit
   /// elements by ldmatrix, in any #shared layout that keeps each aligned run
   /// of 8 elements of a row as one aligned 16-byte chunk (row-major, or
   /// swizzled by 16-byte chunks): the slot value; else nullopt, with Why.
   const ir::Value *matrixSlotOperand(const ir::Instruction &Dot, unsigned Idx,
                                      std::string &Why) const;
+  /// Operand Idx of a tf32 dot read straight from a 2-D slot of 4-byte
+  /// elements, element by element through its #shared layout
+  /// (slotAddresser): the slot value; else nullopt, with Why.
+  const ir::Value *elementSlotOperand(const ir::Instruction &Dot, unsigned Idx,
+                                      std::string &Why) const;
   /// Where element (ThreadRow + Row, ThreadCol + Col) of Slot lies: a base
   /// register and an immediate byte offset. ThreadRow and ThreadCol are
   /// prologue registers whose set bits lie within RowBits and ColBits; Row

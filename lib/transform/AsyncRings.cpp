@@ -47,8 +47,9 @@ struct OperandChain {
   std::vector<Instruction *> TilePhis, NextTile;
   const Layout *Shared = nullptr;
   Instruction *Ring = nullptr;
-  /// The dot Q_0 feeds, and whether through a `trans`.
+  /// The dot Q_0 feeds, as which operand, and whether through a `trans`.
   const Instruction *Dot = nullptr;
+  unsigned OperandIdx = 0;
   bool ViaTrans = false;
   /// The ring holds the operand as the dot reads it, the transposition of
   /// the loaded tile (column-major slots; see transposesInRing).
@@ -71,8 +72,12 @@ public:
   unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
 
 private:
-  std::string collectChain(Instruction *Q0, const Instruction *Dot, bool ViaTrans);
+  std::string collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
+                           bool ViaTrans);
   std::string collectTileAhead(OperandChain &C, unsigned J, Instruction *TilePhi);
+  std::optional<analysis::DotPlan> planOf(const Instruction &Dot) const;
+  bool runsOnFmaOrTF32(const OperandChain &C) const;
+  const Layout *plainSlotLayout(const OperandChain &C) const;
   std::string checkTarget();
   std::string checkCopyable(Instruction *Load, const char *What);
   bool transposesInRing(const OperandChain &C) const;
@@ -139,7 +144,8 @@ std::string RingBuilder::analyze() {
       bool Seen = std::any_of(Chains.begin(), Chains.end(),
                               [&](const OperandChain &C) { return C.Phis[0] == VI; });
       if (!Seen)
-        if (std::string Why = collectChain(VI, I.get(), Stripped != I->getOperand(K)); !Why.empty())
+        if (std::string Why = collectChain(VI, I.get(), K, Stripped != I->getOperand(K));
+            !Why.empty())
           return Why;
     }
   }
@@ -157,6 +163,8 @@ std::string RingBuilder::analyze() {
       C.Shared = Layout::getSharedSwizzle(C.Shared->getSwizzleBytes(), Order);
       C.Transposed = true;
     }
+    if (runsOnFmaOrTF32(C))
+      C.Shared = plainSlotLayout(C);
   }
   if (Dots && Dots->NumWarps > 4)
     for (const OperandChain &C : Chains)
@@ -180,13 +188,8 @@ uint64_t slotBytes(const Type *Tile, const Layout *Shared) {
 std::string RingBuilder::checkTarget() {
   uint64_t Bytes = 0;
   for (OperandChain &C : Chains) {
-    analysis::DotPlan Plan = analysis::planDot(*C.Dot, Target->NumWarps, /*HasMmaV2=*/true,
-                                               Target->AllowTF32, Target->HasWgmma);
-    if (Plan.Kind == analysis::DotKind::FMA || Plan.Kind == analysis::DotKind::MmaTF32)
-      return refuse(C.Dot,
-                    std::string("the dot runs on ") +
-                        (Plan.Kind == analysis::DotKind::FMA ? "FMA units" : "tf32 tensor cores") +
-                        ", whose operand rings the back end plans itself");
+    analysis::DotPlan Plan = *planOf(*C.Dot);
+    bool Plain = runsOnFmaOrTF32(C);
     if (C.ViaTrans && !C.Transposed)
       return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
                               "end's own rings fold into the slot layout");
@@ -197,7 +200,7 @@ std::string RingBuilder::checkTarget() {
         return refuse(C.Refill, "wgmma reads its operands from slots in a swizzle mode, and this "
                                 "operand's contiguous rows are under 32 bytes");
       ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
-    } else if (C.Shared->getOrder()[0] != 1)
+    } else if (!Plain && C.Shared->getOrder()[0] != 1)
       return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
                               "this operand's loads are contiguous along its first dimension");
     std::vector<Instruction *> Loads = C.Initial;
@@ -239,9 +242,11 @@ std::string RingBuilder::checkTarget() {
 
 /// Follows Q_0 through the back edges to the refill load and records the
 /// preheader loads.
-std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, bool ViaTrans) {
+std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
+                                      bool ViaTrans) {
   OperandChain C;
   C.Dot = Dot;
+  C.OperandIdx = OperandIdx;
   C.ViaTrans = ViaTrans;
   Instruction *Q = Q0;
   while (true) {
@@ -385,6 +390,60 @@ std::string RingBuilder::checkCopyable(Instruction *Load, const char *What) {
   return "";
 }
 
+/// How the back end runs Dot, where the pass knows the target (the back
+/// end's facts or accelerate-dot's options).
+std::optional<analysis::DotPlan> RingBuilder::planOf(const Instruction &Dot) const {
+  if (Target)
+    return analysis::planDot(Dot, Target->NumWarps, /*HasMmaV2=*/true, Target->AllowTF32,
+                             Target->HasWgmma);
+  if (Dots)
+    return analysis::planDot(Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, Dots->HasWgmma);
+  return std::nullopt;
+}
+
+/// Dots on FMA units and on tf32 tensor cores read their operands from
+/// shared memory element by element (or, for f32 FMA dots of 4 x 4 blocks
+/// per thread, A's columns and B's rows in 16-byte vectors), not through
+/// ldmatrix or wgmma descriptors: their slots are plain (plainSlotLayout).
+bool RingBuilder::runsOnFmaOrTF32(const OperandChain &C) const {
+  std::optional<analysis::DotPlan> Plan = planOf(*C.Dot);
+  return Plan && (Plan->Kind == analysis::DotKind::FMA || Plan->Kind == analysis::DotKind::MmaTF32);
+}
+
+/// The slots the back end's FMA and tf32 lowerings read in place (codegen's
+/// lowerDot and lowerDotFmaVectorized), in the dot's coordinates, row-major,
+/// swizzled for tf32 (its reads go through the slot's layout), else with no
+/// swizzle: B [K, N] (a k-step is one row), A [M, K], except for an f32 FMA
+/// dot with 4 x 4 blocks per thread, which reads the
+/// 4 rows of a block at one k as one 16-byte vector: A column-major, stored
+/// as [K, M]. A vector the slot does not keep contiguous (A loaded along K
+/// into column-major slots) is copied element by element, 4 bytes each, as
+/// the back end's own FMA rings copy it.
+const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
+  unsigned NumWarps = Target ? Target->NumWarps : Dots->NumWarps;
+  analysis::DotKind Kind = planOf(*C.Dot)->Kind;
+  if (Kind == analysis::DotKind::MmaTF32) {
+    // The tf32 lowering reads a fragment's 8 rows (A) or 4 rows (B) at
+    // one column per lane group, element by element through the slot's
+    // layout: a swizzle mode puts those rows in different banks (row-major
+    // slots of 32 floats would put all 8 in one).
+    const Type *T = C.Refill->getType();
+    int64_t Row = C.Transposed ? T->getShape()[0] : T->getShape()[1];
+    int64_t RowBytes = Row * T->getScalarSizeInBytes();
+    int32_t Swizzle = 0;
+    for (int32_t Mode : {128, 64, 32})
+      if (RowBytes >= Mode) {
+        Swizzle = Mode;
+        break;
+      }
+    return Layout::getSharedSwizzle(Swizzle, {1, 0});
+  }
+  bool ColumnMajor = C.OperandIdx == 0 && Kind == analysis::DotKind::FMA &&
+                     analysis::fmaDotHasFourByFourBlocks(*C.Dot, NumWarps);
+  return Layout::getSharedSwizzle(0, ColumnMajor ? std::vector<unsigned>{0, 1}
+                                                 : std::vector<unsigned>{1, 0});
+}
+
 /// A `trans` operand of a wgmma dot whose loads are boxes of a tensor
 /// descriptor (BoxGathers.h) is ringed as the dot reads it: column-major
 /// slots, which cp_async fills through transposed pointers and which
@@ -398,6 +457,9 @@ std::string RingBuilder::checkCopyable(Instruction *Load, const char *What) {
 bool RingBuilder::transposesInRing(const OperandChain &C) const {
   if (!C.ViaTrans || C.Refill->getType()->getRank() != 2)
     return false;
+  // Plain slots hold the operand as the dot reads it, whatever the loads.
+  if (runsOnFmaOrTF32(C))
+    return true;
   bool Wgmma = false;
   if (Target)
     Wgmma = Target->HasWgmma &&

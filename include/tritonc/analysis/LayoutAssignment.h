@@ -97,6 +97,13 @@ struct DotPlan {
 DotPlan planDot(const ir::Instruction &Dot, unsigned NumWarps, bool HasMmaV2, bool AllowTF32,
                 bool HasWgmma);
 
+/// Whether an FMA dot (planDot) gets the accumulator layout of 4 x 4 blocks
+/// per thread (fmaAccumulatorLayout): f32 operands and accumulator, and a
+/// tile of whole lane tiles. The back end then reads A as [K, M] and B as
+/// [K, N] in 16-byte vectors (codegen's lowerDotFmaVectorized), so async-rings
+/// gives A's ring column-major slots.
+bool fmaDotHasFourByFourBlocks(const ir::Instruction &Dot, unsigned NumWarps);
+
 class LayoutAssignment {
 public:
   /// AllowTF32 lets f32 dots use tensor cores on tf32-rounded inputs;

@@ -44,6 +44,17 @@
 // row holds (0 below 32 bytes); rows wider than that are column blocks, the
 // hardware's layout (docs/IR.md). local_load results carry no layout: the back
 // end chooses register layouts, and accelerate-dot makes wgmma read the slots.
+// Where the pass knows the target (AsyncRingsTarget, or accelerate-dot's
+// options) and a dot runs on FMA units or on tf32 tensor cores
+// (analysis::planDot), its operands' slots are plain instead, in the dot's
+// coordinates (a `trans` operand is ringed as the dot reads it, through
+// transposed pointers): unswizzled and row-major, except A of an f32 FMA dot of
+// 4 x 4 blocks per thread (analysis::fmaDotHasFourByFourBlocks), which is
+// column-major ([K, M] in memory), and tf32 slots row-major in the swizzle
+// mode their rows allow: the back end's FMA and tf32 lowerings read those
+// slots in place, A's columns and B's rows in 16-byte vectors on the
+// vectorized FMA path, element by element otherwise (tf32 through the
+// slot's layout, so that a fragment's rows fall in different banks).
 //
 // Registered, the pass is target-independent; with accelerate-dot's options
 // (`async-rings{num-warps=8,wgmma}`) it gives the wgmma dots of several
@@ -57,13 +68,12 @@
 // every `trans` operand of a wgmma dot does, whatever its loads: an opt-in
 // until those rings have run on the GPU.
 // The GPU back end runs it with
-// an AsyncRingsTarget (--explicit-rings): it then also declines, with a
-// remark, every loop whose rings the back end would not fill with cp.async
-// or whose explicit form it does not lower as well as its own planner
-// (dots on FMA units or tf32, operands under `trans` other than descriptor
-// boxes read by wgmma, copies narrower than
-// 4 bytes, rings over the shared-memory budget); those loops stay with the
-// back end's planner
+// an AsyncRingsTarget (unless --no-explicit-rings): it then also declines,
+// with a remark, every loop whose rings the back end would not fill with
+// cp.async or whose explicit form it does not lower as well as its own
+// planner (operands of tensor-core dots under `trans` other than descriptor
+// boxes read by wgmma, copies narrower than 4 bytes, rings over the
+// shared-memory budget); those loops stay with the back end's planner
 // (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
 // slot more: mma-in-flight then leaves each iteration's MMAs running into
 // the next, and the refill overwrites the slot of iteration i - 2, which
