@@ -12,11 +12,9 @@ using namespace tritonc::ast;
 
 namespace {
 
-/// The repository root, found from this file's path (the kernels live there).
-std::string repoRoot() {
-  std::filesystem::path P(__FILE__);
-  return P.parent_path().parent_path().parent_path().parent_path().string();
-}
+/// The bundled kernels' folder, from CMake (not from __FILE__, which a compiler
+/// cache may have made relative to another folder).
+std::string kernelsDir() { return TRITONC_KERNELS_DIR; }
 
 class ParserTest : public ::testing::Test {
 protected:
@@ -731,7 +729,7 @@ TEST_F(ParserTest, SeedProgramsParse) {
 }
 
 TEST_F(ParserTest, BundledKernelsParse) {
-  std::filesystem::path Dir = std::filesystem::path(repoRoot()) / "kernels";
+  std::filesystem::path Dir = std::filesystem::path(kernelsDir());
   ASSERT_TRUE(std::filesystem::exists(Dir)) << Dir;
   unsigned Count = 0;
   for (const auto &Entry : std::filesystem::directory_iterator(Dir)) {
