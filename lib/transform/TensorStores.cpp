@@ -147,6 +147,8 @@ std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &Afte
     return "the tile cannot be staged in one slot of the copy engine: " + Why;
   if (!TD.availableAt(*TA, Store))
     return "the box's coordinates use values that are not scalars available at the store";
+  if (std::string Why = TD.whyMayBeNegative(*TA); !Why.empty())
+    return Why;
   Form.Map = std::move(*TA);
   return whyNotLast(Store, AfterGlobalWrites);
 }
