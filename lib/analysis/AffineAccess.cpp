@@ -624,9 +624,7 @@ std::string AffineAccessAnalysis::str(const Poly &P) const {
   return S;
 }
 
-std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P) {
-  return whyMayBeNegative(P, 0);
-}
+std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P) { return whyMayBeNegative(P, 0); }
 
 std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P, unsigned Depth) {
   // A loop's representative induction is Start + n * Step after n >= 0
@@ -643,8 +641,8 @@ std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P, unsigned Depth
       auto Rep = Phi ? Representatives.find(Phi->getParent()) : Representatives.end();
       if (Rep != Representatives.end() && Rep->second && Rep->second->Phi == Phi &&
           Rep->second->Step > 0 && A < IterationCount)
-        if (std::optional<Poly> F = Poly::add(Rep->second->Start,
-                                              Poly::term({IterationCount + A}, Rep->second->Step)))
+        if (std::optional<Poly> F =
+                Poly::add(Rep->second->Start, Poly::term({IterationCount + A}, Rep->second->Step)))
           Factor = std::move(*F);
       Term = Term ? Poly::mul(*Term, Factor) : std::nullopt;
     }
@@ -654,8 +652,13 @@ std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P, unsigned Depth
     Counted = std::move(*Sum);
   }
   for (const auto &[M, C] : Counted.terms()) {
-    if (C < 0)
-      return "it has a negative term (" + str(P) + ")";
+    if (C < 0) {
+      bool Printable =
+          std::all_of(M.begin(), M.end(), [](unsigned A) { return A < IterationCount; });
+      return "its term " +
+             (Printable ? str(Poly::term(M, C)) : std::string("counted from a loop's start")) +
+             " is negative";
+    }
     for (unsigned A : M)
       if (A < IterationCount && !nonNegative(Atoms[A], Depth))
         return ir::printOperand(*Atoms[A]) +

@@ -225,7 +225,7 @@ exit:
   EXPECT_EQ(whyMayBeNegative(Text, "%either"), "");
   // A remainder has its dividend's sign, whatever the divisor's.
   EXPECT_EQ(whyMayBeNegative(Text, "%rem"), "");
-  EXPECT_EQ(whyMayBeNegative(Text, "%prev"), "it has a negative term (-1 + %pm)");
+  EXPECT_EQ(whyMayBeNegative(Text, "%prev"), "its term -1 is negative");
   // Integer parameters are signed: a launch may pass a negative one.
   EXPECT_EQ(whyMayBeNegative(Text, "%param"),
             "%n is an integer parameter, which a launch may pass negative");
@@ -233,7 +233,7 @@ exit:
   // The loop counter from 16 by 32: k - 16 is the iterations times 32, k - 32
   // is -16 on the first iteration.
   EXPECT_EQ(whyMayBeNegative(Text, "%fromstart"), "");
-  EXPECT_EQ(whyMayBeNegative(Text, "%before"), "it has a negative term (-32 + %k)");
+  EXPECT_EQ(whyMayBeNegative(Text, "%before"), "its term -16 is negative");
   // An induction by a non-constant step from a program id, by the count of
   // programs (a persistent kernel's tile).
   EXPECT_EQ(whyMayBeNegative(Text, "%t1"), "");
