@@ -134,6 +134,8 @@ std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &Afte
     return Why;
   if (TA->UnitDim != 1)
     return "the tile is not contiguous along its last dimension";
+  // Both bounded: no coordinate takes what is left of the address (see
+  // TensorDescriptorBuilder::whyMayBeNegative, which tensor-copies checks).
   if (!TA->Bound[0] || !TA->Bound[1])
     return "the mask does not bound both dimensions by an extent (a store map needs both)";
   unsigned ElemBytes = Elem->getScalarSizeInBytes();
@@ -147,8 +149,6 @@ std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &Afte
     return "the tile cannot be staged in one slot of the copy engine: " + Why;
   if (!TD.availableAt(*TA, Store))
     return "the box's coordinates use values that are not scalars available at the store";
-  if (std::string Why = TD.whyMayBeNegative(*TA); !Why.empty())
-    return Why;
   Form.Map = std::move(*TA);
   return whyNotLast(Store, AfterGlobalWrites);
 }
