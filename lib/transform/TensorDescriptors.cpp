@@ -120,10 +120,10 @@ std::string TensorDescriptorBuilder::whyNotAligned(const TensorAccess &TA,
 }
 
 std::string TensorDescriptorBuilder::whyMayBeNegative(const TensorAccess &TA) const {
-  // A bounded dimension's coordinate is not checked: its extent is the
-  // mask's, a polynomial over the parameters like the coordinate, and
-  // proving either's sign would need what the launch passes (a persistent
-  // kernel's tile row divides by one); see docs/ARCHITECTURE.md.
+  // A bounded dimension's coordinate is not checked: the mask bounds it from
+  // above only, so a negative one would be the same problem, but proving it
+  // would decline the persistent matmul, whose tile row divides by a count
+  // computed from the parameters (a known gap, docs/ARCHITECTURE.md).
   for (unsigned D = 0; D < 2; ++D)
     if (!TA.Bound[D])
       if (std::string Why = AA.whyMayBeNegative(TA.Coord[D]); !Why.empty())
