@@ -624,4 +624,90 @@ std::string AffineAccessAnalysis::str(const Poly &P) const {
   return S;
 }
 
+std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P) { return whyMayBeNegative(P, 0); }
+
+std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P, unsigned Depth) {
+  // A loop's representative induction is Start + n * Step after n >= 0
+  // iterations: with a positive step, `k - Start` (an index counted from
+  // the loop's start) is the non-negative n * Step. Iteration counts are
+  // atoms of their own, numbered from IterationCount on.
+  constexpr unsigned IterationCount = 1u << 30;
+  Poly Counted;
+  for (const auto &[M, C] : P.terms()) {
+    std::optional<Poly> Term = Poly::constant(C);
+    for (unsigned A : M) {
+      Poly Factor = Poly::atom(A);
+      const auto *Phi = asInst(Atoms[A]);
+      auto Rep = Phi ? Representatives.find(Phi->getParent()) : Representatives.end();
+      if (Rep != Representatives.end() && Rep->second && Rep->second->Phi == Phi &&
+          Rep->second->Step > 0 && A < IterationCount)
+        if (std::optional<Poly> F =
+                Poly::add(Rep->second->Start, Poly::term({IterationCount + A}, Rep->second->Step)))
+          Factor = std::move(*F);
+      Term = Term ? Poly::mul(*Term, Factor) : std::nullopt;
+    }
+    std::optional<Poly> Sum = Term ? Poly::add(Counted, *Term) : std::nullopt;
+    if (!Sum)
+      return "its terms overflow";
+    Counted = std::move(*Sum);
+  }
+  for (const auto &[M, C] : Counted.terms()) {
+    if (C < 0) {
+      bool Printable =
+          std::all_of(M.begin(), M.end(), [](unsigned A) { return A < IterationCount; });
+      return "its term " +
+             (Printable ? str(Poly::term(M, C)) : std::string("counted from a loop's start")) +
+             " is negative";
+    }
+    for (unsigned A : M)
+      if (A < IterationCount && !nonNegative(Atoms[A], Depth))
+        return ir::printOperand(*Atoms[A]) +
+               (ir::asArgument(const_cast<ir::Value *>(Atoms[A]))
+                    ? " is an integer parameter, which a launch may pass negative"
+                    : " is not known to be non-negative");
+  }
+  return "";
+}
+
+bool AffineAccessAnalysis::nonNegative(const ir::Value *V, unsigned Depth) {
+  // Integer parameters are signed and nothing in a kernel's signature bounds
+  // them below, so a parameter is not one: sound for every launch, at the
+  // price of declining accesses whose coordinates a parameter offsets.
+  if (const ir::Constant *C = ir::asConstant(const_cast<ir::Value *>(V)))
+    return !C->isUndef() && C->getInt() >= 0;
+  const Instruction *I = asInst(V);
+  if (!I || Depth > 8 || I->getType()->isTile())
+    return false;
+  auto NonNegativeValue = [&](const ir::Value *X) {
+    std::optional<AffineTile> T = affineOf(X);
+    return T && !T->Base && T->Steps.empty() && whyMayBeNegative(T->Offset, Depth + 1).empty();
+  };
+  auto Operand = [&](unsigned K) { return NonNegativeValue(I->getOperand(K)); };
+  switch (I->getOpcode()) {
+  case Opcode::GetProgramId:
+  case Opcode::GetNumPrograms:
+    return true;
+  case Opcode::Phi: {
+    // An induction from a non-negative start by non-negative steps.
+    const ir::Value *Start = nullptr, *Step = nullptr;
+    bool Negate = false;
+    if (!inductionParts(*I, DT, Start, Step, Negate) || Negate)
+      return false;
+    return NonNegativeValue(Start) && NonNegativeValue(Step);
+  }
+  case Opcode::SDiv: // non-negative over positive (a zero divisor is undefined)
+  case Opcode::SMin:
+    return Operand(0) && Operand(1);
+  case Opcode::SRem: // the dividend's sign
+    return Operand(0);
+  case Opcode::SMax:
+  case Opcode::And:
+    return Operand(0) || Operand(1);
+  case Opcode::Select:
+    return Operand(1) && Operand(2);
+  default:
+    return false;
+  }
+}
+
 } // namespace tritonc::analysis

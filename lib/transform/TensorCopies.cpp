@@ -365,6 +365,8 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
     if (!TD.availableAt(*TA, *Fill))
       return R.decline(Fill, "the box's coordinates use values that are not scalars available "
                              "at the fill");
+    if (std::string Why = TD.whyMayBeNegative(*TA); !Why.empty())
+      return R.decline(Fill, Why);
     Forms.push_back(std::move(*TA));
   }
   if (std::string Why = TD.whyNotAligned(Forms[0], ElemBytes); !Why.empty())

@@ -119,6 +119,21 @@ std::string TensorDescriptorBuilder::whyNotAligned(const TensorAccess &TA,
   return "";
 }
 
+std::string TensorDescriptorBuilder::whyMayBeNegative(const TensorAccess &TA) const {
+  // A bounded dimension's coordinate is not checked: the mask bounds it from
+  // above only, so a negative one would be the same problem, but proving it
+  // would decline the persistent matmul, whose tile row divides by a count
+  // computed from the parameters (a known gap, docs/ARCHITECTURE.md).
+  for (unsigned D = 0; D < 2; ++D)
+    if (!TA.Bound[D])
+      if (std::string Why = AA.whyMayBeNegative(TA.Coord[D]); !Why.empty())
+        return "the coordinate of dimension " + std::to_string(D) + " (" + AA.str(TA.Coord[D]) +
+               "), which no mask bounds, may be negative: " + Why +
+               " (the copy engine treats a box there as outside the tensor, whose memory the "
+               "access reads or writes)";
+  return "";
+}
+
 bool TensorDescriptorBuilder::availableAt(const TensorAccess &TA, const Instruction &At) const {
   auto Defined = [&](const Value *V) {
     const Instruction *I = asInstruction(const_cast<Value *>(V));

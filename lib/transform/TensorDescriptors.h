@@ -52,6 +52,13 @@ public:
   std::string whyNotAlignedBoxStart(const ir::Value *Inner, unsigned ElemBytes) const;
   /// The largest power of two known to divide P's value.
   int64_t knownPow2Divisor(const analysis::Poly &P) const;
+  /// Why the coordinate of a dimension of TA no mask bounds may be negative,
+  /// or "". Such a dimension gets TensorMapUnboundedDim and its coordinate
+  /// takes what is left of the address (a pointer into the middle of an
+  /// array, an index before the base), while the copy engine zero-fills
+  /// (a load) or drops (a store) a box at negative coordinates, outside the
+  /// tensor: the access itself reads or writes the memory there.
+  std::string whyMayBeNegative(const analysis::TensorAccess &TA) const;
   /// Whether the coordinates and guards of TA can be computed right before
   /// At (every value they read is an integer or i1 scalar defined there).
   bool availableAt(const analysis::TensorAccess &TA, const ir::Instruction &At) const;

@@ -134,6 +134,8 @@ std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &Afte
     return Why;
   if (TA->UnitDim != 1)
     return "the tile is not contiguous along its last dimension";
+  // Both bounded: no coordinate takes what is left of the address (see
+  // TensorDescriptorBuilder::whyMayBeNegative, which tensor-copies checks).
   if (!TA->Bound[0] || !TA->Bound[1])
     return "the mask does not bound both dimensions by an extent (a store map needs both)";
   unsigned ElemBytes = Elem->getScalarSizeInBytes();

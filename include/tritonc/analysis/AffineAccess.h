@@ -109,6 +109,11 @@ public:
   const ir::Value *atomValue(unsigned Id) const { return Atoms[Id]; }
   /// Whether every atom of P is an integer parameter of the function.
   bool isOverParameters(const Poly &P) const;
+  /// Why P's value may be negative, in a kernel author's words, or "" when it is provably
+  /// non-negative: a sum of terms with positive coefficients over atoms that are (see
+  /// nonNegative), a loop's representative induction counted as its start plus its iterations
+  /// times its (positive) step.
+  std::string whyMayBeNegative(const Poly &P);
   /// "3*%M*%lda + %pm" (for tests and messages).
   std::string str(const Poly &P) const;
 
@@ -120,6 +125,9 @@ private:
   std::optional<std::vector<Conjunct>> conjunctsOf(const ir::Value *Mask);
   std::optional<AffineTile> compute(const ir::Value *V);
   std::optional<Poly> induction(const ir::Instruction &Phi);
+  /// Whether the atom V is provably non-negative (Depth bounds the search).
+  bool nonNegative(const ir::Value *V, unsigned Depth);
+  std::string whyMayBeNegative(const Poly &P, unsigned Depth);
   unsigned atomId(const ir::Value *V);
 
   const ir::Function &F;

@@ -25,7 +25,9 @@
 //
 //  * the entry block gets the tensor descriptor (`make_tensor_desc` over the
 //    parameters: the extents the masks check, TensorMapUnboundedDim for a
-//    dimension they never check), a ring of S mbarriers and their
+//    dimension they never check, whose coordinates must be provably
+//    non-negative: the engine zero-fills a box at a negative coordinate,
+//    where the load read memory), a ring of S mbarriers and their
 //    `mbarrier_init`s, then a `barrier`;
 //  * each group of fills (one slot of every converted ring) becomes
 //    `mbarrier_expect_tx` of their bytes on the slot's mbarrier, one

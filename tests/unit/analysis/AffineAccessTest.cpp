@@ -179,4 +179,64 @@ entry:
   EXPECT_EQ(accessOf(Text, "%lowmask"), "none");
 }
 
+/// Why the scalar named Name in the only function of Text may be negative
+/// (AffineAccessAnalysis::whyMayBeNegative of its polynomial), or "".
+std::string whyMayBeNegative(const std::string &Text, const std::string &Name) {
+  std::unique_ptr<ParsedModule> P = parse(Text);
+  if (!P->M)
+    return "parse error: " + P->Errors;
+  const ir::Function &F = *P->M->functions()[0];
+  ir::DominatorTree DT(F);
+  AffineAccessAnalysis AA(F, DT);
+  const ir::Value *V = findValue(F, Name);
+  std::optional<AffineTile> T = V ? AA.affineOf(V) : std::nullopt;
+  return T ? AA.whyMayBeNegative(T->Offset) : "no value " + Name;
+}
+
+TEST(AffineAccessTest, CoordinatesProvedNonNegative) {
+  const char *Text = R"(define kernel void @s(i32 %n, i32 %K) {
+entry:
+  %pm = get_program_id 0 : i32
+  %np = get_num_programs 0 : i32
+  %tile = mul %pm, i32 64 : i32
+  %prev = sub %pm, i32 1 : i32
+  %param = add %pm, %n : i32
+  %quot = sdiv %pm, %np : i32
+  %rem = srem %pm, %n : i32
+  %byparam = sdiv %pm, %n : i32
+  %either = smax %n, %pm : i32
+  br ^loop
+loop:
+  %k = phi [i32 16, ^entry], [%k1, ^loop] : i32
+  %t = phi [%pm, ^entry], [%t1, ^loop] : i32
+  %k1 = add %k, i32 32 : i32
+  %t1 = add %t, %np : i32
+  %fromstart = sub %k, i32 16 : i32
+  %before = sub %k, i32 32 : i32
+  %go = icmp slt %k1, %K : i1
+  cond_br %go, ^loop, ^exit
+exit:
+  ret
+}
+)";
+  // Program ids, their counts, products, quotients and remainders of them.
+  EXPECT_EQ(whyMayBeNegative(Text, "%tile"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%quot"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%either"), "");
+  // A remainder has its dividend's sign, whatever the divisor's.
+  EXPECT_EQ(whyMayBeNegative(Text, "%rem"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%prev"), "its term -1 is negative");
+  // Integer parameters are signed: a launch may pass a negative one.
+  EXPECT_EQ(whyMayBeNegative(Text, "%param"),
+            "%n is an integer parameter, which a launch may pass negative");
+  EXPECT_EQ(whyMayBeNegative(Text, "%byparam"), "%byparam is not known to be non-negative");
+  // The loop counter from 16 by 32: k - 16 is the iterations times 32, k - 32
+  // is -16 on the first iteration.
+  EXPECT_EQ(whyMayBeNegative(Text, "%fromstart"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%before"), "its term -16 is negative");
+  // An induction by a non-constant step from a program id, by the count of
+  // programs (a persistent kernel's tile).
+  EXPECT_EQ(whyMayBeNegative(Text, "%t1"), "");
+}
+
 } // namespace
