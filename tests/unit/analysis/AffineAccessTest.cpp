@@ -9,28 +9,35 @@ using namespace tritonc::analysis::test;
 
 namespace {
 
-/// The tensor-map form of the load named Name in the only function of Text,
-/// printed as "base unit=D stride=S coord=[c0, c1] bound=[b0, b1] guards=N"
-/// ("-" for no bound), or "none".
-std::string accessOf(const std::string &Text, const std::string &Name) {
+/// Query(F, AA) on the only function of Text, or the parse errors.
+template <typename QueryFn> std::string analyze(const std::string &Text, QueryFn Query) {
   std::unique_ptr<ParsedModule> P = parse(Text);
   if (!P->M)
     return "parse error: " + P->Errors;
   const ir::Function &F = *P->M->functions()[0];
   ir::DominatorTree DT(F);
   AffineAccessAnalysis AA(F, DT);
-  const ir::Value *V = findValue(F, Name);
-  const ir::Instruction *I = V ? ir::asInstruction(const_cast<ir::Value *>(V)) : nullptr;
-  if (!I)
-    return "no load " + Name;
-  std::optional<TensorAccess> TA = AA.tensorAccessOf(*I);
-  if (!TA)
-    return "none";
-  auto Bound = [&](unsigned D) { return TA->Bound[D] ? AA.str(*TA->Bound[D]) : "-"; };
-  return "%" + TA->Base->getName() + " unit=" + std::to_string(TA->UnitDim) +
-         " stride=" + AA.str(TA->OuterStride) + " coord=[" + AA.str(TA->Coord[0]) + ", " +
-         AA.str(TA->Coord[1]) + "] bound=[" + Bound(0) + ", " + Bound(1) +
-         "] guards=" + std::to_string(TA->Guards.size());
+  return Query(F, AA);
+}
+
+/// The tensor-map form of the load named Name in the only function of Text,
+/// printed as "base unit=D stride=S coord=[c0, c1] bound=[b0, b1] guards=N"
+/// ("-" for no bound), or "none".
+std::string accessOf(const std::string &Text, const std::string &Name) {
+  return analyze(Text, [&](const ir::Function &F, AffineAccessAnalysis &AA) -> std::string {
+    const ir::Value *V = findValue(F, Name);
+    const ir::Instruction *I = V ? ir::asInstruction(const_cast<ir::Value *>(V)) : nullptr;
+    if (!I)
+      return "no load " + Name;
+    std::optional<TensorAccess> TA = AA.tensorAccessOf(*I);
+    if (!TA)
+      return "none";
+    auto Bound = [&](unsigned D) { return TA->Bound[D] ? AA.str(*TA->Bound[D]) : "-"; };
+    return "%" + TA->Base->getName() + " unit=" + std::to_string(TA->UnitDim) +
+           " stride=" + AA.str(TA->OuterStride) + " coord=[" + AA.str(TA->Coord[0]) + ", " +
+           AA.str(TA->Coord[1]) + "] bound=[" + Bound(0) + ", " + Bound(1) +
+           "] guards=" + std::to_string(TA->Guards.size());
+  });
 }
 
 // The shape the pipeline pass leaves a matmul in: pointers advanced by a
@@ -182,15 +189,11 @@ entry:
 /// Why the scalar named Name in the only function of Text may be negative
 /// (AffineAccessAnalysis::whyMayBeNegative of its polynomial), or "".
 std::string whyMayBeNegative(const std::string &Text, const std::string &Name) {
-  std::unique_ptr<ParsedModule> P = parse(Text);
-  if (!P->M)
-    return "parse error: " + P->Errors;
-  const ir::Function &F = *P->M->functions()[0];
-  ir::DominatorTree DT(F);
-  AffineAccessAnalysis AA(F, DT);
-  const ir::Value *V = findValue(F, Name);
-  std::optional<AffineTile> T = V ? AA.affineOf(V) : std::nullopt;
-  return T ? AA.whyMayBeNegative(T->Offset) : "no value " + Name;
+  return analyze(Text, [&](const ir::Function &F, AffineAccessAnalysis &AA) -> std::string {
+    const ir::Value *V = findValue(F, Name);
+    std::optional<AffineTile> T = V ? AA.affineOf(V) : std::nullopt;
+    return T ? AA.whyMayBeNegative(T->Offset) : "no value " + Name;
+  });
 }
 
 TEST(AffineAccessTest, CoordinatesProvedNonNegative) {
