@@ -73,7 +73,9 @@
 // cp.async or whose explicit form it does not lower as well as its own
 // planner (operands of tensor-core dots under `trans` other than descriptor
 // boxes read by wgmma, copies narrower than 4 bytes, rings over the
-// shared-memory budget); those loops stay with the back end's planner
+// shared-memory budget, an FMA dot's column-major A loaded along K, whose
+// 4-byte copies the planner's padded rows spread over more banks); those
+// loops stay with the back end's planner
 // (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
 // slot more: mma-in-flight then leaves each iteration's MMAs running into
 // the next, and the refill overwrites the slot of iteration i - 2, which
