@@ -544,6 +544,30 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       Ok = false;
       continue;
     }
+    if (FL.sharedBytes() > Options.sharedMemoryLimit()) {
+      // No launch could run it: say so here, where the user can still
+      // change the configuration, rather than at every launch.
+      SourceLoc Where, AtDot;
+      for (const auto &BB : F.blocks())
+        for (const auto &I : BB->instructions()) {
+          if (!Where.isValid() && I->Loc.isValid())
+            Where = I->Loc;
+          if (!AtDot.isValid() && I->Loc.isValid() &&
+              (I->getOpcode() == ir::Opcode::Dot || I->getOpcode() == ir::Opcode::Wgmma))
+            AtDot = I->Loc; // the rings are the dots' operands
+        }
+      if (AtDot.isValid())
+        Where = AtDot;
+      Diags.error(SourceRange(Where),
+                  "kernel '" + F.getName() + "' needs " + std::to_string(FL.sharedBytes()) +
+                      " bytes of shared memory (operand rings and the scratch of layout "
+                      "conversions), more than the " +
+                      std::to_string(Options.sharedMemoryLimit()) +
+                      " bytes a program may use here: use fewer stages (num_stages) or "
+                      "smaller tiles");
+      Ok = false;
+      continue;
+    }
     FL.declareDebugSupport();
     for (const std::string &D : FL.moduleDeclarations())
       PM.addDeclaration(D);

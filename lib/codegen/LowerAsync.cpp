@@ -69,6 +69,30 @@ LinearLayout slotLayout(const ir::Type *Buffer) {
   return analysis::swizzledSharedLayout(Buffer->getShape(), 1, 1, 1, Order);
 }
 
+/// Whether Alloc holds mbarriers only: every use, through its slots, is an
+/// mbarrier operation or the mbarrier operand of a tma_load.
+bool isMbarrierBuffer(const Instruction &Alloc) {
+  std::vector<const Instruction *> Work = {&Alloc};
+  bool Used = false;
+  while (!Work.empty()) {
+    const Instruction *V = Work.back();
+    Work.pop_back();
+    for (const Instruction *U : V->users()) {
+      Opcode Op = U->getOpcode();
+      if (Op == Opcode::SmemSlot && U->getOperand(0) == V)
+        Work.push_back(U);
+      else if (Op == Opcode::MbarrierInit || Op == Opcode::MbarrierArrive ||
+               Op == Opcode::MbarrierExpectTx || Op == Opcode::MbarrierWait ||
+               (Op == Opcode::TmaLoad && U->getOperand(U->getNumOperands() - 1) == V &&
+                U->getOperand(U->getNumOperands() - 2) != V))
+        Used = true;
+      else
+        return false;
+    }
+  }
+  return Used;
+}
+
 } // namespace
 
 // --- Placement ---------------------------------------------------------------
@@ -86,8 +110,22 @@ void FunctionLowering::planSharedBuffers() {
   // After the rings of the planner; offsets chosen by allocate-shared (the
   // verifier lets every buffer have one or none) are relative to that base,
   // else the buffers follow one another.
+  // mbarriers go after everything else, with the back end's own (their
+  // address is filled in last, placeMbarriers): they keep their phases
+  // for the whole program, and where scratch reuses the buffers (below)
+  // it must not reach them.
   uint64_t Base = alignUp(RingBytes, 1024);
   for (const Instruction *I : Allocs) {
+    if (isMbarrierBuffer(*I)) {
+      if (!MbarBase.valid()) {
+        auto P = B.prologue();
+        MbarBase = B.newReg(Ty::U32);
+        MbarBaseLine = B.reservePrologueLine();
+      }
+      MbarBufferOffsets[I] = MbarBytes;
+      MbarBytes += alignUp(analysis::sharedBufferBytes(I->getType()), 8);
+      continue;
+    }
     uint64_t Offset = I->SharedOffset >= 0 ? Base + static_cast<uint64_t>(I->SharedOffset)
                                            : alignUp(RingBytes, 1024);
     BufferOffsets[I] = Offset;
@@ -116,6 +154,10 @@ void FunctionLowering::planSharedBuffers() {
                       : Kind == DotKind::MmaV2   ? matrixSlotOperand(*I, Idx, Why) != nullptr
                       : Kind == DotKind::MmaTF32 ? elementSlotOperand(*I, Idx, Why) != nullptr
                                                  : dotSlotOperand(*I, Idx, Why).has_value();
+        if (!Direct && Kind == DotKind::FMA && Idx == 0 && isVectorizedFmaDot(*I)) {
+          std::string Swizzled;
+          Direct = swizzledColumnSlotOperand(*I, Swizzled) != nullptr;
+        }
         if (!Direct)
           continue;
         SlotsReadByAsyncProxy = SlotsReadByAsyncProxy || Wgmma;
@@ -135,11 +177,21 @@ void FunctionLowering::planSharedBuffers() {
 std::set<const ir::BasicBlock *> FunctionLowering::bufferLiveBlocks(const Instruction &Alloc) {
   std::vector<const ir::BasicBlock *> Writes, Reads;
   std::vector<const Instruction *> Work = {&Alloc};
+  // Bulk tensor copies (tma_load) write a slot when they land, at a wait on
+  // their mbarrier: in the loop that reads them, or, for the fills still in
+  // flight when a loop ends (masked off, past its last iteration), at the
+  // waits tensor-copies puts first in the loop's exits, before anything
+  // there may use scratch over the slots.
   bool Understood = true;
   while (!Work.empty() && Understood) {
     const Instruction *V = Work.back();
     Work.pop_back();
     for (const Instruction *U : V->users()) {
+      if (U->getOpcode() == Opcode::TmaLoad && U->getOperand(U->getNumOperands() - 2) == V) {
+        Writes.push_back(U->getParent());
+        ExplicitCopyBlocks.insert(U->getParent());
+        continue;
+      }
       bool Slot = U->getNumOperands() > 0 && U->getOperand(0) == V;
       // wgmma reads its slots until its group is waited for: in its block
       // (mma-in-flight waits at the loop's exits).
@@ -271,7 +323,10 @@ void FunctionLowering::checkSlotElement(const Instruction &I, const ir::Type *El
 void FunctionLowering::lowerSharedBufferOp(const Instruction &I) {
   switch (I.getOpcode()) {
   case Opcode::SmemAlloc:
-    Values[&I] = {B.add(Ty::U32, ringBase(), static_cast<int64_t>(BufferOffsets.at(&I)))};
+    if (auto It = MbarBufferOffsets.find(&I); It != MbarBufferOffsets.end())
+      Values[&I] = {B.add(Ty::U32, MbarBase, static_cast<int64_t>(It->second))};
+    else
+      Values[&I] = {B.add(Ty::U32, ringBase(), static_cast<int64_t>(BufferOffsets.at(&I)))};
     return;
   case Opcode::SmemSlot: {
     const ir::Value *Index = I.getOperand(1);
@@ -553,6 +608,35 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
   if (!Chunks) {
     Why = "the slot's layout does not keep runs of 8 elements along its rows as aligned 16-byte "
           "chunks, as ldmatrix reads them";
+    return nullptr;
+  }
+  return Load->getOperand(0);
+}
+
+const ir::Value *FunctionLowering::swizzledColumnSlotOperand(const Instruction &Dot,
+                                                             std::string &Why) const {
+  const Instruction *Load = slotLoadOperand(Dot, 0, Why);
+  if (!Load || !Why.empty())
+    return nullptr;
+  const ir::Type *Slot = Load->getOperand(0)->getType();
+  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 4) {
+    Why = "this dot reads A from 2-D slots of 4-byte elements";
+    return nullptr;
+  }
+  // Runs of 4 rows (dimension 0) must stay aligned 16-byte chunks: the low
+  // two row bits move an element by 1 and 2, every other bit of either
+  // dimension by a multiple of 4.
+  std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
+  bool Chunks = Inverse.has_value();
+  for (unsigned D = 0; Chunks && D < 2; ++D)
+    for (int32_t Bit = 0; Chunks && Bit < Inverse->getInDimSizeLog2(analysis::tileDimName(D));
+         ++Bit) {
+      int32_t Off = Inverse->getBasis(analysis::tileDimName(D), Bit)[0];
+      Chunks = D == 0 && Bit < 2 ? Off == (1 << Bit) : (Off & 3) == 0;
+    }
+  if (!Chunks) {
+    Why = "this dot reads A as runs of 4 rows in 16-byte vectors, and the slot's layout does not "
+          "keep them aligned 16-byte chunks";
     return nullptr;
   }
   return Load->getOperand(0);

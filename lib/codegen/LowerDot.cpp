@@ -125,13 +125,18 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
     waitForAsyncOperands(I);
   // Operands that GPU-level IR loaded from slots in this form (async-rings:
   // A column-major, B row-major) are read there too.
+  // A in a swizzled column-major slot (async-rings' slot for an A loaded
+  // along K) is read through its layout (ASlotAt).
+  const ir::Value *ASwizzled = nullptr;
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
     if (Ring)
       continue;
-    std::string Why;
+    std::string Why, WhyNotSwizzled;
     if (auto Slot = dotSlotOperand(I, Idx, Why))
       Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
+    else if (Idx == 0 && (ASwizzled = swizzledColumnSlotOperand(I, WhyNotSwizzled)))
+      Ring = std::make_pair(Values.at(ASwizzled)[0], int64_t(0));
     else
       remarkSlotStaged(I, Idx, Why);
   }
@@ -155,6 +160,20 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   }
 
   const Regs &Coords = threadCoords(C);
+  SlotAddresser ASlotAt;
+  if (ASwizzled) {
+    // The thread's rows: the bits its lanes and warps give dimension 0.
+    uint64_t RowBits = 0;
+    for (const char *Dim : {"lane", "warp"})
+      for (int32_t Bit = 0; Bit < C.getInDimSizeLog2(Dim); ++Bit)
+        RowBits |= static_cast<uint64_t>(C.getBasis(Dim, Bit)[0]);
+    Reg NoColumn;
+    {
+      auto P = B.prologue();
+      NoColumn = B.mov(Ty::U32, 0);
+    }
+    ASlotAt = slotAddresser(ASwizzled, Coords[0], RowBits, NoColumn, 0);
+  }
   Reg ABase = B.madLo(Ty::U32, Coords[0], 4, ARing ? ARing->first : sharedBase());
   Reg BBase = B.madLo(Ty::U32, Coords[1], 4, BRing ? BRing->first : sharedBase());
   int32_t NumRegs = numRegisters(C);
@@ -198,8 +217,14 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   // Every element sums over k in order, as on the other paths.
   for (int64_t Kk = 0; Kk < K; ++Kk) {
     std::map<int64_t, Regs> AV, BV;
-    for (int64_t Row : RowGroups)
-      AV[Row] = B.ldShared(Ty::F32, 4, ABase, (Kk * SAT + Row) * 4);
+    for (int64_t Row : RowGroups) {
+      if (ASlotAt) {
+        auto [Base, Offset] = ASlotAt(Row, Kk);
+        AV[Row] = B.ldShared(Ty::F32, 4, Base, Offset);
+      } else {
+        AV[Row] = B.ldShared(Ty::F32, 4, ABase, (Kk * SAT + Row) * 4);
+      }
+    }
     for (int64_t Col : ColGroups)
       BV[Col] = B.ldShared(Ty::F32, 4, BBase, static_cast<int64_t>(OffB) + (Kk * SB + Col) * 4);
     for (const Element &E : Order)

@@ -324,6 +324,11 @@ void FunctionLowering::lowerTmaCopy(const Instruction &I) {
   const Instruction *Desc = ir::asInstruction(const_cast<ir::Value *>(I.getOperand(0)));
   if (!Desc || !DescriptorParams.count(Desc))
     unsupported(I, "its descriptor must be a make_tensor_desc of this function");
+  // A fill after scratch that reused its ring's bytes (an epilogue's
+  // conversion between two tiles' loops) waits for every thread to be done
+  // with them, and orders their generic accesses before the engine's.
+  if (I.getOpcode() == Opcode::TmaLoad)
+    separateFromScratchOverRings();
   unsigned Rank = I.getOperand(0)->getType()->getRank();
   // One copy per column block of the slot (planTensorDescriptors made the
   // box one block): block J is BlockElems elements further along the

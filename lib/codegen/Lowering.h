@@ -524,6 +524,11 @@ public:
   /// lowerDotFmaVectorized's A column-major, every other one row-major.
   std::optional<std::pair<const ir::Value *, int64_t>>
   dotSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why) const;
+  /// A of lowerDotFmaVectorized in a column-major slot in a swizzle mode
+  /// (async-rings' slot for an A loaded along K), read through its layout
+  /// (slotAddresser) with each run of 4 rows one aligned 16-byte chunk: the
+  /// slot value; else nullptr, with Why.
+  const ir::Value *swizzledColumnSlotOperand(const ir::Instruction &Dot, std::string &Why) const;
   /// Operand Idx of an mma.sync dot read straight from a 2-D slot of 16-bit
   /// elements by ldmatrix, in any #shared layout that keeps each aligned run
   /// of 8 elements of a row as one aligned 16-byte chunk (row-major, or
@@ -547,6 +552,9 @@ public:
   void remarkSlotStaged(const ir::Instruction &Dot, unsigned Idx, const std::string &Why);
   /// Offsets of the smem_alloc buffers from the ring base.
   std::map<const ir::Instruction *, uint64_t> BufferOffsets;
+  /// Offsets of the smem_alloc buffers of mbarriers (isMbarrierBuffer) in
+  /// the mbarrier area (MbarBase), after the back end's own mbarriers.
+  std::map<const ir::Instruction *, uint64_t> MbarBufferOffsets;
   /// Blocks that write the slots of smem_alloc buffers (cp_async,
   /// local_store): like the planner's ring loads, they separate themselves
   /// from scratch over the rings (separateFromScratchOverRings).

@@ -203,21 +203,6 @@ std::string RingBuilder::checkTarget() {
     } else if (!Plain && C.Shared->getOrder()[0] != 1)
       return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
                               "this operand's loads are contiguous along its first dimension");
-    if (Plain && C.OperandIdx == 0 && C.Shared->getOrder()[0] == 0) {
-      // A column-major A slot filled from rows contiguous along K: each
-      // thread's 16-byte run of K lands as four 4-byte copies a slot row
-      // apart, and with unpadded rows of a multiple of 128 bytes the four
-      // threads sharing a row of A write one bank (4-way conflicts). The
-      // back end's own rings pad each row by 16 bytes (2-way), which a
-      // #shared layout cannot say yet; on an H200 that is 46.1 against 42.6
-      // TFLOP/s for the fp32 GEMM of 256 x 128 x 16 tiles.
-      unsigned Contiguous = chooseLayout(C.Refill)->getOrder()[0];
-      if ((C.Transposed ? 1 - Contiguous : Contiguous) == 1)
-        return refuse(C.Refill,
-                      "the FMA dot reads A from column-major slots, and this operand's loads "
-                      "are contiguous along K: the back end's own rings pad the slot rows "
-                      "against the bank conflicts of those copies");
-    }
     std::vector<Instruction *> Loads = C.Initial;
     Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
     Loads.push_back(C.Refill);
@@ -455,8 +440,28 @@ const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
   }
   bool ColumnMajor = C.OperandIdx == 0 && Kind == analysis::DotKind::FMA &&
                      analysis::fmaDotHasFourByFourBlocks(*C.Dot, NumWarps);
-  return Layout::getSharedSwizzle(0, ColumnMajor ? std::vector<unsigned>{0, 1}
-                                                 : std::vector<unsigned>{1, 0});
+  if (!ColumnMajor)
+    return Layout::getSharedSwizzle(0, {1, 0});
+  // A column-major A ([K, M] in memory) loaded along K lands as 4-byte
+  // copies one slot row apart: in unswizzled rows of a multiple of 128
+  // bytes, the four threads that share a row of A would write one bank.
+  // A swizzle mode moves each slot row's 16-byte chunks by its row, which
+  // halves that (2-way, as the planner's padded rows), and keeps every run
+  // of 4 rows of A one 16-byte vector, as the FMA loop reads it. A loaded
+  // along M (a `trans` operand) copies whole vectors: unswizzled.
+  unsigned Contiguous = chooseLayout(C.Refill)->getOrder()[0];
+  if ((C.Transposed ? 1 - Contiguous : Contiguous) != 1)
+    return Layout::getSharedSwizzle(0, {0, 1});
+  const Type *T = C.Refill->getType();
+  int64_t ColumnBytes =
+      (C.Transposed ? T->getShape()[1] : T->getShape()[0]) * T->getScalarSizeInBytes();
+  int32_t Swizzle = 0;
+  for (int32_t Mode : {128, 64, 32})
+    if (ColumnBytes >= Mode) {
+      Swizzle = Mode;
+      break;
+    }
+  return Layout::getSharedSwizzle(Swizzle, {0, 1});
 }
 
 /// A `trans` operand of a wgmma dot whose loads are boxes of a tensor

@@ -50,7 +50,9 @@
 // coordinates (a `trans` operand is ringed as the dot reads it, through
 // transposed pointers): unswizzled and row-major, except A of an f32 FMA dot of
 // 4 x 4 blocks per thread (analysis::fmaDotHasFourByFourBlocks), which is
-// column-major ([K, M] in memory), and tf32 slots row-major in the swizzle
+// column-major ([K, M] in memory; in the swizzle mode its columns allow
+// where A is loaded along K, so that its 4-byte copies, a slot row apart,
+// do not all fall in one bank), and tf32 slots row-major in the swizzle
 // mode their rows allow: the back end's FMA and tf32 lowerings read those
 // slots in place, A's columns and B's rows in 16-byte vectors on the
 // vectorized FMA path, element by element otherwise (tf32 through the
@@ -73,9 +75,7 @@
 // cp.async or whose explicit form it does not lower as well as its own
 // planner (operands of tensor-core dots under `trans` other than descriptor
 // boxes read by wgmma, copies narrower than 4 bytes, rings over the
-// shared-memory budget, an FMA dot's column-major A loaded along K, whose
-// 4-byte copies the planner's padded rows spread over more banks); those
-// loops stay with the back end's planner
+// shared-memory budget); those loops stay with the back end's planner
 // (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
 // slot more: mma-in-flight then leaves each iteration's MMAs running into
 // the next, and the refill overwrites the slot of iteration i - 2, which
