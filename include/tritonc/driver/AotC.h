@@ -10,8 +10,9 @@
 // the compiled specialization assumes (multiples of 16, non-negative
 // integers), encodes the kernel's tensor maps (sm_90a TMA) from the
 // arguments as the JIT launcher does (runtime/TensorMaps.cpp), opts in to
-// large shared memory and launches. The generated code is C99 and needs only cuda.h and libcuda,
-// so a deployed program launches the kernel without the compiler.
+// large shared memory and launches. The generated code is C99 and needs
+// only cuda.h and libcuda, so a deployed program launches the kernel
+// without the compiler.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -116,8 +116,8 @@ Status checkArguments(const KernelSignature &Sig, const KernelArgs &Args);
 /// argument (as Triton specializes, plus the sign): for a pointer, 'D' when
 /// the address is a multiple of 16, else 'N'; for an integer, '1' when it
 /// equals 1, 'S' when it is a non-negative multiple of 16 (sizes, strides),
-/// 'D' when a negative one, 'U' when otherwise non-negative, 'N' when
-/// negative; 'N' for an i1, 'F' for floats. Example: "DDSU".
+/// 'D' when a negative multiple of 16, 'U' when otherwise non-negative, 'N'
+/// when otherwise negative; 'N' for an i1, 'F' for floats. Example: "DDSU".
 std::string specializationString(const KernelArgs &Args);
 
 } // namespace tritonc::runtime
