@@ -82,6 +82,11 @@ int main(void) {
     fprintf(stderr, "a misaligned A was not refused\n");
     return 1;
   }
+  /* So does a negative leading dimension, which the kernel's S specialization excludes. */
+  if (matmul_fp16(stream, 1, 1, 1, da, db, dc, M, N, K, K, N, -N) != CUDA_ERROR_INVALID_VALUE) {
+    fprintf(stderr, "a negative ldc was not refused\n");
+    return 1;
+  }
   printf("ok\n");
   return 0;
 }

@@ -663,18 +663,20 @@ std::string AffineAccessAnalysis::whyMayBeNegative(const Poly &P, unsigned Depth
       if (A < IterationCount && !nonNegative(Atoms[A], Depth))
         return ir::printOperand(*Atoms[A]) +
                (ir::asArgument(const_cast<ir::Value *>(Atoms[A]))
-                    ? " is an integer parameter, which a launch may pass negative"
+                    ? " is an integer parameter not specialized as non-negative, which a "
+                      "launch that passes it >= 0 does"
                     : " is not known to be non-negative");
   }
   return "";
 }
 
 bool AffineAccessAnalysis::nonNegative(const ir::Value *V, unsigned Depth) {
-  // Integer parameters are signed and nothing in a kernel's signature bounds
-  // them below, so a parameter is not one: sound for every launch, at the
-  // price of declining accesses whose coordinates a parameter offsets.
+  // Integer parameters are signed: one is non-negative only where the
+  // launch checked it (the `nonnegative` attribute a specialization writes).
   if (const ir::Constant *C = ir::asConstant(const_cast<ir::Value *>(V)))
     return !C->isUndef() && C->getInt() >= 0;
+  if (const ir::Argument *A = ir::asArgument(const_cast<ir::Value *>(V)))
+    return A->attrs().NonNegative;
   const Instruction *I = asInst(V);
   if (!I || Depth > 8 || I->getType()->isTile())
     return false;

@@ -418,10 +418,15 @@ std::string emitAotSource(const AotInput &In) {
        parameterList(Sig) + ") {\n";
   S += "  const struct " + N + "_loaded *e;\n  CUresult r = " + N +
        "_get(&e);\n  if (r != CUDA_SUCCESS)\n    return r;\n";
-  // What the specialization assumed: 'D' is a multiple of 16 (bytes for a pointer).
-  for (size_t I = 0; I < K.Specialization.size() && I < Sig.Params.size(); ++I)
-    if (K.Specialization[I] == 'D')
+  // What the specialization assumed: 'D' and 'S' a multiple of 16 (bytes for
+  // a pointer), 'S' and 'U' an integer that is not negative.
+  for (size_t I = 0; I < K.Specialization.size() && I < Sig.Params.size(); ++I) {
+    char C = K.Specialization[I];
+    if (C == 'D' || C == 'S')
       S += "  if ((" + paramName(Sig, I) + ") % 16 != 0)\n    return CUDA_ERROR_INVALID_VALUE;\n";
+    if (C == 'S' || C == 'U')
+      S += "  if ((" + paramName(Sig, I) + ") < 0)\n    return CUDA_ERROR_INVALID_VALUE;\n";
+  }
   if (Maps) {
     S += "  const int64_t args[" + std::to_string(Sig.Params.size()) + "] = {";
     for (size_t I = 0; I < Sig.Params.size(); ++I)

@@ -102,7 +102,9 @@ const char *CompileUsage =
     "                        sizes the operand rings and scratch\n"
     "  --specialize=LETTERS  compile as if launched with these arguments: one letter\n"
     "                        per parameter, D for a pointer or integer that is a\n"
-    "                        multiple of 16, N (or 1, F) for anything else\n"
+    "                        multiple of 16, S for an integer that is a non-negative\n"
+    "                        multiple of 16, U for a non-negative integer, N (or 1,\n"
+    "                        F) for anything else\n"
     "  -o OUT                write the output to OUT instead of stdout\n"
     "  --passes=LIST         run these comma-separated passes instead of the default\n"
     "                        pipeline ('--passes=' runs none)\n"
@@ -540,9 +542,9 @@ int Tool::compile(const std::vector<std::string> &Args) {
   if (int Rc = backEndOptions("compile", P, DOpts.Back, Opts.Tuned, ArchGiven); Rc >= 0)
     return Rc;
   if (const std::string *Spec = P.last("--specialize");
-      Spec && Spec->find_first_not_of("DN1F") != std::string::npos)
+      Spec && Spec->find_first_not_of("DSUN1F") != std::string::npos)
     return usageError("compile", "invalid --specialize value '" + *Spec +
-                                     "': expected one letter D, N, 1 or F per parameter");
+                                     "': expected one letter D, S, U, N, 1 or F per parameter");
   if (P.has("--print-pipeline"))
     return emit(P, describePipeline(Opts, DOpts.Back));
 

@@ -49,7 +49,9 @@ std::string canonicalSpecialization(std::string_view Spec) {
   std::string S(Spec);
   bool Any = false;
   for (char &C : S) {
-    if (C == 'D')
+    if (C == '1') // equal to 1: of its facts, the generated code uses the sign
+      C = 'U';
+    if (C == 'D' || C == 'S' || C == 'U')
       Any = true;
     else
       C = 'N';
@@ -72,14 +74,22 @@ Status applySpecialization(ir::Function &F, std::string_view Spec) {
     std::string Which = "specialization '" + std::string(Spec) + "' of kernel " + F.getName() +
                         ", parameter " + std::to_string(I) +
                         (A->getName().empty() ? "" : " (" + A->getName() + ")");
-    if (C != 'D')
+    if (C != 'D' && C != 'S' && C != 'U')
       return makeError(Which + ": unknown letter '" + std::string(1, C) +
-                       "' (expected D, N, 1 or F)");
+                       "' (expected D, S, U, N, 1 or F)");
     const ir::Type *T = A->getType();
+    bool Integer = T->getKind() == ir::TypeKind::Int && T->getIntBits() > 1;
+    if (C != 'D' && !Integer)
+      return makeError(Which + ": '" + std::string(1, C) + "' needs an integer parameter, not " +
+                       T->str());
+    if (C != 'D')
+      A->attrs().NonNegative = true;
+    if (C == 'U')
+      continue;
     int64_t *Hint = nullptr;
     if (T->getKind() == ir::TypeKind::Pointer)
       Hint = &A->attrs().Aligned;
-    else if (T->getKind() == ir::TypeKind::Int && T->getIntBits() > 1)
+    else if (Integer)
       Hint = &A->attrs().MultipleOf;
     else
       return makeError(Which + ": 'D' needs an integer or pointer parameter, not " + T->str());

@@ -898,6 +898,9 @@ InterpResult runKernel(const ir::Function &F, const LaunchGrid &Grid,
           return Fail(What + " = " + std::to_string(signedOf(Slot, intBits(EK))) +
                       " is not a multiple of " + std::to_string(Multiple) +
                       ", which its __multipleof promises");
+        if (Param->attrs().NonNegative && signedOf(Slot, intBits(EK)) < 0)
+          return Fail(What + " = " + std::to_string(signedOf(Slot, intBits(EK))) +
+                      " is negative, which its nonnegative attribute promises");
       }
     }
     Mach.setGrid(Grid);

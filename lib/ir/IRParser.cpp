@@ -788,7 +788,7 @@ private:
   // Functions
   //===--------------------------------------------------------------------===//
 
-  void parseArgAttributes(ArgAttributes &A) {
+  void parseArgAttributes(ArgAttributes &A, const Type *ArgType) {
     while (cur().Kind == Tok::Ident) {
       const Token &T = cur();
       if (T.Text == "noalias") {
@@ -797,6 +797,11 @@ private:
         A.ReadOnly = true;
       } else if (T.Text == "writeonly") {
         A.WriteOnly = true;
+      } else if (T.Text == "nonnegative") {
+        // A sign is a fact about signed integers (an i1 is 0 or -1).
+        if (ArgType->getKind() != TypeKind::Int || ArgType->getIntBits() < 2)
+          fail("nonnegative applies to integer arguments, not " + ArgType->str());
+        A.NonNegative = true;
       } else if (T.Text == "evict_first" || T.Text == "evict_last") {
         EvictionPolicy P = T.Text == "evict_first" ? EvictionPolicy::First : EvictionPolicy::Last;
         if (A.Eviction != EvictionPolicy::Normal && A.Eviction != P)
@@ -853,7 +858,7 @@ private:
           fail("expected an argument name '%name', found " + describe(cur()));
         A.Name = cur();
         advance();
-        parseArgAttributes(A.Attrs);
+        parseArgAttributes(A.Attrs, A.Ty);
         Args.push_back(A);
       } while (consumeIf(Tok::Comma));
     }

@@ -319,6 +319,8 @@ std::string argumentText(const Argument &A, const NameTable &Names) {
     Out += " aligned(" + std::to_string(At.Aligned) + ")";
   if (At.MultipleOf != 1)
     Out += " multipleof(" + std::to_string(At.MultipleOf) + ")";
+  if (At.NonNegative)
+    Out += " nonnegative";
   return Out;
 }
 

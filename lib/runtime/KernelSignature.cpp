@@ -145,12 +145,17 @@ std::string specializationString(const KernelArgs &Args) {
       break;
     default: {
       int64_t V = A.asInt();
-      if (A.kind() != ArgKind::Pointer && V == 1)
-        S += '1';
-      else if (V % 16 == 0)
-        S += 'D';
-      else
+      bool Multiple = V % 16 == 0;
+      if (A.kind() == ArgKind::Int1) // a flag: no fact the code could use
         S += 'N';
+      else if (A.kind() == ArgKind::Pointer)
+        S += Multiple ? 'D' : 'N';
+      else if (V == 1)
+        S += '1';
+      else if (V >= 0)
+        S += Multiple ? 'S' : 'U';
+      else
+        S += Multiple ? 'D' : 'N';
     }
     }
   }

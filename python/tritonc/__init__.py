@@ -254,7 +254,9 @@ class Kernel(_KernelBase):
     @property
     def last_specialization(self):
         """Specialization of the last launch: one letter per argument, D where a
-        pointer or integer is a multiple of 16 ("" when nothing was)."""
+        pointer is a multiple of 16 (an integer: a negative multiple), S where an integer
+        is a non-negative multiple of 16, U where it is otherwise non-negative, N for
+        anything else ("" when nothing was specialized)."""
         return self._impl.last_specialization
 
     def variant_ptx(self, specialization):
@@ -268,7 +270,7 @@ class Kernel(_KernelBase):
 
     def specialization(self, *args):
         """The variant a launch with these arguments uses ("" for the generic one; else one
-        letter per argument, D where a pointer or integer is a multiple of 16)."""
+        letter per argument as in ``last_specialization``)."""
         return self._impl.specialization(args)
 
     def launch(self, grid, *args, stream=None):

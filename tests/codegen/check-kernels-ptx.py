@@ -54,9 +54,10 @@ LARGE_TILES = [
     (MATMULS, {"TM": 64, "TN": 64, "TK": 32}, 4),
     (MATMULS, {"TM": 128, "TN": 128, "TK": 32}, 8),
 ]
-# The benchmarked shapes, specialized as the launcher does for aligned sizes (every argument a multiple
-# of 16): the path with shared rings (bulk tensor copies, or cp.async with --no-tma) and MMAs in flight.
-ALIGNED = "--specialize=DDDDDDDDD"
+# The benchmarked shapes, specialized as the launcher does for aligned sizes (aligned pointers, integers
+# non-negative multiples of 16): the path with shared rings (bulk tensor copies, or cp.async with --no-tma)
+# and MMAs in flight.
+ALIGNED = "--specialize=DDDSSSSSS"
 ALIGNED_TILES = [
     ({"TYPE": "half", "TM": 128, "TN": 256, "TK": 64}, 8),
     ({"TYPE": "bfloat16", "TM": 128, "TN": 128, "TK": 64}, 4),
@@ -217,10 +218,11 @@ def compile_and_assemble(config, arch, tritonc, ptxas, outdir, index):
     return None
 
 
-def aligned_specialization(config, tritonc):
-    """--specialize=... as a launch with every pointer 16-byte aligned and every integer a multiple of 16
-    specializes the configuration's kernel (its first), or None when it has no such parameter (used by
-    compare-ptx-counts.py and compare-wgmma-rings.py)."""
+def aligned_specialization(config, tritonc, integer="S"):
+    """--specialize=... as a launch with every pointer 16-byte aligned and every integer a non-negative
+    multiple of 16 (sizes, strides) specializes the configuration's kernel (its first), or None when it has
+    no such parameter (used by compare-ptx-counts.py and compare-wgmma-rings.py). integer="D" leaves the
+    integers' sign unknown (multiples of 16 alone)."""
     cmd = [tritonc, "compile", str(KERNELS / config.kernel)]
     cmd += [f"-D{k}={v}" for k, v in config.defines.items()]
     cmd += [o for o in config.options if o.startswith("--config=")] + ["--emit=ir", "--passes="]
@@ -228,8 +230,9 @@ def aligned_specialization(config, tritonc):
     match = re.search(r"^define kernel \S+ @[\w.]+\((.*)\) \{$", res.stdout, flags=re.M)
     if res.returncode != 0 or not match or not match.group(1):
         return None
-    letters = ["D" if re.match(r"(i(8|16|32|64)|\S+\*) ", p) else "N" for p in match.group(1).split(", ")]
-    return f"--specialize={''.join(letters)}" if "D" in letters else None
+    letters = ["D" if re.match(r"\S+\* ", p) else integer if re.match(r"i(8|16|32|64) ", p) else "N"
+               for p in match.group(1).split(", ")]
+    return f"--specialize={''.join(letters)}" if set(letters) != {"N"} else None
 
 
 def ptxas_rejects_bad_module(ptxas, outdir):

@@ -14,11 +14,13 @@ count (a loop body counts once), meant to find where two back-end paths make dif
 default the lowering's planner (--base="--no-explicit-rings") against the passes (--other="").
 
 With --aligned, every configuration (but those the sweep already specializes) is compiled as a launch with
-16-byte aligned buffers and integers that are multiples of 16 specializes it (--specialize=D.., one D per
-pointer or integer parameter), which is where the two paths' bulk tensor copies and stores take effect.
+16-byte aligned buffers and integers that are non-negative multiples of 16 specializes it (--specialize=
+D for a pointer, S for an integer), which is where the two paths' bulk tensor copies and stores take effect.
+With --signed-base too, the first compilation's integers are multiples of 16 of unknown sign (D) and the
+second's as above, and the options of both default to none: what the launch-checked sign buys.
 
 Usage: compare-ptx-counts.py TRITONC PTXAS [--base OPTS] [--other OPTS] [--arch ARCH] [--jobs N]
-                             [--only SUBSTRING] [--aligned]
+                             [--only SUBSTRING] [--aligned [--signed-base]]
 Last, per kernel file (family), how many of its configurations lose something in the second (fewer
 bulk tensor copies, or fewer cp.async and no more bulk tensor copies; fewer wgmma; fewer bulk tensor
 stores; more bar.sync; more spills).
@@ -106,16 +108,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("tritonc")
     parser.add_argument("ptxas")
-    parser.add_argument("--base", default="--no-explicit-rings", help="options of the first compilation")
+    parser.add_argument("--base", help="options of the first compilation (default: --no-explicit-rings, "
+                        "none with --signed-base)")
     parser.add_argument("--other", default="", help="options of the second (default: none)")
     parser.add_argument("--arch", default="sm_90a", choices=check_kernels_ptx.ARCHS)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="only configurations whose description contains this")
     parser.add_argument("--aligned", action="store_true",
                         help="specialize every configuration as a launch with aligned sizes would")
+    parser.add_argument("--signed-base", action="store_true",
+                        help="with --aligned: the first compilation's integers have no sign (D, not S)")
     args = parser.parse_args()
+    if args.signed_base and not args.aligned:
+        parser.error("--signed-base needs --aligned")
+    if args.base is None:
+        args.base = "" if args.signed_base else "--no-explicit-rings"
     tritonc = os.path.abspath(args.tritonc)
     base, other = shlex.split(args.base), shlex.split(args.other)
+    # Per configuration, options of the first compilation added after its own (a later --specialize wins).
+    base_specs = {}
     configs, _ = check_kernels_ptx.collect(tritonc)
     configs = [c for c in configs if args.only in c.describe()]
     if args.aligned:
@@ -126,11 +137,15 @@ def main():
             spec = check_kernels_ptx.aligned_specialization(c, tritonc)
             if spec:
                 specialized.append(check_kernels_ptx.Config(c.kernel, c.defines, c.options + [spec], c.origin))
+                if args.signed_base:
+                    base_specs[specialized[-1].key()] = [
+                        check_kernels_ptx.aligned_specialization(c, tritonc, integer="D")]
         configs = specialized
 
     def both(config):
         """(config, base counts, other counts, identical text, failure reports)."""
-        (pa, fa), (pb, fb) = (compile_ptx(config, args.arch, o, tritonc) for o in (base, other))
+        base_options = base + base_specs.get(config.key(), [])
+        (pa, fa), (pb, fb) = (compile_ptx(config, args.arch, o, tritonc) for o in (base_options, other))
         fails = [f for f in (fa, fb) if f]
         if fails or pa == pb:
             # Identical text needs assembling once; check-kernels-ptx.py does it for the default.
@@ -141,7 +156,7 @@ def main():
             if f:
                 fails.append(f)
             spills_a, f = assemble(pa, args.arch, args.ptxas, Path(tmp) / "base.ptx",
-                                   shlex.join(config.compile_cmd(tritonc, args.arch) + base))
+                                   shlex.join(config.compile_cmd(tritonc, args.arch) + base_options))
             if f:
                 fails.append(f)
         ca, cb = counts(pa) + (spills_a,), counts(pb) + (spills_b,)
@@ -164,7 +179,8 @@ def main():
         cells = [f"{x}->{y}" if x != y else str(x) for x, y in zip(ca, cb)]
         print(" ".join(f"{c:>9}" for c in cells) + "  " + what)
     per_family = [sum(1 for _, ca, cb in differ if ca[i] != cb[i]) for i in range(len(names))]
-    print(f"{len(configs)} configurations for {args.arch}, base '{args.base}' against '{args.other}': "
+    signs = " (aligned integers D against S)" if args.signed_base else ""
+    print(f"{len(configs)} configurations for {args.arch}, base '{args.base}' against '{args.other}'{signs}: "
           f"{identical} identical PTX, {same_counts} other PTX with the same counts, {len(differ)} differ ("
           + ", ".join(f"{n} {k}" for n, k in zip(names, per_family)) + f"); "
           f"{len(failures)} failed")

@@ -203,28 +203,33 @@ WARP_VARIANTS = ["warps1", "warps2", "warps8"] if ON_DEVICE else []
 def specialized_ir(kernel, defines, extra, args, path):
     """The kernel's IR straight out of IRGen (no passes) with the argument facts a GPU launch specializes
     on written into its parameters: `aligned(16)` on the pointers (the interpreter's buffers are 16-byte
-    aligned) and `multipleof(16)` on the integers the launch passes as multiples of 16. On the GPU the
-    back end's passes run after that specialization; on the interpreter, passes that depend on it (bulk
-    tensor copies need 16-byte aligned bases and strides) see the same facts this way."""
+    aligned), `multipleof(16)` on the integers the launch passes as multiples of 16 and `nonnegative` on
+    those it passes >= 0 (runtime::specializationString). On the GPU the back end's passes run after that
+    specialization; on the interpreter, passes that depend on it (bulk tensor copies need 16-byte aligned
+    bases and strides, and non-negative coordinates) see the same facts this way."""
     compiled = tritonc(["compile", str(KERNELS / kernel)] + define_args(defines)
                        + [e for e in extra if not e.startswith("--passes=")] + ["--emit=ir", "--passes="])
     assert compiled.returncode == 0, compiled.stderr
     facts = []
     for _, value in args:
         if isinstance(value, np.ndarray):
-            facts.append(" aligned(16)")
-        elif not isinstance(value, float) and int(value) % 16 == 0:
-            facts.append(" multipleof(16)")
+            facts.append([" aligned(16)"])
+        elif isinstance(value, float) or isinstance(value, (bool, np.bool_)):
+            facts.append([])  # flags: 'N' whatever their value
         else:
-            facts.append("")
+            facts.append(([" multipleof(16)"] if int(value) % 16 == 0 else [])
+                         + ([" nonnegative"] if int(value) >= 0 else []))
 
     def specialize(match):
         params = match.group(2).split(", ")
         if len(params) != len(facts):
             return match.group(0)
         for i, fact in enumerate(facts):
-            if fact and fact.split("(")[0] not in params[i]:
-                params[i] += fact
+            if re.match(r"i1 ", params[i]):
+                continue
+            for f in fact:
+                if f.split("(")[0] not in params[i]:
+                    params[i] += f
         return match.group(1) + ", ".join(params) + match.group(3)
 
     text = re.sub(r"^(define kernel \S+ @[\w.]+\()(.*)(\) \{)$", specialize, compiled.stdout, flags=re.M)

@@ -58,13 +58,16 @@ def test_a_kernel_without_tensor_maps(tmp_path):
 def test_the_tma_matmul_encodes_its_tensor_maps(tmp_path):
     source, header = _generate(tmp_path, "matmul_fp16", str(KERNELS / "matmul.tc"), "-DTYPE=half",
                                "-DTM=128", "-DTN=128", "-DTK=64", "--arch=sm_90a",
-                               "--specialize=DDDDDDDDD")
+                               "--specialize=DDDSSSSSU")
     assert "CUdeviceptr A, CUdeviceptr B, CUdeviceptr C, int32_t M" in header
-    assert "specialization DDDDDDDDD" in header
+    assert "specialization DDDSSSSSU" in header
     assert "cuTensorMapEncodeTiled" in source
     maps = re.findall(r"static const struct matmul_fp16_map_spec matmul_fp16_map\d", source)
     assert len(maps) >= 2  # A and B at least
+    # What the specialization assumed, checked at each launch: S a non-negative multiple of 16, U >= 0.
     assert "if ((A) % 16 != 0)" in source and "if ((K) % 16 != 0)" in source
+    assert "if ((K) < 0)" in source and "if ((ldc) < 0)" in source
+    assert "if ((ldc) % 16 != 0)" not in source and "if ((A) < 0)" not in source
     assert "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES" in source
     symbols = _compiles(tmp_path, "matmul_fp16")
     assert "U cuTensorMapEncodeTiled" in symbols

@@ -357,7 +357,7 @@ if _GPU:
         by = _upload(np.full((n, m), np.nan, dtype=np.float32))
         k = tritonc.compile(TRANSPOSE)
         k[(m // 32, n // 32)](bx, by, m, n, n, m)
-        assert k.last_specialization == "DDDDDD"
+        assert k.last_specialization == "DDSSSS"
         tritonc.synchronize()
         y = np.frombuffer(by.download(), dtype=np.float32).reshape(n, m)
         np.testing.assert_array_equal(y, x.T)
@@ -387,14 +387,14 @@ if _GPU:
     def test_scalars_and_odd_sizes_torch():
         import torch
 
-        n = 1000  # not a multiple of the tile: masks and an 'N' specialization
+        n = 1000  # not a multiple of the tile: masks and a 'U' specialization (n >= 0)
         x = torch.randn(n, device="cuda")
         y = torch.randn(n, device="cuda")
         expected = 2.5 * x + y
         k = tritonc.compile(AXPY, num_warps=4)
         k[((n + 127) // 128,)](x, y, 2.5, n, stream=torch.cuda.current_stream().cuda_stream)
         torch.cuda.synchronize()
-        assert k.last_specialization == "DDNN"
+        assert k.last_specialization == "DDNU"
         torch.testing.assert_close(y, expected)
 
     @pytest.mark.parametrize("dtype", ["half", "bfloat16"])

@@ -38,7 +38,7 @@ def test_box_filter_desc_on_the_gpu(tma, h, w, c):
     spec = k.last_specialization
     ptx = k.variant_ptx(spec)
     if tma and k.arch == "sm_90a":
-        assert spec.startswith("DD") and spec.endswith("DD"), spec
+        assert spec.startswith("DD") and spec.endswith("SS"), spec
         assert "cp.async.bulk.tensor.3d" in ptx
     else:
         assert "cp.async.bulk.tensor" not in ptx

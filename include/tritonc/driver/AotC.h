@@ -7,11 +7,12 @@
 //                 CUdeviceptr A, ..., int32_t M, ...);
 //
 // that loads the cubin into the current context on first use, checks what
-// the compiled specialization assumes (16-byte multiples), encodes the
-// kernel's tensor maps (sm_90a TMA) from the arguments as the JIT launcher
-// does (runtime/TensorMaps.cpp), opts in to large shared memory and
-// launches. The generated code is C99 and needs only cuda.h and libcuda,
-// so a deployed program launches the kernel without the compiler.
+// the compiled specialization assumes (multiples of 16, non-negative
+// integers), encodes the kernel's tensor maps (sm_90a TMA) from the
+// arguments as the JIT launcher does (runtime/TensorMaps.cpp), opts in to
+// large shared memory and launches. The generated code is C99 and needs
+// only cuda.h and libcuda, so a deployed program launches the kernel
+// without the compiler.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

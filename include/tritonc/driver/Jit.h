@@ -117,17 +117,22 @@ struct DeviceCompileResult {
 };
 
 /// Reduces a runtime::specializationString to what changes the generated
-/// code: 'D' (a pointer or integer that is a multiple of 16) stays, every
-/// other letter becomes 'N'; a string without 'D' becomes "" (generic), so
-/// that launches which specialize nothing share one variant.
+/// code: 'D' (a pointer or integer that is a multiple of 16), 'S' (an
+/// integer that is a non-negative multiple of 16) and 'U' (a non-negative
+/// integer) stay, '1' becomes 'U', every other letter 'N'; a string without
+/// D, S or U becomes "" (generic), so that launches which specialize nothing
+/// share one variant. Non-negative integers are the common case, so only a
+/// launch that passes a negative integer gets a variant of its own.
 std::string canonicalSpecialization(std::string_view Spec);
 
 /// Applies a specialization string (one letter per argument, as
-/// runtime::specializationString writes it) to F's arguments: for 'D', an
-/// integer argument gets MultipleOf and a pointer argument Aligned raised to
-/// a multiple of 16 (the least common multiple with the declared value).
-/// "" applies nothing. Fails on a length mismatch, an unknown letter, or 'D'
-/// on an argument that is neither an integer nor a pointer.
+/// runtime::specializationString writes it) to F's arguments: for 'D' and
+/// 'S', an integer argument gets MultipleOf and a pointer argument Aligned
+/// raised to a multiple of 16 (the least common multiple with the declared
+/// value); for 'S' and 'U', an integer argument gets NonNegative. N, 1 and F
+/// apply nothing, nor does "". Fails on a length mismatch, an unknown letter,
+/// 'D' on an argument that is neither an integer nor a pointer, or 'S' or 'U'
+/// on one that is not an integer (i1 included).
 runtime::Status applySpecialization(ir::Function &F, std::string_view Spec);
 
 /// Parses "sm_80" or "sm_90a".

@@ -165,10 +165,12 @@ enum class EvictionPolicy : uint8_t { Normal, First, Last };
 
 /// Hints on kernel arguments (Triton-C attributes and launch-time
 /// specialization). MultipleOf applies to integers (the value is a multiple)
-/// and Aligned to pointers (the address is a multiple, in bytes).
+/// and Aligned to pointers (the address is a multiple, in bytes). NonNegative
+/// says an integer is >= 0 as a signed value (a launch checked it).
 struct ArgAttributes {
   int64_t MultipleOf = 1;
   int64_t Aligned = 1;
+  bool NonNegative = false;
   bool NoAlias = false;
   bool ReadOnly = false;
   bool WriteOnly = false;

@@ -113,9 +113,11 @@ private:
 Status checkArguments(const KernelSignature &Sig, const KernelArgs &Args);
 
 /// The specialization of Args as a string for cache keys, one letter per
-/// argument (as Triton specializes): for pointers and integers, 'D' when the
-/// value is a multiple of 16, '1' when an integer equals 1, 'N' otherwise;
-/// 'F' for floats. Example: "DDN".
+/// argument (as Triton specializes, plus the sign): for a pointer, 'D' when
+/// the address is a multiple of 16, else 'N'; for an integer, '1' when it
+/// equals 1, 'S' when it is a non-negative multiple of 16 (sizes, strides),
+/// 'D' when a negative multiple of 16, 'U' when otherwise non-negative, 'N'
+/// when otherwise negative; 'N' for an i1, 'F' for floats. Example: "DDSU".
 std::string specializationString(const KernelArgs &Args);
 
 } // namespace tritonc::runtime

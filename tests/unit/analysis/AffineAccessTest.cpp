@@ -231,7 +231,8 @@ exit:
   EXPECT_EQ(whyMayBeNegative(Text, "%prev"), "its term -1 is negative");
   // Integer parameters are signed: a launch may pass a negative one.
   EXPECT_EQ(whyMayBeNegative(Text, "%param"),
-            "%n is an integer parameter, which a launch may pass negative");
+            "%n is an integer parameter not specialized as non-negative, which a launch that "
+            "passes it >= 0 does");
   EXPECT_EQ(whyMayBeNegative(Text, "%byparam"), "%byparam is not known to be non-negative");
   // The loop counter from 16 by 32: k - 16 is the iterations times 32, k - 32
   // is -16 on the first iteration.
@@ -240,6 +241,40 @@ exit:
   // An induction by a non-constant step from a program id, by the count of
   // programs (a persistent kernel's tile).
   EXPECT_EQ(whyMayBeNegative(Text, "%t1"), "");
+}
+
+// A parameter a launch checked (`nonnegative`) is non-negative, and so are
+// products, quotients and inductions of it: the coordinates of convolutions
+// that multiply sizes and strides. A difference still is not.
+TEST(AffineAccessTest, CoordinatesOverNonNegativeParameters) {
+  const char *Text =
+      R"(define kernel void @s(i32 %n nonnegative, i32 %m multipleof(16) nonnegative, i32 %s multipleof(16)) {
+entry:
+  %pm = get_program_id 0 : i32
+  %param = add %pm, %n : i32
+  %product = mul %n, %m : i32
+  %quot = sdiv %product, %m : i32
+  %signed = mul %n, %s : i32
+  %diff = sub %m, %n : i32
+  br ^loop
+loop:
+  %k = phi [%n, ^entry], [%k1, ^loop] : i32
+  %k1 = add %k, %m : i32
+  %go = icmp slt %k1, %s : i1
+  cond_br %go, ^loop, ^exit
+exit:
+  ret
+}
+)";
+  EXPECT_EQ(whyMayBeNegative(Text, "%param"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%product"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%quot"), "");
+  EXPECT_EQ(whyMayBeNegative(Text, "%k1"), "");
+  // A multiple of 16 alone ('D') says nothing of the sign.
+  EXPECT_EQ(whyMayBeNegative(Text, "%signed"),
+            "%s is an integer parameter not specialized as non-negative, which a launch that "
+            "passes it >= 0 does");
+  EXPECT_EQ(whyMayBeNegative(Text, "%diff"), "its term -%n is negative");
 }
 
 } // namespace

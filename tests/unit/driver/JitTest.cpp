@@ -562,9 +562,30 @@ TEST(JitTimings, PhasesOfAMissAndAHit) {
 }
 
 TEST(JitSpecialization, Canonical) {
-  EXPECT_EQ(canonicalSpecialization("DDNF1"), "DDNNN");
-  EXPECT_EQ(canonicalSpecialization("NNF1"), "");
+  EXPECT_EQ(canonicalSpecialization("DDNF"), "DDNN");
+  EXPECT_EQ(canonicalSpecialization("NNF"), "");
   EXPECT_EQ(canonicalSpecialization(""), "");
+  // The sign letters stay; 1 is a non-negative integer.
+  EXPECT_EQ(canonicalSpecialization("DDSU1N"), "DDSUUN");
+  EXPECT_EQ(canonicalSpecialization("NN1F"), "NNUN");
+  EXPECT_EQ(canonicalSpecialization("NSF"), "NSN");
+}
+
+// Launches whose integers keep their sign and their multiples of 16 share a
+// variant; only a negative integer makes another one.
+TEST(JitSpecialization, NegativeIntegersAloneAddVariants) {
+  auto Key = [](runtime::KernelArgs A) {
+    return canonicalSpecialization(runtime::specializationString(A));
+  };
+  runtime::KernelArgs Small, Large, One, Negative;
+  Small.pointer(0x1000).i32(64).i32(5);
+  Large.pointer(0x2000).i32(4096).i32(1000);
+  One.pointer(0x3000).i32(0).i32(1);
+  Negative.pointer(0x1000).i32(64).i32(-5);
+  EXPECT_EQ(Key(Small), "DSU");
+  EXPECT_EQ(Key(Large), Key(Small));
+  EXPECT_EQ(Key(One), Key(Small));
+  EXPECT_EQ(Key(Negative), "DSN");
 }
 
 TEST(JitSpecialization, RaisesHintsToMultiplesOf16) {
@@ -600,6 +621,36 @@ TEST(JitSpecialization, RaisesHintsToMultiplesOf16) {
   EXPECT_NE(OnFloat.error().find("'D' needs an integer or pointer parameter, not f32"),
             std::string::npos)
       << OnFloat.error();
+}
+
+// S is D and U together on an integer; U records the sign alone; N, 1 and D
+// leave it unknown. The sign letters need an integer parameter.
+TEST(JitSpecialization, RecordsNonNegativeIntegers) {
+  CompileOptions Opts;
+  CompileResult R = compileFile(Transpose, Opts);
+  ASSERT_TRUE(R.ok()) << R.formattedDiagnostics();
+  ir::Function &F = *R.module()->functions().front();
+  ASSERT_TRUE(applySpecialization(F, "DNSUD1").isOk());
+  EXPECT_FALSE(F.getArg(0)->attrs().NonNegative);
+  EXPECT_EQ(F.getArg(2)->attrs().MultipleOf, 16); // S: lcm(8, 16) ...
+  EXPECT_TRUE(F.getArg(2)->attrs().NonNegative);  // ... and the sign
+  EXPECT_EQ(F.getArg(3)->attrs().MultipleOf, 8);  // U: the sign alone, N __multipleof(8) kept
+  EXPECT_TRUE(F.getArg(3)->attrs().NonNegative);
+  EXPECT_EQ(F.getArg(4)->attrs().MultipleOf, 16); // D: a multiple of any sign
+  EXPECT_FALSE(F.getArg(4)->attrs().NonNegative);
+  EXPECT_FALSE(F.getArg(5)->attrs().NonNegative); // 1: as written, nothing applied
+
+  runtime::Status OnPointer = applySpecialization(F, "SDNNNN");
+  EXPECT_NE(OnPointer.error().find("parameter 0 (X): 'S' needs an integer parameter, not f32*"),
+            std::string::npos)
+      << OnPointer.error();
+  CompileResult G =
+      compileSource("f.tc", "__global__ void k(float *X, bool b) {\n  if (b)\n    *X = 1.0f;\n}\n",
+                    CompileOptions());
+  ASSERT_TRUE(G.ok()) << G.formattedDiagnostics();
+  runtime::Status OnFlag = applySpecialization(*G.module()->functions().front(), "DU");
+  EXPECT_NE(OnFlag.error().find("'U' needs an integer parameter, not i1"), std::string::npos)
+      << OnFlag.error();
 }
 
 // A tensor descriptor's load becomes a bulk tensor copy only in a variant
@@ -651,14 +702,20 @@ TEST(JitKernel, VariantsPerSpecialization) {
   EXPECT_EQ((*V)->Specialization, "DDDDNN");
   EXPECT_EQ(J.numVariants(), 2u);
   // Letters that change nothing map to existing variants.
-  ASSERT_TRUE(J.variant("DDDD1N"));
-  ASSERT_TRUE(J.variant("NNNN1N"));
+  ASSERT_TRUE(J.variant("DDDDNF"));
+  ASSERT_TRUE(J.variant("NNNNFN"));
   EXPECT_EQ(J.numVariants(), 2u);
+  // 1 is U, a non-negative integer: a variant of its own.
+  auto U = J.variant("DDDD1N");
+  ASSERT_TRUE(U) << U.error();
+  EXPECT_EQ((*U)->Specialization, "DDDDUN");
+  ASSERT_TRUE(J.variant("DDDDUN"));
+  EXPECT_EQ(J.numVariants(), 3u);
   auto Bad = J.variant("DD");
   ASSERT_FALSE(Bad);
   EXPECT_NE(Bad.error().find("specialization 'DD' has 2 letters"), std::string::npos)
       << Bad.error();
-  EXPECT_EQ(J.numVariants(), 2u);
+  EXPECT_EQ(J.numVariants(), 3u);
 }
 
 TEST(JitKernel, ALazyKernelCompilesOnlyTheVariantsAskedFor) {
@@ -756,9 +813,9 @@ TEST(JitKernel, LaunchChecksArgumentsThenNeedsADevice) {
   Args.pointer(BX->ptr()).pointer(BY->ptr()).i32(M).i32(N).i32(N).i32(M);
   runtime::Status S = (*KD)->launch({M / 32, N / 32, 1}, Args);
   ASSERT_TRUE(S.isOk()) << S.error();
-  EXPECT_EQ((*KD)->lastSpecialization(), "DDDDDD");
+  EXPECT_EQ((*KD)->lastSpecialization(), "DDSSSS");
   // The launch loaded the variant and timed it; load() finds it loaded.
-  auto Loaded = (*KD)->load("DDDDDD");
+  auto Loaded = (*KD)->load("DDSSSS");
   ASSERT_TRUE(Loaded) << Loaded.error();
   EXPECT_GT((*Loaded)->Timings.Load, 0);
   EXPECT_EQ((*KD)->numVariants(), 2u);

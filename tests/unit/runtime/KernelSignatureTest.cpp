@@ -70,7 +70,23 @@ TEST(KernelSignatureTest, PackedValuesAndPointers) {
 TEST(KernelSignatureTest, Specialization) {
   KernelArgs A;
   A.pointer(0x1000).pointer(0x1004).i32(1).i32(64).i64(65).f32(16.0f);
-  EXPECT_EQ(specializationString(A), "DN1DNF");
+  EXPECT_EQ(specializationString(A), "DN1SUF");
+}
+
+// An integer's letter says its sign too: only a negative one loses the
+// non-negative letters (S, U), a negative multiple of 16 keeping D.
+TEST(KernelSignatureTest, SpecializationOfSigns) {
+  KernelArgs A;
+  A.i32(0).i32(-16).i32(-1).i64(int64_t(1) << 40).i64(-3).i32(17);
+  EXPECT_EQ(specializationString(A), "SDNSNU");
+}
+
+// A flag has no fact the code could use: 'N' whatever its value (false was
+// 'D', a multiple of 16, which applySpecialization refuses on an i1).
+TEST(KernelSignatureTest, SpecializationOfFlags) {
+  KernelArgs A;
+  A.add(KernelArg::i1(false)).add(KernelArg::i1(true));
+  EXPECT_EQ(specializationString(A), "NN");
 }
 
 TEST(IRSignatureTest, FromFunction) {
