@@ -529,7 +529,7 @@ FunctionLowering::dotSlotOperand(const Instruction &Dot, unsigned Idx, std::stri
 }
 
 const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,
-                                                     std::string &Why) const {
+                                                     std::string &Why, unsigned *ChunkDim) const {
   const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
   if (!Load || !Why.empty())
     return nullptr;
@@ -539,23 +539,30 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
     return nullptr;
   }
   // ldmatrix reads 16-byte rows of 8 elements: every aligned run of 8
-  // elements along dimension 1 must stay one aligned 16-byte chunk, so the
-  // offsets of the low three column bits are 1, 2, 4 and no other bit of
-  // either dimension moves an element within its chunk.
+  // elements along the chunks' dimension (1 in a row-major slot, 0 in a
+  // column-major one, read with `.trans` where the fragment wants the other)
+  // must stay one aligned 16-byte chunk, so the offsets of its low three
+  // bits are 1, 2, 4 and no other bit of either dimension moves an element
+  // within its chunk.
   std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
-  bool Chunks = Inverse.has_value();
-  for (unsigned D = 0; Chunks && D < 2; ++D)
-    for (int32_t Bit = 0; Chunks && Bit < Inverse->getInDimSizeLog2(analysis::tileDimName(D));
-         ++Bit) {
-      int32_t Off = Inverse->getBasis(analysis::tileDimName(D), Bit)[0];
-      Chunks = D == 1 && Bit < 3 ? Off == (1 << Bit) : (Off & 7) == 0;
+  auto KeepsChunks = [&](unsigned Along) {
+    for (unsigned D = 0; D < 2; ++D)
+      for (int32_t Bit = 0; Bit < Inverse->getInDimSizeLog2(analysis::tileDimName(D)); ++Bit) {
+        int32_t Off = Inverse->getBasis(analysis::tileDimName(D), Bit)[0];
+        if (D == Along && Bit < 3 ? Off != (1 << Bit) : (Off & 7) != 0)
+          return false;
+      }
+    return true;
+  };
+  for (unsigned Along : {1u, 0u})
+    if (Inverse && KeepsChunks(Along)) {
+      if (ChunkDim)
+        *ChunkDim = Along;
+      return Load->getOperand(0);
     }
-  if (!Chunks) {
-    Why = "the slot's layout does not keep runs of 8 elements along its rows as aligned 16-byte "
-          "chunks, as ldmatrix reads them";
-    return nullptr;
-  }
-  return Load->getOperand(0);
+  Why = "the slot's layout does not keep runs of 8 elements along its rows or its columns as "
+        "aligned 16-byte chunks, as ldmatrix reads them";
+  return nullptr;
 }
 
 const ir::Value *FunctionLowering::elementSlotOperand(const Instruction &Dot, unsigned Idx,
