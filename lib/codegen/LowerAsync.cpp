@@ -93,6 +93,20 @@ bool isMbarrierBuffer(const Instruction &Alloc) {
   return Used;
 }
 
+/// Whether a slot layout (Inverse: coordinates -> offset) keeps every
+/// aligned run of 2^RunBits elements along dimension Along as one aligned
+/// chunk: the run's low bits move an element by 1, 2, 4, ..., and no other
+/// bit of either dimension moves one within its chunk.
+bool keepsChunks(const LinearLayout &Inverse, unsigned Along, int32_t RunBits) {
+  for (unsigned D = 0; D < 2; ++D)
+    for (int32_t Bit = 0; Bit < Inverse.getInDimSizeLog2(analysis::tileDimName(D)); ++Bit) {
+      int32_t Off = Inverse.getBasis(analysis::tileDimName(D), Bit)[0];
+      if (D == Along && Bit < RunBits ? Off != (1 << Bit) : (Off & ((1 << RunBits) - 1)) != 0)
+        return false;
+    }
+  return true;
+}
+
 } // namespace
 
 // --- Placement ---------------------------------------------------------------
@@ -584,7 +598,7 @@ FunctionLowering::dotSlotOperand(const Instruction &Dot, unsigned Idx, std::stri
 }
 
 const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,
-                                                     std::string &Why) const {
+                                                     std::string &Why, unsigned *ChunkDim) const {
   const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
   if (!Load || !Why.empty())
     return nullptr;
@@ -594,23 +608,21 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
     return nullptr;
   }
   // ldmatrix reads 16-byte rows of 8 elements: every aligned run of 8
-  // elements along dimension 1 must stay one aligned 16-byte chunk, so the
-  // offsets of the low three column bits are 1, 2, 4 and no other bit of
-  // either dimension moves an element within its chunk.
+  // elements along the chunks' dimension (1 in a row-major slot, 0 in a
+  // column-major one, read with `.trans` where the fragment wants the other)
+  // must stay one aligned 16-byte chunk, so the offsets of its low three
+  // bits are 1, 2, 4 and no other bit of either dimension moves an element
+  // within its chunk.
   std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
-  bool Chunks = Inverse.has_value();
-  for (unsigned D = 0; Chunks && D < 2; ++D)
-    for (int32_t Bit = 0; Chunks && Bit < Inverse->getInDimSizeLog2(analysis::tileDimName(D));
-         ++Bit) {
-      int32_t Off = Inverse->getBasis(analysis::tileDimName(D), Bit)[0];
-      Chunks = D == 1 && Bit < 3 ? Off == (1 << Bit) : (Off & 7) == 0;
+  for (unsigned Along : {1u, 0u})
+    if (Inverse && keepsChunks(*Inverse, Along, 3)) {
+      if (ChunkDim)
+        *ChunkDim = Along;
+      return Load->getOperand(0);
     }
-  if (!Chunks) {
-    Why = "the slot's layout does not keep runs of 8 elements along its rows as aligned 16-byte "
-          "chunks, as ldmatrix reads them";
-    return nullptr;
-  }
-  return Load->getOperand(0);
+  Why = "the slot's layout does not keep runs of 8 elements along its rows or its columns as "
+        "aligned 16-byte chunks, as ldmatrix reads them";
+  return nullptr;
 }
 
 const ir::Value *FunctionLowering::swizzledColumnSlotOperand(const Instruction &Dot,
@@ -623,18 +635,9 @@ const ir::Value *FunctionLowering::swizzledColumnSlotOperand(const Instruction &
     Why = "this dot reads A from 2-D slots of 4-byte elements";
     return nullptr;
   }
-  // Runs of 4 rows (dimension 0) must stay aligned 16-byte chunks: the low
-  // two row bits move an element by 1 and 2, every other bit of either
-  // dimension by a multiple of 4.
+  // Runs of 4 rows (dimension 0) must stay aligned 16-byte chunks.
   std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
-  bool Chunks = Inverse.has_value();
-  for (unsigned D = 0; Chunks && D < 2; ++D)
-    for (int32_t Bit = 0; Chunks && Bit < Inverse->getInDimSizeLog2(analysis::tileDimName(D));
-         ++Bit) {
-      int32_t Off = Inverse->getBasis(analysis::tileDimName(D), Bit)[0];
-      Chunks = D == 0 && Bit < 2 ? Off == (1 << Bit) : (Off & 3) == 0;
-    }
-  if (!Chunks) {
+  if (!Inverse || !keepsChunks(*Inverse, 0, 2)) {
     Why = "this dot reads A as runs of 4 rows in 16-byte vectors, and the slot's layout does not "
           "keep them aligned 16-byte chunks";
     return nullptr;

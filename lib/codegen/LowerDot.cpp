@@ -267,13 +267,16 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   // ldmatrix in the slot's own layout (mma.sync), else from row-major slots.
   DotKind Kind = LA.dotOf(&I).Kind;
   const ir::Value *Slots[2] = {nullptr, nullptr};
+  // The dimension of each ldmatrix slot along which its 16-byte chunks run
+  // (1: row-major; 0: column-major, e.g. async-rings' `trans` operands).
+  unsigned ChunkDims[2] = {1, 1};
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
     std::string Why;
     if (Ring)
       continue;
     if (Kind == DotKind::MmaV2) {
-      if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why)))
+      if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why, &ChunkDims[Idx])))
         Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));
     } else if (Kind == DotKind::MmaTF32) {
       if ((Slots[Idx] = elementSlotOperand(I, Idx, Why)))
@@ -336,37 +339,60 @@ void FunctionLowering::lowerDot(const Instruction &I) {
         for (int32_t Bit = 0; Bit < C.getInDimSizeLog2("warp"); ++Bit)
           for (unsigned D = 0; D < 2; ++D)
             WarpBits[D] |= static_cast<uint64_t>(C.getBasis("warp", Bit)[D]);
-        Reg PRow, PCol, ARowP;
+        // Lane l gives the address of row l % 8 of matrix l / 8. In A's
+        // x4 the matrices step M by 8 (bit 3 of l), then K by 8 (bit 4); in
+        // B's x2, K by 8 (bit 3). A matrix row is 8 elements of a chunk:
+        // along K for row-major A, along M for column-major A (whose
+        // matrices `.trans` reads transposed); along N for row-major B
+        // (`.trans`), along K for column-major B.
+        Reg PRow, PCol, ARowP, Half8, AColMajorRow, AColMajorCol, BColMajorCol;
         {
           auto P = B.prologue();
           PRow = B.madLo(Ty::U32, B.bitAnd(Ty::U32, B.shr(Ty::U32, LaneR, 3), 1), 8,
                          B.bitAnd(Ty::U32, LaneR, 7));
           PCol = B.mul(Ty::U32, B.shr(Ty::U32, LaneR, 4), 8);
           ARowP = B.add(Ty::U32, Warp[0], PRow);
+          if (ChunkDims[0] == 0 || ChunkDims[1] == 0) {
+            Reg Row8 = B.bitAnd(Ty::U32, LaneR, 7);
+            Half8 = B.mul(Ty::U32, B.bitAnd(Ty::U32, B.shr(Ty::U32, LaneR, 3), 1), 8);
+            AColMajorRow = B.add(Ty::U32, Warp[0], Half8);
+            AColMajorCol = B.add(Ty::U32, PCol, Row8);
+            BColMajorCol = B.add(Ty::U32, Warp[1], Row8);
+          }
         }
         if (Slots[0])
-          SlotRows[0] = slotAddresser(Slots[0], ARowP, 15 | WarpBits[0], PCol, 8);
+          SlotRows[0] =
+              ChunkDims[0] == 0
+                  ? slotAddresser(Slots[0], AColMajorRow, 8 | WarpBits[0], AColMajorCol, 15)
+                  : slotAddresser(Slots[0], ARowP, 15 | WarpBits[0], PCol, 8);
         if (Slots[1])
-          SlotRows[1] = slotAddresser(Slots[1], PRow, 15, Warp[1], WarpBits[1]);
+          SlotRows[1] = ChunkDims[1] == 0
+                            ? slotAddresser(Slots[1], Half8, 8, BColMajorCol, 7 | WarpBits[1])
+                            : slotAddresser(Slots[1], PRow, 15, Warp[1], WarpBits[1]);
       }
+      // A fragment register pairs two elements along K (in A's and B's):
+      // `.trans` where the slot's chunks run along the other dimension
+      // (column-major A, row-major B).
+      std::string ATrans = Slots[0] && ChunkDims[0] == 0 ? ".trans" : "";
+      std::string BTrans = Slots[1] && ChunkDims[1] == 0 ? "" : ".trans";
       auto Address = [&](const std::pair<Reg, int64_t> &At) {
         return "[" + At.first.name() + "+" + std::to_string(At.second) + "]";
       };
-      LoadA = [&, ABase, Address](int64_t MT, int64_t K0) {
+      LoadA = [&, ABase, Address, ATrans](int64_t MT, int64_t K0) {
         std::array<Reg, 4> F;
         for (Reg &R : F)
           R = B.newReg(Ty::B32);
         auto At = SlotRows[0] ? SlotRows[0](MT, K0) : std::make_pair(ABase, (MT * SA + K0) * 2);
-        B.emit("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {" + F[0].name() + ", " + F[1].name() +
-               ", " + F[2].name() + ", " + F[3].name() + "}, " + Address(At) + ";");
+        B.emit("ldmatrix.sync.aligned.m8n8.x4" + ATrans + ".shared.b16 {" + F[0].name() + ", " +
+               F[1].name() + ", " + F[2].name() + ", " + F[3].name() + "}, " + Address(At) + ";");
         return F;
       };
-      LoadB = [&, BBase, Address](int64_t NT, int64_t K0) {
+      LoadB = [&, BBase, Address, BTrans](int64_t NT, int64_t K0) {
         std::array<Reg, 2> F = {B.newReg(Ty::B32), B.newReg(Ty::B32)};
         auto At = SlotRows[1]
                       ? SlotRows[1](K0, NT)
                       : std::make_pair(BBase, static_cast<int64_t>(OffB) + (K0 * SB + NT) * 2);
-        B.emit("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {" + F[0].name() + ", " +
+        B.emit("ldmatrix.sync.aligned.m8n8.x2" + BTrans + ".shared.b16 {" + F[0].name() + ", " +
                F[1].name() + "}, " + Address(At) + ";");
         return F;
       };

@@ -531,10 +531,12 @@ public:
   const ir::Value *swizzledColumnSlotOperand(const ir::Instruction &Dot, std::string &Why) const;
   /// Operand Idx of an mma.sync dot read straight from a 2-D slot of 16-bit
   /// elements by ldmatrix, in any #shared layout that keeps each aligned run
-  /// of 8 elements of a row as one aligned 16-byte chunk (row-major, or
-  /// swizzled by 16-byte chunks): the slot value; else nullopt, with Why.
-  const ir::Value *matrixSlotOperand(const ir::Instruction &Dot, unsigned Idx,
-                                     std::string &Why) const;
+  /// of 8 elements along one dimension as one aligned 16-byte chunk
+  /// (row-major or column-major, or either swizzled by 16-byte chunks): the
+  /// slot value, and in ChunkDim that dimension (1 for rows); else nullptr,
+  /// with Why.
+  const ir::Value *matrixSlotOperand(const ir::Instruction &Dot, unsigned Idx, std::string &Why,
+                                     unsigned *ChunkDim = nullptr) const;
   /// Operand Idx of a tf32 dot read straight from a 2-D slot of 4-byte
   /// elements, element by element through its #shared layout
   /// (slotAddresser): the slot value; else nullopt, with Why.

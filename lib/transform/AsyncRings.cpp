@@ -200,7 +200,9 @@ std::string RingBuilder::checkTarget() {
         return refuse(C.Refill, "wgmma reads its operands from slots in a swizzle mode, and this "
                                 "operand's contiguous rows are under 32 bytes");
       ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
-    } else if (!Plain && C.Shared->getOrder()[0] != 1)
+    } else if (!Plain && !C.Transposed && C.Shared->getOrder()[0] != 1)
+      // A transposed operand's slot is read with or without ldmatrix's
+      // `.trans`, as its order asks; the others take the row-major path.
       return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
                               "this operand's loads are contiguous along its first dimension");
     std::vector<Instruction *> Loads = C.Initial;
@@ -473,13 +475,21 @@ const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
 /// those whose pointers are affine boxes of one tensor); without it they
 /// stay in the back end's planner, which folds the transposition into its
 /// own slots, until the passes' rings of them have run on the GPU.
-/// mma.sync reads row-major slots only.
+/// With the option, an mma.sync dot's `trans` operand is ringed the same
+/// way: the slot's bytes are the loaded tile's, row-major in its own
+/// coordinates, and ldmatrix reads the 8 x 8 matrices of the dot's
+/// fragments from them with `.trans` where the fragment wants the other
+/// major-ness (A; for B the plain ldmatrix). ldmatrix moves 16-bit
+/// elements, which are all mma.sync dots have (analysis::planDot).
 bool RingBuilder::transposesInRing(const OperandChain &C) const {
   if (!C.ViaTrans || C.Refill->getType()->getRank() != 2)
     return false;
   // Plain slots hold the operand as the dot reads it, whatever the loads.
   if (runsOnFmaOrTF32(C))
     return true;
+  if (std::optional<analysis::DotPlan> Plan = planOf(*C.Dot);
+      Plan && Plan->Kind == analysis::DotKind::MmaV2)
+    return TransOperands;
   bool Wgmma = false;
   if (Target)
     Wgmma = Target->HasWgmma &&

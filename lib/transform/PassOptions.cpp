@@ -92,7 +92,7 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
                                             std::string &Error) {
   if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot" ||
       Name == "async-rings") {
-    // async-rings{trans}: every `trans` operand of a wgmma dot in
+    // async-rings{trans}: every `trans` operand of a wgmma or mma.sync dot in
     // column-major slots (AsyncRings.h); the other options are the dots'.
     PassOptionList DotOptions;
     bool TransOperands = false;

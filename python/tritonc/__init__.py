@@ -386,10 +386,10 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     the operand rings of mma.sync and wgmma loops as GPU-level IR from the async-rings
     pass (on sm_90a with TMA, filled by tensor-copies and the epilogue stored by
     tensor-stores; the default; False: the back end plans those rings itself,
-    ``tritonc compile --no-explicit-rings``). rings_trans_operands: on sm_90a, the
-    ``trans`` operands of wgmma dots that are not tensor-descriptor boxes get
-    column-major rings from async-rings too, instead of the back end's planner
-    (opt-in until run on the GPU; ``--rings-trans-operands``).
+    ``tritonc compile --no-explicit-rings``). rings_trans_operands: the ``trans``
+    operands of wgmma dots that are not tensor-descriptor boxes and of mma.sync
+    dots get column-major rings from async-rings too, instead of the back end's
+    planner (opt-in until run on the GPU; ``--rings-trans-operands``).
     """
     text = None
     if _is_file(path_or_source):

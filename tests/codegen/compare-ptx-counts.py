@@ -7,7 +7,7 @@ target twice, once with the options of --base and once with those of --other, an
 assembled with ptxas (--warning-as-error; a serialized wgmma pipeline fails too) where its text differs from
 the first's (check-kernels-ptx.py assembles the default). Per module it counts, in the text, the
 bulk tensor loads and stores (cp.async.bulk.tensor), the mbarrier operations, the wgmma waits, bar.sync and
-cp.async and wgmma, the dynamic shared memory (a module over the target's limit where the first was not fails)
+cp.async, wgmma and ldmatrix, the dynamic shared memory (a module over the target's limit where the first was not fails)
 and the bytes of spill stores ptxas reports (both modules are assembled where they differ),
 and prints every configuration whose counts differ, then how many differ in each family. It is a static
 count (a loop body counts once), meant to find where two back-end paths make different decisions: by
@@ -51,6 +51,7 @@ FAMILIES = [
     ("bar", re.compile(r"\bbar\.sync\b")),
     ("cp.async", re.compile(r"cp\.async\.c[ag]\.")),
     ("wgmma", re.compile(r"\bwgmma\.mma_async\b")),
+    ("ldmatrix", re.compile(r"\bldmatrix\.")),
 ]
 # A loss of the second option set against the first, per module: fewer bulk tensor copies, or fewer cp.async
 # without more bulk tensor copies (one bulk copy fills a whole slot where each thread issues cp.async of its

@@ -299,18 +299,22 @@ RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "notma": ["--no-tma"],
                  "notma_w8": ["--no-tma", "--num-warps=8"]}
 # --rings-trans-operands (opt-in until run on the GPU): async-rings also rings the `trans` operands of wgmma
-# dots that are not tensor-descriptor boxes, in column-major slots (tensor-copies fills them with transposed
-# boxes where they read boxes of one tensor, cp.async through transposed pointers otherwise), instead of the
-# planner. Only the tests of kernels with such operands get these variants (with_trans_rings): on the
-# interpreter the back end's whole list with the option (as `backend`), on the GPU with
-# TRITONC_TEST_RING_VARIANTS=1 the option with bulk tensor copies, with cp.async (--no-tma) and with 8 warps.
+# dots that are not tensor-descriptor boxes, and those of mma.sync dots (read by ldmatrix with or without
+# .trans), in column-major slots (tensor-copies fills them with transposed boxes where they read boxes of one
+# tensor, cp.async through transposed pointers otherwise), instead of the planner. Only the tests of kernels
+# with such operands get these variants (with_trans_rings): on the interpreter the back end's whole list
+# with the option (as `backend`) for sm_90a and for sm_80 (every dot on mma.sync), on the GPU with
+# TRITONC_TEST_RING_VARIANTS=1 the option with bulk tensor copies, with cp.async (--no-tma), with 8 warps,
+# with 2 warps (mma.sync dots on bulk-copied column-major slots) and compiled for sm_80 (mma.sync, cp.async).
 TRANS_RING_VARIANTS = {"trans_rings": ["--rings-trans-operands"],
                        "trans_rings_notma": ["--rings-trans-operands", "--no-tma"],
-                       "trans_rings_w8": ["--rings-trans-operands", "--num-warps=8"]}
+                       "trans_rings_w8": ["--rings-trans-operands", "--num-warps=8"],
+                       "trans_rings_w2": ["--rings-trans-operands", "--num-warps=2"],
+                       "trans_rings80": ["--rings-trans-operands", "--arch=sm_80"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
     TRANS_RING_VARIANTS = {}
-TRANS_PIPELINE_VARIANTS = [] if ON_DEVICE else ["backend_trans"]
+TRANS_PIPELINE_VARIANTS = [] if ON_DEVICE else ["backend_trans", "backend_trans80"]
 LAUNCH_VARIANTS = (["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS + list(RING_VARIANTS))
 with_trans_rings = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + TRANS_PIPELINE_VARIANTS + list(TRANS_RING_VARIANTS), indirect=True)
@@ -322,8 +326,9 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, RING_VARIANTS[request.param])
     if request.param in TRANS_RING_VARIANTS:
         return Launcher(tmp_path, TRANS_RING_VARIANTS[request.param])
-    if request.param == "backend_trans":
-        return Launcher(tmp_path, BACKEND_ARGS + ["--rings-trans-operands"], same_bits_as_default=True,
+    if request.param in ("backend_trans", "backend_trans80"):
+        arch = ["--arch=sm_80"] if request.param == "backend_trans80" else []
+        return Launcher(tmp_path, BACKEND_ARGS + ["--rings-trans-operands"] + arch, same_bits_as_default=True,
                         specialize=True, default_args=PADDED_DEFAULT_ARGS)
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
