@@ -9,6 +9,7 @@
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/analysis/LayoutAttributes.h"
 #include "tritonc/analysis/PointerBase.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
@@ -337,6 +338,25 @@ void StoreRewriter::waitAtExits(Instruction &Store, const LoopInfo &LI) {
 
 } // namespace
 
+std::string TensorStoresPass::overBudget(const Function &F, const Instruction &Store) const {
+  if (!SharedBytes)
+    return "";
+  // Counted as if no two buffers shared bytes: in the loop they are all in
+  // use (allocate-shared covers a loop whole).
+  uint64_t Buffers = 0;
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions())
+      if (I->getOpcode() == Opcode::SmemAlloc)
+        Buffers += analysis::sharedBufferBytes(I->getType());
+  uint64_t Slot = analysis::sharedBufferBytes(stagingSlotType(Store.getOperand(1)->getType()));
+  if (Buffers + Slot <= SharedBytes)
+    return "";
+  return "its staging slot (" + std::to_string(Slot) +
+         " bytes) would be in use over the loop with the function's other shared buffers (" +
+         std::to_string(Buffers) + " bytes), more than the " + std::to_string(SharedBytes) +
+         " bytes of shared memory";
+}
+
 bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   if (F.blocks().empty())
     return false;
@@ -362,6 +382,8 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
       std::string Why = Keep ? Keep(I) : "";
       if (Why.empty())
         Why = RW.check(I, Form);
+      if (Why.empty() && Form.Order.Repeats)
+        Why = overBudget(F, I);
       if (!Why.empty()) {
         Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
         continue;
@@ -392,8 +414,9 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
 std::unique_ptr<Pass> createTensorStoresPass() { return std::make_unique<TensorStoresPass>(); }
 
 std::unique_ptr<Pass>
-createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep) {
-  return std::make_unique<TensorStoresPass>(std::move(Keep));
+createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
+                       uint64_t SharedBytes) {
+  return std::make_unique<TensorStoresPass>(std::move(Keep), SharedBytes);
 }
 
 } // namespace tritonc::transform

@@ -69,7 +69,11 @@
 // iteration after the store it waits for. Nothing after the loop may
 // touch the stored bytes (the rule above), so the exits wait only for the
 // reads, which must end before the program does (its shared memory goes).
-// allocate-shared keeps the slot live over the loop and to that wait.
+// allocate-shared keeps the slot live over the loop and to that wait, so
+// it cannot share bytes with buffers used in the loop (a persistent
+// kernel's rings, which hold the next tile's first fills during the
+// epilogue): with a shared-memory size given, a store in a loop declines
+// where the slot and every buffer of the function would not fit together.
 // Generic stores and atomics that may run before the store are ordered
 // before the engine's writes by `fence_proxy_async_global` in every thread
 // ahead of the barrier. The GPU back end may keep a store for its own
@@ -91,13 +95,21 @@ public:
   TensorStoresPass() = default;
   /// Keep: why the back end's lowering writes a store itself, or "" (the
   /// back end's answer; the registered pass takes every store it can).
-  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep)
-      : Keep(std::move(Keep)) {}
+  /// SharedBytes: the program's shared memory (0: no limit), which a store
+  /// in a loop declines to exceed.
+  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
+                            uint64_t SharedBytes = 0)
+      : Keep(std::move(Keep)), SharedBytes(SharedBytes) {}
   const char *name() const override { return "tensor-stores"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
+  /// Why a store in a loop would take more shared memory than SharedBytes,
+  /// or "".
+  std::string overBudget(const ir::Function &F, const ir::Instruction &Store) const;
+
   std::function<std::string(const ir::Instruction &Store)> Keep;
+  uint64_t SharedBytes = 0;
 };
 
 } // namespace tritonc::transform
