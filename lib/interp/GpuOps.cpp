@@ -56,8 +56,7 @@ void GpuState::checkGlobalAccess(const CInst &I, uint64_t Addr, unsigned Size, c
   if (It == PendingGlobal.begin() || std::prev(It)->second.End <= Addr)
     return;
   fail(I, std::string(What) + " of global memory that the pending " +
-              where(std::prev(It)->second.Src) +
-              " still writes (missing tma_store_wait N writes, or a barrier after it)");
+              where(std::prev(It)->second.Src) + " still writes (missing tma_store_wait N writes)");
 }
 
 std::string GpuState::where(const ir::Instruction *I) const {

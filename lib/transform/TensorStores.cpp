@@ -203,11 +203,12 @@ const Argument *globalBase(const Instruction &I, bool &Global) {
 // other bulk copies. So no access that may run after the store may touch
 // the bytes it writes: every global access after it (in its loop, the
 // following iterations' too, and after the loop) must go through another
-// `restrict` parameter than Base (itself `restrict`). The one exception is
-// the store itself run again (a persistent kernel's epilogue, tile after
-// tile): its staging starts with `tma_store_wait 0 writes`, so the previous
-// run's writes are done before the next run's store (thread 0 issues and
-// waits for both) and its slot is read before the threads overwrite it.
+// `restrict` (noalias) parameter than Base, itself `restrict`
+// (parametersMayOverlap). The one exception is the store itself run again
+// (a persistent kernel's epilogue, tile after tile): its staging starts
+// with `tma_store_wait 0 writes`, so the previous run's writes are done
+// before the next run's store (thread 0 issues and waits for both) and its
+// slot is read before the threads overwrite it.
 std::string whyNotOrdered(const Instruction &Store, const Argument *Base, StoreOrder &Order) {
   std::vector<const Instruction *> After = instructionsAround(Store, /*Forward=*/true);
   Order.Repeats = std::count(After.begin(), After.end(), &Store) != 0;
@@ -370,6 +371,7 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   analysis::AffineAccessAnalysis AA(F, DT);
   TensorDescriptorBuilder TD(F, AA, AI, DT);
   StoreRewriter RW(F, TD, AA);
+  const LoopInfo &LI = AM.get<LoopInfo>(F);
   // Decide for every store on the IR as it came, then rewrite.
   std::vector<std::pair<Instruction *, StoreForm>> Chosen;
   for (auto &BB : F.blocks())
@@ -382,6 +384,9 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
       std::string Why = Keep ? Keep(I) : "";
       if (Why.empty())
         Why = RW.check(I, Form);
+      // (A cycle that is no natural loop has no exits to wait at.)
+      if (Why.empty() && Form.Order.Repeats && !LI.getLoopFor(I.getParent()))
+        Why = "the store runs again in a cycle that is not a loop";
       if (Why.empty() && Form.Order.Repeats)
         Why = overBudget(F, I);
       if (!Why.empty()) {
@@ -390,7 +395,6 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
       }
       Chosen.push_back({&I, std::move(Form)});
     }
-  const LoopInfo &LI = AM.get<LoopInfo>(F);
   for (auto &[Store, Form] : Chosen) {
     const Type *T = Store->getOperand(1)->getType();
     int32_t Swizzle = stagingSlotType(T)->getLayout()->getSwizzleBytes();
