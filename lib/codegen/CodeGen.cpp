@@ -345,7 +345,8 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       continue;
     }
     if (Step.Name == "tensor-stores") {
-      PM.addPass(transform::createTensorStoresPass(storedByTheLowering));
+      PM.addPass(
+          transform::createTensorStoresPass(storedByTheLowering, Options.sharedMemoryLimit()));
       continue;
     }
     if (Step.Name != "pipeline") {

@@ -24,7 +24,8 @@
 //                        cp.async.bulk.commit_group (one group per store)
 //   tma_store_wait N     cp.async.bulk.wait_group.read N (only thread 0 has
 //                        groups; others pass, so a later generic write of
-//                        the slot needs a barrier after it, as in the IR)
+//                        the slot needs a barrier after it, as in the IR);
+//                        with `writes`, cp.async.bulk.wait_group N
 //   wgmma                wgmma.mma_async per warpgroup block and k-step
 //                        (LowerWgmma.cpp's descriptors), scale-d from
 //                        use_acc on the first k-step; in place in the
@@ -302,7 +303,8 @@ void FunctionLowering::lowerHopperOp(const Instruction &I) {
   case Opcode::TmaStore:
     return lowerTmaCopy(I);
   case Opcode::TmaStoreWait:
-    B.emit("cp.async.bulk.wait_group.read " + std::to_string(I.Count) + ";");
+    B.emit(std::string("cp.async.bulk.wait_group") + (I.WaitsForWrites ? " " : ".read ") +
+           std::to_string(I.Count) + ";");
     return;
   case Opcode::Wgmma:
     return lowerWgmmaOp(I);

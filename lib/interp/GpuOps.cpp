@@ -35,6 +35,7 @@ void GpuState::startProgram() {
   ReadBy.assign(CF.SharedBytes, nullptr);
   Owner.assign(CF.SharedBytes, 0);
   Pending.clear();
+  PendingGlobal.clear(); // the program's stores complete when it ends
   Barriers.clear();
   PendingValues.clear();
   NextCpGroup = NextStoreGroup = NextWgmmaGroup = 0;
@@ -42,6 +43,21 @@ void GpuState::startProgram() {
 }
 
 void GpuState::fail(const CInst &I, const std::string &Msg) { throw RunError{I.Src, Msg}; }
+
+void GpuState::endProgram(const CInst &At) {
+  for (const AsyncOp &Op : Pending)
+    if (Op.Kind == AsyncKind::TmaStore)
+      fail(At, "the program ends while the " + where(Op.Src) +
+                   " still reads shared memory (missing tma_store_wait)");
+}
+
+void GpuState::checkGlobalAccess(const CInst &I, uint64_t Addr, unsigned Size, const char *What) {
+  auto It = PendingGlobal.upper_bound(Addr + Size - 1);
+  if (It == PendingGlobal.begin() || std::prev(It)->second.End <= Addr)
+    return;
+  fail(I, std::string(What) + " of global memory that the pending " +
+              where(std::prev(It)->second.Src) + " still writes (missing tma_store_wait N writes)");
+}
 
 std::string GpuState::where(const ir::Instruction *I) const {
   if (!I)
@@ -357,7 +373,7 @@ void GpuState::execCpAsync(const CInst &I) {
   for (uint64_t L = 0; L < Count; ++L) {
     if (Mask && !(Mask[L] & 1))
       continue; // zero-filled (src-size 0)
-    const uint8_t *H = Global.access(I, P[L], G.ElemBytes, "read");
+    const uint8_t *H = globalAccess(I, P[L], G.ElemBytes, "read");
     writeRaw(&Op.Data[L * G.ElemBytes], readRaw(H, G.ElemBytes), G.ElemBytes);
   }
   Pending.push_back(std::move(Op));
@@ -466,7 +482,7 @@ void GpuState::execDescriptorAccess(const CInst &I) {
   if (I.Op == Opcode::DescLoad) {
     uint64_t *R = &Slots[I.Res];
     walkBox(Desc, Coord, G, Count, [&](uint64_t L, bool Inside, uint64_t Addr) {
-      R[L] = Inside ? decodeRaw(readRaw(Global.access(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
+      R[L] = Inside ? decodeRaw(readRaw(globalAccess(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
                                 G.Elem)
                     : 0; // the slot of a zero is 0 in every element kind
     });
@@ -475,7 +491,7 @@ void GpuState::execDescriptorAccess(const CInst &I) {
   const uint64_t *V = &Slots[G.Ops[1 + Rank].Off];
   walkBox(Desc, Coord, G, Count, [&](uint64_t L, bool Inside, uint64_t Addr) {
     if (Inside)
-      writeRaw(Global.access(I, Addr, G.ElemBytes, "write"), encodeRaw(V[L], G.Elem), G.ElemBytes);
+      writeRaw(globalAccess(I, Addr, G.ElemBytes, "write"), encodeRaw(V[L], G.Elem), G.ElemBytes);
   });
 }
 
@@ -488,6 +504,10 @@ void GpuState::execTensorCopy(const CInst &I) {
       if (!(Op.Kind == AsyncKind::TmaStore && Op.Group < NextStoreGroup - I.Src->Count))
         Kept.push_back(std::move(Op));
     Pending = std::move(Kept);
+    if (I.Src->WaitsForWrites)
+      for (auto It = PendingGlobal.begin(); It != PendingGlobal.end();)
+        It = It->second.Group < NextStoreGroup - I.Src->Count ? PendingGlobal.erase(It)
+                                                              : std::next(It);
     return;
   }
   if (I.Op == Opcode::MakeTensorDesc) {
@@ -537,7 +557,17 @@ void GpuState::execTensorCopy(const CInst &I) {
   // Elements outside the tensor (negative coordinates included) are zero
   // (load) or skipped (store), as the copy engine does.
   uint64_t Count = G.SlotBytes / G.ElemBytes;
+  // A store's bytes, as runs of consecutive addresses, pending until its
+  // `tma_store_wait N writes` (recorded after the walk, which checks them
+  // against earlier stores').
+  std::vector<std::pair<uint64_t, uint64_t>> Written;
   walkBox(Desc, Coord, G, Count, [&](uint64_t L, bool Inside, uint64_t Addr) {
+    if (Inside && !IsLoad) {
+      if (!Written.empty() && Written.back().second == Addr)
+        Written.back().second += G.ElemBytes;
+      else
+        Written.push_back({Addr, Addr + G.ElemBytes});
+    }
     // The slot's element that the copy's L-th lands in (the slot's bytes are
     // its elements in row-major order, whatever its layout).
     uint64_t Element = L;
@@ -545,10 +575,10 @@ void GpuState::execTensorCopy(const CInst &I) {
       Element = (L % Row) * (Count / Row) + L / Row;
     uint64_t Off = Element * G.ElemBytes;
     if (Inside && IsLoad)
-      writeRaw(&Data[Off], readRaw(Global.access(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
+      writeRaw(&Data[Off], readRaw(globalAccess(I, Addr, G.ElemBytes, "read"), G.ElemBytes),
                G.ElemBytes);
     else if (Inside)
-      writeRaw(Global.access(I, Addr, G.ElemBytes, "write"),
+      writeRaw(globalAccess(I, Addr, G.ElemBytes, "write"),
                readRaw(&Shared[Begin + Off], G.ElemBytes), G.ElemBytes);
   });
   AsyncOp Op{IsLoad ? AsyncKind::TmaLoad : AsyncKind::TmaStore,
@@ -561,6 +591,8 @@ void GpuState::execTensorCopy(const CInst &I) {
     // The store reads shared memory until its bulk group is waited for;
     // each tma_store is its own group.
     Op.Group = NextStoreGroup++;
+    for (auto [Begin, End] : Written)
+      PendingGlobal[Begin] = {End, Op.Group, I.Src};
     Pending.push_back(std::move(Op));
     return;
   }

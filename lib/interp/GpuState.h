@@ -9,7 +9,11 @@
 //    observes the completed phase they signal; a wgmma result may be used
 //    (other than as the accumulator of the next wgmma) only after the
 //    wgmma_wait that retires its group; wgmma and tma_store keep reading
-//    their shared operands until their wait.
+//    their shared operands until their wait. A tma_store writes global
+//    memory when issued, but its bytes count as pending until a
+//    `tma_store_wait N writes` retires it: any other access of them before
+//    that (a load, a store, another tensor copy) is an error, and so is a
+//    program that ends while a tma_store still reads shared memory.
 //  - Reading shared memory with a pending write, writing shared memory that
 //    a pending operation reads or writes, reading bytes never written,
 //    crossing threads without a `barrier` (a write then a read, or a read
@@ -52,6 +56,15 @@ public:
   /// desc_load / desc_store: one block of a tensor descriptor, elements
   /// outside its extents zero (load) or skipped (store).
   void execDescriptorAccess(const CInst &I);
+
+  /// Fails if the program ends while a tma_store still reads shared memory
+  /// (the GPU would free it under the copy engine). At: the `ret`.
+  void endProgram(const CInst &At);
+  /// Whether some tma_store's global writes are not yet retired.
+  bool hasPendingGlobalWrites() const { return !PendingGlobal.empty(); }
+  /// Fails if [Addr, Addr + Size) overlaps global bytes that a tma_store
+  /// not yet retired by `tma_store_wait N writes` writes.
+  void checkGlobalAccess(const CInst &I, uint64_t Addr, unsigned Size, const char *What);
 
   /// True while some wgmma result is not yet retired.
   bool hasPendingValues() const { return !PendingValues.empty(); }
@@ -127,6 +140,12 @@ private:
   template <typename Fn>
   void walkBox(const uint64_t *Desc, const std::vector<int64_t> &Coord, const GpuOpInfo &G,
                uint64_t Count, Fn &&Visit) const;
+  /// Global.access after checkGlobalAccess.
+  uint8_t *globalAccess(const CInst &I, uint64_t Addr, unsigned Size, const char *What) {
+    if (!PendingGlobal.empty())
+      checkGlobalAccess(I, Addr, Size, What);
+    return Global.access(I, Addr, Size, What);
+  }
   void execWgmma(const CInst &I);
   void execWgmmaWait(const CInst &I);
   void retire(AsyncKind Kind, int64_t Before);
@@ -150,6 +169,15 @@ private:
   std::vector<uint32_t> Owner;
   std::vector<AsyncOp> Pending;
   std::map<uint64_t, Mbarrier> Barriers;
+  /// Global byte ranges tma_stores write that no `tma_store_wait N writes`
+  /// retired yet: begin -> (end, store group, the tma_store). Disjoint: an
+  /// overlapping store is an error.
+  struct PendingWrite {
+    uint64_t End;
+    int64_t Group;
+    const ir::Instruction *Src;
+  };
+  std::map<uint64_t, PendingWrite> PendingGlobal;
   std::unordered_map<uint32_t, int64_t> PendingValues; ///< wgmma result slot -> group.
   int64_t NextCpGroup = 0, NextStoreGroup = 0, NextWgmmaGroup = 0;
   bool WgmmaFenced = false;

@@ -209,8 +209,10 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
       if (I.MultipleOf > 1)
         checkMultipleOf(I);
     }
-    if (Next == -2)
+    if (Next == -2) {
+      Gpu.endProgram(CF.Insts[Blk.End - 1]);
       return;
+    }
     const CEdge &E = CF.Edges[static_cast<size_t>(Next)];
     takeEdge(E);
     B = E.Block;
@@ -773,11 +775,14 @@ void Machine::execMemory(const CInst &I) {
     const uint64_t *Other = Masked ? &Slots[I.Ops[2].Off] : nullptr;
     uint32_t SM = I.Ops[1].Stride, SO = I.Ops[2].Stride;
     bool Fast = allInside(I, Mask, SM, Size);
+    bool Pending = Gpu.hasPendingGlobalWrites();
     for (uint32_t L = 0; L < I.N; ++L) {
       if (Masked && !(Mask[L * SM] & 1)) {
         R[L] = Other[L * SO];
         continue;
       }
+      if (Pending)
+        Gpu.checkGlobalAccess(I, P[L], Size, "read");
       const uint8_t *H =
           Fast ? reinterpret_cast<const uint8_t *>(P[L]) : access(I, P[L], Size, "read");
       R[L] = decodeRaw(readRaw(H, Size), EK);
@@ -790,9 +795,12 @@ void Machine::execMemory(const CInst &I) {
     const uint64_t *Mask = Masked ? &Slots[I.Ops[2].Off] : nullptr;
     uint32_t SV = I.Ops[1].Stride, SM = I.Ops[2].Stride;
     bool Fast = allInside(I, Mask, SM, Size);
+    bool Pending = Gpu.hasPendingGlobalWrites();
     for (uint32_t L = 0; L < I.N; ++L) {
       if (Masked && !(Mask[L * SM] & 1))
         continue;
+      if (Pending)
+        Gpu.checkGlobalAccess(I, P[L], Size, "write");
       uint8_t *H = Fast ? reinterpret_cast<uint8_t *>(P[L]) : access(I, P[L], Size, "write");
       writeRaw(H, encodeRaw(V[L * SV], EK), Size);
     }
@@ -818,6 +826,8 @@ void Machine::execAtomic(const CInst &I) {
       R[L] = 0; // masked-off lanes: undefined by the spec, zero here
       continue;
     }
+    if (Gpu.hasPendingGlobalWrites())
+      Gpu.checkGlobalAccess(I, P[L], Size, "atomic access");
     uint8_t *Host = access(I, P[L], Size, "atomic access");
     uint64_t Raw = readRaw(Host, Size);
     uint64_t Old = decodeRaw(Raw, EK);

@@ -1061,6 +1061,10 @@ private:
     case Opcode::TmaStoreWait:
     case Opcode::WgmmaWait:
       I->Count = parseCount("the number of groups left in flight");
+      if (Op == Opcode::TmaStoreWait && isIdent("writes") && lineOf(cur()) == lineOf(OpTok)) {
+        advance();
+        I->WaitsForWrites = true;
+      }
       break;
     case Opcode::MbarrierInit:
     case Opcode::MbarrierExpectTx:

@@ -233,6 +233,8 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
   case Opcode::TmaStoreWait:
   case Opcode::WgmmaWait:
     Out += " " + std::to_string(I.Count);
+    if (I.WaitsForWrites)
+      Out += " writes";
     break;
   case Opcode::MbarrierInit:
   case Opcode::MbarrierExpectTx:

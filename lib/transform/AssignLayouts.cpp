@@ -57,6 +57,7 @@ std::unique_ptr<Instruction> cloneDetached(const Instruction &I) {
   C->Text = I.Text;
   C->MultipleOf = I.MultipleOf;
   C->Count = I.Count;
+  C->WaitsForWrites = I.WaitsForWrites;
   C->setName(I.getName());
   return C;
 }

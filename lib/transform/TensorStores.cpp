@@ -9,8 +9,11 @@
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/analysis/LayoutAttributes.h"
+#include "tritonc/analysis/PointerBase.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
 
@@ -35,10 +38,19 @@ bool isGenericGlobalWrite(const Instruction &I) {
   }
 }
 
-/// Why Store, which completes asynchronously, may not be a bulk tensor
-/// store, or "" (then AfterGlobalWrites says whether threads may write
-/// global memory before it).
-std::string whyNotLast(const Instruction &Store, bool &AfterGlobalWrites);
+/// How a store's bulk tensor store is ordered with the program's other
+/// global accesses (whyNotOrdered).
+struct StoreOrder {
+  /// Threads may write global memory before it (fence_proxy_async_global).
+  bool AfterGlobalWrites = false;
+  /// It may run again (it is in a loop): its staging waits for the
+  /// previous run's store, and the loop's exits for the last one's reads.
+  bool Repeats = false;
+};
+
+/// Why Store, which would write Base's tensor asynchronously, may not be a
+/// bulk tensor store, or "" (then Order says how to order it).
+std::string whyNotOrdered(const Instruction &Store, const Argument *Base, StoreOrder &Order);
 
 /// The slot a tile of T is staged in: rows swizzled in the hardware mode of
 /// their width, wider rows in column blocks of the 128-byte mode (whole
@@ -58,6 +70,7 @@ const Type *stagingSlotType(const Type *T) {
 struct StoreForm {
   TensorAccess Map;
   std::optional<BoxGather> Box;
+  StoreOrder Order;
 };
 
 class StoreRewriter {
@@ -65,13 +78,14 @@ public:
   StoreRewriter(Function &F, TensorDescriptorBuilder &TD, analysis::AffineAccessAnalysis &AA)
       : F(F), TD(TD), AA(AA), EntryTop(F.getEntryBlock()->instructions().front().get()) {}
 
-  /// Why Store cannot become a bulk tensor store, or "" (then its form is in
-  /// Form, and AfterGlobalWrites says whether threads may write global
-  /// memory before it).
-  std::string check(Instruction &Store, StoreForm &Form, bool &AfterGlobalWrites);
-  void rewrite(Instruction &Store, const StoreForm &Form, bool AfterGlobalWrites);
+  /// Why Store cannot become a bulk tensor store, or "" (then its form and
+  /// order are in Form).
+  std::string check(Instruction &Store, StoreForm &Form);
+  void rewrite(Instruction &Store, const StoreForm &Form, const LoopInfo &LI);
 
 private:
+  /// `tma_store_wait 0` at the exits of the outermost loop Store is in.
+  void waitAtExits(Instruction &Store, const LoopInfo &LI);
   /// Why the box G a desc_store's scatter writes cannot be stored by the
   /// copy engine, or "".
   std::string checkBox(const Instruction &Store, const BoxGather &G);
@@ -111,7 +125,7 @@ std::string StoreRewriter::checkBox(const Instruction &Store, const BoxGather &G
   return "";
 }
 
-std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &AfterGlobalWrites) {
+std::string StoreRewriter::check(Instruction &Store, StoreForm &Form) {
   const Type *T = Store.getOperand(1)->getType();
   const Type *Elem = T->getScalarType();
   if (Elem->isPointerOrPointerTile() || Elem->getScalarSizeInBytes() < 2)
@@ -128,7 +142,7 @@ std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &Afte
       if (std::string Why = checkBox(Store, *G); !Why.empty())
         return "it stores a box of a tensor descriptor, but " + Why;
       Form.Box = std::move(*G);
-      return whyNotLast(Store, AfterGlobalWrites);
+      return whyNotOrdered(Store, Form.Box->Base, Form.Order);
     }
   if (!TA)
     return Why;
@@ -150,27 +164,67 @@ std::string StoreRewriter::check(Instruction &Store, StoreForm &Form, bool &Afte
   if (!TD.availableAt(*TA, Store))
     return "the box's coordinates use values that are not scalars available at the store";
   Form.Map = std::move(*TA);
-  return whyNotLast(Store, AfterGlobalWrites);
+  return whyNotOrdered(Store, Form.Map.Base, Form.Order);
 }
 
-std::string whyNotLast(const Instruction &Store, bool &AfterGlobalWrites) {
+/// The pointer parameter through which I, an instruction that accesses
+/// global memory, does so; null when unknown or I touches no global memory
+/// (Global false).
+const Argument *globalBase(const Instruction &I, bool &Global) {
+  Global = true;
+  switch (I.getOpcode()) {
+  case Opcode::Load:
+  case Opcode::MaskedLoad:
+  case Opcode::Store:
+  case Opcode::MaskedStore:
+  case Opcode::AtomicRMW:
+  case Opcode::AtomicCAS:
+    return analysis::pointerBase(I.getOperand(0));
+  case Opcode::CpAsync:
+    return analysis::pointerBase(I.getOperand(1));
+  case Opcode::TmaLoad:
+  case Opcode::TmaStore:
+  case Opcode::DescLoad:
+  case Opcode::DescStore: {
+    const Instruction *Desc = asInstruction(I.getOperand(0));
+    return Desc && Desc->getOpcode() == Opcode::MakeTensorDesc
+               ? analysis::pointerBase(Desc->getOperand(0))
+               : nullptr;
+  }
+  default:
+    Global = false;
+    return nullptr;
+  }
+}
+
+// A bulk tensor store completes asynchronously: tma_store_wait (without
+// `writes`) waits only until the engine has read the slot, and the engine
+// writes global memory later, unordered with the threads' accesses and with
+// other bulk copies. So no access that may run after the store may touch
+// the bytes it writes: every global access after it (in its loop, the
+// following iterations' too, and after the loop) must go through another
+// `restrict` (noalias) parameter than Base, itself `restrict`
+// (parametersMayOverlap). The one exception is the store itself run again
+// (a persistent kernel's epilogue, tile after tile): its staging starts
+// with `tma_store_wait 0 writes`, so the previous run's writes are done
+// before the next run's store (thread 0 issues and waits for both) and its
+// slot is read before the threads overwrite it.
+std::string whyNotOrdered(const Instruction &Store, const Argument *Base, StoreOrder &Order) {
   std::vector<const Instruction *> After = instructionsAround(Store, /*Forward=*/true);
-  // Again, its slot would be written while one thread may still wait for
-  // the engine to read it, and two bulk stores are not ordered.
-  if (std::count(After.begin(), After.end(), &Store))
-    return "the store may run again (it is in a loop)";
-  // Bulk copies of GPU-level IR (an earlier run of this pass's tma_store)
-  // access global memory too.
-  auto BulkCopy = [](const Instruction &I) {
-    Opcode Op = I.getOpcode();
-    return Op == Opcode::TmaStore || Op == Opcode::TmaLoad || Op == Opcode::CpAsync;
-  };
-  for (const Instruction *I : After)
-    if (I != &Store && (I->accessesMemory() || BulkCopy(*I)))
-      return "memory may be accessed after the store, which would complete asynchronously "
-             "(only an epilogue's last store becomes a bulk tensor store)";
+  Order.Repeats = std::count(After.begin(), After.end(), &Store) != 0;
+  for (const Instruction *I : After) {
+    bool Global = false;
+    const Argument *Other = globalBase(*I, Global);
+    if (I == &Store || !Global || !analysis::parametersMayOverlap(Base, Other))
+      continue;
+    return std::string("memory that may overlap the stored tensor may be accessed after the "
+                       "store, whose bulk tensor store would complete asynchronously (") +
+           ir::opcodeName(I->getOpcode()) + " through " +
+           (Other ? printOperand(*Other) : std::string("a pointer of unknown origin")) +
+           "; later accesses must go through other `restrict` (noalias) parameters)";
+  }
   std::vector<const Instruction *> Before = instructionsAround(Store, /*Forward=*/false);
-  AfterGlobalWrites = std::any_of(Before.begin(), Before.end(), [&](const Instruction *I) {
+  Order.AfterGlobalWrites = std::any_of(Before.begin(), Before.end(), [&](const Instruction *I) {
     return I != &Store && isGenericGlobalWrite(*I);
   });
   return "";
@@ -214,21 +268,32 @@ std::pair<Instruction *, std::vector<Value *>> StoreRewriter::tensorMap(Instruct
   return {Desc, TD.coordinates(Form.Map, &Store, Positive)};
 }
 
-void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, bool AfterGlobalWrites) {
+void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, const LoopInfo &LI) {
   Value *Tile = Store.getOperand(1);
   const Type *T = Tile->getType();
   const Type *SlotTy = stagingSlotType(T);
   const Type *Void = Type::getVoid();
   std::string Name = Tile->getName().empty() ? "store" : Tile->getName();
   Instruction *Slot = insert(&Store, Opcode::SmemAlloc, SlotTy, {}, Name + ".stage");
+  // Run again, the store first waits for its previous run: the engine must
+  // have read the slot before the threads overwrite it, and written global
+  // memory before this run's store may write the same bytes (whyNotOrdered).
+  // Issued a whole tile earlier, both are long done.
+  if (Form.Order.Repeats) {
+    Instruction *Wait = insert(&Store, Opcode::TmaStoreWait, Void, {});
+    Wait->Count = 0;
+    Wait->WaitsForWrites = true;
+  }
   // allocate-shared may place the slot over buffers other threads read
-  // last (a loop's rings): they are done once every thread got here.
+  // last (a loop's rings): they are done once every thread got here. Thread
+  // 0 alone waited for the previous run's store: the others pass this
+  // barrier before they write the slot.
   insert(&Store, Opcode::Barrier, Void, {});
   insert(&Store, Opcode::LocalStore, Void, {Slot, Tile});
   insert(&Store, Opcode::FenceProxyAsync, Void, {});
   // The threads' own global writes before it come first too (the engine
   // may write the same bytes): each thread fences them before the barrier.
-  if (AfterGlobalWrites)
+  if (Form.Order.AfterGlobalWrites)
     insert(&Store, Opcode::FenceProxyAsyncGlobal, Void, {});
   insert(&Store, Opcode::Barrier, Void, {});
   auto [Desc, Coords] = tensorMap(Store, Form);
@@ -237,14 +302,61 @@ void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, bool Afte
   Ops.insert(Ops.end(), Coords.begin(), Coords.end());
   Ops.push_back(Slot);
   insert(&Store, Opcode::TmaStore, Void, Ops);
-  insert(&Store, Opcode::TmaStoreWait, Void, {})->Count = 0;
+  if (Form.Order.Repeats)
+    waitAtExits(Store, LI);
+  else
+    insert(&Store, Opcode::TmaStoreWait, Void, {})->Count = 0;
   std::vector<Value *> Old(Store.operands().begin(), Store.operands().end());
   Store.dropAllOperands();
   Store.eraseFromParent();
   eraseTriviallyDead(Old);
 }
 
+void StoreRewriter::waitAtExits(Instruction &Store, const LoopInfo &LI) {
+  // The outermost loop the store runs in: its slot stays in use until the
+  // last run's store has read it, which the program must wait for before
+  // it ends (or reuses the bytes), and nothing after the loop accesses
+  // what it writes (whyNotOrdered), so a wait for the reads is enough.
+  const Loop *L = LI.getLoopFor(Store.getParent());
+  while (L->getParentLoop())
+    L = L->getParentLoop();
+  for (BasicBlock *BB : L->blocks())
+    for (BasicBlock *Exit : BB->successors()) {
+      if (L->contains(Exit))
+        continue;
+      auto It = Exit->instructions().begin();
+      while (It != Exit->instructions().end() && (*It)->getOpcode() == Opcode::Phi)
+        ++It;
+      // Several stores of the loop share one wait (it retires them all).
+      if (It != Exit->instructions().end() && (*It)->getOpcode() == Opcode::TmaStoreWait &&
+          (*It)->Count == 0)
+        continue;
+      auto Wait = Instruction::create(Opcode::TmaStoreWait, Type::getVoid(), {});
+      Wait->Loc = Store.Loc;
+      Exit->insert(It, std::move(Wait));
+    }
+}
+
 } // namespace
+
+std::string TensorStoresPass::overBudget(const Function &F, const Instruction &Store) const {
+  if (!SharedBytes)
+    return "";
+  // Counted as if no two buffers shared bytes: in the loop they are all in
+  // use (allocate-shared covers a loop whole).
+  uint64_t Buffers = 0;
+  for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions())
+      if (I->getOpcode() == Opcode::SmemAlloc)
+        Buffers += analysis::sharedBufferBytes(I->getType());
+  uint64_t Slot = analysis::sharedBufferBytes(stagingSlotType(Store.getOperand(1)->getType()));
+  if (Buffers + Slot <= SharedBytes)
+    return "";
+  return "its staging slot (" + std::to_string(Slot) +
+         " bytes) would be in use over the loop with the function's other shared buffers (" +
+         std::to_string(Buffers) + " bytes), more than the " + std::to_string(SharedBytes) +
+         " bytes of shared memory";
+}
 
 bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   if (F.blocks().empty())
@@ -259,13 +371,9 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
   analysis::AffineAccessAnalysis AA(F, DT);
   TensorDescriptorBuilder TD(F, AA, AI, DT);
   StoreRewriter RW(F, TD, AA);
+  const LoopInfo &LI = AM.get<LoopInfo>(F);
   // Decide for every store on the IR as it came, then rewrite.
-  struct Choice {
-    Instruction *Store;
-    StoreForm Form;
-    bool AfterGlobalWrites;
-  };
-  std::vector<Choice> Chosen;
+  std::vector<std::pair<Instruction *, StoreForm>> Chosen;
   for (auto &BB : F.blocks())
     for (auto &IP : BB->instructions()) {
       Instruction &I = *IP;
@@ -273,17 +381,21 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
           !I.getOperand(0)->getType()->isTile() || I.getOperand(0)->getType()->getRank() != 2)
         continue;
       StoreForm Form;
-      bool AfterGlobalWrites = false;
       std::string Why = Keep ? Keep(I) : "";
       if (Why.empty())
-        Why = RW.check(I, Form, AfterGlobalWrites);
+        Why = RW.check(I, Form);
+      // (A cycle that is no natural loop has no exits to wait at.)
+      if (Why.empty() && Form.Order.Repeats && !LI.getLoopFor(I.getParent()))
+        Why = "the store runs again in a cycle that is not a loop";
+      if (Why.empty() && Form.Order.Repeats)
+        Why = overBudget(F, I);
       if (!Why.empty()) {
         Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
         continue;
       }
-      Chosen.push_back({&I, std::move(Form), AfterGlobalWrites});
+      Chosen.push_back({&I, std::move(Form)});
     }
-  for (auto &[Store, Form, AfterGlobalWrites] : Chosen) {
+  for (auto &[Store, Form] : Chosen) {
     const Type *T = Store->getOperand(1)->getType();
     int32_t Swizzle = stagingSlotType(T)->getLayout()->getSwizzleBytes();
     Remark(RemarkKind::Passed, *Store,
@@ -291,8 +403,14 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
                (Swizzle ? " (" + std::to_string(Swizzle) + "-byte swizzle)" : std::string()) +
                " and a bulk tensor store (tma_store)" +
                (Form.Box ? std::string(" of its tensor descriptor's box") : "") +
-               (AfterGlobalWrites ? ", after a proxy fence of the global writes before it" : ""));
-    RW.rewrite(*Store, Form, AfterGlobalWrites);
+               (Form.Order.AfterGlobalWrites
+                    ? ", after a proxy fence of the global writes before it"
+                    : "") +
+               (Form.Order.Repeats
+                    ? "; in a loop, each run first waits for the previous run's store "
+                      "(tma_store_wait 0 writes), the loop's exits for the last one's reads"
+                    : ""));
+    RW.rewrite(*Store, Form, LI);
   }
   return !Chosen.empty();
 }
@@ -300,8 +418,9 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
 std::unique_ptr<Pass> createTensorStoresPass() { return std::make_unique<TensorStoresPass>(); }
 
 std::unique_ptr<Pass>
-createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep) {
-  return std::make_unique<TensorStoresPass>(std::move(Keep));
+createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
+                       uint64_t SharedBytes) {
+  return std::make_unique<TensorStoresPass>(std::move(Keep), SharedBytes);
 }
 
 } // namespace tritonc::transform

@@ -263,6 +263,9 @@ public:
   /// cp_async_wait, wgmma_wait, tma_store_wait: groups left in flight;
   /// mbarrier_init: arrivals per phase; mbarrier_expect_tx: bytes.
   int64_t Count = 0;
+  /// tma_store_wait: wait until the stores' writes to global memory are
+  /// done too, not only their reads of shared memory (`writes`).
+  bool WaitsForWrites = false;
   /// smem_alloc: the buffer's byte offset in the program's shared memory,
   /// chosen by the `allocate-shared` pass over live ranges; -1: not placed
   /// (the interpreter and the emitter then place buffers one after another).

@@ -42,7 +42,8 @@ std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransO
 /// store, why the back end's lowering writes it itself ("" when the pass
 /// may take it).
 std::unique_ptr<Pass>
-createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep);
+createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
+                       uint64_t SharedBytes = 0);
 /// assign-layouts for the GPU back end's target (AssignLayouts.h).
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).

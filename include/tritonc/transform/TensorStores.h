@@ -44,10 +44,37 @@
 // them): the mask bounds both dimensions (a store map with an unbounded
 // extent was an illegal instruction on the H100), and the row extent is a
 // known multiple of 16 bytes (the engine writes whole 16-byte pieces of a
-// row, even past the extent). The store completes asynchronously, and
-// GPU-level IR waits only for the engine's reads of the slot, so nothing
-// that may run after the store may access memory (an epilogue's last
-// store). Generic stores and atomics that may run before it are ordered
+// row, even past the extent). The store completes asynchronously: the
+// engine writes global memory after `tma_store_wait` (which waits for its
+// reads of the slot), unordered with the threads' accesses and other bulk
+// copies. So every global access that may run after the store must go
+// through another `noalias` parameter than the stored tensor's, itself
+// `noalias` (an epilogue's other loads, a persistent kernel's operand
+// rings), but for the store itself run again: a store in a loop (the tile
+// loop of a persistent kernel) becomes
+//
+//     %slot = smem_alloc ...
+//     tma_store_wait 0 writes       ; the previous run's store has read the
+//                                   ; slot and written global memory
+//     barrier                       ; ... before any thread writes the slot
+//     local_store %slot, %value
+//     ...                           ; fences and barrier as above
+//     tma_store %desc, [%row, %col], %slot
+//                                   ; (no wait: it overlaps the next tile)
+//   exit:                           ; of the outermost loop it runs in
+//     tma_store_wait 0              ; the last run has read the slot
+//
+// Thread 0 issues every run's store and waits before the next one, so two
+// runs writing the same bytes land in order; the wait comes a whole loop
+// iteration after the store it waits for. Nothing after the loop may
+// touch the stored bytes (the rule above), so the exits wait only for the
+// reads, which must end before the program does (its shared memory goes).
+// allocate-shared keeps the slot live over the loop and to that wait, so
+// it cannot share bytes with buffers used in the loop (a persistent
+// kernel's rings, which hold the next tile's first fills during the
+// epilogue): with a shared-memory size given, a store in a loop declines
+// where the slot and every buffer of the function would not fit together.
+// Generic stores and atomics that may run before the store are ordered
 // before the engine's writes by `fence_proxy_async_global` in every thread
 // ahead of the barrier. The GPU back end may keep a store for its own
 // lowering (Keep: a function whose dot operands its planner rings, whose
@@ -68,13 +95,21 @@ public:
   TensorStoresPass() = default;
   /// Keep: why the back end's lowering writes a store itself, or "" (the
   /// back end's answer; the registered pass takes every store it can).
-  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep)
-      : Keep(std::move(Keep)) {}
+  /// SharedBytes: the program's shared memory (0: no limit), which a store
+  /// in a loop declines to exceed.
+  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
+                            uint64_t SharedBytes = 0)
+      : Keep(std::move(Keep)), SharedBytes(SharedBytes) {}
   const char *name() const override { return "tensor-stores"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
+  /// Why a store in a loop would take more shared memory than SharedBytes,
+  /// or "".
+  std::string overBudget(const ir::Function &F, const ir::Instruction &Store) const;
+
   std::function<std::string(const ir::Instruction &Store)> Keep;
+  uint64_t SharedBytes = 0;
 };
 
 } // namespace tritonc::transform
