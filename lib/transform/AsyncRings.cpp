@@ -412,6 +412,15 @@ bool RingBuilder::runsOnFmaOrTF32(const OperandChain &C) const {
   return Plan && (Plan->Kind == analysis::DotKind::FMA || Plan->Kind == analysis::DotKind::MmaTF32);
 }
 
+/// The widest swizzle mode (128, 64 or 32 bytes) that a slot row of Bytes
+/// holds; 0 below 32 bytes.
+int32_t widestSwizzle(int64_t Bytes) {
+  for (int32_t Mode : {128, 64, 32})
+    if (Bytes >= Mode)
+      return Mode;
+  return 0;
+}
+
 /// The slots the back end's FMA and tf32 lowerings read in place (codegen's
 /// lowerDot and lowerDotFmaVectorized), in the dot's coordinates, row-major,
 /// swizzled for tf32 (its reads go through the slot's layout), else with no
@@ -431,14 +440,7 @@ const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
     // slots of 32 floats would put all 8 in one).
     const Type *T = C.Refill->getType();
     int64_t Row = C.Transposed ? T->getShape()[0] : T->getShape()[1];
-    int64_t RowBytes = Row * T->getScalarSizeInBytes();
-    int32_t Swizzle = 0;
-    for (int32_t Mode : {128, 64, 32})
-      if (RowBytes >= Mode) {
-        Swizzle = Mode;
-        break;
-      }
-    return Layout::getSharedSwizzle(Swizzle, {1, 0});
+    return Layout::getSharedSwizzle(widestSwizzle(Row * T->getScalarSizeInBytes()), {1, 0});
   }
   bool ColumnMajor = C.OperandIdx == 0 && Kind == analysis::DotKind::FMA &&
                      analysis::fmaDotHasFourByFourBlocks(*C.Dot, NumWarps);
@@ -455,15 +457,8 @@ const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
   if ((C.Transposed ? 1 - Contiguous : Contiguous) != 1)
     return Layout::getSharedSwizzle(0, {0, 1});
   const Type *T = C.Refill->getType();
-  int64_t ColumnBytes =
-      (C.Transposed ? T->getShape()[1] : T->getShape()[0]) * T->getScalarSizeInBytes();
-  int32_t Swizzle = 0;
-  for (int32_t Mode : {128, 64, 32})
-    if (ColumnBytes >= Mode) {
-      Swizzle = Mode;
-      break;
-    }
-  return Layout::getSharedSwizzle(Swizzle, {0, 1});
+  int64_t Column = C.Transposed ? T->getShape()[1] : T->getShape()[0];
+  return Layout::getSharedSwizzle(widestSwizzle(Column * T->getScalarSizeInBytes()), {0, 1});
 }
 
 /// A `trans` operand of a wgmma dot whose loads are boxes of a tensor
