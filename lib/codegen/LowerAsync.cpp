@@ -597,16 +597,27 @@ FunctionLowering::dotSlotOperand(const Instruction &Dot, unsigned Idx, std::stri
   return plainSlotOperand(Dot, Idx, Why, /*ColumnMajor=*/Idx == 0 && isVectorizedFmaDot(Dot));
 }
 
-const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,
-                                                     std::string &Why, unsigned *ChunkDim) const {
+const ir::Value *FunctionLowering::slot2DOperand(const Instruction &Dot, unsigned Idx,
+                                                 unsigned ElemBytes, const char *NotIt,
+                                                 std::string &Why) const {
   const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
   if (!Load || !Why.empty())
     return nullptr;
   const ir::Type *Slot = Load->getOperand(0)->getType();
-  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 2) {
-    Why = "ldmatrix reads 2-D slots of 16-bit elements";
+  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != ElemBytes) {
+    Why = NotIt;
     return nullptr;
   }
+  return Load->getOperand(0);
+}
+
+const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, unsigned Idx,
+                                                     std::string &Why, unsigned *ChunkDim) const {
+  const ir::Value *SlotValue =
+      slot2DOperand(Dot, Idx, 2, "ldmatrix reads 2-D slots of 16-bit elements", Why);
+  if (!SlotValue)
+    return nullptr;
+  const ir::Type *Slot = SlotValue->getType();
   // ldmatrix reads 16-byte rows of 8 elements: every aligned run of 8
   // elements along the chunks' dimension (1 in a row-major slot, 0 in a
   // column-major one, read with `.trans` where the fragment wants the other)
@@ -618,7 +629,7 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
     if (Inverse && keepsChunks(*Inverse, Along, 3)) {
       if (ChunkDim)
         *ChunkDim = Along;
-      return Load->getOperand(0);
+      return SlotValue;
     }
   Why = "the slot's layout does not keep runs of 8 elements along its rows or its columns as "
         "aligned 16-byte chunks, as ldmatrix reads them";
@@ -627,35 +638,23 @@ const ir::Value *FunctionLowering::matrixSlotOperand(const Instruction &Dot, uns
 
 const ir::Value *FunctionLowering::swizzledColumnSlotOperand(const Instruction &Dot,
                                                              std::string &Why) const {
-  const Instruction *Load = slotLoadOperand(Dot, 0, Why);
-  if (!Load || !Why.empty())
+  const ir::Value *SlotValue =
+      slot2DOperand(Dot, 0, 4, "this dot reads A from 2-D slots of 4-byte elements", Why);
+  if (!SlotValue)
     return nullptr;
-  const ir::Type *Slot = Load->getOperand(0)->getType();
-  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 4) {
-    Why = "this dot reads A from 2-D slots of 4-byte elements";
-    return nullptr;
-  }
   // Runs of 4 rows (dimension 0) must stay aligned 16-byte chunks.
-  std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
+  std::optional<LinearLayout> Inverse = slotLayout(SlotValue->getType()).invert();
   if (!Inverse || !keepsChunks(*Inverse, 0, 2)) {
     Why = "this dot reads A as runs of 4 rows in 16-byte vectors, and the slot's layout does not "
           "keep them aligned 16-byte chunks";
     return nullptr;
   }
-  return Load->getOperand(0);
+  return SlotValue;
 }
 
 const ir::Value *FunctionLowering::elementSlotOperand(const Instruction &Dot, unsigned Idx,
                                                       std::string &Why) const {
-  const Instruction *Load = slotLoadOperand(Dot, Idx, Why);
-  if (!Load || !Why.empty())
-    return nullptr;
-  const ir::Type *Slot = Load->getOperand(0)->getType();
-  if (Slot->getRank() != 2 || memBytesOf(Slot->getElementType()) != 4) {
-    Why = "this dot reads 2-D slots of 4-byte elements";
-    return nullptr;
-  }
-  return Load->getOperand(0);
+  return slot2DOperand(Dot, Idx, 4, "this dot reads 2-D slots of 4-byte elements", Why);
 }
 
 FunctionLowering::SlotAddresser

@@ -506,6 +506,11 @@ public:
   /// where it is such a local_load.
   const ir::Instruction *slotLoadOperand(const ir::Instruction &Dot, unsigned Idx,
                                          std::string &Why) const;
+  /// The slot a dot's operand Idx is loaded from when it is 2-D with
+  /// ElemBytes-byte elements; else nullptr, with Why (NotIt when the slot's
+  /// shape or element is what fails).
+  const ir::Value *slot2DOperand(const ir::Instruction &Dot, unsigned Idx, unsigned ElemBytes,
+                                 const char *NotIt, std::string &Why) const;
   /// Operand Idx of a wgmma dot read straight from its slot: the slot value
   /// and its layout as wgmma sees it; else nullopt, with Why for remarks.
   std::optional<std::pair<const ir::Value *, MmaSharedLayout>>
