@@ -67,9 +67,11 @@ QUICK_CONV_CONFIGS = [(64, 64, 32, 4, 3)]
 # spills for any of these.
 # The two 4-stage tiles won Z = 1, 256 @ 56² (175 against 149 TFLOP/s at 3 stages) and Z = 32, 64 @ 56²
 # in an exploration of more stages on the H200 (2026-11-28); 4 and 5 stages did not help the larger tiles.
+# 128x64x64 with 2 stages (two programs per SM) won Z = 32, 64 @ 56² (K = 576, 9 k-steps) at 0.83x cuDNN
+# against 0.78x for 128x64x32 s3 (2026-11-29).
 CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 4, 3), (128, 128, 32, 8, 3), (64, 128, 64, 4, 3),
                      (128, 128, 64, 8, 3), (128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (64, 128, 64, 4, 4),
-                     (64, 64, 64, 4, 4)]
+                     (64, 64, 64, 4, 4), (128, 64, 64, 4, 2)]
 QUICK_CONV_NHWC_CONFIGS = [(64, 64, 32, 4, 3), (128, 128, 64, 8, 3)]
 # conv_nhwc_desc.tc (tensor descriptors; stride 1, unsplit), tried in the same autotuning as conv_nhwc.tc:
 # (TP, TQ, TN, TK, warps, stages), TP x TQ = 128 output pixels of one image per tile. On sm_90a its
@@ -97,8 +99,9 @@ QUICK_CONV_NHWC_DESC_SMALL_CONFIGS = [(8, 8, 64, 64, 9, 4, 4)]
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
 # tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against
 # 0.47x for 64x128x64; wgrad 0.47x against 0.42x); 4 stages changed nothing there.
+# 128x64x64 with 2 stages won Z = 32, 64 @ 56² (0.77x against 0.67x, 2026-11-29).
 CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3), (128, 128, 64, 4, 3), (128, 64, 32, 4, 3), (128, 128, 64, 8, 3),
-                      (64, 64, 32, 4, 3), (128, 256, 64, 8, 3)]
+                      (64, 64, 32, 4, 3), (128, 256, 64, 8, 3), (128, 64, 64, 4, 2)]
 QUICK_CONV_DGRAD_CONFIGS = [(64, 128, 64, 4, 3)]
 CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3), (128, 64, 32, 4, 3),
                       (128, 256, 64, 8, 3)]
@@ -107,12 +110,14 @@ QUICK_CONV_WGRAD_CONFIGS = [(128, 128, 32, 8, 3)]
 # GEMM tile (TP*TQ) x TN x TK; conv_nhwc_desc_wgrad.tc: (TP, TQ, TM, TN, warps, stages), the tile
 # TM x TN x (TP*TQ). TP x TQ is 8 x 8 or 8 x 16 pixels (56, 32 and 8 are multiples of 8: no empty rows;
 # 14 x 14 leaves a quarter of an 8 x 8 rectangle idle at the edge). ptxas -v (sm_90a) reports no spills
-# for any of these (ctest conv_spills_ptxas).
-CONV_DESC_DGRAD_CONFIGS = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 256, 64, 8, 3),
-                           (8, 16, 64, 64, 4, 3), (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
+# for any of these (ctest conv_spills_ptxas). The 8-warp 128 x 256 tiles and the 8 x 16 x 128 x 128 weight
+# gradient tile need 258-322 KB of shared memory (rings, and an epilogue conversion's scratch beside
+# them): the compiler refuses them, and the driver refused them at launch before.
+CONV_DESC_DGRAD_CONFIGS = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 64, 64, 4, 3),
+                           (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
 QUICK_CONV_DESC_DGRAD_CONFIGS = [(8, 16, 128, 64, 8, 3)]
-CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3), (8, 8, 128, 256, 8, 3), (8, 16, 128, 128, 8, 3),
-                           (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3), (8, 8, 64, 64, 4, 4)]
+CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3), (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3),
+                           (8, 8, 64, 64, 4, 4)]
 QUICK_CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3)]
 # (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
 # idle, timed only where ConvShape.nhwc_split_worthwhile keeps them (kernels/conv_nhwc.tc; why each
@@ -128,7 +133,12 @@ QUICK_CONV_NHWC_SMALL_CONFIGS = [(64, 32, 64, 4, 3, 9)]
 # TRANS_B (the CO x CI filter rows read transposed), (TM, TN, TK, warps, stages), tritonc.ops.matmul's
 # 16-bit tiles (TK = 64: 128-byte rows, loaded by bulk tensor copies). ptxas -v (sm_90a, fp16 and bf16,
 # sizes and strides multiples of 16): no spills (ctest conv_spills_ptxas).
-CONV_GEMM_CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3)]
+# Two stages leave room for two programs per SM, which hides the prologue and epilogue of the short K
+# loops (K = CI = 256): on an H200, 128x128x64 w4 s2 ran the Z32 256->1024 14x14 layer at 1.01x cuDNN
+# (128x256x64 w8 s3: 0.79x) and 128x64x64 w4 s2 the Z32 256->64 56x56 one at 0.90x (64x64x32 conv_nhwc:
+# 0.80x), scratch/probe3 of the 2026-11-29 session, results/LOG.md.
+CONV_GEMM_CONFIGS = [(128, 256, 64, 8, 3), (128, 128, 64, 4, 4), (128, 128, 64, 8, 3), (64, 128, 64, 4, 3),
+                     (128, 128, 64, 4, 2), (128, 64, 64, 4, 2)]
 QUICK_CONV_GEMM_CONFIGS = [(128, 128, 64, 8, 3)]
 
 # (M, N, K) whose row strides (K for A, N for B and C, in fp16) are not multiples of 8 elements.

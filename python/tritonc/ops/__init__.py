@@ -250,7 +250,7 @@ def _conv_kernel(type_name, device):
 # problems whose output tiles leave SMs idle (timed only there: _conv_nhwc_candidates), and two small
 # FMA tiles for float.
 _CONV_NHWC_TILES = [(64, 128, 4, 3, 1), (128, 128, 4, 3, 1), (128, 64, 4, 3, 1), (64, 64, 4, 3, 1),
-                    (128, 256, 8, 3, 1), (64, 32, 4, 3, 1), (64, 32, 4, 3, 9), (64, 32, 4, 3, 18),
+                    (128, 256, 8, 3, 1), (128, 64, 4, 2, 1), (64, 32, 4, 3, 1), (64, 32, 4, 3, 9), (64, 32, 4, 3, 18),
                     (64, 64, 4, 3, 4), (64, 128, 4, 3, 2), (64, 128, 4, 3, 4)]
 _CONV_NHWC_FLOAT_TILES = [(64, 64, 4, 3, 1), (32, 64, 4, 3, 1), (32, 64, 4, 3, 4)]
 # On the interpreter (tuning measures nothing there): one tile, unsplit and split.
@@ -382,10 +382,10 @@ def _run_fastest(key, launchers, interpret):
 _CONV_DESC_TILES = [(8, 16, 128, 64, 1, 8, 4), (8, 16, 256, 64, 1, 8, 3), (8, 16, 128, 64, 1, 4, 4),
                     (8, 16, 64, 64, 1, 4, 4), (8, 8, 64, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4),
                     (8, 8, 64, 64, 18, 4, 3), (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4)]
-_CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 256, 64, 8, 3),
-                          (8, 16, 64, 64, 4, 3), (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
-_CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 128, 256, 8, 3), (8, 16, 128, 128, 8, 3),
-                          (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3), (8, 8, 64, 64, 4, 4)]
+_CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 64, 64, 4, 3),
+                          (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
+_CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3),
+                          (8, 8, 64, 64, 4, 4)]
 # On the interpreter: one small tile each (TK = 8 must divide the channels of the reduction), the
 # forward one unsplit and split.
 _CONV_DESC_INTERPRETER_TILES = {"conv_nhwc_desc.tc": [(4, 4, 8, 8, 1, 4, 3), (4, 4, 8, 8, 3, 4, 3)],
@@ -569,7 +569,7 @@ def _conv2d_nhwc_gathers(x, w, y, shape, type_name):
 # (TM, TN, TK, num_warps, num_stages) of the backward kernels on the GPU; TK must divide CO in
 # conv_nhwc_dgrad.tc, so there it is fixed by the caller and only (TM, TN, warps, stages) count.
 _CONV_BACKWARD_TILES = [(128, 128, 64, 8, 3), (128, 64, 32, 4, 3), (64, 128, 64, 4, 3),
-                        (64, 64, 32, 4, 3)]
+                        (64, 64, 32, 4, 3), (128, 64, 64, 4, 2)]
 # ptxas -v (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas); conv_nhwc_dgrad.tc
 # spilled 20 bytes at 64 x 64 x 8 in float with 4 warps.
 _CONV_BACKWARD_FLOAT_TILES = [(64, 64, 8, 8, 3), (32, 64, 8, 4, 3)]
