@@ -1990,6 +1990,18 @@ CONV_NHWC_DESC_CONFIGS = [
     ({"TYPE": "double", "ACC": "double", "TP": 4, "TQ": 2, "TN": 8, "TK": 8, "SPLIT": 2}, (2, 2), (0, 2),
      (1, 2), False),
     ({"TYPE": "half", "TP": 8, "TQ": 8, "TN": 64, "TK": 64, "SPLIT": 9}, (3, 3), (1, 1), (1, 1), True),
+    # BOXES images per tile (the rectangle in images z .. z + BOXES - 1, one box of them each k-step, grid
+    # axis 2 CDIV(Z, BOXES) * SPLIT layers), on Z = 2 * BOXES + 1 images: the last tile's boxes but the first
+    # reach past the last image (zero fill, stores dropped), and a tile at the wrong image leaves some image
+    # unwritten. Odd sizes, padding, dilation, split, and bench/conv_suite.py's
+    # 8 x 8 rectangle in two images (128 pixels: wgmma, bulk tensor copies and store in the tma and backend
+    # variants), 4 images (two past the end) as one 64-pixel tile.
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8, "BOXES": 2}, (3, 3), (1, 1), (1, 1), False),
+    ({"TYPE": "half", "TP": 2, "TQ": 8, "TN": 16, "TK": 16, "BOXES": 2}, (2, 3), (1, 2), (2, 1), True),
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8, "BOXES": 2, "SPLIT": 4}, (3, 3), (1, 1), (1, 1),
+     False),
+    ({"TYPE": "half", "TP": 8, "TQ": 8, "TN": 64, "TK": 64, "BOXES": 2}, (3, 3), (1, 1), (1, 1), True),
+    ({"TYPE": "half", "TP": 4, "TQ": 4, "TN": 64, "TK": 32, "BOXES": 4}, (3, 3), (0, 1), (1, 2), True),
 ]
 
 
@@ -2000,7 +2012,8 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     tp, tq, tn, tk = defines["TP"], defines["TQ"], defines["TN"], defines["TK"]
     r, s = rs
     unit = 16 if aligned else 1
-    z = 2
+    boxes = defines.get("BOXES", 1)
+    z = 2 if boxes == 1 else 2 * boxes + 1
     ci = 16 * int(rng.integers(1, 3)) if aligned else not_multiple(rng, 3, 2 * tk - 1, tk)
     # Aligned with wide blocks: CO a multiple of 16 channels that TN does not divide, so that the tma and
     # backend variants store Y's box by bulk tensor stores clipped at CO (tensor-stores).
@@ -2013,9 +2026,9 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     y, (ldy_z, ldy_p, ldy_q) = poisoned_nhwc(rng, (z, p, q, co), ty, unit)
     # Split-K: poisoned partial tiles (each slice writes its whole tile before any is read), zero counters.
     split = defines.get("SPLIT", 1)
-    grid = (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), z * split)
-    tiles = grid[0] * grid[1] * z
-    partials = poisoned(tiles * split * tp * tq * tn, defines.get("ACC", "float"))
+    grid = (cdiv(p, tp) * cdiv(q, tq), cdiv(co, tn), cdiv(z, boxes) * split)
+    tiles = grid[0] * grid[1] * cdiv(z, boxes)
+    partials = poisoned(tiles * split * boxes * tp * tq * tn, defines.get("ACC", "float"))
     out = launch("conv_nhwc_desc.tc", defines, grid,
                  [("X", x), ("F", f), ("Y", y), ("Z", z), ("H", h), ("W", w), ("CI", ci), ("CO", co),
                   ("R", r), ("S", s), ("P", p), ("Q", q), ("pad_h", pad[0]), ("pad_w", pad[1]),
@@ -2025,7 +2038,7 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     expected = conv_reference(xv.transpose(0, 3, 1, 2), fv.transpose(3, 1, 2, 0), pad, (1, 1), p, q,
                               dil).transpose(0, 2, 3, 1)
     check_conv_output(out["Y"], expected, (ldy_z, ldy_p, ldy_q, 1), ty, r * s * ci,
-                      f"Y, CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil} split={split}")
+                      f"Y, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} pad={pad} dilation={dil} split={split}")
     np.testing.assert_array_equal(out["counters"], 0, err_msg="counters must be 0 on exit")
 
 
