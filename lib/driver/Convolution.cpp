@@ -142,29 +142,31 @@ std::optional<DescConvShape> DescConvShape::make(const ConvShape &Shape, std::st
   return DescConvShape(Shape);
 }
 
-ConvGrid descGrid(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN, int64_t Split) {
+ConvGrid descGrid(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN, int64_t Split,
+                  int64_t Boxes) {
   const ConvShape &Shape = Desc.shape();
   return {ceilDiv(Shape.outputHeight(), TP) * ceilDiv(Shape.outputWidth(), TQ),
-          ceilDiv(Shape.CO, TN), Shape.Z * Split};
+          ceilDiv(Shape.CO, TN), ceilDiv(Shape.Z, Boxes) * Split};
 }
 
 /// The output tiles of conv_nhwc_desc.tc: rectangles of output pixels times
-/// channel blocks, for every image.
-static int64_t descTiles(const ConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN) {
+/// channel blocks, for every Boxes images (the last ones may reach past Z).
+static int64_t descTiles(const ConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
+                         int64_t Boxes) {
   return ceilDiv(Shape.outputHeight(), TP) * ceilDiv(Shape.outputWidth(), TQ) *
-         ceilDiv(Shape.CO, TN) * Shape.Z;
+         ceilDiv(Shape.CO, TN) * ceilDiv(Shape.Z, Boxes);
 }
 
 NhwcWorkspace descWorkspace(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN,
-                            int64_t Split) {
-  return splitWorkspace(descTiles(Desc.shape(), TP, TQ, TN), TP * TQ * TN, Split);
+                            int64_t Split, int64_t Boxes) {
+  return splitWorkspace(descTiles(Desc.shape(), TP, TQ, TN, Boxes), Boxes * TP * TQ * TN, Split);
 }
 
 bool descSplitWorthwhile(const DescConvShape &Desc, int64_t TP, int64_t TQ, int64_t TN, int64_t TK,
-                         int64_t Split, int64_t SMs) {
+                         int64_t Split, int64_t SMs, int64_t Boxes) {
   const ConvShape &Shape = Desc.shape();
-  return splitWorthwhile(descTiles(Shape, TP, TQ, TN), Shape.R * Shape.S * ceilDiv(Shape.CI, TK),
-                         Split, SMs);
+  return splitWorthwhile(descTiles(Shape, TP, TQ, TN, Boxes),
+                         Shape.R * Shape.S * ceilDiv(Shape.CI, TK), Split, SMs);
 }
 
 /// The scalars every descriptor kernel takes first, in its order: Z, H, W,

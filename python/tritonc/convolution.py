@@ -15,9 +15,11 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
     shape.wgrad_slices(tm, tn, tk, programs)      conv_nhwc_wgrad.tc's split of its reduction
     shape.wgrad_grid(tm, tn, slices)              its grid, and wgrad_workspace(tm, tn) its workspace sizes
     shape.wgrad_arguments(dy, x, dw, ...)         conv_nhwc_wgrad.tc's argument list
-    shape.desc_grid(tp, tq, tn, split)            conv_nhwc_desc.tc's grid (stride 1, SPLIT = split)
-    shape.desc_workspace(tp, tq, tn, split)       sizes of its split-K workspace
-    shape.desc_split_worthwhile(tp, tq, tn, tk, split, sms)   whether its split-K tile is worth timing
+    shape.desc_grid(tp, tq, tn, split, boxes)     conv_nhwc_desc.tc's grid (stride 1, SPLIT = split,
+                                                  BOXES = boxes)
+    shape.desc_workspace(tp, tq, tn, split, boxes)   sizes of its split-K workspace
+    shape.desc_split_worthwhile(tp, tq, tn, tk, split, sms, boxes)   whether its split-K tile is worth
+                                                  timing
     shape.desc_arguments(x, f, y, ..., partials, counters)    its argument list
     shape.desc_dgrad_slices(tp, tq, tn, tk, programs)   conv_nhwc_desc_dgrad.tc's split of its k-steps
     shape.desc_dgrad_grid(tp, tq, tn, slices)     its grid (stride 1), desc_dgrad_workspace its workspace
@@ -193,30 +195,30 @@ class ConvShape:
         if self.stride != (1, 1):
             raise ValueError(f"{kernel} has stride 1 only (the shape's stride is {self.stride})")
 
-    def _desc_tiles(self, tp, tq, tn):
+    def _desc_tiles(self, tp, tq, tn, boxes):
         """conv_nhwc_desc.tc's output tiles: rectangles of output pixels times channel blocks, for
-        every image."""
+        every `boxes` images (the last ones may reach past Z)."""
         self._require_stride_one("conv_nhwc_desc.tc")
-        return _cdiv(self.p, tp) * _cdiv(self.q, tq) * _cdiv(self.co, tn) * self.z
+        return _cdiv(self.p, tp) * _cdiv(self.q, tq) * _cdiv(self.co, tn) * _cdiv(self.z, boxes)
 
-    def desc_grid(self, tp, tq, tn, split=1):
+    def desc_grid(self, tp, tq, tn, split=1, boxes=1):
         """conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN channels, the
-        SPLIT = split slices of each image's k-steps in the layers."""
+        SPLIT = split slices of the k-steps of each BOXES = boxes images in the layers."""
         self._require_stride_one("conv_nhwc_desc.tc")
-        return (_cdiv(self.p, tp) * _cdiv(self.q, tq), _cdiv(self.co, tn), self.z * split)
+        return (_cdiv(self.p, tp) * _cdiv(self.q, tq), _cdiv(self.co, tn), _cdiv(self.z, boxes) * split)
 
-    def desc_workspace(self, tp, tq, tn, split):
+    def desc_workspace(self, tp, tq, tn, split, boxes=1):
         """(ACC elements of `partials`, ints of `counters`) that conv_nhwc_desc.tc with SPLIT = split
-        needs: SPLIT partial tiles of TP * TQ x TN and one counter per output tile (zero on entry,
-        zero again on exit); (0, 0) unsplit."""
-        return _split_workspace(self._desc_tiles(tp, tq, tn), tp * tq * tn, split)
+        and BOXES = boxes needs: SPLIT partial tiles of BOXES * TP * TQ x TN and one counter per
+        output tile (zero on entry, zero again on exit); (0, 0) unsplit."""
+        return _split_workspace(self._desc_tiles(tp, tq, tn, boxes), boxes * tp * tq * tn, split)
 
-    def desc_split_worthwhile(self, tp, tq, tn, tk, split, sms):
-        """Whether conv_nhwc_desc.tc at TP x TQ x TN x TK with SPLIT = split is worth timing on a GPU
-        of `sms` multiprocessors: nhwc_split_worthwhile's rule over its output tiles and its R * S *
-        CDIV(CI, TK) k-steps."""
-        return _split_worthwhile(self._desc_tiles(tp, tq, tn), self.r * self.s * _cdiv(self.ci, tk),
-                                 split, sms)
+    def desc_split_worthwhile(self, tp, tq, tn, tk, split, sms, boxes=1):
+        """Whether conv_nhwc_desc.tc at TP x TQ x TN x TK with SPLIT = split and BOXES = boxes is
+        worth timing on a GPU of `sms` multiprocessors: nhwc_split_worthwhile's rule over its output
+        tiles and its R * S * CDIV(CI, TK) k-steps."""
+        return _split_worthwhile(self._desc_tiles(tp, tq, tn, boxes),
+                                 self.r * self.s * _cdiv(self.ci, tk), split, sms)
 
     def desc_arguments(self, x, f, y, x_strides: Sequence[int], ldf_co, y_strides: Sequence[int],
                        partials, counters):

@@ -249,24 +249,25 @@ def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilat
     assert not counters.any() and not partials.any()
 
 
-@pytest.mark.parametrize("split", [1, 5])
-def test_conv_nhwc_desc_arguments_run_on_the_interpreter(split):
+@pytest.mark.parametrize("split,boxes", [(1, 1), (5, 1), (1, 2), (5, 2)])
+def test_conv_nhwc_desc_arguments_run_on_the_interpreter(split, boxes):
     """desc_grid, desc_workspace and desc_arguments launch conv_nhwc_desc.tc, unsplit and with 5 slices
-    of its 3 * 2 * CDIV(12, 8) = 12 k-steps (runs of 2 and 3) adding through the workspace."""
+    of its 3 * 2 * CDIV(12, 8) = 12 k-steps (runs of 2 and 3) adding through the workspace; with BOXES = 2
+    on 3 images (the last tile's second image past Z)."""
     rng = np.random.default_rng(6)
-    shape = ConvShape(2, 12, 7, 9, 10, 3, 2, (1, 1), (1, 0), (2, 1))
+    shape = ConvShape(1 + boxes, 12, 7, 9, 10, 3, 2, (1, 1), (1, 0), (2, 1))
     tp, tq, tn, tk = 4, 4, 8, 8
     x = rng.uniform(-1, 1, (shape.z, shape.ci, shape.h, shape.w)).astype(np.float32)
     wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
     x_nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
     f = np.ascontiguousarray(wt.transpose(0, 2, 3, 1))  # CO x R x S x CI, as PyTorch's channels_last
     y = np.full((shape.z, shape.p, shape.q, shape.co), np.nan, dtype=np.float32)
-    partials, counters = shape.desc_workspace(tp, tq, tn, split)
+    partials, counters = shape.desc_workspace(tp, tq, tn, split, boxes)
     partials = np.full(max(partials, 1), np.nan, dtype=np.float32)  # any contents
     counters = np.zeros(max(counters, 1), dtype=np.int32)
-    defines = {"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk, "SPLIT": split}
+    defines = {"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk, "SPLIT": split, "BOXES": boxes}
     kernel = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True, defines=defines)
-    kernel[shape.desc_grid(tp, tq, tn, split)](*shape.desc_arguments(
+    kernel[shape.desc_grid(tp, tq, tn, split, boxes)](*shape.desc_arguments(
         x_nhwc.ravel(), f.ravel(), y.ravel(), (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci),
         shape.r * shape.s * shape.ci, (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co), partials,
         counters))
@@ -312,9 +313,11 @@ def test_desc_launches_match_the_table_the_cpp_library_is_checked_against():
     for number, kernel, (s, tiles, lds, launch, arguments) in lines:
         shape = ConvShape(*s[:7], (1, 1), tuple(s[7:9]), tuple(s[9:11]))
         if kernel == "forward":
-            tp, tq, tn, tk, split, sms = tiles
-            got = [int(shape.desc_split_worthwhile(tp, tq, tn, tk, split, sms)),
-                   *shape.desc_grid(tp, tq, tn, split), *shape.desc_workspace(tp, tq, tn, split)]
+            tp, tq, tn, tk, split, sms, *boxes = tiles  # BOXES last where not 1
+            boxes = boxes[0] if boxes else 1
+            got = [int(shape.desc_split_worthwhile(tp, tq, tn, tk, split, sms, boxes)),
+                   *shape.desc_grid(tp, tq, tn, split, boxes),
+                   *shape.desc_workspace(tp, tq, tn, split, boxes)]
             got_args = shape.desc_arguments("X", "F", "Y", lds[0:3], lds[3], lds[4:7], "p", "c")[3:-2]
         elif kernel == "dgrad":
             tp, tq, tn, tk, programs = tiles

@@ -118,24 +118,24 @@ struct NhwcStrides {
 };
 
 /// conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN
-/// channels, the Split slices (its SPLIT) of each image's k-steps in the
-/// layers.
+/// channels, the Split slices (its SPLIT) of the k-steps of each Boxes
+/// images (its BOXES) in the layers.
 ConvGrid descGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
-                  int64_t Split = 1);
+                  int64_t Split = 1, int64_t Boxes = 1);
 
 /// conv_nhwc_desc.tc's split-K workspace with SPLIT = Split, as
-/// nhwcWorkspace's: Split partial tiles of TP * TQ x TN ACC per output tile
-/// (rectangle, channel block and image) and a counter each; both 0 when
-/// Split is 1.
+/// nhwcWorkspace's: Split partial tiles of Boxes * TP * TQ x TN ACC per
+/// output tile (rectangle, channel block and Boxes images) and a counter
+/// each; both 0 when Split is 1.
 NhwcWorkspace descWorkspace(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
-                            int64_t Split);
+                            int64_t Split, int64_t Boxes = 1);
 
-/// Whether conv_nhwc_desc.tc at TP x TQ x TN x TK with SPLIT = Split is
-/// worth timing for Shape on a GPU of SMs multiprocessors:
+/// Whether conv_nhwc_desc.tc at TP x TQ x TN x TK with SPLIT = Split and
+/// BOXES = Boxes is worth timing for Shape on a GPU of SMs multiprocessors:
 /// nhwcSplitWorthwhile's rule over its output tiles and its R * S *
 /// CDIV(CI, TK) k-steps.
 bool descSplitWorthwhile(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN, int64_t TK,
-                         int64_t Split, int64_t SMs);
+                         int64_t Split, int64_t SMs, int64_t Boxes = 1);
 
 /// conv_nhwc_desc.tc's scalar arguments, in order, after its pointers X, F
 /// and Y: X's and Y's strides, F's between output channels (LdfCO). The

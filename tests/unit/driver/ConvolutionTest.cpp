@@ -206,11 +206,11 @@ TEST(Convolution, DescriptorLaunchesMatchTheSharedTable) {
     ASSERT_TRUE(Desc) << Error;
     std::vector<int64_t> Launch, Arguments;
     if (Line.Kernel == "forward") {
-      ASSERT_EQ(T.size(), 6u);
-      int64_t Split = T[4];
-      ConvGrid Grid = descGrid(*Desc, T[0], T[1], T[2], Split);
-      NhwcWorkspace Workspace = descWorkspace(*Desc, T[0], T[1], T[2], Split);
-      Launch = {descSplitWorthwhile(*Desc, T[0], T[1], T[2], T[3], Split, T[5]),
+      ASSERT_TRUE(T.size() == 6u || T.size() == 7u);
+      int64_t Split = T[4], Boxes = T.size() == 7u ? T[6] : 1;
+      ConvGrid Grid = descGrid(*Desc, T[0], T[1], T[2], Split, Boxes);
+      NhwcWorkspace Workspace = descWorkspace(*Desc, T[0], T[1], T[2], Split, Boxes);
+      Launch = {descSplitWorthwhile(*Desc, T[0], T[1], T[2], T[3], Split, T[5], Boxes),
                 Grid[0],
                 Grid[1],
                 Grid[2],
