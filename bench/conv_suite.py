@@ -95,6 +95,15 @@ CONV_NHWC_DESC_SMALL_CONFIGS = [
     (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4), (8, 16, 128, 64, 8, 8, 4), (8, 16, 64, 64, 4, 4, 4),
 ]
 QUICK_CONV_NHWC_DESC_SMALL_CONFIGS = [(8, 8, 64, 64, 9, 4, 4)]
+# conv_nhwc_desc.tc with BOXES images per tile (the TP x TQ rectangle in BOXES consecutive images, one
+# [BOXES, TP, TQ, 64] box each k-step): (TP, TQ, TN, TK, BOXES, warps, stages), unsplit, timed where
+# BOXES divides Z. 8 x 8 x 2 is a 128-pixel tile without idle rows on 56 x 56 images (8 x 16 rectangles
+# compute 56 x 64 pixels: Z = 32 at TN = 256 is 896 programs instead of 784, issue 28) and on 8 x 8 ones
+# (whole images, two per tile). The PTX of 8 x 8 x 2 x 256 w8 s3 is that of 8 x 16 x 256 w8 s3 but for
+# the tile's coordinates (lit conv-nhwc-desc-stores.test); ptxas -v (sm_90a): no spills.
+CONV_NHWC_DESC_BOXES_CONFIGS = [(8, 8, 256, 64, 2, 8, 3), (8, 8, 128, 64, 2, 8, 4), (8, 8, 128, 64, 2, 4, 4),
+                                (8, 8, 64, 64, 2, 4, 4)]
+QUICK_CONV_NHWC_DESC_BOXES_CONFIGS = [(8, 8, 128, 64, 2, 4, 4)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
 # tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against
@@ -164,13 +173,13 @@ def _desc_launch(cs, cfg, kern, x_nhwc, w_nhwc, y):
     (CO, R, S, CI in memory) read as CO x (R*S) x CI; a split candidate (its SPLIT block) with its own
     workspace (partials of any contents, counters zero: the kernel leaves them zero)."""
     tp, tq, tn = cfg.block("TP"), cfg.block("TQ"), cfg.block("TN")
-    split = dict(cfg.blocks).get("SPLIT", 1)
-    partials, counters = cs.desc_workspace(tp, tq, tn, split)
+    split, boxes = dict(cfg.blocks).get("SPLIT", 1), dict(cfg.blocks).get("BOXES", 1)
+    partials, counters = cs.desc_workspace(tp, tq, tn, split, boxes)
     args = cs.desc_arguments(x_nhwc, w_nhwc, y, (x_nhwc.stride(0), x_nhwc.stride(2), x_nhwc.stride(3)),
                              w_nhwc.stride(0), (y.stride(0), y.stride(2), y.stride(3)),
                              torch.empty(max(partials, 1), device="cuda", dtype=torch.float32),
                              torch.zeros(max(counters, 1), device="cuda", dtype=torch.int32))
-    grid = cs.desc_grid(tp, tq, tn, split)
+    grid = cs.desc_grid(tp, tq, tn, split, boxes)
     return lambda: kern[grid](*args)
 
 
@@ -215,16 +224,22 @@ def _desc_candidates(cs, file, macros, configs, split=None):
 def _forward_desc_candidates(cs, quick, sms):
     """conv_nhwc_desc.tc's candidates for cs: stride 1 and no dilation (a box reads consecutive
     pixels), TK dividing CI and TN up to max(CO, 64); the small-problem tiles too, the split ones only
-    where ConvShape.desc_split_worthwhile keeps them on `sms` multiprocessors."""
+    where ConvShape.desc_split_worthwhile keeps them on `sms` multiprocessors; the tiles of BOXES images
+    where BOXES divides Z (no idle image in the last tile)."""
     if cs.dilation != (1, 1) or cs.stride != (1, 1):
         return []
     unsplit = QUICK_CONV_NHWC_DESC_CONFIGS if quick else CONV_NHWC_DESC_CONFIGS
     configs = [c[:4] + (1,) + c[4:] for c in unsplit]
     configs += QUICK_CONV_NHWC_DESC_SMALL_CONFIGS if quick else CONV_NHWC_DESC_SMALL_CONFIGS
+    configs = [c[:5] + (1,) + c[5:] for c in configs]  # (TP, TQ, TN, TK, SPLIT, BOXES, warps, stages)
+    configs += [c[:4] + (1,) + c[4:] for c in (QUICK_CONV_NHWC_DESC_BOXES_CONFIGS if quick
+                                               else CONV_NHWC_DESC_BOXES_CONFIGS) if cs.z % c[4] == 0]
     configs = [c for c in configs if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)
-               and cs.desc_split_worthwhile(*c[:5], sms)]
+               and cs.desc_split_worthwhile(*c[:5], sms, c[5])]
+    # SPLIT and BOXES named only where not 1 (the kernel's defaults)
     return [DescCandidate("conv_nhwc_desc.tc", tuple(zip(("TP", "TQ", "TN", "TK"), c[:4]))
-                          + ((("SPLIT", c[4]),) if c[4] > 1 else ()), *c[5:]) for c in configs]
+                          + tuple((name, v) for name, v in (("SPLIT", c[4]), ("BOXES", c[5])) if v > 1),
+                          *c[6:]) for c in configs]
 
 
 def _problem(shape, dtype):

@@ -5,9 +5,9 @@ Compiles kernels/conv.tc, kernels/conv_nhwc.tc and the backward kernels conv_nhw
 conv_nhwc_wgrad.tc with an fp32 accumulator at every configuration of bench/conv_suite.py (CONV_CONFIGS,
 CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DGRAD_CONFIGS and
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels conv_nhwc_desc.tc, conv_nhwc_desc_dgrad.tc and
-conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, the split-K CONV_NHWC_DESC_SMALL_CONFIGS,
-CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in fp16 and bf16, as the benchmark compiles them) and
-the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, the split-K CONV_NHWC_DESC_SMALL_CONFIGS, the
+tiles of two images CONV_NHWC_DESC_BOXES_CONFIGS, CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
+fp16 and bf16, as the benchmark compiles them) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -76,12 +76,14 @@ DESC_LISTS = [
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"),
      ("half", "bfloat16")),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_BOXES_CONFIGS", ("TP", "TQ", "TN", "TK", "BOXES"),
+     ("half", "bfloat16")),
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
 ]
 # tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
 OPS_DESC_LISTS = [
-    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK", "SPLIT")),
+    ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES")),
     ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
     ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
 ]

@@ -58,10 +58,11 @@ CONV_SHAPES = [(2, 64, 128, 13, 19, 1, 1), (1, 96, 200, 30, 17, 2, 2), (3, 64, 6
                (1, 64, 176, 9, 21, 1, 1)]
 
 
-@pytest.mark.parametrize("warps,tn,stages,split", [(4, 128, 4, 1), (8, 128, 4, 1), (8, 256, 3, 1),
-                                                  (4, 128, 4, 4)])
+@pytest.mark.parametrize("warps,tq,tn,stages,split,boxes", [
+    (4, 16, 128, 4, 1, 1), (8, 16, 128, 4, 1, 1), (8, 16, 256, 3, 1, 1), (4, 16, 128, 4, 4, 1),
+    (8, 8, 256, 3, 1, 2), (4, 8, 128, 4, 1, 2), (4, 8, 128, 4, 4, 2)])
 @pytest.mark.parametrize("z,ci,co,h,w,pad,dil", CONV_SHAPES)
-def test_conv_nhwc_desc_rings_on_the_gpu(warps, tn, stages, split, z, ci, co, h, w, pad, dil):
+def test_conv_nhwc_desc_rings_on_the_gpu(warps, tq, tn, stages, split, boxes, z, ci, co, h, w, pad, dil):
     """kernels/conv_nhwc_desc.tc at bench/conv_suite.py's 8x16x128x64 and 8x16x256x64 tiles (the default
     wgmma rings): on sm_90a both operands are rings of bulk tensor copies (4-D boxes of the image
     at each tap's shift, the padding their zero fill; 3-D boxes of the channels_last filter into
@@ -71,9 +72,13 @@ def test_conv_nhwc_desc_rings_on_the_gpu(warps, tn, stages, split, z, ci, co, h,
     16-byte pieces of a row) the output tile leaves by bulk tensor stores of Y's box, clipped by the
     engine at P, Q and CO (tensor-stores), with no st.global; CO = 200 keeps the masked stores. With
     SPLIT = 4 the k-steps are split over grid axis 2, the slices' partial tiles added by the last one
-    through the workspace (st.global and ld.global of it), whose store is still the bulk tensor store."""
-    k = tritonc.compile(str(CONV), defines={"TYPE": "half", "ACC": "float", "TP": 8, "TQ": 16, "TN": tn,
-                                            "TK": 64, "SPLIT": split}, num_warps=warps, num_stages=stages)
+    through the workspace (st.global and ld.global of it), whose store is still the bulk tensor store.
+    With BOXES = 2 (8 x 8 rectangles in two images, bench/conv_suite.py's CONV_NHWC_DESC_BOXES_CONFIGS)
+    the boxes are [2, 8, 8, 64] and [2, 8, 8, TN]; an odd Z has the last tile's second image past the
+    end (zero fill, stores clipped)."""
+    k = tritonc.compile(str(CONV), defines={"TYPE": "half", "ACC": "float", "TP": 8, "TQ": tq, "TN": tn,
+                                            "TK": 64, "SPLIT": split, "BOXES": boxes},
+                        num_warps=warps, num_stages=stages)
     r = s = 3
     x = torch.randn(z, ci, h, w, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     f = (torch.randn(co, ci, r, s, device="cuda", dtype=torch.float16) / (9 * ci) ** 0.5).to(
@@ -82,9 +87,9 @@ def test_conv_nhwc_desc_rings_on_the_gpu(warps, tn, stages, split, z, ci, co, h,
     p, q = ref.shape[2], ref.shape[3]
     y = torch.full((z, co, p, q), float("nan"), device="cuda", dtype=torch.float16).to(
         memory_format=torch.channels_last)
-    grid = ((p + 7) // 8 * ((q + 15) // 16), (co + tn - 1) // tn, z * split)
-    tiles = grid[0] * grid[1] * z
-    partials = torch.full((tiles * split * 8 * 16 * tn,), float("nan"), device="cuda")  # any contents
+    grid = ((p + 7) // 8 * ((q + tq - 1) // tq), (co + tn - 1) // tn, (z + boxes - 1) // boxes * split)
+    tiles = grid[0] * grid[1] * grid[2] // split
+    partials = torch.full((tiles * split * boxes * 8 * tq * tn,), float("nan"), device="cuda")  # any contents
     counters = torch.zeros(tiles, device="cuda", dtype=torch.int32)
     k[grid](x, f, y, z, h, w, ci, co, r, s, p, q, pad, pad, dil, dil, x.stride(0), x.stride(2), x.stride(3),
             f.stride(0), y.stride(0), y.stride(2), y.stride(3), partials, counters)

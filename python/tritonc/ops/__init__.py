@@ -374,28 +374,32 @@ def _run_fastest(key, launchers, interpret):
 
 # The descriptor kernels (stride 1) on the GPU, 16-bit types, at bench/conv_suite.py's tiles; ctest
 # conv_spills_ptxas checks these lists for spills too. conv_nhwc_desc.tc: (TP, TQ, TN, TK, SPLIT,
-# warps, stages), the benchmark's CONV_NHWC_DESC_CONFIGS (8 x 16 = 128 output pixels per tile,
-# unsplit) and a few of its CONV_NHWC_DESC_SMALL_CONFIGS (8 x 8 pixels, and split-K ones timed only
-# where the output tiles leave SMs idle: ConvShape.desc_split_worthwhile); conv_nhwc_desc_dgrad.tc:
+# BOXES, warps, stages), the benchmark's CONV_NHWC_DESC_CONFIGS (8 x 16 = 128 output pixels per tile,
+# unsplit), a few of its CONV_NHWC_DESC_SMALL_CONFIGS (8 x 8 pixels, and split-K ones timed only
+# where the output tiles leave SMs idle: ConvShape.desc_split_worthwhile) and of its
+# CONV_NHWC_DESC_BOXES_CONFIGS (8 x 8 pixels in two images, timed where 2 divides Z); conv_nhwc_desc_dgrad.tc:
 # (TP, TQ, TN, TK, ...), CONV_DESC_DGRAD_CONFIGS; conv_nhwc_desc_wgrad.tc: (TP, TQ, TM, TN, ...),
 # CONV_DESC_WGRAD_CONFIGS.
-_CONV_DESC_TILES = [(8, 16, 128, 64, 1, 8, 4), (8, 16, 256, 64, 1, 8, 3), (8, 16, 128, 64, 1, 4, 4),
-                    (8, 16, 64, 64, 1, 4, 4), (8, 8, 64, 64, 1, 4, 4), (8, 8, 64, 64, 9, 4, 4),
-                    (8, 8, 64, 64, 18, 4, 3), (8, 16, 128, 64, 2, 8, 4), (8, 16, 128, 64, 4, 8, 4)]
+_CONV_DESC_TILES = [(8, 16, 128, 64, 1, 1, 8, 4), (8, 16, 256, 64, 1, 1, 8, 3), (8, 16, 128, 64, 1, 1, 4, 4),
+                    (8, 16, 64, 64, 1, 1, 4, 4), (8, 8, 64, 64, 1, 1, 4, 4), (8, 8, 64, 64, 9, 1, 4, 4),
+                    (8, 8, 64, 64, 18, 1, 4, 3), (8, 16, 128, 64, 2, 1, 8, 4), (8, 16, 128, 64, 4, 1, 8, 4),
+                    (8, 8, 256, 64, 1, 2, 8, 3), (8, 8, 128, 64, 1, 2, 4, 4)]
 _CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 64, 64, 4, 3),
                           (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
 _CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3),
                           (8, 8, 64, 64, 4, 4)]
 # On the interpreter: one small tile each (TK = 8 must divide the channels of the reduction), the
 # forward one unsplit and split.
-_CONV_DESC_INTERPRETER_TILES = {"conv_nhwc_desc.tc": [(4, 4, 8, 8, 1, 4, 3), (4, 4, 8, 8, 3, 4, 3)],
+_CONV_DESC_INTERPRETER_TILES = {"conv_nhwc_desc.tc": [(4, 4, 8, 8, 1, 1, 4, 3), (4, 4, 8, 8, 3, 1, 4, 3),
+                                                      (4, 4, 8, 8, 1, 2, 4, 3)],
                                 "conv_nhwc_desc_dgrad.tc": [(4, 4, 8, 8, 4, 3)],
                                 "conv_nhwc_desc_wgrad.tc": [(4, 4, 8, 8, 4, 3)]}
 # Each kernel's block macros in its tiles' order (then warps and stages), and the parameters (reduced
 # channels, output channels) the tile sizes are pruned against: TK divides the reduced channels (no idle
 # tensor-core columns), and the output channel blocks are at most max(64, the channels).
 _CONV_DESC_KERNELS = {
-    "conv_nhwc_desc.tc": (("TP", "TQ", "TN", "TK", "SPLIT"), _CONV_DESC_TILES, ("CI", {"TN": "CO"})),
+    "conv_nhwc_desc.tc": (("TP", "TQ", "TN", "TK", "SPLIT", "BOXES"), _CONV_DESC_TILES,
+                          ("CI", {"TN": "CO"})),
     "conv_nhwc_desc_dgrad.tc": (("TP", "TQ", "TN", "TK"), _CONV_DESC_DGRAD_TILES, ("CO", {"TN": "CI"})),
     "conv_nhwc_desc_wgrad.tc": (("TP", "TQ", "TM", "TN"), _CONV_DESC_WGRAD_TILES,
                                 (None, {"TM": "CO", "TN": "CI"})),
@@ -419,11 +423,14 @@ def _multiprocessors(device):
 
 def _desc_split_fits(defines, shape, sms):
     """Whether a conv_nhwc_desc.tc tile (its defines) is worth timing for shape on `sms`
-    multiprocessors: unsplit always, split where ConvShape.desc_split_worthwhile keeps it (every
-    tile on the interpreter, sms None). The other descriptor kernels have no SPLIT."""
-    split = defines.get("SPLIT", 1)
+    multiprocessors: BOXES images per tile only where BOXES divides Z (no idle image in the last
+    tile); unsplit always, split where ConvShape.desc_split_worthwhile keeps it (every tile on the
+    interpreter, sms None). The other descriptor kernels have neither SPLIT nor BOXES."""
+    split, boxes = defines.get("SPLIT", 1), defines.get("BOXES", 1)
+    if shape.z % boxes:
+        return False
     return split == 1 or sms is None or shape.desc_split_worthwhile(
-        defines["TP"], defines["TQ"], defines["TN"], defines["TK"], split, sms)
+        defines["TP"], defines["TQ"], defines["TN"], defines["TK"], split, sms, boxes)
 
 
 def _desc_shape_of_arguments(named):
@@ -513,19 +520,21 @@ def _conv2d_nhwc(x, w, shape, type_name):
 
 def _conv2d_nhwc_desc(tuner, x, w, y, shape):
     """conv_nhwc_desc.tc: boxes of the input at each tap's shift and of the channels_last filter; small
-    images split their k-steps into SPLIT slices."""
+    images split their k-steps into SPLIT slices, and a tile may take its rectangle in BOXES images."""
     f = _channels_last_filter(w)
     # A workspace for the largest split candidate (the tuner times them all with these arguments): the
     # partial tiles of any contents, the counters zero (the kernel leaves them zero).
     sms = _multiprocessors(_device_of(x))
     candidates = _desc_candidates("conv_nhwc_desc.tc", tuner.configs, shape, sms)
     partials, counters = (max(sizes) for sizes in zip(*(
-        shape.desc_workspace(c.defines["TP"], c.defines["TQ"], c.defines["TN"], c.defines["SPLIT"])
+        shape.desc_workspace(c.defines["TP"], c.defines["TQ"], c.defines["TN"], c.defines["SPLIT"],
+                             c.defines["BOXES"])
         for c in candidates)))
     args = shape.desc_arguments(x, f, y, _nhwc_strides(x), f.stride(0), _nhwc_strides(y),
                                 torch.empty(max(partials, 1), dtype=torch.float32, device=x.device),
                                 _zeroed_workspace(x.device, counters))
-    tuner[lambda meta: shape.desc_grid(meta["TP"], meta["TQ"], meta["TN"], meta["SPLIT"])](*args)
+    tuner[lambda meta: shape.desc_grid(meta["TP"], meta["TQ"], meta["TN"], meta["SPLIT"], meta["BOXES"])](
+        *args)
 
 
 def _conv_is_gemm(x, shape):
