@@ -120,8 +120,8 @@ struct NhwcStrides {
 /// conv_nhwc_desc.tc's grid: TP x TQ rectangles of output pixels, CO in TN
 /// channels, the Split slices (its SPLIT) of the k-steps of each Boxes
 /// images (its BOXES) in the layers.
-ConvGrid descGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN,
-                  int64_t Split = 1, int64_t Boxes = 1);
+ConvGrid descGrid(const DescConvShape &Shape, int64_t TP, int64_t TQ, int64_t TN, int64_t Split = 1,
+                  int64_t Boxes = 1);
 
 /// conv_nhwc_desc.tc's split-K workspace with SPLIT = Split, as
 /// nhwcWorkspace's: Split partial tiles of Boxes * TP * TQ x TN ACC per
