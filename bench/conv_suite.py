@@ -96,14 +96,17 @@ CONV_NHWC_DESC_SMALL_CONFIGS = [
 ]
 QUICK_CONV_NHWC_DESC_SMALL_CONFIGS = [(8, 8, 64, 64, 9, 4, 4)]
 # conv_nhwc_desc.tc with BOXES images per tile (the TP x TQ rectangle in BOXES consecutive images, one
-# [BOXES, TP, TQ, 64] box each k-step): (TP, TQ, TN, TK, BOXES, warps, stages), unsplit, timed where
-# BOXES divides Z. 8 x 8 x 2 is a 128-pixel tile without idle rows on 56 x 56 images (8 x 16 rectangles
-# compute 56 x 64 pixels: Z = 32 at TN = 256 is 896 programs instead of 784, issue 28) and on 8 x 8 ones
-# (whole images, two per tile). The PTX of 8 x 8 x 2 x 256 w8 s3 is that of 8 x 16 x 256 w8 s3 but for
-# the tile's coordinates (lit conv-nhwc-desc-stores.test); ptxas -v (sm_90a): no spills.
-CONV_NHWC_DESC_BOXES_CONFIGS = [(8, 8, 256, 64, 2, 8, 3), (8, 8, 128, 64, 2, 8, 4), (8, 8, 128, 64, 2, 4, 4),
-                                (8, 8, 64, 64, 2, 4, 4)]
-QUICK_CONV_NHWC_DESC_BOXES_CONFIGS = [(8, 8, 128, 64, 2, 4, 4)]
+# [BOXES, TP, TQ, 64] box each k-step): (TP, TQ, TN, TK, SPLIT, BOXES, warps, stages), timed where BOXES
+# divides Z (and the split ones where ConvShape.desc_split_worthwhile keeps them). 8 x 8 x 2 is a
+# 128-pixel tile without idle rows on 56 x 56 images (8 x 16 rectangles compute 56 x 64 pixels: Z = 32 at
+# TN = 256 is 896 programs instead of 784, issue 28) and on 8 x 8 ones (whole images, two per tile: Z = 32
+# is 32 tiles of 128 channels or 64 of 64, in 4 or 2 slices 128 programs). The PTX of 8 x 8 x 2 x 256 w8
+# s3 is that of 8 x 16 x 256 w8 s3 but for the tile's coordinates (lit conv-nhwc-desc-stores.test);
+# ptxas -v (sm_90a): no spills.
+CONV_NHWC_DESC_BOXES_CONFIGS = [(8, 8, 256, 64, 1, 2, 8, 3), (8, 8, 128, 64, 1, 2, 8, 4),
+                                (8, 8, 128, 64, 1, 2, 4, 4), (8, 8, 64, 64, 1, 2, 4, 4),
+                                (8, 8, 128, 64, 4, 2, 4, 4), (8, 8, 64, 64, 2, 2, 4, 4)]
+QUICK_CONV_NHWC_DESC_BOXES_CONFIGS = [(8, 8, 128, 64, 1, 2, 4, 4)]
 # conv_nhwc_dgrad.tc: TK divides CO. conv_nhwc_wgrad.tc: TK is the block of output pixels. ptxas -v
 # (sm_90a) reports no spills for any of these (ctest conv_spills_ptxas). 128x256x64 w8 is the fastest
 # tile of both at Z=32 256@56² in an exploration on the H200 (2026-11-28: dgrad 0.58x cuDNN against
@@ -232,8 +235,8 @@ def _forward_desc_candidates(cs, quick, sms):
     configs = [c[:4] + (1,) + c[4:] for c in unsplit]
     configs += QUICK_CONV_NHWC_DESC_SMALL_CONFIGS if quick else CONV_NHWC_DESC_SMALL_CONFIGS
     configs = [c[:5] + (1,) + c[5:] for c in configs]  # (TP, TQ, TN, TK, SPLIT, BOXES, warps, stages)
-    configs += [c[:4] + (1,) + c[4:] for c in (QUICK_CONV_NHWC_DESC_BOXES_CONFIGS if quick
-                                               else CONV_NHWC_DESC_BOXES_CONFIGS) if cs.z % c[4] == 0]
+    configs += [c for c in (QUICK_CONV_NHWC_DESC_BOXES_CONFIGS if quick else CONV_NHWC_DESC_BOXES_CONFIGS)
+                if cs.z % c[5] == 0]
     configs = [c for c in configs if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)
                and cs.desc_split_worthwhile(*c[:5], sms, c[5])]
     # SPLIT and BOXES named only where not 1 (the kernel's defaults)

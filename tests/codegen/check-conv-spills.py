@@ -76,7 +76,7 @@ DESC_LISTS = [
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"),
      ("half", "bfloat16")),
-    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_BOXES_CONFIGS", ("TP", "TQ", "TN", "TK", "BOXES"),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_BOXES_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES"),
      ("half", "bfloat16")),
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
