@@ -43,6 +43,7 @@ void GpuState::startProgram() {
   PendingValues.clear();
   Groups.assign(1, ThreadGroup{});
   Current = 0;
+  RetiredReads.clear();
 }
 
 //===----------------------------------------------------------------------===//
@@ -52,6 +53,35 @@ void GpuState::startProgram() {
 void GpuState::forkPartitions(size_t Count) {
   Groups.resize(1);
   Groups.resize(Count + 1);
+  for (size_t K = 1; K <= Count; ++K) {
+    Groups[K].Clock.assign(Count + 1, 0);
+    Groups[K].Clock[K] = 1;
+  }
+  RetiredReads.clear();
+  for (auto &[Addr, B] : Barriers) {
+    B.Released.assign(Count + 1, 0);
+    B.Completed.assign(Count + 1, 0);
+  }
+}
+
+namespace {
+void joinClocks(std::vector<uint64_t> &Into, const std::vector<uint64_t> &From) {
+  Into.resize(std::max(Into.size(), From.size()), 0);
+  for (size_t K = 0; K < From.size(); ++K)
+    Into[K] = std::max(Into[K], From[K]);
+}
+} // namespace
+
+void GpuState::checkOrderedAfterReads(const CInst &I, uint64_t Begin, uint64_t End) {
+  const std::vector<uint64_t> &Clock = group().Clock;
+  for (const RetiredRead &R : RetiredReads)
+    if (R.Owner != Current && R.Begin < End && Begin < R.End && Clock[R.Owner] < R.Epoch)
+      fail(I, "overwrites shared memory that the " + where(R.Src) + " of partition " +
+                  std::to_string(R.Owner - 1) +
+                  " read, but no mbarrier_wait orders this write after that read's wgmma_wait "
+                  "(missing a wait on the mbarrier the reading partition arrives on)");
+  std::erase_if(RetiredReads,
+                [&](const RetiredRead &R) { return Begin <= R.Begin && R.End <= End; });
 }
 
 void GpuState::leavePartition(const CInst &At) {
@@ -73,6 +103,11 @@ void GpuState::joinPartitions() {
   std::fill(AccessedBy.begin(), AccessedBy.end(), 0);
   Current = 0;
   Groups.resize(1);
+  RetiredReads.clear();
+  for (auto &[Addr, B] : Barriers) {
+    B.Released.clear();
+    B.Completed.clear();
+  }
 }
 
 bool GpuState::waitReady(const CInst &I) {
@@ -211,8 +246,10 @@ void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool Asyn
 
 void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What,
                           const ir::Layout *By) {
-  if (Groups.size() > 1)
+  if (Groups.size() > 1) {
     checkPartitionAccess(I, Begin, End);
+    checkOrderedAfterReads(I, Begin, End);
+  }
   if (const AsyncOp *Op = pendingOverlap(Begin, End, true, true)) {
     bool IsWrite = Op->Kind == AsyncKind::CpAsync || Op->Kind == AsyncKind::TmaLoad;
     fail(I, std::string(What) + " shared memory that the pending " + where(Op->Src) + " still " +
@@ -308,6 +345,8 @@ void GpuState::retire(AsyncKind Kind, int64_t Before) {
     // fence.
     if (Kind == AsyncKind::CpAsync)
       land(Op, Init | UnsyncedWrite | Unfenced);
+    if (Kind == AsyncKind::WgmmaRead && Current)
+      RetiredReads.push_back({Op.Begin, Op.End, Current, group().Clock[Current], Op.Src});
   }
   Pending = std::move(Kept);
 }
@@ -466,6 +505,10 @@ void GpuState::tryCompletePhase(uint64_t Addr, Mbarrier &B) {
       Op.Landed = true;
   ++B.Phase;
   ++CompletedPhases;
+  if (!B.Released.empty()) {
+    joinClocks(B.Completed, B.Released);
+    std::fill(B.Released.begin(), B.Released.end(), 0);
+  }
   B.Pending = B.Arrivals;
   B.TxExpected = B.TxIssued = 0;
 }
@@ -479,11 +522,16 @@ void GpuState::execMbarrier(const CInst &I) {
       if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr)
         fail(I, "initializes an mbarrier that the pending " + where(Op.Src) + " still signals");
     Mbarrier &B = Barriers[Addr];
-    B = Mbarrier{I.Src->Count, I.Src->Count, 0, 0, 0, I.Src};
+    B = Mbarrier{I.Src->Count, I.Src->Count, 0, 0, 0, I.Src, {}, {}};
     return;
   }
   case Opcode::MbarrierArrive: {
     Mbarrier &B = barrierAt(I, Addr);
+    if (Current) {
+      // The arrival releases what the partition did so far.
+      joinClocks(B.Released, group().Clock);
+      ++group().Clock[Current];
+    }
     --B.Pending;
     tryCompletePhase(Addr, B);
     return;
@@ -504,6 +552,8 @@ void GpuState::execMbarrier(const CInst &I) {
                   std::to_string(B.Pending) + " of " + std::to_string(B.Arrivals) +
                   " arrivals missing, " + std::to_string(B.TxIssued) + " of " +
                   std::to_string(B.TxExpected) + " expected bytes in flight); a wrong phase?");
+    if (Current)
+      joinClocks(group().Clock, B.Completed); // the wait acquires the releases
     std::vector<AsyncOp> Kept;
     for (AsyncOp &Op : Pending) {
       if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr && Op.Landed)

@@ -117,6 +117,19 @@ private:
     int64_t TxExpected = 0, TxIssued = 0;
     uint64_t Phase = 0; ///< Completed phases.
     const ir::Instruction *Init = nullptr;
+    /// Inside a warp_specialize: the partitions' clocks that the arrivals
+    /// of the current phase released, and those of the completed phases,
+    /// which a wait acquires (indexed by thread group; empty outside).
+    std::vector<uint64_t> Released, Completed;
+  };
+  /// A read of [Begin, End) through the async proxy by partition Owner,
+  /// retired (its wgmma_wait) in Owner's epoch Epoch: a later write by
+  /// another partition must be ordered after it through an mbarrier.
+  struct RetiredRead {
+    uint64_t Begin, End;
+    uint8_t Owner;
+    uint64_t Epoch;
+    const ir::Instruction *Src;
   };
 
   [[noreturn]] void fail(const CInst &I, const std::string &Msg);
@@ -221,7 +234,18 @@ private:
   struct ThreadGroup {
     int64_t NextCpGroup = 0, NextStoreGroup = 0, NextWgmmaGroup = 0;
     bool WgmmaFenced = false;
+    /// Inside a warp_specialize, a vector clock: Clock[k] is the last epoch
+    /// of partition k (thread group k) this group is ordered after; its own
+    /// entry is its current epoch, which each mbarrier_arrive ends.
+    std::vector<uint64_t> Clock;
   };
+  /// Reads by partitions that a write by another must follow; cleared at
+  /// the join (a CTA-wide barrier).
+  std::vector<RetiredRead> RetiredReads;
+  /// Fails if the current partition writes [Begin, End) without being
+  /// ordered after another partition's retired read of those bytes, and
+  /// forgets the reads the write covers.
+  void checkOrderedAfterReads(const CInst &I, uint64_t Begin, uint64_t End);
   std::vector<ThreadGroup> Groups;
   uint8_t Current = 0;
   ThreadGroup &group() { return Groups[Current]; }
