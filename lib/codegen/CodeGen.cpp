@@ -166,6 +166,22 @@ bool checkLayoutWarps(const ir::Module &M, const CodeGenOptions &Options, Diagno
   return true;
 }
 
+/// The back end does not lower warp specialization yet
+/// (docs/WARP-SPECIALIZATION.md): an error at the fork, before any pass
+/// treats its partitions as branches of one thread group.
+bool checkNoWarpPartitions(const ir::Module &M, DiagnosticEngine &Diags) {
+  for (const auto &F : M.functions())
+    for (const auto &BB : F->blocks())
+      if (const ir::Instruction *T = BB->getTerminator();
+          T && T->getOpcode() == ir::Opcode::WarpSpecialize) {
+        Diags.error(SourceRange(T->Loc),
+                    "warp_specialize is not lowered by the GPU back end yet "
+                    "(docs/WARP-SPECIALIZATION.md); the interpreter runs it");
+        return false;
+      }
+  return true;
+}
+
 /// Whether I is a dot that sm_90a computes with wgmma.
 bool isSm90WgmmaDot(const ir::Instruction &I, const CodeGenOptions &Options) {
   return I.getOpcode() == ir::Opcode::Dot &&
@@ -501,7 +517,8 @@ bool runBackendPassList(ir::Module &M, const CodeGenOptions &Options, Diagnostic
     return false;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.
-  bool Padded = checkTileSizes(M, Diags) && checkLayoutWarps(M, Options, Diags);
+  bool Padded = checkNoWarpPartitions(M, Diags) && checkTileSizes(M, Diags) &&
+                checkLayoutWarps(M, Options, Diags);
   for (const auto &FP : M.functions())
     if (std::optional<transform::PadTilesError> E =
             Padded ? transform::padTilesToPowersOfTwo(*FP) : std::nullopt) {

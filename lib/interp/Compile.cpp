@@ -298,6 +298,16 @@ void Lowering::run() {
         for (unsigned S = 0; S < NS; ++S)
           CI.Edge[S] = edgeTo(I, BB.get(), I->successors()[S]);
       }
+      if (CI.Op == Opcode::WarpSpecialize || CI.Op == Opcode::WarpJoin) {
+        // Consecutive edges, one per successor: Edge[0] is the first, D0
+        // counts them (a fork starts one partition on each).
+        if (I->successors().empty())
+          fail(I, "wrong number of successors");
+        CI.Edge[0] = edgeTo(I, BB.get(), I->successors()[0]);
+        for (size_t S = 1; S < I->successors().size(); ++S)
+          edgeTo(I, BB.get(), I->successors()[S]);
+        CI.D0 = static_cast<uint32_t>(I->successors().size());
+      }
       C.Insts.push_back(CI);
       if (I->isTerminator())
         break; // anything after a terminator is unreachable

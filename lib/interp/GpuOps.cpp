@@ -19,6 +19,8 @@ using ir::Opcode;
 
 namespace {
 constexpr uint8_t Init = 1;          ///< Written at least once.
+/// The wait that retires a pending operation of an AsyncKind.
+const char *retiredBy(uint8_t Kind);
 constexpr uint8_t UnsyncedWrite = 2; ///< Written since the last barrier.
 constexpr uint8_t UnsyncedRead = 4;  ///< Read by local_load since the last barrier.
 constexpr uint8_t Unfenced = 8;      ///< Generic-proxy write since the last proxy fence.
@@ -34,12 +36,100 @@ void GpuState::startProgram() {
   WrittenBy.assign(CF.SharedBytes, nullptr);
   ReadBy.assign(CF.SharedBytes, nullptr);
   Owner.assign(CF.SharedBytes, 0);
+  AccessedBy.assign(CF.SharedBytes, 0);
   Pending.clear();
   PendingGlobal.clear(); // the program's stores complete when it ends
   Barriers.clear();
   PendingValues.clear();
-  NextCpGroup = NextStoreGroup = NextWgmmaGroup = 0;
-  WgmmaFenced = false;
+  Groups.assign(1, ThreadGroup{});
+  Current = 0;
+  RetiredReads.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+void GpuState::forkPartitions(size_t Count) {
+  Groups.resize(1);
+  Groups.resize(Count + 1);
+  for (size_t K = 1; K <= Count; ++K) {
+    Groups[K].Clock.assign(Count + 1, 0);
+    Groups[K].Clock[K] = 1;
+  }
+  RetiredReads.clear();
+  for (auto &[Addr, B] : Barriers) {
+    B.Released.assign(Count + 1, 0);
+    B.Completed.assign(Count + 1, 0);
+  }
+}
+
+namespace {
+void joinClocks(std::vector<uint64_t> &Into, const std::vector<uint64_t> &From) {
+  Into.resize(std::max(Into.size(), From.size()), 0);
+  for (size_t K = 0; K < From.size(); ++K)
+    Into[K] = std::max(Into[K], From[K]);
+}
+} // namespace
+
+void GpuState::checkOrderedAfterReads(const CInst &I, uint64_t Begin, uint64_t End) {
+  const std::vector<uint64_t> &Clock = group().Clock;
+  for (const RetiredRead &R : RetiredReads)
+    if (R.Owner != Current && R.Begin < End && Begin < R.End && Clock[R.Owner] < R.Epoch)
+      fail(I, "overwrites shared memory that the " + where(R.Src) + " of partition " +
+                  std::to_string(R.Owner - 1) +
+                  " read, but no mbarrier_wait orders this write after that read's wgmma_wait "
+                  "(missing a wait on the mbarrier the reading partition arrives on)");
+  std::erase_if(RetiredReads,
+                [&](const RetiredRead &R) { return Begin <= R.Begin && R.End <= End; });
+}
+
+void GpuState::leavePartition(const CInst &At) {
+  for (const AsyncOp &Op : Pending)
+    if (Op.Owner == Current && Op.Kind != AsyncKind::TmaLoad)
+      fail(At, "the partition ends while the " + where(Op.Src) +
+                   " it issued is in flight (missing " + retiredBy(static_cast<uint8_t>(Op.Kind)) +
+                   ")");
+  for (auto &[Slot, V] : PendingValues)
+    if (V.Owner == Current)
+      fail(At, "the partition ends with a wgmma result that no wgmma_wait retired");
+}
+
+void GpuState::joinPartitions() {
+  // warp_join is a CTA-wide barrier: every access before it is ordered
+  // before every access after it.
+  for (uint8_t &F : Flags)
+    F &= static_cast<uint8_t>(~(UnsyncedWrite | UnsyncedRead));
+  std::fill(AccessedBy.begin(), AccessedBy.end(), 0);
+  Current = 0;
+  Groups.resize(1);
+  RetiredReads.clear();
+  for (auto &[Addr, B] : Barriers) {
+    B.Released.clear();
+    B.Completed.clear();
+  }
+}
+
+bool GpuState::waitReady(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  return (barrierAt(I, slotValue(G, 0)).Phase & 1) != (slotValue(G, 1) & 1);
+}
+
+std::string GpuState::waitState(const CInst &I) {
+  const GpuOpInfo &G = info(I);
+  const Mbarrier &B = barrierAt(I, slotValue(G, 0));
+  return "phase " + std::to_string(B.Phase) + ": " + std::to_string(B.Pending) + " of " +
+         std::to_string(B.Arrivals) + " arrivals missing, " + std::to_string(B.TxIssued) + " of " +
+         std::to_string(B.TxExpected) + " expected bytes in flight";
+}
+
+void GpuState::checkPartitionAccess(const CInst &I, uint64_t Begin, uint64_t End) {
+  for (uint64_t B = Begin; B < End; ++B)
+    if (AccessedBy[B] && AccessedBy[B] != Current)
+      fail(I, "accesses shared memory that partition " + std::to_string(AccessedBy[B] - 1) +
+                  " accessed through the generic proxy before the warp_join (generic traffic "
+                  "between partitions is not modelled: pass data through tensor copies and "
+                  "mbarriers)");
 }
 
 void GpuState::fail(const CInst &I, const std::string &Msg) { throw RunError{I.Src, Msg}; }
@@ -95,7 +185,8 @@ const GpuState::AsyncOp *GpuState::pendingOverlap(uint64_t Begin, uint64_t End, 
   return nullptr;
 }
 
-static const char *retiredBy(uint8_t Kind) {
+namespace {
+const char *retiredBy(uint8_t Kind) {
   switch (Kind) {
   case 0:
     return "a cp_async_wait that retires its group";
@@ -107,6 +198,7 @@ static const char *retiredBy(uint8_t Kind) {
     return "a wgmma_wait that retires its group";
   }
 }
+} // namespace
 
 const ir::Layout *GpuState::threadExclusiveLayout(const ir::Instruction &I) {
   bool Load = I.getOpcode() == Opcode::LocalLoad;
@@ -123,6 +215,8 @@ const ir::Layout *GpuState::threadExclusiveLayout(const ir::Instruction &I) {
 
 void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool AsyncProxy,
                          uint32_t Buffer, const ir::Layout *By) {
+  if (Groups.size() > 1)
+    checkPartitionAccess(I, Begin, End);
   if (const AsyncOp *Op = pendingOverlap(Begin, End, true, false))
     fail(I, "reads shared memory that the pending " + where(Op->Src) + " still writes (missing " +
                 retiredBy(static_cast<uint8_t>(Op->Kind)) + ")");
@@ -146,11 +240,16 @@ void GpuState::checkRead(const CInst &I, uint64_t Begin, uint64_t End, bool Asyn
     for (uint64_t B = Begin; B < End; ++B) {
       ReadBy[B] = (Flags[B] & UnsyncedRead) && ReadBy[B] != By ? nullptr : By;
       Flags[B] |= UnsyncedRead;
+      AccessedBy[B] = Current;
     }
 }
 
 void GpuState::checkWrite(const CInst &I, uint64_t Begin, uint64_t End, const char *What,
                           const ir::Layout *By) {
+  if (Groups.size() > 1) {
+    checkPartitionAccess(I, Begin, End);
+    checkOrderedAfterReads(I, Begin, End);
+  }
   if (const AsyncOp *Op = pendingOverlap(Begin, End, true, true)) {
     bool IsWrite = Op->Kind == AsyncKind::CpAsync || Op->Kind == AsyncKind::TmaLoad;
     fail(I, std::string(What) + " shared memory that the pending " + where(Op->Src) + " still " +
@@ -169,6 +268,9 @@ void GpuState::land(const AsyncOp &Op, uint8_t Set) {
   for (uint64_t B = Op.Begin; B < Op.End; ++B) {
     Flags[B] = static_cast<uint8_t>((Flags[B] & ~(UnsyncedWrite | Unfenced)) | Set);
     WrittenBy[B] = nullptr;
+    // cp_async data is the issuing threads' generic write; tensor copies
+    // land through an mbarrier that orders them for every waiter.
+    AccessedBy[B] = Set & UnsyncedWrite ? Current : 0;
   }
   own(Op.Begin, Op.End, Op.Buffer);
 }
@@ -216,7 +318,7 @@ void GpuState::checkOperandsReady(const CInst &I) {
 }
 
 void GpuState::copyPendingMarks(const std::vector<std::pair<uint32_t, uint32_t>> &DstSrc) {
-  std::vector<std::pair<uint32_t, int64_t>> Marks; // read all before writing any
+  std::vector<std::pair<uint32_t, PendingValue>> Marks; // read all before writing any
   std::vector<uint32_t> Cleared;
   for (auto [Dst, Src] : DstSrc) {
     auto It = PendingValues.find(Src);
@@ -227,14 +329,14 @@ void GpuState::copyPendingMarks(const std::vector<std::pair<uint32_t, uint32_t>>
   }
   for (uint32_t Dst : Cleared)
     PendingValues.erase(Dst);
-  for (auto [Dst, Group] : Marks)
-    PendingValues[Dst] = Group;
+  for (auto [Dst, Mark] : Marks)
+    PendingValues[Dst] = Mark;
 }
 
 void GpuState::retire(AsyncKind Kind, int64_t Before) {
   std::vector<AsyncOp> Kept;
   for (AsyncOp &Op : Pending) {
-    if (Op.Kind != Kind || Op.Group < 0 || Op.Group >= Before) {
+    if (Op.Kind != Kind || Op.Owner != Current || Op.Group < 0 || Op.Group >= Before) {
       Kept.push_back(std::move(Op));
       continue;
     }
@@ -243,6 +345,8 @@ void GpuState::retire(AsyncKind Kind, int64_t Before) {
     // fence.
     if (Kind == AsyncKind::CpAsync)
       land(Op, Init | UnsyncedWrite | Unfenced);
+    if (Kind == AsyncKind::WgmmaRead && Current)
+      RetiredReads.push_back({Op.Begin, Op.End, Current, group().Clock[Current], Op.Src});
   }
   Pending = std::move(Kept);
 }
@@ -294,31 +398,36 @@ void GpuState::exec(const CInst &I) {
     execWgmma(I);
     return;
   case Opcode::WgmmaFence:
-    WgmmaFenced = true;
+    group().WgmmaFenced = true;
     return;
   case Opcode::WgmmaCommit:
     for (AsyncOp &Op : Pending)
-      if (Op.Kind == AsyncKind::WgmmaRead && Op.Group < 0)
-        Op.Group = NextWgmmaGroup;
-    for (auto &[Off, Group] : PendingValues)
-      if (Group < 0)
-        Group = NextWgmmaGroup;
-    ++NextWgmmaGroup;
+      if (Op.Kind == AsyncKind::WgmmaRead && Op.Owner == Current && Op.Group < 0)
+        Op.Group = group().NextWgmmaGroup;
+    for (auto &[Off, V] : PendingValues)
+      if (V.Owner == Current && V.Group < 0)
+        V.Group = group().NextWgmmaGroup;
+    ++group().NextWgmmaGroup;
     return;
   case Opcode::WgmmaWait:
     execWgmmaWait(I);
     return;
   case Opcode::FenceProxyAsync:
-    for (uint8_t &F : Flags)
-      F &= static_cast<uint8_t>(~Unfenced);
+    // A thread's fence covers its own writes: a partition's, those of the
+    // partition (AccessedBy is 0 everywhere outside a warp_specialize).
+    for (size_t B = 0; B < Flags.size(); ++B)
+      if (AccessedBy[B] == Current)
+        Flags[B] &= static_cast<uint8_t>(~Unfenced);
     return;
   case Opcode::FenceProxyAsyncGlobal:
     // Global memory is one sequential store here: a bulk tensor store's
     // writes land in program order, after the threads' own.
     return;
   case Opcode::Barrier:
-    for (uint8_t &F : Flags)
-      F &= static_cast<uint8_t>(~(UnsyncedWrite | UnsyncedRead));
+    // A partition's barrier synchronizes its own warps only.
+    for (size_t B = 0; B < Flags.size(); ++B)
+      if (AccessedBy[B] == Current)
+        Flags[B] &= static_cast<uint8_t>(~(UnsyncedWrite | UnsyncedRead));
     return;
   default:
     fail(I, "not a GPU-level operation");
@@ -344,6 +453,7 @@ void GpuState::execLocal(const CInst &I) {
   for (uint64_t B = Begin; B < End; ++B) {
     WrittenBy[B] = (Flags[B] & UnsyncedWrite) && WrittenBy[B] != By ? nullptr : By;
     Flags[B] |= Init | UnsyncedWrite | Unfenced;
+    AccessedBy[B] = Current;
   }
   own(Begin, End, bufferOf(I, 0));
 }
@@ -352,13 +462,13 @@ void GpuState::execCpAsync(const CInst &I) {
   const GpuOpInfo &G = info(I);
   if (I.Op == Opcode::CpAsyncCommit) {
     for (AsyncOp &Op : Pending)
-      if (Op.Kind == AsyncKind::CpAsync && Op.Group < 0)
-        Op.Group = NextCpGroup;
-    ++NextCpGroup;
+      if (Op.Kind == AsyncKind::CpAsync && Op.Owner == Current && Op.Group < 0)
+        Op.Group = group().NextCpGroup;
+    ++group().NextCpGroup;
     return;
   }
   if (I.Op == Opcode::CpAsyncWait) {
-    retire(AsyncKind::CpAsync, NextCpGroup - I.Src->Count);
+    retire(AsyncKind::CpAsync, group().NextCpGroup - I.Src->Count);
     return;
   }
   auto [Begin, End] = range(I, 0, G.SlotBytes);
@@ -367,6 +477,7 @@ void GpuState::execCpAsync(const CInst &I) {
   // copy is in flight); the bytes land when the group is retired.
   AsyncOp Op{AsyncKind::CpAsync, Begin, End, bufferOf(I, 0), std::vector<uint8_t>(End - Begin, 0)};
   Op.Src = I.Src;
+  Op.Owner = Current;
   const uint64_t *P = &Slots[G.Ops[1].Off];
   const uint64_t *Mask = G.Ops.size() == 3 ? &Slots[G.Ops[2].Off] : nullptr;
   uint64_t Count = G.SlotBytes / G.ElemBytes;
@@ -393,6 +504,11 @@ void GpuState::tryCompletePhase(uint64_t Addr, Mbarrier &B) {
     if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr && Op.Phase == B.Phase)
       Op.Landed = true;
   ++B.Phase;
+  ++CompletedPhases;
+  if (!B.Released.empty()) {
+    joinClocks(B.Completed, B.Released);
+    std::fill(B.Released.begin(), B.Released.end(), 0);
+  }
   B.Pending = B.Arrivals;
   B.TxExpected = B.TxIssued = 0;
 }
@@ -406,11 +522,16 @@ void GpuState::execMbarrier(const CInst &I) {
       if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr)
         fail(I, "initializes an mbarrier that the pending " + where(Op.Src) + " still signals");
     Mbarrier &B = Barriers[Addr];
-    B = Mbarrier{I.Src->Count, I.Src->Count, 0, 0, 0, I.Src};
+    B = Mbarrier{I.Src->Count, I.Src->Count, 0, 0, 0, I.Src, {}, {}};
     return;
   }
   case Opcode::MbarrierArrive: {
     Mbarrier &B = barrierAt(I, Addr);
+    if (Current) {
+      // The arrival releases what the partition did so far.
+      joinClocks(B.Released, group().Clock);
+      ++group().Clock[Current];
+    }
     --B.Pending;
     tryCompletePhase(Addr, B);
     return;
@@ -431,6 +552,8 @@ void GpuState::execMbarrier(const CInst &I) {
                   std::to_string(B.Pending) + " of " + std::to_string(B.Arrivals) +
                   " arrivals missing, " + std::to_string(B.TxIssued) + " of " +
                   std::to_string(B.TxExpected) + " expected bytes in flight); a wrong phase?");
+    if (Current)
+      joinClocks(group().Clock, B.Completed); // the wait acquires the releases
     std::vector<AsyncOp> Kept;
     for (AsyncOp &Op : Pending) {
       if (Op.Kind == AsyncKind::TmaLoad && Op.Barrier == Addr && Op.Landed)
@@ -499,15 +622,16 @@ void GpuState::execTensorCopy(const CInst &I) {
   const GpuOpInfo &G = info(I);
   size_t Rank = G.Shape.size();
   if (I.Op == Opcode::TmaStoreWait) {
+    int64_t Before = group().NextStoreGroup - I.Src->Count;
     std::vector<AsyncOp> Kept;
     for (AsyncOp &Op : Pending)
-      if (!(Op.Kind == AsyncKind::TmaStore && Op.Group < NextStoreGroup - I.Src->Count))
+      if (!(Op.Kind == AsyncKind::TmaStore && Op.Owner == Current && Op.Group < Before))
         Kept.push_back(std::move(Op));
     Pending = std::move(Kept);
     if (I.Src->WaitsForWrites)
       for (auto It = PendingGlobal.begin(); It != PendingGlobal.end();)
-        It = It->second.Group < NextStoreGroup - I.Src->Count ? PendingGlobal.erase(It)
-                                                              : std::next(It);
+        It = It->second.Owner == Current && It->second.Group < Before ? PendingGlobal.erase(It)
+                                                                      : std::next(It);
     return;
   }
   if (I.Op == Opcode::MakeTensorDesc) {
@@ -587,12 +711,13 @@ void GpuState::execTensorCopy(const CInst &I) {
              bufferOf(I, 1 + unsigned(Rank)),
              {}};
   Op.Src = I.Src;
+  Op.Owner = Current;
   if (!IsLoad) {
     // The store reads shared memory until its bulk group is waited for;
     // each tma_store is its own group.
-    Op.Group = NextStoreGroup++;
+    Op.Group = group().NextStoreGroup++;
     for (auto [Begin, End] : Written)
-      PendingGlobal[Begin] = {End, Op.Group, I.Src};
+      PendingGlobal[Begin] = {End, Op.Group, I.Src, Current};
     Pending.push_back(std::move(Op));
     return;
   }
@@ -609,7 +734,7 @@ void GpuState::execTensorCopy(const CInst &I) {
 
 void GpuState::execWgmma(const CInst &I) {
   const GpuOpInfo &G = info(I);
-  if (!WgmmaFenced)
+  if (!group().WgmmaFenced)
     fail(I, "issues a wgmma without a wgmma_fence since the last wgmma_wait");
   uint32_t M = static_cast<uint32_t>(G.Shape[0]), K = static_cast<uint32_t>(G.Shape[1]),
            N = static_cast<uint32_t>(G.Shape[2]);
@@ -622,6 +747,7 @@ void GpuState::execWgmma(const CInst &I) {
       To[L] = readShared(Begin + L * G.ElemBytes, G.Elem);
     AsyncOp Op{AsyncKind::WgmmaRead, Begin, End, bufferOf(I, Operand), {}};
     Op.Src = I.Src;
+    Op.Owner = Current;
     Pending.push_back(std::move(Op));
   };
   const uint64_t *A;
@@ -639,15 +765,18 @@ void GpuState::execWgmma(const CInst &I) {
     C = ScratchC.data();
   }
   dotProduct(M, K, N, A, ScratchB.data(), C, &Slots[I.Res], G.Elem, G.AccKind, Scratch);
-  PendingValues[I.Res] = -1;
+  PendingValues[I.Res] = {-1, Current};
 }
 
 void GpuState::execWgmmaWait(const CInst &I) {
-  int64_t Before = NextWgmmaGroup - I.Src->Count;
+  int64_t Before = group().NextWgmmaGroup - I.Src->Count;
   retire(AsyncKind::WgmmaRead, Before);
-  for (auto It = PendingValues.begin(); It != PendingValues.end();)
-    It = It->second >= 0 && It->second < Before ? PendingValues.erase(It) : std::next(It);
-  WgmmaFenced = false;
+  for (auto It = PendingValues.begin(); It != PendingValues.end();) {
+    const PendingValue &V = It->second;
+    It = V.Owner == Current && V.Group >= 0 && V.Group < Before ? PendingValues.erase(It)
+                                                                : std::next(It);
+  }
+  group().WgmmaFenced = false;
 }
 
 } // namespace tritonc::interp::detail

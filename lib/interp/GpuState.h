@@ -23,6 +23,12 @@
 //    phase that cannot complete, and reading through one smem_alloc bytes
 //    that another one wrote (offsets that overlap while both are live) are
 //    errors.
+//  - Between warp_specialize and warp_join the partitions are thread groups
+//    of their own: each commits and waits for its own asynchronous work
+//    and its `barrier` orders only its own accesses. Their hazards on shared
+//    memory and mbarriers are the CTA's. Generic-proxy traffic between
+//    partitions (one writes bytes by local_store, another reads them) is
+//    not modelled, so it is an error until the warp_join.
 //
 // docs/IR.md ("GPU level", "Interpreter semantics") states the rules.
 //
@@ -74,6 +80,23 @@ public:
   /// Phi copies move pending marks with the values (Dst receives Src's).
   void copyPendingMarks(const std::vector<std::pair<uint32_t, uint32_t>> &DstSrc);
 
+  // Warp specialization (Interpreter.cpp schedules the partitions).
+  /// warp_specialize: Count partitions start, none with work in flight.
+  void forkPartitions(size_t Count);
+  /// The following instructions run as partition K (0-based).
+  void enterPartition(size_t K) { Current = static_cast<uint8_t>(K + 1); }
+  /// warp_join of the current partition: fails if it leaves shared-memory
+  /// work of its own in flight (no warp could wait for it afterwards).
+  void leavePartition(const CInst &At);
+  /// Every partition joined: the CTA runs on, past a CTA-wide barrier.
+  void joinPartitions();
+  /// Whether the mbarrier_wait I would return now.
+  bool waitReady(const CInst &I);
+  /// "phase N: A of B arrivals missing, ..." for the barrier I waits on.
+  std::string waitState(const CInst &I);
+  /// Phases completed so far: a change may let a blocked partition go on.
+  uint64_t completedPhases() const { return CompletedPhases; }
+
 private:
   enum class AsyncKind : uint8_t { CpAsync, TmaLoad, TmaStore, WgmmaRead };
   struct AsyncOp {
@@ -82,6 +105,7 @@ private:
     uint32_t Buffer = 0;       ///< GpuOpInfo::Buffers number of its slot.
     std::vector<uint8_t> Data; ///< Bytes to write (cp_async, tma_load).
     int64_t Group = -1;        ///< Commit group (-1: not yet committed).
+    uint8_t Owner = 0;         ///< Thread group that issued it (Current).
     uint64_t Barrier = 0;      ///< tma_load: mbarrier offset...
     uint64_t Phase = 0;        ///< ...and the phase its bytes complete.
     bool Landed = false;       ///< tma_load: its phase completed.
@@ -93,6 +117,19 @@ private:
     int64_t TxExpected = 0, TxIssued = 0;
     uint64_t Phase = 0; ///< Completed phases.
     const ir::Instruction *Init = nullptr;
+    /// Inside a warp_specialize: the partitions' clocks that the arrivals
+    /// of the current phase released, and those of the completed phases,
+    /// which a wait acquires (indexed by thread group; empty outside).
+    std::vector<uint64_t> Released, Completed;
+  };
+  /// A read of [Begin, End) through the async proxy by partition Owner,
+  /// retired (its wgmma_wait) in Owner's epoch Epoch: a later write by
+  /// another partition must be ordered after it through an mbarrier.
+  struct RetiredRead {
+    uint64_t Begin, End;
+    uint8_t Owner;
+    uint64_t Epoch;
+    const ir::Instruction *Src;
   };
 
   [[noreturn]] void fail(const CInst &I, const std::string &Msg);
@@ -148,7 +185,12 @@ private:
   }
   void execWgmma(const CInst &I);
   void execWgmmaWait(const CInst &I);
+  /// Retires the current thread group's operations of Kind in groups
+  /// before Before.
   void retire(AsyncKind Kind, int64_t Before);
+  /// Fails if I, run by the current thread group, accesses bytes another
+  /// partition accessed through the generic proxy (not modelled).
+  void checkPartitionAccess(const CInst &I, uint64_t Begin, uint64_t End);
 
   const CompiledFunction &CF;
   std::vector<uint64_t> &Slots;
@@ -167,6 +209,9 @@ private:
   /// through another buffer means two buffers live at the same time share
   /// bytes (a wrong smem_alloc offset).
   std::vector<uint32_t> Owner;
+  /// Per shared byte: the thread group of its last generic-proxy access
+  /// since the last CTA-wide barrier (0: the whole CTA, or none).
+  std::vector<uint8_t> AccessedBy;
   std::vector<AsyncOp> Pending;
   std::map<uint64_t, Mbarrier> Barriers;
   /// Global byte ranges tma_stores write that no `tma_store_wait N writes`
@@ -176,11 +221,35 @@ private:
     uint64_t End;
     int64_t Group;
     const ir::Instruction *Src;
+    uint8_t Owner; ///< Thread group that issued it.
   };
   std::map<uint64_t, PendingWrite> PendingGlobal;
-  std::unordered_map<uint32_t, int64_t> PendingValues; ///< wgmma result slot -> group.
-  int64_t NextCpGroup = 0, NextStoreGroup = 0, NextWgmmaGroup = 0;
-  bool WgmmaFenced = false;
+  struct PendingValue {
+    int64_t Group;
+    uint8_t Owner;
+  };
+  std::unordered_map<uint32_t, PendingValue> PendingValues; ///< wgmma result slot -> group.
+  /// What each thread group issues and waits for on its own: 0 is the whole
+  /// CTA, k + 1 partition k of the running warp_specialize.
+  struct ThreadGroup {
+    int64_t NextCpGroup = 0, NextStoreGroup = 0, NextWgmmaGroup = 0;
+    bool WgmmaFenced = false;
+    /// Inside a warp_specialize, a vector clock: Clock[k] is the last epoch
+    /// of partition k (thread group k) this group is ordered after; its own
+    /// entry is its current epoch, which each mbarrier_arrive ends.
+    std::vector<uint64_t> Clock;
+  };
+  /// Reads by partitions that a write by another must follow; cleared at
+  /// the join (a CTA-wide barrier).
+  std::vector<RetiredRead> RetiredReads;
+  /// Fails if the current partition writes [Begin, End) without being
+  /// ordered after another partition's retired read of those bytes, and
+  /// forgets the reads the write covers.
+  void checkOrderedAfterReads(const CInst &I, uint64_t Begin, uint64_t End);
+  std::vector<ThreadGroup> Groups;
+  uint8_t Current = 0;
+  ThreadGroup &group() { return Groups[Current]; }
+  uint64_t CompletedPhases = 0;
   std::vector<uint64_t> ScratchA, ScratchB, ScratchC;
   DotScratch Scratch;
 };

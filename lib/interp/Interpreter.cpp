@@ -97,6 +97,34 @@ private:
   [[noreturn]] void fail(const CInst &I, const std::string &Msg) { throw RunError{I.Src, Msg}; }
   /// Executes I; returns -1 to continue, -2 on ret, else an edge index.
   int64_t exec(const CInst &I);
+
+  // Warp specialization: the partitions of a warp_specialize run as
+  // coroutines on this thread, one at a time in a deterministic order. The
+  // running partition goes on until it blocks (an mbarrier_wait whose phase
+  // has not completed) or joins, or until an operation of it completes a
+  // phase that a blocked partition waits for: then the woken partition
+  // runs at once (the earliest in partition order after the running one),
+  // so that a slot released too early is overwritten while still in use.
+  struct Strand {
+    uint32_t Block = 0, Idx = 0; ///< Where the partition resumes.
+    bool Blocked = false;        ///< At an mbarrier_wait not yet ready.
+    bool Joined = false;         ///< At its warp_join.
+  };
+  /// warp_specialize I: starts its partitions and runs the first.
+  void fork(const CInst &I, uint32_t &B, uint32_t &Idx);
+  /// warp_join I of the running partition: another partition runs, or,
+  /// when every partition has joined, the CTA goes on at the join block.
+  void join(const CInst &I, uint32_t &B, uint32_t &Idx);
+  /// The running partition stops at (B, Idx), blocked or not; the next
+  /// runnable one in partition order starts. Fails with a deadlock at I
+  /// when none can run.
+  void switchPartition(const CInst &I, uint32_t &B, uint32_t &Idx, bool Blocked);
+  /// The first partition after the running one (in order, wrapping) that
+  /// can run: not joined, and not blocked unless its wait is now ready
+  /// (WokenOnly: only those). Strands.size() if none.
+  size_t nextRunnable(bool WokenOnly);
+  std::vector<Strand> Strands; ///< Empty outside a warp_specialize.
+  size_t Running = 0;
   void takeEdge(const CEdge &E);
   void execBinary(const CInst &I);
   void execUnary(const CInst &I);
@@ -185,38 +213,127 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
   // through uses that violate dominance (rejected by the verifier); even then
   // the run stays deterministic because programs run in a fixed order.
   uint64_t Steps = 0;
-  uint32_t B = 0;
+  uint32_t B = 0, Idx = CF.Blocks[0].Begin;
   Gpu.startProgram();
+  Strands.clear();
   for (;;) {
     const CBlock &Blk = CF.Blocks[B];
-    int64_t Next = -1;
-    for (uint32_t Idx = Blk.Begin; Next == -1; ++Idx) {
-      if (Idx == Blk.End)
-        throw RunError{Blk.Begin < Blk.End ? CF.Insts[Blk.End - 1].Src : nullptr,
-                       "control reaches the end of a block without a terminator"};
-      const CInst &I = CF.Insts[Idx];
-      uint64_t Cost = stepsOf(I);
-      Steps = Cost > std::numeric_limits<uint64_t>::max() - Steps
-                  ? std::numeric_limits<uint64_t>::max()
-                  : Steps + Cost;
-      if (Opts.MaxStepsPerProgram && Steps > Opts.MaxStepsPerProgram)
-        fail(I, "step limit of " + std::to_string(Opts.MaxStepsPerProgram) +
-                    " exceeded (a step is one element operation: an instruction on an "
-                    "N-element tile takes N steps, a dot M*N*K)");
-      if (Gpu.hasPendingValues())
-        Gpu.checkOperandsReady(I);
-      Next = exec(I);
-      if (I.MultipleOf > 1)
-        checkMultipleOf(I);
+    if (Idx == Blk.End)
+      throw RunError{Blk.Begin < Blk.End ? CF.Insts[Blk.End - 1].Src : nullptr,
+                     "control reaches the end of a block without a terminator"};
+    const CInst &I = CF.Insts[Idx];
+    if (!Strands.empty() && I.Op == Opcode::MbarrierWait && !Gpu.waitReady(I)) {
+      switchPartition(I, B, Idx, /*Blocked=*/true);
+      continue;
+    }
+    uint64_t Cost = stepsOf(I);
+    Steps = Cost > std::numeric_limits<uint64_t>::max() - Steps
+                ? std::numeric_limits<uint64_t>::max()
+                : Steps + Cost;
+    if (Opts.MaxStepsPerProgram && Steps > Opts.MaxStepsPerProgram)
+      fail(I, "step limit of " + std::to_string(Opts.MaxStepsPerProgram) +
+                  " exceeded (a step is one element operation: an instruction on an "
+                  "N-element tile takes N steps, a dot M*N*K)");
+    if (Gpu.hasPendingValues())
+      Gpu.checkOperandsReady(I);
+    if (I.Op == Opcode::WarpSpecialize) {
+      fork(I, B, Idx);
+      continue;
+    }
+    if (I.Op == Opcode::WarpJoin) {
+      join(I, B, Idx);
+      continue;
+    }
+    uint64_t Phases = Gpu.completedPhases();
+    int64_t Next = exec(I);
+    if (I.MultipleOf > 1)
+      checkMultipleOf(I);
+    if (Next == -1) {
+      ++Idx;
+      if (!Strands.empty() && Gpu.completedPhases() != Phases &&
+          nextRunnable(true) < Strands.size())
+        switchPartition(I, B, Idx, /*Blocked=*/false);
+      continue;
     }
     if (Next == -2) {
-      Gpu.endProgram(CF.Insts[Blk.End - 1]);
+      Gpu.endProgram(I);
       return;
     }
     const CEdge &E = CF.Edges[static_cast<size_t>(Next)];
     takeEdge(E);
     B = E.Block;
+    Idx = CF.Blocks[B].Begin;
   }
+}
+
+void Machine::fork(const CInst &I, uint32_t &B, uint32_t &Idx) {
+  if (!Strands.empty())
+    fail(I, "warp_specialize inside a partition (nesting is not supported)");
+  Gpu.forkPartitions(I.D0);
+  Strands.assign(I.D0, Strand{});
+  for (uint32_t K = 0; K < I.D0; ++K) {
+    const CEdge &E = CF.Edges[I.Edge[0] + K];
+    takeEdge(E);
+    Strands[K].Block = E.Block;
+    Strands[K].Idx = CF.Blocks[E.Block].Begin;
+  }
+  Running = 0;
+  Gpu.enterPartition(0);
+  B = Strands[0].Block;
+  Idx = Strands[0].Idx;
+}
+
+void Machine::join(const CInst &I, uint32_t &B, uint32_t &Idx) {
+  if (Strands.empty())
+    fail(I, "warp_join outside the partitions of a warp_specialize");
+  Gpu.leavePartition(I);
+  Strands[Running].Joined = true;
+  if (std::all_of(Strands.begin(), Strands.end(), [](const Strand &S) { return S.Joined; })) {
+    Strands.clear();
+    Gpu.joinPartitions();
+    const CEdge &E = CF.Edges[I.Edge[0]];
+    takeEdge(E);
+    B = E.Block;
+    Idx = CF.Blocks[B].Begin;
+    return;
+  }
+  switchPartition(I, B, Idx, /*Blocked=*/false);
+}
+
+size_t Machine::nextRunnable(bool WokenOnly) {
+  for (size_t Step = 1; Step <= Strands.size(); ++Step) {
+    size_t K = (Running + Step) % Strands.size();
+    const Strand &S = Strands[K];
+    if (K == Running || S.Joined || (WokenOnly && !S.Blocked))
+      continue;
+    if (!S.Blocked || Gpu.waitReady(CF.Insts[S.Idx]))
+      return K;
+  }
+  return Strands.size();
+}
+
+void Machine::switchPartition(const CInst &I, uint32_t &B, uint32_t &Idx, bool Blocked) {
+  Strands[Running].Block = B;
+  Strands[Running].Idx = Idx;
+  Strands[Running].Blocked = Blocked;
+  size_t Next = nextRunnable(false);
+  if (Next == Strands.size()) {
+    std::string Msg = "deadlock: every partition of the warp_specialize waits";
+    for (size_t K = 0; K < Strands.size(); ++K) {
+      const Strand &S = Strands[K];
+      const CInst &At = CF.Insts[S.Idx];
+      Msg += "; partition " + std::to_string(K) +
+             (S.Joined
+                  ? " has joined"
+                  : " waits at " + describe(At.Src, Opts.Sources) + " (" + Gpu.waitState(At) + ")");
+    }
+    fail(I, Msg);
+  }
+  Running = Next;
+  Strands[Next].Blocked = false;
+  Gpu.enterPartition(Next);
+  B = Strands[Next].Block;
+  Idx = Strands[Next].Idx;
 }
 
 std::string Machine::laneText(const CInst &I, uint32_t L) const {
@@ -424,6 +541,8 @@ int64_t Machine::exec(const CInst &I) {
   case Opcode::CondBr:
     return I.Edge[(Slots[I.Ops[0].Off] & 1) ? 0 : 1];
   case Opcode::Ret:
+    if (!Strands.empty())
+      fail(I, "ret inside a partition of a warp_specialize");
     return -2;
   default:
     fail(I, "opcode not supported by the interpreter");

@@ -58,6 +58,8 @@ bool isVoidOpcode(Opcode Op) {
   case Opcode::Br:
   case Opcode::CondBr:
   case Opcode::Ret:
+  case Opcode::WarpSpecialize:
+  case Opcode::WarpJoin:
   case Opcode::Print:
   case Opcode::Assert:
   case Opcode::LocalStore:
@@ -139,6 +141,8 @@ bool Instruction::hasSideEffects() const {
   case Opcode::Br:
   case Opcode::CondBr:
   case Opcode::Ret:
+  case Opcode::WarpSpecialize:
+  case Opcode::WarpJoin:
     return true;
   case Opcode::ConvertLayout:
   case Opcode::SmemSlot:

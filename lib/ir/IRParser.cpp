@@ -1040,7 +1040,24 @@ private:
       }
       break;
     case Opcode::Br:
+    case Opcode::WarpJoin:
       I->addSuccessor(parseBlockRef());
+      break;
+    case Opcode::WarpSpecialize:
+      // ^block warps(W) [registers(R)], one per partition.
+      do {
+        I->addSuccessor(parseBlockRef());
+        WarpPartition P;
+        if (!isIdent("warps"))
+          fail("expected 'warps(N)' after the partition's block, found " + describe(cur()));
+        advance();
+        P.Warps = parseParenthesizedCount("the partition's warp count");
+        if (isIdent("registers")) {
+          advance();
+          P.Registers = parseParenthesizedCount("the partition's register budget");
+        }
+        I->Partitions.push_back(P);
+      } while (consumeIf(Tok::Comma));
       break;
     case Opcode::CondBr:
       I->addOperand(parseOperand());
@@ -1128,9 +1145,7 @@ private:
       }
       if (Op == Opcode::SmemAlloc && isIdent("offset")) {
         advance();
-        expect(Tok::LParen, "'('");
-        I->SharedOffset = parseCount("the shared-memory offset");
-        expect(Tok::RParen, "')'");
+        I->SharedOffset = parseParenthesizedCount("the shared-memory offset");
       }
     }
     Instruction *Raw = CurBB->append(std::move(I));
@@ -1144,6 +1159,14 @@ private:
     int64_t N = parseInt64(What);
     if (N < 0 || N > (int64_t(1) << 31))
       failAt(Offset, 1, std::string(What) + " must be between 0 and 2^31");
+    return N;
+  }
+
+  /// '(' COUNT ')'
+  int64_t parseParenthesizedCount(const char *What) {
+    expect(Tok::LParen, "'('");
+    int64_t N = parseCount(What);
+    expect(Tok::RParen, "')'");
     return N;
   }
 

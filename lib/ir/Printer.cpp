@@ -283,6 +283,18 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
     }
     break;
   }
+  case Opcode::WarpSpecialize:
+    for (size_t K = 0; K < I.successors().size(); ++K) {
+      Out += K ? ", " : " ";
+      Out += Names.block(I.successors()[K]);
+      if (K < I.Partitions.size()) {
+        Out += " warps(" + std::to_string(I.Partitions[K].Warps) + ")";
+        if (I.Partitions[K].Registers)
+          Out += " registers(" + std::to_string(I.Partitions[K].Registers) + ")";
+      }
+    }
+    break;
+  case Opcode::WarpJoin:
   case Opcode::Br:
   case Opcode::CondBr: {
     std::string Ops = Operands(0);

@@ -3,6 +3,7 @@
 
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/Printer.h"
+#include "tritonc/ir/WarpPartitions.h"
 
 #include "VerifyGpu.h"
 
@@ -67,6 +68,8 @@ void operandCountRange(Opcode Op, unsigned &Min, unsigned &Max) {
   case Opcode::GetProgramId:
   case Opcode::GetNumPrograms:
   case Opcode::Br:
+  case Opcode::WarpSpecialize:
+  case Opcode::WarpJoin:
     Min = Max = 0;
     return;
   case Opcode::Splat:
@@ -434,6 +437,8 @@ std::string checkTypes(const Instruction &I) {
         return "incoming value " + std::to_string(K) + " has type " + typeName(Ty(K)) +
                " but the phi has type " + typeName(R);
     return "";
+  case Opcode::WarpSpecialize:
+    return checkWarpPartitions(I);
   case Opcode::CondBr:
     if (Ty(0) != Type::getI1())
       return "cond_br condition must be a scalar i1, not " + typeName(Ty(0));
@@ -476,10 +481,21 @@ std::string checkInstructionTypes(const Instruction &I) {
     if (I.getOperand(K)->getType()->isVoid())
       return "operand " + std::to_string(K) + " has no value (type void)";
   }
-  size_t WantSuccs = Op == Opcode::Br ? 1 : Op == Opcode::CondBr ? 2 : 0;
-  if (I.successors().size() != WantSuccs)
-    return std::string("'") + opcodeName(Op) + "' needs " + std::to_string(WantSuccs) +
-           " successor blocks, not " + std::to_string(I.successors().size());
+  if (Op == Opcode::WarpSpecialize) {
+    if (I.successors().size() < 2)
+      return "warp_specialize needs at least two partitions";
+    if (I.successors().size() != I.Partitions.size())
+      return "warp_specialize needs one warp count per partition";
+  } else {
+    size_t WantSuccs = Op == Opcode::Br || Op == Opcode::WarpJoin ? 1
+                       : Op == Opcode::CondBr                     ? 2
+                                                                  : 0;
+    if (I.successors().size() != WantSuccs)
+      return std::string("'") + opcodeName(Op) + "' needs " + std::to_string(WantSuccs) +
+             " successor blocks, not " + std::to_string(I.successors().size());
+    if (!I.Partitions.empty())
+      return "only warp_specialize has partitions";
+  }
   if (Op != Opcode::Phi && !I.incomingBlocks().empty())
     return "only phi has incoming blocks";
   if (producesNoValue(Op) != I.getType()->isVoid())
@@ -545,6 +561,9 @@ public:
         checkInstruction(*I, Preds[BB.get()], DT);
     checkUseLists();
     checkSharedPlacement();
+    const Instruction *At = nullptr;
+    if (std::string Msg = checkWarpRegions(F, At); !Msg.empty())
+      error(At->getParent(), At, Msg);
   }
 
 private:

@@ -198,6 +198,15 @@ private:
 // Instructions
 //===----------------------------------------------------------------------===//
 
+/// One partition of a warp_specialize: how many warps run it and the
+/// register budget per thread that `setmaxnreg` gives them (0: the kernel's
+/// allocation, unchanged).
+struct WarpPartition {
+  int64_t Warps = 1;
+  int64_t Registers = 0;
+  bool operator==(const WarpPartition &) const = default;
+};
+
 class Instruction : public Value {
 public:
   ~Instruction() override;
@@ -207,7 +216,8 @@ public:
   BasicBlock *getParent() const { return Parent; }
   Function *getFunction() const;
   bool isTerminator() const {
-    return Op == Opcode::Br || Op == Opcode::CondBr || Op == Opcode::Ret;
+    return Op == Opcode::Br || Op == Opcode::CondBr || Op == Opcode::Ret ||
+           Op == Opcode::WarpSpecialize || Op == Opcode::WarpJoin;
   }
   /// True for instructions with effects beyond their result (stores,
   /// atomics, terminators, and every GPU-level operation except
@@ -270,6 +280,8 @@ public:
   /// chosen by the `allocate-shared` pass over live ranges; -1: not placed
   /// (the interpreter and the emitter then place buffers one after another).
   int64_t SharedOffset = -1;
+  /// warp_specialize: one entry per successor (partition), in order.
+  std::vector<WarpPartition> Partitions;
 
   /// Removes this instruction from its block and deletes it. It must have no
   /// uses left.
