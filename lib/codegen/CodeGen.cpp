@@ -27,8 +27,6 @@ std::string CodeGenOptions::optionsString() const {
     S += " smem=" + std::to_string(sharedMemoryLimit());
   if (!ExplicitRings)
     S += " explicit_rings=0";
-  if (RingsTransOperands)
-    S += " rings_trans_operands=1";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -298,7 +296,6 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
-  Target.TransOperands = Options.RingsTransOperands;
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
   return transform::createAsyncRingsPass(std::move(Target));
@@ -306,11 +303,10 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
 
 /// The back end's answer to tensor-stores about a store (its Keep): the
 /// lowering writes the stores of a function with a dot whose operands are
-/// not read from GPU-level IR slots (`trans` operands of tensor-core dots,
-/// loops async-rings declined): its planner copies those operands into rings of
-/// its own and stages a bulk tensor store in their free slots, where the
-/// pass's staging slot would go after them (+64 KB for the 128 x 128 f32
-/// FMA tile).
+/// not read from GPU-level IR slots (loops async-rings declined): its
+/// planner copies those operands into rings of its own and stages a bulk
+/// tensor store in their free slots, where the pass's staging slot would go
+/// after them (+32 KB for the 128 x 128 x 64 f16 tile).
 std::string storedByTheLowering(const ir::Instruction &Store) {
   for (const auto &BB : Store.getParent()->getParent()->blocks())
     for (const auto &I : BB->instructions()) {
@@ -447,11 +443,10 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
                              (Options.Arch == ptx::Arch::SM90a ? ",wgmma" : "") +
                              (Options.AllowTF32 ? ",tf32" : "") + "}";
-  // async-rings{...,trans} only where the option is on: the default list
-  // prints as before.
-  std::string RingsStep = "async-rings";
-  if (Options.RingsTransOperands)
-    RingsStep += LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
+  // The back end rings the `trans` operands of tensor-core dots too:
+  // async-rings{...,trans}.
+  std::string RingsStep =
+      "async-rings" + LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
   if (Options.ExplicitRings)
     Steps.push_back({RingsStep,
                      "the pipelined dot operands of the loops the back end fills "
