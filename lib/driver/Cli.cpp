@@ -87,12 +87,6 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
-    "  --no-explicit-rings   the back end plans the operand rings of mma.sync and\n"
-    "                        wgmma loops (and their bulk tensor copies and stores)\n"
-    "                        itself instead of the passes making them as GPU-level\n"
-    "                        IR (async-rings; on sm_90a accelerate-dot, tensor-copies,\n"
-    "                        tensor-stores, mma-in-flight), emitted one to one (the\n"
-    "                        default; --explicit-rings says so explicitly)\n"
     "  --rings-trans-operands  async-rings also rings the `trans` operands of wgmma\n"
     "                        dots that are not tensor-descriptor boxes and of\n"
     "                        mma.sync dots (column-major slots; ldmatrix .trans)\n"
@@ -144,7 +138,7 @@ const char *TuneUsage =
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --register-stages,\n"
-    "  --allow-tf32, --no-tma, --no-tma-store, --[no-]explicit-rings,\n"
+    "  --allow-tf32, --no-tma, --no-tma-store,\n"
     "  --rings-trans-operands, --max-shared\n"
     "  as for `tritonc run --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
@@ -183,8 +177,6 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
-    "  --no-explicit-rings   --device: the back end plans the cp.async rings itself\n"
-    "                        (default: GPU-level IR from async-rings)\n"
     "  --rings-trans-operands  --device: `trans` operands of wgmma and mma.sync dots\n"
     "                        in column-major rings of the passes (async-rings{trans})\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
@@ -442,7 +434,6 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
-  Back.ExplicitRings = !P.has("--no-explicit-rings");
   Back.RingsTransOperands = P.has("--rings-trans-operands");
   if (const std::string *V = P.last("--register-stages")) {
     uint64_t Stages; // the range: validateBackendOptions
@@ -522,8 +513,6 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--explicit-rings", false},
-                      {"--no-explicit-rings", false},
                       {"--rings-trans-operands", false},
                       {"--max-shared", true},
                       {"--specialize", true},
@@ -688,8 +677,6 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--explicit-rings", false},
-                      {"--no-explicit-rings", false},
                       {"--rings-trans-operands", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
@@ -816,8 +803,7 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings",
-                           "--no-explicit-rings", "--rings-trans-operands"})
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--rings-trans-operands"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})

@@ -83,27 +83,23 @@ def test_options_reach_the_back_end():
         tritonc.compile(TRANSPOSE, defines={"TM": [32, 64]})
 
 
-def test_explicit_rings_are_the_default_for_wgmma_loops():
-    # The wgmma loops' cp.async rings as GPU-level IR by default: without bulk tensor copies, an aligned
-    # sm_90a matmul gets one commit group per iteration (async-rings: cp.async.wait_group 1 with 3 stages)
-    # where the back end's own planner (explicit_rings=False) commits one per load (wait_group 2); wgmma on
-    # the slots, one group in flight across the back edge (mma-in-flight).
+def test_wgmma_loops_get_rings_as_gpu_level_ir():
+    # The wgmma loops' cp.async rings are GPU-level IR: without bulk tensor copies, an aligned sm_90a matmul
+    # gets one commit group per iteration (async-rings: cp.async.wait_group 1 with 3 stages); wgmma on the
+    # slots, one group in flight across the back edge (mma-in-flight).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, arch="sm_90a", tma=False, cache=False)
     default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    planner = tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts).variant_ptx("D" * 9)
     assert "wgmma.mma_async" in default and "wgmma.wait_group.sync.aligned 1;" in default
     assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
-    assert "cp.async.wait_group 2;" in planner
 
 
-def test_explicit_rings_are_the_default_for_mma_sync_loops():
-    # sm_80: async-rings makes the rings by default (one commit group per iteration, wait_group 1);
-    # explicit_rings=False gives the planner's (wait_group 2).
+def test_mma_sync_loops_get_rings_as_gpu_level_ir():
+    # sm_80: async-rings makes the rings (one commit group per iteration, wait_group 1).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, arch="sm_80", cache=False)
     default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    planner = tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts).variant_ptx("D" * 9)
     assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
-    assert "cp.async.wait_group 2;" in planner
+    with pytest.raises(TypeError):
+        tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts)
 
 
 def test_rings_trans_operands_is_an_opt_in():

@@ -54,22 +54,10 @@ struct CodeGenOptions {
   /// tensor stores (TMA) where the pointer tile and the code after the store
   /// allow it, else with st.global.
   bool TensorStores = true;
-  /// The operand rings as GPU-level IR: the back end runs `async-rings`
-  /// after `pipeline` for the loops whose operands it would copy into shared
-  /// memory, and on sm_90a accelerate-dot, accumulator-init and mma-in-flight
-  /// for the wgmma loops (with TensorCopies, tensor-copies fills their rings
-  /// with bulk tensor copies and, with TensorStores, tensor-stores writes the
-  /// epilogue); the emitter lowers the explicit copies, waits and barriers
-  /// one to one (LowerAsync.cpp, LowerHopper.cpp) instead of planning those
-  /// rings itself. On by default (faster than the planner's rings on the
-  /// GPU: docs/BACKEND-NOTES.md); off (--no-explicit-rings) the planner
-  /// makes them, for comparison.
-  bool ExplicitRings = true;
-  /// With ExplicitRings: async-rings also rings the `trans` operands of
-  /// wgmma dots that are not tensor-descriptor boxes and of mma.sync dots
-  /// (a transposed A or B, conv_nhwc_wgrad, blocksparse_sddmm) in
-  /// column-major slots, instead of leaving them to the planner
-  /// (async-rings{trans}). Off by default until those rings have run on the
+  /// async-rings also rings the `trans` operands of wgmma dots that are not
+  /// tensor-descriptor boxes and of mma.sync dots (a transposed A or B,
+  /// conv_nhwc_wgrad, blocksparse_sddmm) in column-major slots, instead of
+  /// the dot staging them from registers (async-rings{trans}). Off by default until those rings have run on the
   /// GPU (--rings-trans-operands).
   bool RingsTransOperands = false;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
