@@ -407,9 +407,9 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.RingsTransOperands)
     RingsStep += LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
   Steps.push_back({RingsStep,
-                     "the pipelined dot operands of the loops the back end fills "
-                     "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
-                     "cp_async, commit, wait N, local_load)"});
+                   "the pipelined dot operands of the loops the back end fills "
+                   "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
+                   "cp_async, commit, wait N, local_load)"});
   if (explicitTensorCopies(Options))
     Steps.push_back({"tensor-copies", describePass("tensor-copies")});
   if (Options.Arch == ptx::Arch::SM90a) {

@@ -136,8 +136,8 @@ void FunctionLowering::planSharedBuffers() {
       MbarBytes += alignUp(analysis::sharedBufferBytes(I->getType()), 8);
       continue;
     }
-    uint64_t Offset = I->SharedOffset >= 0 ? static_cast<uint64_t>(I->SharedOffset)
-                                           : alignUp(RingBytes, 1024);
+    uint64_t Offset =
+        I->SharedOffset >= 0 ? static_cast<uint64_t>(I->SharedOffset) : alignUp(RingBytes, 1024);
     BufferOffsets[I] = Offset;
     RingBytes = std::max(RingBytes, Offset + analysis::sharedBufferBytes(I->getType()));
   }

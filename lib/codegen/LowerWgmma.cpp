@@ -329,8 +329,8 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   // With one group left open across the back edge, ptxas fences every wgmma
   // itself and then waits for all of them but one, which serializes the
   // MMAs (548 against 720 TFLOP/s); with a group per k-step they all stay in
-  // flight, as fast as unrolled. The loop must stay rolled: ptxas would unroll four steps back into the
-  // code this avoids.
+  // flight, as fast as unrolled. The loop must stay rolled: ptxas would unroll four steps back into
+  // the code this avoids.
   auto [StepA, StepB] = *Strides;
   Reg CurA = B.mov(Ty::S64, DescA.as(Ty::S64)), CurB = B.mov(Ty::S64, DescB.as(Ty::S64));
   Reg Step = B.mov(Ty::U32, 0);

@@ -77,10 +77,10 @@
 // dots under `trans` other than descriptor boxes read by wgmma; copies
 // narrower than 4 bytes, rings over the shared-memory budget); the dots of
 // those loops read their operands from registers, which their lowering
-// stages through shared memory itself (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of several warpgroups get one
-// slot more: mma-in-flight then leaves each iteration's MMAs running into
-// the next, and the refill overwrites the slot of iteration i - 2, which
-// every warpgroup has retired before the barrier of iteration i.
+// stages through shared memory itself (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of
+// several warpgroups get one slot more: mma-in-flight then leaves each iteration's MMAs running
+// into the next, and the refill overwrites the slot of iteration i - 2, which every warpgroup has
+// retired before the barrier of iteration i.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -82,7 +82,7 @@ TEST(Remarks, RecordedOnlyWhenAskedForAndNeverErrors) {
   D.remark(RemarkKind::Missed, "dot", At, "dot computed with FMA units");
   D.remark(RemarkKind::Missed, "dot", At, "dot computed with FMA units"); // kept once
   D.remark(RemarkKind::Passed, "dot", At, "not a missed remark");
-  D.remark(RemarkKind::Missed, "async-copy", At, "not in the filter");
+  D.remark(RemarkKind::Missed, "async-rings", At, "not in the filter");
   EXPECT_FALSE(D.hasErrors());
   ASSERT_EQ(D.diagnostics().size(), 1u);
   EXPECT_EQ(D.formatAll(), "k.tc:1:7: remark: dot computed with FMA units [missed:dot]\n"
