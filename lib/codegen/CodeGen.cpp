@@ -25,8 +25,6 @@ std::string CodeGenOptions::optionsString() const {
   // Only a limit that changes the code enters the text (and cache keys).
   if (sharedMemoryLimit() != sharedMemoryOfTarget(Arch))
     S += " smem=" + std::to_string(sharedMemoryLimit());
-  if (RingsTransOperands)
-    S += " rings_trans_operands=1";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -280,7 +278,6 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
-  Target.TransOperands = Options.RingsTransOperands;
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
   return transform::createAsyncRingsPass(std::move(Target));
@@ -401,11 +398,10 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +
                              (Options.Arch == ptx::Arch::SM90a ? ",wgmma" : "") +
                              (Options.AllowTF32 ? ",tf32" : "") + "}";
-  // async-rings{...,trans} only where the option is on: the default list
-  // prints as before.
-  std::string RingsStep = "async-rings";
-  if (Options.RingsTransOperands)
-    RingsStep += LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
+  // The back end rings the `trans` operands of tensor-core dots too:
+  // async-rings{...,trans}.
+  std::string RingsStep =
+      "async-rings" + LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
   Steps.push_back({RingsStep,
                    "the pipelined dot operands of the loops the back end fills "
                    "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "

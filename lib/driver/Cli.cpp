@@ -87,11 +87,6 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
-    "  --rings-trans-operands  async-rings also rings the `trans` operands of wgmma\n"
-    "                        dots that are not tensor-descriptor boxes and of\n"
-    "                        mma.sync dots (column-major slots; ldmatrix .trans)\n"
-    "                        instead of the back end's planner (opt-in until run\n"
-    "                        on the GPU; async-rings{trans})\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -138,8 +133,7 @@ const char *TuneUsage =
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --register-stages,\n"
-    "  --allow-tf32, --no-tma, --no-tma-store,\n"
-    "  --rings-trans-operands, --max-shared\n"
+    "  --allow-tf32, --no-tma, --no-tma-store, --max-shared\n"
     "  as for `tritonc run --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
     "  --runs N              timed launches per configuration (default 20)\n";
@@ -177,8 +171,6 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
-    "  --rings-trans-operands  --device: `trans` operands of wgmma and mma.sync dots\n"
-    "                        in column-major rings of the passes (async-rings{trans})\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -434,7 +426,6 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
-  Back.RingsTransOperands = P.has("--rings-trans-operands");
   if (const std::string *V = P.last("--register-stages")) {
     uint64_t Stages; // the range: validateBackendOptions
     if (!cli::parseUnsigned(*V, Stages) || Stages > std::numeric_limits<unsigned>::max())
@@ -513,7 +504,6 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--rings-trans-operands", false},
                       {"--max-shared", true},
                       {"--specialize", true},
                       {"--remarks", true, true},
@@ -677,7 +667,6 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--rings-trans-operands", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
                      P);
@@ -803,7 +792,7 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--rings-trans-operands"})
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})

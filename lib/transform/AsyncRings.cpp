@@ -465,11 +465,10 @@ const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
 /// descriptor (BoxGathers.h) is ringed as the dot reads it: column-major
 /// slots, which cp_async fills through transposed pointers and which
 /// tensor-copies fills with transposed bulk copies (a K-major B, the
-/// convolution's filter). With the `trans` option (--rings-trans-operands)
+/// convolution's filter). With the `trans` option (always in the back end)
 /// so is every other `trans` operand of a wgmma dot (tensor-copies fills
-/// those whose pointers are affine boxes of one tensor); without it they
-/// stay in the back end's planner, which folds the transposition into its
-/// own slots, until the passes' rings of them have run on the GPU.
+/// those whose pointers are affine boxes of one tensor); without it the
+/// registered pass rings the loaded tile and the dot reads its transposition.
 /// With the option, an mma.sync dot's `trans` operand is ringed the same
 /// way: the slot's bytes are the loaded tile's, row-major in its own
 /// coordinates, and ldmatrix reads the 8 x 8 matrices of the dot's
@@ -752,7 +751,7 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
     RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr,
-                  Target ? Target->TransOperands : TransOperands);
+                  Target || TransOperands);
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);

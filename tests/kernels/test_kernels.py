@@ -294,38 +294,21 @@ PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma"
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
                  "notma": ["--no-tma"],
                  "notma_w8": ["--no-tma", "--num-warps=8"]}
-# --rings-trans-operands (opt-in until run on the GPU): async-rings also rings the `trans` operands of wgmma
-# dots that are not tensor-descriptor boxes, and those of mma.sync dots (read by ldmatrix with or without
-# .trans), in column-major slots (tensor-copies fills them with transposed boxes where they read boxes of one
-# tensor, cp.async through transposed pointers otherwise), instead of the planner. Only the tests of kernels
-# with such operands get these variants (with_trans_rings): on the interpreter the back end's whole list
-# with the option (as `backend`) for sm_90a and for sm_80 (every dot on mma.sync), on the GPU with
-# TRITONC_TEST_RING_VARIANTS=1 the option with bulk tensor copies, with cp.async (--no-tma), with 8 warps,
-# with 2 warps (mma.sync dots on bulk-copied column-major slots) and compiled for sm_80 (mma.sync, cp.async).
-TRANS_RING_VARIANTS = {"trans_rings": ["--rings-trans-operands"],
-                       "trans_rings_notma": ["--rings-trans-operands", "--no-tma"],
-                       "trans_rings_w8": ["--rings-trans-operands", "--num-warps=8"],
-                       "trans_rings_w2": ["--rings-trans-operands", "--num-warps=2"],
-                       "trans_rings80": ["--rings-trans-operands", "--arch=sm_80"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):
     RING_VARIANTS = {}
-    TRANS_RING_VARIANTS = {}
-TRANS_PIPELINE_VARIANTS = [] if ON_DEVICE else ["backend_trans", "backend_trans80"]
 LAUNCH_VARIANTS = (["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIANTS + list(RING_VARIANTS))
-with_trans_rings = pytest.mark.parametrize(
-    "launch", LAUNCH_VARIANTS + TRANS_PIPELINE_VARIANTS + list(TRANS_RING_VARIANTS), indirect=True)
+# The tests of kernels whose dot operands reach the dot through a `trans` (a transposed A or B, the weight
+# gradient, sddmm) also run, on the interpreter, the back end's whole list for sm_80 (`backend80`): their
+# operands' column-major rings are then read by mma.sync through ldmatrix (with `.trans` for A), where
+# `backend` runs them through wgmma.
+with_backend80 = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80"]), indirect=True)
 
 
 @pytest.fixture(params=LAUNCH_VARIANTS)
 def launch(request, tmp_path):
     if request.param in RING_VARIANTS:
         return Launcher(tmp_path, RING_VARIANTS[request.param])
-    if request.param in TRANS_RING_VARIANTS:
-        return Launcher(tmp_path, TRANS_RING_VARIANTS[request.param])
-    if request.param in ("backend_trans", "backend_trans80"):
-        arch = ["--arch=sm_80"] if request.param == "backend_trans80" else []
-        return Launcher(tmp_path, BACKEND_ARGS + ["--rings-trans-operands"] + arch, same_bits_as_default=True,
-                        specialize=True, default_args=PADDED_DEFAULT_ARGS)
     if request.param.startswith("warps"):
         return Launcher(tmp_path, ["--num-warps=" + request.param[len("warps"):]])
     if request.param == "pipelined":
@@ -338,8 +321,9 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
     if request.param == "rings_w8":
         return Launcher(tmp_path, ["--passes=" + RINGS_W8_PASSES], same_bits_as_default=True, specialize=True)
-    if request.param == "backend":
-        return Launcher(tmp_path, BACKEND_ARGS, same_bits_as_default=True, specialize=True,
+    if request.param in ("backend", "backend80"):
+        arch = ["--arch=sm_80"] if request.param == "backend80" else []
+        return Launcher(tmp_path, BACKEND_ARGS + arch, same_bits_as_default=True, specialize=True,
                         default_args=PADDED_DEFAULT_ARGS)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
@@ -487,9 +471,8 @@ MATMUL_CONFIGS = [
     ({"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, False, False),
     ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "TRANS_B": 1}, False, True),
     ({"TYPE": "bfloat16", "TM": 64, "TN": 128, "TK": 32, "TRANS_A": 1}, True, False),
-    # A transposed with 256-byte rows (two column blocks of the 128-byte swizzle): with
-    # --rings-trans-operands its column-major ring is filled by bulk tensor copies, one box per column block,
-    # as B's row-major ring.
+    # A transposed with 256-byte rows (two column blocks of the 128-byte swizzle): its column-major ring is
+    # filled by bulk tensor copies, one box per column block, as B's row-major ring.
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 32, "TRANS_A": 1}, True, False),
     ({"TYPE": "half", "TM": 128, "TN": 64, "TK": 16, **SEED_A[True], **SEED_B[True]}, True, True),
     ({"TYPE": "half", "TM": 64, "TN": 256, "TK": 64}, False, False),
@@ -702,7 +685,7 @@ def test_transpose_checked(defines, rng, launch):
 # ---------------------------------------------------------------------------------------------------------
 
 
-@with_trans_rings
+@with_backend80
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_CONFIGS])
 def test_matmul(defines, trans_a, trans_b, rng, launch):
@@ -738,7 +721,7 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
 MATMUL_ALIGNED_CONFIGS = [c for c in MATMUL_CONFIGS if c[0].get("TM", 32) >= 64]
 
 
-@with_trans_rings
+@with_backend80
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
 def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
@@ -1279,7 +1262,7 @@ def test_conv_nhwc_dgrad(defines, rs, pad, stride, dil, aligned, rng, launch):
                       f"DX, Z={z} CI={ci} H={h} W={w} CO={co} R={r} S={s} stride={stride} dilation={dil}")
 
 
-@with_trans_rings
+@with_backend80
 @pytest.mark.parametrize("defines,rs,pad,stride,dil,slices,aligned", CONV_NHWC_WGRAD_CONFIGS,
                          ids=[config_id(c[0]) + f"-slices{c[5]}" + ("-aligned" if c[6] else "")
                               for c in CONV_NHWC_WGRAD_CONFIGS])
@@ -1353,7 +1336,7 @@ def random_layout(rng, heads, nblocks, density=0.5):
     return layout
 
 
-@with_trans_rings
+@with_backend80
 @pytest.mark.parametrize("defines", SDDMM_CONFIGS, ids=config_id)
 def test_blocksparse_sddmm(defines, rng, launch):
     ty, block, tk = defines["TYPE"], defines["BLOCK"], defines["TK"]

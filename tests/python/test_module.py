@@ -102,17 +102,14 @@ def test_mma_sync_loops_get_rings_as_gpu_level_ir():
         tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts)
 
 
-def test_rings_trans_operands_is_an_opt_in():
-    # B stored N x K (TRANS_B) reaches the wgmma dot through a `trans`: by default the planner rings it
-    # (commit per load, wait_group 2); rings_trans_operands=True gives async-rings' column-major rings (one
-    # commit group per iteration, wait_group 1), and the option is kept for the variants compiled later.
+def test_trans_operands_in_async_rings():
+    # B stored N x K (TRANS_B) reaches the wgmma dot through a `trans`: async-rings rings it in column-major
+    # slots (one commit group per iteration, wait_group 1).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32, "TRANS_B": 1}, arch="sm_90a", tma=False,
                 cache=False)
     default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    rings = tritonc.compile(KERNELS / "matmul.tc", rings_trans_operands=True, **opts).variant_ptx("D" * 9)
-    assert "cp.async.wait_group 2;" in default
-    assert "cp.async.wait_group 1;" in rings and "cp.async.wait_group 2;" not in rings
-    assert "wgmma.mma_async" in rings
+    assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
+    assert "wgmma.mma_async" in default
 
 
 def test_compile_source_text():

@@ -54,12 +54,6 @@ struct CodeGenOptions {
   /// tensor stores (TMA) where the pointer tile and the code after the store
   /// allow it, else with st.global.
   bool TensorStores = true;
-  /// async-rings also rings the `trans` operands of wgmma dots that are not
-  /// tensor-descriptor boxes and of mma.sync dots (a transposed A or B,
-  /// conv_nhwc_wgrad, blocksparse_sddmm) in column-major slots, instead of
-  /// the dot staging them from registers (async-rings{trans}). Off by default until those rings
-  /// have run on the GPU (--rings-trans-operands).
-  bool RingsTransOperands = false;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
   /// of the device the kernel will run on. 0 means the target's own
   /// (sharedMemoryOfTarget). The operand rings get up to 192 KB of it, and

@@ -65,22 +65,21 @@
 // boxes of a tensor descriptor (BoxGathers.h) gets a ring of column-major
 // slots holding the operand as the dot reads it, filled through transposed
 // pointers (tensor-copies then makes the fills transposed bulk copies).
-// With the `trans` option (`async-rings{num-warps=4,wgmma,trans}`;
-// AsyncRingsTarget::TransOperands, --rings-trans-operands in the back end)
-// every `trans` operand of a wgmma dot does, whatever its loads, and so
-// does every one of an mma.sync dot (f16/bf16): ldmatrix reads the 16-byte
-// chunks of its slots' columns as matrix rows (`.trans` for A;
-// LowerDot.cpp). An opt-in until those rings have run on the GPU.
+// With the `trans` option (`async-rings{num-warps=4,wgmma,trans}`), and
+// always with the back end's AsyncRingsTarget, every `trans` operand of a
+// wgmma dot does, whatever its loads, and so does every one of an mma.sync
+// dot (f16/bf16): ldmatrix reads the 16-byte chunks of its slots' columns
+// as matrix rows (`.trans` for A; LowerDot.cpp).
 // The GPU back end runs it with an AsyncRingsTarget: it then also
 // declines, with a remark, every loop whose rings the back end would not
-// fill with cp.async (without the `trans` option, operands of tensor-core
-// dots under `trans` other than descriptor boxes read by wgmma; copies
-// narrower than 4 bytes, rings over the shared-memory budget); the dots of
-// those loops read their operands from registers, which their lowering
-// stages through shared memory itself (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of
-// several warpgroups get one slot more: mma-in-flight then leaves each iteration's MMAs running
-// into the next, and the refill overwrites the slot of iteration i - 2, which every warpgroup has
-// retired before the barrier of iteration i.
+// fill with cp.async (copies narrower than 4 bytes, rings over the
+// shared-memory budget); the dots of those loops read their operands from
+// registers, which their lowering stages through shared memory itself
+// (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of several
+// warpgroups get one slot more: mma-in-flight then leaves each iteration's
+// MMAs running into the next, and the refill overwrites the slot of
+// iteration i - 2, which every warpgroup has retired before the barrier of
+// iteration i.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -108,10 +107,6 @@ struct AsyncRingsTarget {
   /// "" when the back end lowers a cp_async of Load's pointers with copies
   /// of 4 bytes or more; otherwise why not, in a kernel author's words.
   std::function<std::string(const ir::Instruction &Load)> CopyFilter;
-  /// Ring every `trans` operand of a wgmma or mma.sync dot in column-major
-  /// slots, not only descriptor boxes read by wgmma
-  /// (--rings-trans-operands; the planner's otherwise).
-  bool TransOperands = false;
 };
 
 class AsyncRingsPass : public Pass {
@@ -131,8 +126,9 @@ public:
 private:
   std::optional<AsyncRingsTarget> Target;
   std::optional<AssignLayoutsTarget> Dots;
-  /// The `trans` option of the registered pass (AsyncRingsTarget's own
-  /// field in the back end).
+  /// The `trans` option of the registered pass: every `trans` operand of a
+  /// wgmma or mma.sync dot in column-major slots, not only descriptor boxes
+  /// read by wgmma. The back end's target implies it.
   bool TransOperands = false;
 };
 

@@ -394,16 +394,6 @@ TEST(JitOptions, ArchAndNumWarps) {
   EXPECT_NE(R.Diagnostics.find("num_warps must be"), std::string::npos) << R.Diagnostics;
 }
 
-// --rings-trans-operands changes the code: it enters the options text (the
-// kernel cache key) when on, and the default text stays as before.
-TEST(JitOptions, RingsTransOperandsInCacheKey) {
-  codegen::CodeGenOptions Back;
-  EXPECT_EQ(Back.optionsString().find("rings_trans_operands"), std::string::npos);
-  Back.RingsTransOperands = true;
-  EXPECT_NE(Back.optionsString().find(" rings_trans_operands=1"), std::string::npos)
-      << Back.optionsString();
-}
-
 // The device's shared memory limit sizes the rings; only a limit other than
 // the target's enters the options text, and with it the kernel cache key.
 TEST(JitOptions, SharedMemoryLimit) {
