@@ -524,7 +524,7 @@ def test_compile_remarks():
     k = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
                         remarks="all")
     assert re.search(r"matmul\.tc:\d+:\d+: remark: loop pipelined with 3 stages", k.remarks)
-    assert "[missed:async-copy]" in k.remarks
+    assert "[missed:async-rings]" in k.remarks
     assert "error" not in k.remarks
     only_dot = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
                                remarks="passed:dot")
@@ -534,7 +534,7 @@ def test_compile_remarks():
                            cache=False).remarks == ""
     missed = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
                              remarks=True)
-    assert "[passed:" not in missed.remarks and "[missed:async-copy]" in missed.remarks
+    assert "[passed:" not in missed.remarks and "[missed:async-rings]" in missed.remarks
     with pytest.raises(ValueError, match="unknown remark pass 'pipelin'"):
         tritonc.compile(KERNELS / "matmul.tc", defines=defines, remarks="missed:pipelin")
 
