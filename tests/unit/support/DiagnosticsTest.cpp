@@ -97,12 +97,12 @@ TEST(Remarks, FilterParsesKindsAndPassNames) {
   EXPECT_TRUE(Default->wants(RemarkKind::Missed, "pipeline"));
   EXPECT_FALSE(Default->wants(RemarkKind::Passed, "pipeline"));
   EXPECT_EQ(Default->str(), "missed");
-  std::optional<RemarkFilter> All = RemarkFilter::parse("all:tensor-copy", Error);
+  std::optional<RemarkFilter> All = RemarkFilter::parse("all:tensor-copies", Error);
   ASSERT_TRUE(All);
-  EXPECT_TRUE(All->wants(RemarkKind::Passed, "tensor-copy"));
+  EXPECT_TRUE(All->wants(RemarkKind::Passed, "tensor-copies"));
   EXPECT_FALSE(All->wants(RemarkKind::Missed, "dot"));
-  EXPECT_EQ(All->str(), "all:tensor-copy");
-  EXPECT_EQ(RemarkFilter::parse(All->str(), Error)->str(), "all:tensor-copy");
+  EXPECT_EQ(All->str(), "all:tensor-copies");
+  EXPECT_EQ(RemarkFilter::parse(All->str(), Error)->str(), "all:tensor-copies");
   EXPECT_FALSE(RemarkFilter().enabled());
   EXPECT_EQ(RemarkFilter().str(), "");
 
