@@ -45,7 +45,7 @@ def parse_args():
                    help="bench_launch_overhead program (default: build-py/bench/bench_launch_overhead)")
     p.add_argument("--compile-option", action="append", default=[], metavar="NAME=VALUE",
                    help="a tritonc.compile keyword for every kernel (a Python literal, e.g. "
-                        "explicit_rings=False), to time a back-end option against the default; repeatable")
+                        "register_stages=3), to time a back-end option against the default; repeatable")
     p.add_argument("--no-triton", action="store_true",
                    help="do not treat a missing upstream Triton as a failure")
     p.add_argument("--time-limit", type=float, default=450,

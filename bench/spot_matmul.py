@@ -8,8 +8,8 @@ matmul_persistent.tc (one program per SM at most, tiles spread evenly as bench/m
 it), "G" for matmul_grouped.tc, a suffix "c" to fill the operand buffers with cp.async instead of bulk
 tensor copies (tma=False), "g" to write C with st.global instead of bulk tensor stores (tma_store=False),
 "_G4" for GROUP_M=4 (grouped and persistent kernels only; 8 by default for grouped), "@..." for other
-options of tritonc.compile (e.g. @explicit_rings=False for the planner's rings); e.g.
-p128x256x64w8s3g_G4, or G256x128x16w8s3 against G256x128x16w8s3@explicit_rings=False. Same timer as bench.py
+options of tritonc.compile (e.g. @register_stages=3); e.g.
+p128x256x64w8s3g_G4, or G256x128x16w8s3 against G256x128x16w8s3@register_stages=3. Same timer as bench.py
 (bench/common.py): fresh torch.randn inputs, CUDA events, L2 flushed before each run; TF32 off for float.
 cuBLAS and the configurations are timed interleaved (Timer.compare: --rounds turns of --runs runs in
 all, median). Each result is checked against torch (relative max error printed) before it is timed.

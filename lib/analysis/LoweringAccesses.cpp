@@ -50,7 +50,7 @@ bool readFromSlot(const ir::Value *V) {
 /// Whether the lowering of dot I may store an operand to scratch: every
 /// kind of dot reads its operands from shared memory (ldmatrix, wgmma
 /// descriptors, the FMA loops' loads), a local_load operand from its slot,
-/// the others staged (or, unknown here, from the back end's own rings).
+/// the others staged.
 bool dotStages(const Instruction &I) {
   return !(readFromSlot(I.getOperand(0)) && readFromSlot(I.getOperand(1)));
 }

@@ -25,8 +25,6 @@ std::string CodeGenOptions::optionsString() const {
   // Only a limit that changes the code enters the text (and cache keys).
   if (sharedMemoryLimit() != sharedMemoryOfTarget(Arch))
     S += " smem=" + std::to_string(sharedMemoryLimit());
-  if (!ExplicitRings)
-    S += " explicit_rings=0";
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
   return S;
@@ -189,7 +187,7 @@ bool isSm90WgmmaDot(const ir::Instruction &I, const CodeGenOptions &Options) {
 }
 
 /// The deepest pipeline, at most Options.NumStages, whose wgmma operand rings
-/// fit the ring budget (AsyncCopies.cpp): a ring holds one slot per stage,
+/// fit the ring budget (ringBudget): a ring holds one slot per stage,
 /// plus one with several warpgroups, whose MMAs stay in flight. Deeper, an
 /// operand would go through registers or the MMAs would be waited for every
 /// iteration, either slower than the shallower pipeline (128x256x64 with 8
@@ -233,8 +231,9 @@ void remarkStagesLowered(const ir::Module &M, const CodeGenOptions &Options, uns
 
 /// The back end's answer to the pipeliner about a dot operand load
 /// (transform::AsyncCopyFilter): "" when its pointers hold a contiguous,
-/// aligned run of 4 bytes or more somewhere, so that AsyncCopies.cpp can copy
-/// it with cp.async (or a bulk tensor copy) into a ring; otherwise why not.
+/// aligned run of 4 bytes or more somewhere, so that async-rings can copy it
+/// with cp.async (or tensor-copies with a bulk tensor copy) into a ring;
+/// otherwise why not.
 /// Issued ahead through registers instead, a load holds one more operand tile
 /// there per iteration: conv.tc's NCHW fp16 gathers (2-byte runs) spilled
 /// 2.9-23 KB per thread with 3 stages where one stage spilled 0.1-16 KB, and
@@ -258,7 +257,7 @@ std::string copiedAsynchronously(const ir::Instruction &Load) {
 /// The back end's answer to async-rings about a dot operand load
 /// (AsyncRingsTarget::CopyFilter): "" when the access plan its layout
 /// assignment gives the load (on the function as it is then) has vectors of
-/// 4 bytes or more, which cp.async copies (AsyncCopies.cpp). The analyses
+/// 4 bytes or more, which cp.async copies (LowerAsync.cpp). The analyses
 /// are kept for the function last asked about: the pass asks only about
 /// loads that were there before it rewrote anything.
 class ExplicitRingCopies {
@@ -288,8 +287,7 @@ private:
   std::unique_ptr<LayoutAssignment> LA;
 };
 
-/// async-rings as the back end runs it (unless --no-explicit-rings): its
-/// target facts.
+/// async-rings as the back end runs it: its target facts.
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
   Target.HasWgmma = Options.Arch == ptx::Arch::SM90a;
@@ -301,35 +299,14 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   return transform::createAsyncRingsPass(std::move(Target));
 }
 
-/// The back end's answer to tensor-stores about a store (its Keep): the
-/// lowering writes the stores of a function with a dot whose operands are
-/// not read from GPU-level IR slots (loops async-rings declined): its
-/// planner copies those operands into rings of its own and stages a bulk
-/// tensor store in their free slots, where the pass's staging slot would go
-/// after them (+32 KB for the 128 x 128 x 64 f16 tile).
-std::string storedByTheLowering(const ir::Instruction &Store) {
-  for (const auto &BB : Store.getParent()->getParent()->blocks())
-    for (const auto &I : BB->instructions()) {
-      if (I->getOpcode() != ir::Opcode::Dot)
-        continue;
-      for (unsigned K = 0; K < 2; ++K) {
-        const ir::Instruction *Op = ir::asInstruction(I->getOperand(K));
-        if (!Op || Op->getOpcode() != ir::Opcode::LocalLoad)
-          return "the back end's planner copies the operands of a dot of this function into "
-                 "rings of its own (" +
-                 ir::printOperand(*I) + "), in whose free slots it stages this store itself";
-      }
-    }
-  return "";
-}
-
 /// Whether the pipeline may issue a K loop's prologue for the next tile above
 /// the current tile's epilogue (TilePrefetch.cpp): only where every dot is a
 /// wgmma whose rings bulk tensor copies fill (sm_90a, TMA on). cp.async rings
-/// lose their wait counts in that shape (AsyncCopies.cpp recognizes the
-/// prologue in the preheader only) and then wait for every copy each
-/// iteration: the f32 FMA persistent matmul ran 33 against 46 TFLOP/s. With
-/// cp.async rings ptxas also serializes wgmmas after the move (C7514).
+/// lost their wait counts in that shape (the back end's former planner
+/// recognized the prologue in the preheader only) and then waited for every
+/// copy each iteration: the f32 FMA persistent matmul ran 33 against 46
+/// TFLOP/s. With cp.async rings ptxas also serializes wgmmas after the move
+/// (C7514).
 bool prefetchAcrossTiles(const ir::Module &M, const CodeGenOptions &Options) {
   if (Options.Arch != ptx::Arch::SM90a || !Options.TensorCopies)
     return false;
@@ -357,8 +334,7 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       continue;
     }
     if (Step.Name == "tensor-stores") {
-      PM.addPass(
-          transform::createTensorStoresPass(storedByTheLowering, Options.sharedMemoryLimit()));
+      PM.addPass(transform::createTensorStoresPass(Options.sharedMemoryLimit()));
       continue;
     }
     if (Step.Name != "pipeline") {
@@ -396,12 +372,10 @@ void checkLayoutsAreTyped(const ir::Function &F, const LayoutAssignment &LA) {
     }
 }
 
-/// Whether the back end's list fills wgmma rings with bulk tensor copies
-/// itself (tensor-copies, and tensor-stores for the epilogue) rather than
-/// leaving that to the lowering's planner: sm_90a with TMA on, the rings
-/// explicit.
+/// Whether the back end's list fills rings with bulk tensor copies
+/// (tensor-copies, and tensor-stores for the epilogue): sm_90a with TMA on.
 bool explicitTensorCopies(const CodeGenOptions &Options) {
-  return Options.Arch == ptx::Arch::SM90a && Options.ExplicitRings && Options.TensorCopies;
+  return Options.Arch == ptx::Arch::SM90a && Options.TensorCopies;
 }
 
 /// The registry's description of a pass.
@@ -425,15 +399,12 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   if (Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.NumStages > 1)
     Pipeline += "; with only wgmma dots, a nested loop's prologue one tile ahead";
   // First: the accesses of tensor descriptors become gathers (which the
-  // passes below pipeline like any load) or, on sm_90a, bulk tensor copies,
-  // whose slots need the barriers insert-barriers places (explicit rings).
-  bool DescCopies =
-      Options.Arch == ptx::Arch::SM90a && Options.TensorCopies && Options.ExplicitRings;
-  // With tensor-copies in the list, the gathers of the loads that feed a
-  // dot in a loop come back as bulk tensor copies in its rings (`rings`).
-  std::string DescPass = !DescCopies                     ? "lower-tensor-descs"
-                         : explicitTensorCopies(Options) ? "lower-tensor-descs{tma,rings}"
-                                                         : "lower-tensor-descs{tma}";
+  // passes below pipeline like any load) or, on sm_90a with TMA on, bulk
+  // tensor copies, whose slots need the barriers insert-barriers places; the
+  // gathers of the loads that feed a dot in a loop come back as bulk tensor
+  // copies in its rings (`rings`, tensor-copies).
+  std::string DescPass =
+      explicitTensorCopies(Options) ? "lower-tensor-descs{tma,rings}" : "lower-tensor-descs";
   std::vector<PipelineStep> Steps = {{DescPass, describePass("lower-tensor-descs")},
                                      {"remat-inductions", describePass("remat-inductions")},
                                      {"simplifycfg", describePass("simplifycfg")},
@@ -447,14 +418,13 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   // async-rings{...,trans}.
   std::string RingsStep =
       "async-rings" + LayoutTarget.substr(0, LayoutTarget.size() - 1) + ",trans}";
-  if (Options.ExplicitRings)
-    Steps.push_back({RingsStep,
-                     "the pipelined dot operands of the loops the back end fills "
-                     "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
-                     "cp_async, commit, wait N, local_load)"});
+  Steps.push_back({RingsStep,
+                   "the pipelined dot operands of the loops the back end fills "
+                   "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
+                   "cp_async, commit, wait N, local_load)"});
   if (explicitTensorCopies(Options))
     Steps.push_back({"tensor-copies", describePass("tensor-copies")});
-  if (Options.ExplicitRings && Options.Arch == ptx::Arch::SM90a) {
+  if (Options.Arch == ptx::Arch::SM90a) {
     Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});
     if (explicitTensorCopies(Options) && Options.TensorStores)
@@ -480,9 +450,8 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   // Then the waits, which move no access: with several warpgroups a group
   // left in flight is safe only where a barrier orders each refill after
   // every warpgroup's wait for the group that read its slot, which the pass
-  // sees only once the barriers are placed (the planner decides with its
-  // own barrier in view too, AsyncCopies.cpp).
-  if (Options.ExplicitRings && Options.Arch == ptx::Arch::SM90a)
+  // sees only once the barriers are placed.
+  if (Options.Arch == ptx::Arch::SM90a)
     Steps.push_back({"mma-in-flight{num-warps=" + std::to_string(Options.NumWarps) + "}",
                      describePass("mma-in-flight")});
   // The epilogue's staging slot over the rings the K loop is done with:

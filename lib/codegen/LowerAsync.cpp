@@ -121,34 +121,30 @@ void FunctionLowering::planSharedBuffers() {
         continue;
       Allocs.push_back(I.get());
     }
-  // After the rings of the planner; offsets chosen by allocate-shared (the
-  // verifier lets every buffer have one or none) are relative to that base,
-  // else the buffers follow one another.
-  // mbarriers go after everything else, with the back end's own (their
-  // address is filled in last, placeMbarriers): they keep their phases
+  // Offsets chosen by allocate-shared (the verifier lets every buffer have
+  // one or none) are relative to the dynamic shared memory's start, else
+  // the buffers follow one another.
+  // mbarriers go after everything else (their address is filled in last,
+  // placeMbarriers): they keep their phases
   // for the whole program, and where scratch reuses the buffers (below)
   // it must not reach them.
-  uint64_t Base = alignUp(RingBytes, 1024);
   for (const Instruction *I : Allocs) {
     if (isMbarrierBuffer(*I)) {
-      if (!MbarBase.valid()) {
-        auto P = B.prologue();
+      if (!MbarBase.valid())
         MbarBase = B.newReg(Ty::U32);
-        MbarBaseLine = B.reservePrologueLine();
-      }
       MbarBufferOffsets[I] = MbarBytes;
       MbarBytes += alignUp(analysis::sharedBufferBytes(I->getType()), 8);
       continue;
     }
-    uint64_t Offset = I->SharedOffset >= 0 ? Base + static_cast<uint64_t>(I->SharedOffset)
-                                           : alignUp(RingBytes, 1024);
+    uint64_t Offset =
+        I->SharedOffset >= 0 ? static_cast<uint64_t>(I->SharedOffset) : alignUp(RingBytes, 1024);
     BufferOffsets[I] = Offset;
     RingBytes = std::max(RingBytes, Offset + analysis::sharedBufferBytes(I->getType()));
   }
   if (BufferOffsets.empty())
     return;
   // Scratch goes over the buffers only where none holds data (the epilogue
-  // after a K loop), as over the back end's own rings.
+  // after a K loop).
   for (const auto &[Alloc, Offset] : BufferOffsets)
     for (const ir::BasicBlock *BB : bufferLiveBlocks(*Alloc))
       RingLiveBlocks.insert(BlockIndex.at(BB));
@@ -256,6 +252,79 @@ std::set<const ir::BasicBlock *> FunctionLowering::bufferLiveBlocks(const Instru
     if (After.count(BB))
       Live.insert(BB);
   return Live;
+}
+
+std::set<const ir::BasicBlock *> reachableBlocks(std::vector<const ir::BasicBlock *> Start,
+                                                 bool Forward, const ir::BasicBlock *Stop) {
+  std::set<const ir::BasicBlock *> Seen(Start.begin(), Start.end());
+  while (!Start.empty()) {
+    const ir::BasicBlock *BB = Start.back();
+    Start.pop_back();
+    if (BB == Stop)
+      continue;
+    for (const ir::BasicBlock *N : Forward ? BB->successors() : BB->predecessors())
+      if (Seen.insert(N).second)
+        Start.push_back(N);
+  }
+  return Seen;
+}
+
+void FunctionLowering::markBlocksAfterScratchOverRings() {
+  // A block must separate its copies into the buffers from scratch over
+  // the buffers when some path reaches it from a block using such scratch
+  // (one where no buffer is live) without passing a block that writes the
+  // buffers, since that one separated them already. Marking every block
+  // reachable from scratch would put a fence and a barrier into each
+  // iteration of a loop nested in one whose body uses scratch (a persistent
+  // kernel's epilogue).
+  auto DirtyAtEnd = [&](const ir::BasicBlock *BB) {
+    unsigned Index = BlockIndex.at(BB);
+    if (!RingLiveBlocks.count(Index))
+      return true;
+    return AfterScratchOverRings.count(Index) && !ExplicitCopyBlocks.count(BB);
+  };
+  std::map<const ir::BasicBlock *, std::vector<ir::BasicBlock *>> Preds;
+  for (const auto &BB : F.blocks())
+    Preds[BB.get()] = BB->predecessors();
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const auto &BB : F.blocks())
+      if (!AfterScratchOverRings.count(BlockIndex.at(BB.get())))
+        for (const ir::BasicBlock *P : Preds[BB.get()])
+          if (DirtyAtEnd(P)) {
+            AfterScratchOverRings.insert(BlockIndex.at(BB.get()));
+            Changed = true;
+            break;
+          }
+  }
+}
+
+void FunctionLowering::separateFromScratchOverRings() {
+  // Scratch over the buffers, earlier on some path, read and wrote this space
+  // through the generic proxy; copies may only overwrite it after every
+  // thread is done with it. The engine's copies and wgmma go through the
+  // async proxy, hence the fence; sm_80 has neither (nor the fence), and
+  // its cp.async copies are generic-proxy writes that the barrier orders.
+  if (!AfterScratchOverRings.count(CurrentBlock) || !FencedBlocks.insert(CurrentBlock).second)
+    return;
+  if (Options.Arch == ptx::Arch::SM90a)
+    B.emit("fence.proxy.async.shared::cta;");
+  forcedBarrier();
+}
+
+void FunctionLowering::placeMbarriers() {
+  // The mbarrier buffers follow everything else in the dynamic shared memory
+  // (8-byte aligned after the buffers and the largest scratch, whose size is
+  // final only once the body is written), so that scratch over the buffers
+  // never overwrites them: their address goes last into the prologue, which
+  // comes before every use. Kernels declare no static `.shared` variable:
+  // next to one, the cubin the driver's JIT linker (cuLinkCreate) made placed
+  // the dynamic shared memory 0x20 bytes past a 1024-byte boundary on the
+  // H100, and the swizzled slots faulted with a misaligned address.
+  if (!MbarBytes)
+    return;
+  auto P = B.prologue();
+  B.emit("mov.u32 " + MbarBase.name() + ", tritonc_smem+" + std::to_string(mbarrierOffset()) + ";");
 }
 
 // --- Addresses ----------------------------------------------------------------
@@ -481,7 +550,7 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
   globalAccess(I.getOperand(1), /*Reads=*/true, /*Writes=*/false, &L);
   // .cg (L2 only) exists for 16-byte copies alone. Slots that mma.sync or
   // FMA dots read hold rows of a few dozen bytes: L2 fetches the 256-byte
-  // block around each (as the back end's own plain rings do, AsyncCopies.cpp).
+  // block around each.
   const Instruction *SlotOf = asInstr(I.getOperand(0));
   bool Prefetch = SlotOf && SlotOf->getOpcode() == Opcode::SmemSlot &&
                   PrefetchedBuffers.count(asInstr(SlotOf->getOperand(0)));

@@ -7,9 +7,9 @@
 // blocked layout; for every k it reads A[m, k] for its distinct rows and
 // B[k, n] for its distinct columns and issues one fma per element, so every
 // element sums over k in order. In f32 with 4 x 4 blocks per thread, A is
-// stored transposed and both are read in 16-byte vectors; operands filled
-// by cp.async rings (AsyncCopies.cpp, or async-rings' plain slots: A
-// column-major, B row-major) are read from their slots directly.
+// stored transposed and both are read in 16-byte vectors; operands in
+// async-rings' plain slots (A column-major, B row-major) are read from
+// their slots directly.
 //
 // TF32 path (opt-in, f32 inputs): the same accumulator layout with
 // mma.sync m16n8k8 on operands rounded to tf32 (cvt.rna), read from shared
@@ -116,22 +116,16 @@ void FunctionLowering::lowerDotFmaVectorized(const Instruction &I) {
   const LinearLayout &C = LA.layoutOf(&I);
   Regs AccIn = get(Acc, C);
   // A sits in shared memory transposed ([K, M]) so that a thread's 4
-  // consecutive rows are one 16-byte vector, like its 4 columns of B. An
-  // operand in a ring (AsyncCopies.cpp) is already there in this form;
-  // the others are staged from registers.
-  std::optional<std::pair<Reg, int64_t>> ARing = plainRingOperand(I, 0),
-                                         BRing = plainRingOperand(I, 1);
-  if (ARing || BRing)
-    waitForAsyncOperands(I);
+  // consecutive rows are one 16-byte vector, like its 4 columns of B.
   // Operands that GPU-level IR loaded from slots in this form (async-rings:
-  // A column-major, B row-major) are read there too.
+  // A column-major, B row-major) are read there; the others are staged from
+  // registers.
+  std::optional<std::pair<Reg, int64_t>> ARing, BRing;
   // A in a swizzled column-major slot (async-rings' slot for an A loaded
   // along K) is read through its layout (ASlotAt).
   const ir::Value *ASwizzled = nullptr;
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
-    if (Ring)
-      continue;
     std::string Why, WhyNotSwizzled;
     if (auto Slot = dotSlotOperand(I, Idx, Why))
       Ring = std::make_pair(Values.at(Slot->first)[0], Slot->second);
@@ -255,16 +249,12 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   Regs AccIn = get(Acc, C);
 
   unsigned ABytes = memBytesOf(AT), BBytes = memBytesOf(BT);
-  // Operands of mma.sync dots may already sit in ring slots (AsyncCopies.cpp)
-  // laid out as staged here; the others are staged from registers. Row
-  // strides (elements) are padded (sharedTileStrides); an operand's base is
-  // its slot, or scratch (B at OffB). Every path below reads from these.
-  std::optional<std::pair<Reg, int64_t>> ARing = plainRingOperand(I, 0),
-                                         BRing = plainRingOperand(I, 1);
-  if (ARing || BRing)
-    waitForAsyncOperands(I);
   // Operands that GPU-level IR loaded from slots are read there: by
-  // ldmatrix in the slot's own layout (mma.sync), else from row-major slots.
+  // ldmatrix in the slot's own layout (mma.sync), else from row-major slots;
+  // the others are staged from registers, with padded row strides
+  // (sharedTileStrides). An operand's base is its slot, or scratch (B at
+  // OffB). Every path below reads from these.
+  std::optional<std::pair<Reg, int64_t>> ARing, BRing;
   DotKind Kind = LA.dotOf(&I).Kind;
   const ir::Value *Slots[2] = {nullptr, nullptr};
   // The dimension of each ldmatrix slot along which its 16-byte chunks run
@@ -273,8 +263,6 @@ void FunctionLowering::lowerDot(const Instruction &I) {
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     std::optional<std::pair<Reg, int64_t>> &Ring = Idx ? BRing : ARing;
     std::string Why;
-    if (Ring)
-      continue;
     if (Kind == DotKind::MmaV2) {
       if ((Slots[Idx] = matrixSlotOperand(I, Idx, Why, &ChunkDims[Idx])))
         Ring = std::make_pair(Values.at(Slots[Idx])[0], int64_t(0));

@@ -142,6 +142,29 @@ const Instruction *nextInBlock(const Instruction &I) {
   throw UnsupportedConstruct(I.Loc, std::string(ir::opcodeName(I.getOpcode())) + ": " + Why);
 }
 
+/// P over the parameters as the launcher evaluates it.
+ParamPoly toParamPoly(const analysis::Poly &P, const analysis::AffineAccessAnalysis &AA) {
+  ParamPoly Out;
+  for (const auto &[M, C] : P.terms()) {
+    ParamTerm T;
+    T.Coef = C;
+    for (unsigned A : M)
+      T.Params.push_back(ir::asArgument(const_cast<ir::Value *>(AA.atomValue(A)))->getIndex());
+    Out.push_back(std::move(T));
+  }
+  return Out;
+}
+
+/// Spins until the phase of parity Parity of the mbarrier at Mbar completed.
+void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg &Parity) {
+  std::string Loop = B.newLabel("mbar_wait");
+  B.label(Loop);
+  Reg Done = B.newReg(Ty::Pred);
+  B.emit("mbarrier.try_wait.parity.shared::cta.b64 " + Done.name() + ", [" + Mbar.name() + "], " +
+         Parity.name() + ";");
+  B.braIf(Done, Loop, /*Negated=*/true);
+}
+
 } // namespace
 
 // --- Tensor maps ------------------------------------------------------------------
@@ -240,6 +263,28 @@ void FunctionLowering::planTensorDescriptors() {
       TensorMaps.push_back(std::move(Spec));
       DescriptorParams[&I] = B.addByteArrayParam(128, 64);
     }
+}
+
+void FunctionLowering::ensureAffineAccess() {
+  if (!Affine)
+    Affine = std::make_unique<analysis::AffineAccessAnalysis>(F, *RunDominators);
+}
+
+const Instruction *FunctionLowering::inPlaceAccumulator(const Instruction &Dot) const {
+  // c = phi [init, dot]; dot = dot(a, b, c), and the dot's only user is c.
+  const Instruction *Phi = ir::asInstruction(const_cast<ir::Value *>(Dot.getOperand(2)));
+  if (!Phi || Phi->getOpcode() != Opcode::Phi || Dot.users().size() != 1 || Dot.users()[0] != Phi ||
+      Phi->getType() != Dot.getType())
+    return nullptr;
+  unsigned FromDot = 0;
+  for (const ir::Value *In : Phi->operands())
+    FromDot += In == &Dot;
+  if (FromDot != 1)
+    return nullptr;
+  for (const Instruction *U : Phi->users())
+    if (U == &Dot ? false : U->getOpcode() == Opcode::Phi)
+      return nullptr;
+  return Phi;
 }
 
 // --- Operations -------------------------------------------------------------------

@@ -164,9 +164,7 @@ static std::pair<Ty, unsigned> sharedWords(Ty MT, unsigned Bytes, unsigned Width
 
 void FunctionLowering::storeTileToShared(const PackableRegs &Values, const ir::Type *Elem,
                                          const ir::Shape &S, const LinearLayout &L,
-                                         uint64_t ByteOffset,
-                                         const std::function<Reg(int32_t)> &RegisterGuard,
-                                         const SwizzledScratch *Swizzle) {
+                                         uint64_t ByteOffset, const SwizzledScratch *Swizzle) {
   Ty T = ptxTypeOf(Elem);
   Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
@@ -193,32 +191,26 @@ void FunctionLowering::storeTileToShared(const PackableRegs &Values, const ir::T
       for (unsigned W = 0; W < Words; ++W)
         Packed.push_back(Values.word(B, static_cast<size_t>(R0) + 2 * W));
     }
-    Reg P = Owner;
-    if (RegisterGuard)
-      P = P.valid() ? B.predAnd(RegisterGuard(R0), P) : RegisterGuard(R0);
     std::optional<ptx::Guard> G;
-    if (P.valid())
-      G = ptx::Guard{P, false};
+    if (Owner.valid())
+      G = ptx::Guard{Owner, false};
     B.stShared(WordTy, Bases[R0], Offsets[R0], Packed, G);
   }
 }
 
-/// Loads the registers of layout L that Wanted selects (all if it is empty)
-/// from a row-major tile at ByteOffset into their places in Out.
-static void loadTileRegisters(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
-                              const LinearLayout &L, uint64_t ByteOffset,
-                              const std::function<bool(int32_t)> &Wanted, Regs &Out,
-                              const SwizzledScratch *Swizzle = nullptr) {
+/// Loads the registers of layout L from a row-major (or Swizzle) tile at
+/// ByteOffset.
+static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
+                               const LinearLayout &L, uint64_t ByteOffset,
+                               const SwizzledScratch *Swizzle = nullptr) {
   Ty T = ptxTypeOf(Elem);
   Ty MT = moveTypeOf(T);
   unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   auto [Bases, Offsets] = sharedAddresses(FL, L, S, Bytes, ByteOffset, Swizzle);
   unsigned Width = S.empty() ? 1 : sharedVectorWidth(L, Bytes);
   auto [WordTy, Words] = sharedWords(MT, Bytes, Width);
-  Out.resize(static_cast<size_t>(numRegisters(L)));
+  Regs Out(static_cast<size_t>(numRegisters(L)));
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += Width) {
-    if (Wanted && !Wanted(R0))
-      continue;
     Regs Loaded = FL.B.ldShared(WordTy, Words, Bases[R0], Offsets[R0]);
     Regs Elems;
     for (const Reg &W : Loaded) {
@@ -234,13 +226,6 @@ static void loadTileRegisters(FunctionLowering &FL, const ir::Type *Elem, const 
     for (const Reg &V : Elems)
       Out[R++] = T == Ty::Pred ? FL.u16ToPred(V) : V.as(T);
   }
-}
-
-static Regs loadTileFromShared(FunctionLowering &FL, const ir::Type *Elem, const ir::Shape &S,
-                               const LinearLayout &L, uint64_t ByteOffset,
-                               const SwizzledScratch *Swizzle = nullptr) {
-  Regs Out;
-  loadTileRegisters(FL, Elem, S, L, ByteOffset, {}, Out, Swizzle);
   return Out;
 }
 
@@ -353,94 +338,21 @@ static std::optional<SwizzledScratch> conversionSwizzle(const ir::Shape &S, unsi
   return Pick;
 }
 
-bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound) {
-  for (const LinearLayout::InDim &In : L.getInDims())
-    if (In.Name != "register")
-      for (const LinearLayout::Basis &Bs : In.Bases)
-        if (Bs[Dim] >= Bound)
-          return false;
-  return true;
-}
-
-uint64_t FunctionLowering::scratchLimit() const {
-  // Room for the mbarriers that follow rings and scratch: 2 KB holds those
-  // of the largest rings (8 bytes per slot of at least 1 KB, rings within
-  // ringBudget) with their alignment.
-  return Options.sharedMemoryLimit() - std::max<uint64_t>(2048, MbarBytes + 8);
-}
-
-unsigned FunctionLowering::conversionChunks(const ir::Shape &S, unsigned ElemBytes,
-                                            const LinearLayout &To) const {
-  // Scratch after live rings (a persistent kernel's epilogue, while the
-  // next tile's operands arrive) must fit next to them: convert a 128 x 256
-  // f16 tile (66 KB) in row blocks when the rings hold 192 KB. The loads of
-  // each block must be known per register (the destination's high row bits
-  // are register bits); the stores are predicated per thread.
-  if (Rings.empty() || !RingLiveBlocks.count(CurrentBlock) || S.size() != 2)
-    return 1;
-  uint64_t Limit = scratchLimit();
-  for (unsigned Chunks = 1; Chunks <= 8 && S[0] % Chunks == 0; Chunks *= 2) {
-    ir::Shape Part{S[0] / Chunks, S[1]};
-    // A register's row block must be the same in every thread.
-    if (Chunks > 1 && !threadCoordinateBelow(To, 0, Part[0]))
-      return 1;
-    if (RingBytes + sharedTileBytes(Part, ElemBytes) <= Limit)
-      return Chunks;
-  }
-  return 1;
-}
-
 Regs FunctionLowering::convertViaShared(const PackableRegs &Vals, const ir::Type *Elem,
                                         const ir::Shape &S, const LinearLayout &From,
                                         const LinearLayout &To) {
   Ty T = ptxTypeOf(Elem);
   unsigned ElemBytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
   B.comment("layout conversion through shared memory");
-  if (unsigned Chunks = conversionChunks(S, ElemBytes, To); Chunks > 1)
-    return convertInRowBlocks(Vals, Elem, S, From, To, Chunks);
   std::optional<SwizzledScratch> Swizzle;
   if (T != Ty::Pred)
     Swizzle = conversionSwizzle(S, ElemBytes, From, To);
   const SwizzledScratch *Sw = Swizzle ? &*Swizzle : nullptr;
   uint64_t Bytes = Sw ? Sw->bytes(S[0]) : sharedTileBytes(S, ElemBytes);
   sharedAccess(true, Bytes);
-  storeTileToShared(Vals, Elem, S, From, 0, {}, Sw);
+  storeTileToShared(Vals, Elem, S, From, 0, Sw);
   sharedAccess(false, Bytes);
   return loadTileFromShared(*this, Elem, S, To, 0, Sw);
-}
-
-Regs FunctionLowering::convertInRowBlocks(const PackableRegs &Vals, const ir::Type *Elem,
-                                          const ir::Shape &S, const LinearLayout &From,
-                                          const LinearLayout &To, unsigned Chunks) {
-  Ty T = ptxTypeOf(Elem);
-  unsigned Bytes = T == Ty::Pred ? 2 : ptx::tyBits(T) / 8;
-  int64_t Rows = S[0] / Chunks;
-  unsigned Shift = static_cast<unsigned>(__builtin_ctzll(static_cast<uint64_t>(Rows)));
-  uint64_t ChunkBytes = sharedTileBytes({Rows, S[1]}, Bytes);
-  int64_t RowBytes = sharedTileStrides(S, Bytes)[0] * Bytes;
-  // Each thread's block bits of its base row; a register's row adds its own.
-  Reg ThreadBlock = B.shr(Ty::U32, threadCoords(From)[0], static_cast<int64_t>(Shift));
-  auto BlockOf = [&](const LinearLayout &L, int32_t R) { return registerCoords(L, R)[0] >> Shift; };
-  Regs Out;
-  for (unsigned C = 0; C < Chunks; ++C) {
-    // Block C of rows sits at the scratch base: the whole tile's addresses,
-    // moved back by C blocks.
-    uint64_t Offset = static_cast<uint64_t>(-static_cast<int64_t>(C) * Rows * RowBytes);
-    std::map<int64_t, Reg> InBlock; // by the register's own block bits
-    auto Guard = [&](int32_t R) {
-      Reg &P = InBlock[BlockOf(From, R)];
-      if (!P.valid())
-        P = B.setp(Cmp::Eq, Ty::U32, B.bitOr(Ty::B32, ThreadBlock, BlockOf(From, R)), C);
-      return P;
-    };
-    sharedAccess(true, ChunkBytes);
-    storeTileToShared(Vals, Elem, S, From, Offset, Guard);
-    sharedAccess(false, ChunkBytes);
-    loadTileRegisters(
-        *this, Elem, S, To, Offset,
-        [&](int32_t R) { return BlockOf(To, R) == static_cast<int64_t>(C); }, Out);
-  }
-  return Out;
 }
 
 Reg FunctionLowering::broadcastFromThread0(const Reg &Value, const ir::Type *T) {

@@ -12,8 +12,8 @@
 // is K-major or MN-major, whichever its source makes contiguous; the
 // instruction's transpose flags say which (16-bit types allow both).
 //
-// Operands that loads copied into ring slots (AsyncCopies.cpp) are read in
-// place. Others come from registers: they are stored to shared memory
+// Operands that GPU-level IR loaded from slots in a wgmma swizzle mode are
+// read in place. Others come from registers: they are stored to shared memory
 // (vectorized along the contiguous dimension), made visible to the async
 // proxy (`fence.proxy.async`), and a barrier separates the stores from the
 // MMAs. The MMAs are committed as one group and waited for before the result
@@ -92,12 +92,10 @@ std::optional<std::pair<uint64_t, uint64_t>> loopedKStepStrides(size_t AccRegs, 
 
 } // namespace
 
-/// The offset bits (SL.offset) that any thread's coordinates in L may set,
-/// rows masked with RowMask: every thread's coordinates are enumerated, as
-/// the OR of the bases of its set lane and warp bits (as threadCoords forms
-/// them).
-static uint64_t threadOffsetBits(const LinearLayout &L, const MmaSharedLayout &SL,
-                                 int64_t RowMask) {
+/// The offset bits (SL.offset) that any thread's coordinates in L may set:
+/// every thread's coordinates are enumerated, as the OR of the bases of its
+/// set lane and warp bits (as threadCoords forms them).
+static uint64_t threadOffsetBits(const LinearLayout &L, const MmaSharedLayout &SL) {
   std::vector<std::array<int64_t, 2>> Bases;
   for (const char *Dim : {"lane", "warp"})
     for (int32_t Bit = 0; Bit < L.getInDimSizeLog2(Dim); ++Bit)
@@ -110,7 +108,7 @@ static uint64_t threadOffsetBits(const LinearLayout &L, const MmaSharedLayout &S
         C0 |= Bases[Bit][0];
         C1 |= Bases[Bit][1];
       }
-    Bits |= SL.offset(C0 & RowMask, C1);
+    Bits |= SL.offset(C0, C1);
   }
   return Bits;
 }
@@ -162,35 +160,19 @@ static std::optional<LinearLayout> stmatrixAddressLayout(const LinearLayout &L,
   return LinearLayout({{"lane", Lanes}, {"warp", Warps}}, L.getOutDims());
 }
 
-void FunctionLowering::storeTileToMmaShared(const std::function<PackableRegs()> &Values,
-                                            const LinearLayout &L, const MmaSharedLayout &SL,
-                                            const Reg &Base,
-                                            const std::function<Reg(int32_t)> &RegisterGuard,
-                                            const Regs &ColumnBlockBases, const Reg &ZerosIf) {
+void FunctionLowering::storeTileToMmaShared(const PackableRegs &Vals, const LinearLayout &L,
+                                            const MmaSharedLayout &SL, const Reg &Base) {
   // A warp stores four 8 x 8 matrices of halves per `stmatrix` where every
   // thread holds its part (no per-thread guards): a quarter of the
   // instructions of the word-by-word stores below.
-  // A row block keeps the low row bits (masking is linear over GF(2) too).
-  int64_t RowMask = (SL.ContigDim == 0 ? SL.ContigExtent : SL.StridedExtent) - 1;
   // A register's offset bits that no thread's part sets add instead of xor:
   // they go into the store's immediate, and only the remaining part needs
   // its own address register (8 instead of 64 in the 128 x 256 epilogue,
   // and 3% less ptxas time on that matmul).
-  std::optional<LinearLayout> Stmatrix;
-  uint64_t ThreadBits = 0;
-  if (!RegisterGuard && (Stmatrix = stmatrixAddressLayout(L, SL))) {
-    ThreadBits = threadOffsetBits(*Stmatrix, SL, ~int64_t(0));
-    // The thread part of an address must stay inside the first column
-    // block (see below); register bits 1-2 moved into it.
-    if (!ColumnBlockBases.empty() &&
-        ThreadBits >= static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes)
-      Stmatrix.reset();
-  }
-  if (!Stmatrix)
-    ThreadBits = threadOffsetBits(L, SL, RegisterGuard ? RowMask : ~int64_t(0));
+  std::optional<LinearLayout> Stmatrix = stmatrixAddressLayout(L, SL);
+  uint64_t ThreadBits = threadOffsetBits(Stmatrix ? *Stmatrix : L, SL);
   const Regs &Coords = threadCoords(Stmatrix ? *Stmatrix : L);
-  Reg Row0 = RegisterGuard ? B.bitAnd(Ty::B32, Coords[0], RowMask).as(Ty::U32) : Coords[0];
-  Reg ThreadOff = emitSwizzledOffset(B, SL, Row0, Coords[1]);
+  Reg ThreadOff = emitSwizzledOffset(B, SL, Coords[0], Coords[1]);
   // Consecutive registers along the contiguous dimension, up to 16 bytes.
   unsigned Width = 1;
   for (int32_t Bit = 0; Bit < L.getInDimSizeLog2("register"); ++Bit) {
@@ -201,101 +183,41 @@ void FunctionLowering::storeTileToMmaShared(const std::function<PackableRegs()> 
     Width *= 2;
   }
   Reg Owner = ownerPredicate(L);
+  std::optional<ptx::Guard> G;
+  if (Owner.valid())
+    G = ptx::Guard{Owner, false};
   std::vector<bool> Dup = duplicateRegisters(L);
-
-  struct Store {
-    int32_t FirstRegister;
-    Reg Addr;
-    int64_t Immediate;
-    std::optional<ptx::Guard> G;
-  };
-  auto guardFor = [&](int32_t R0) -> std::optional<ptx::Guard> {
-    Reg Pred = Owner;
-    if (RegisterGuard) {
-      Reg Own = RegisterGuard(R0);
-      Pred = Pred.valid() ? B.predAnd(Pred, Own) : Own;
-    }
-    if (!Pred.valid())
-      return std::nullopt;
-    return ptx::Guard{Pred, false};
-  };
-  // The words are Vals's registers, or Zero's where Vals is null.
-  Reg Zero;
-  auto emitStore = [&](const Store &S, const PackableRegs *Vals) {
-    auto word = [&](int32_t R) { return Vals ? Vals->word(B, static_cast<size_t>(R)) : Zero; };
-    if (Stmatrix) {
-      std::string Words;
-      for (int32_t K = 0; K < 8; K += 2)
-        Words += (K ? ", " : "") + word(S.FirstRegister + K).name();
-      B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + S.Addr.name() +
-             (S.Immediate ? "+" + std::to_string(S.Immediate) : "") + "], {" + Words + "};");
-      return;
-    }
-    Regs Words;
-    for (unsigned K = 0; K + 1 < Width; K += 2)
-      Words.push_back(word(S.FirstRegister + static_cast<int32_t>(K)));
-    if (Width == 1)
-      Words.push_back(Vals ? Vals->element(B, static_cast<size_t>(S.FirstRegister)).as(Ty::B16)
-                           : Zero);
-    B.stShared(Width == 1 ? Ty::B16 : Ty::B32, S.Addr, S.Immediate, Words,
-               ZerosIf.valid() ? S.G : guardFor(S.FirstRegister));
-  };
-
-  // Without ZerosIf each store follows its address (and its guard its
-  // words); with it, every address and guard comes first, so that both
-  // paths (the values, the zeros) find them computed.
-  std::optional<PackableRegs> Vals;
-  if (!ZerosIf.valid())
-    Vals = Values();
-  std::vector<Store> Stores;
-  std::map<std::pair<unsigned, uint64_t>, Reg> Addresses; // (column block, xor part)
+  std::map<uint64_t, Reg> Addresses; // by xor part
   int32_t RegsPerStore = Stmatrix ? 8 : static_cast<int32_t>(Width);
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += RegsPerStore) {
     if (Dup[R0])
       continue;
     std::vector<int64_t> C = registerCoords(L, R0);
-    if (RegisterGuard)
-      C[0] &= RowMask;
-    // Offsets are linear over GF(2): thread part XOR register part. The
-    // thread part stays inside the first column block (a power of two of
-    // bytes), so a register's column block only moves it to another base.
+    // Offsets are linear over GF(2): thread part XOR register part.
     uint64_t RegOff = SL.offset(C[0], C[1]);
-    unsigned Block = 0;
-    if (!ColumnBlockBases.empty()) {
-      uint64_t BlockBytes = static_cast<uint64_t>(SL.StridedExtent) * SL.SwizzleBytes;
-      Block = static_cast<unsigned>(RegOff / BlockBytes);
-      RegOff %= BlockBytes;
-    }
     uint64_t XorPart = RegOff & ThreadBits;
-    auto [It, New] = Addresses.try_emplace({Block, XorPart});
+    auto [It, New] = Addresses.try_emplace(XorPart);
     if (New) {
       Reg Off = XorPart ? B.bitXor(Ty::U32, ThreadOff, static_cast<int64_t>(XorPart)) : ThreadOff;
-      It->second = B.add(Ty::U32, ColumnBlockBases.empty() ? Base : ColumnBlockBases[Block], Off);
+      It->second = B.add(Ty::U32, Base, Off);
     }
-    Store S{R0, It->second, static_cast<int64_t>(RegOff & ~ThreadBits), std::nullopt};
-    if (!ZerosIf.valid()) {
-      emitStore(S, &*Vals);
+    const Reg &Addr = It->second;
+    auto Immediate = static_cast<int64_t>(RegOff & ~ThreadBits);
+    if (Stmatrix) {
+      std::string Words;
+      for (int32_t K = 0; K < 8; K += 2)
+        Words += (K ? ", " : "") + Vals.word(B, static_cast<size_t>(R0 + K)).name();
+      B.emit("stmatrix.sync.aligned.m8n8.x4.shared.b16 [" + Addr.name() +
+             (Immediate ? "+" + std::to_string(Immediate) : "") + "], {" + Words + "};");
       continue;
     }
-    if (!Stmatrix)
-      S.G = guardFor(R0);
-    Stores.push_back(std::move(S));
+    Regs Words;
+    for (unsigned K = 0; K + 1 < Width; K += 2)
+      Words.push_back(Vals.word(B, static_cast<size_t>(R0) + K));
+    if (Width == 1)
+      Words.push_back(Vals.element(B, static_cast<size_t>(R0)).as(Ty::B16));
+    B.stShared(Width == 1 ? Ty::B16 : Ty::B32, Addr, Immediate, Words, G);
   }
-  if (!ZerosIf.valid())
-    return;
-  // The values are lowered on their own path only: the zero path never
-  // reads the registers they come from.
-  std::string ZeroPath = B.newLabel("zero_staging"), Done = B.newLabel("staged");
-  B.braIf(ZerosIf, ZeroPath);
-  Vals = Values();
-  for (const Store &S : Stores)
-    emitStore(S, &*Vals);
-  B.bra(Done, /*Uniform=*/true);
-  B.label(ZeroPath);
-  Zero = B.mov(!Stmatrix && Width == 1 ? Ty::B16 : Ty::B32, 0);
-  for (const Store &S : Stores)
-    emitStore(S, nullptr);
-  B.label(Done);
 }
 
 Reg FunctionLowering::wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr) {
@@ -366,7 +288,7 @@ void FunctionLowering::issueWgmmaStep(const WgmmaTiling &T, const MmaSharedLayou
 
 void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout &SA,
                                      const Reg &ABase, const MmaSharedLayout &SB, const Reg &BBase,
-                                     Regs &Acc, unsigned InFlight) {
+                                     Regs &Acc) {
   const ir::Value *A = I.getOperand(0);
   const ir::Type *AT = A->getType()->getScalarType();
   int64_t M = I.getType()->getShape()[0], N = I.getType()->getShape()[1];
@@ -382,14 +304,6 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   Reg DescA = Descs.first, DescB = Descs.second;
   Reg One = B.mov(Ty::U32, 1);
   Reg ScaleD = B.setp(ptx::Cmp::Ne, Ty::U32, One, 0);
-  // An accumulator left undefined before its loop (ZeroTripGuard.cpp): the
-  // first k-step writes A * B, and the flag turns true after it.
-  auto FirstStep = FirstStepScale.find(&I);
-  const Reg *FirstScale = FirstStep == FirstStepScale.end() ? nullptr : &FirstStep->second;
-  auto firstStepDone = [&] {
-    if (FirstScale)
-      B.emit("setp.eq.u32 " + FirstScale->name() + ", 0, 0;");
-  };
 
   std::string InTy = ptxTypeOf(AT) == Ty::BF16 ? "bf16" : "f16";
   auto offsetA = [&](int64_t K0, int64_t MR) { return wgmmaOffsetA(SA, K0, MR); };
@@ -406,21 +320,17 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   if (!Strides) {
     B.emit("wgmma.fence.sync.aligned;");
     for (int64_t K0 = 0; K0 < K; K0 += 16)
-      issueStep(DescA.as(Ty::S64), DescB.as(Ty::S64), K0,
-                K0 == 0 && FirstScale ? *FirstScale : ScaleD);
+      issueStep(DescA.as(Ty::S64), DescB.as(Ty::S64), K0, ScaleD);
     B.emit("wgmma.commit_group.sync.aligned;");
-    firstStepDone();
-    B.emit("wgmma.wait_group.sync.aligned " + std::to_string(InFlight) + ";");
+    B.emit("wgmma.wait_group.sync.aligned 0;");
     return;
   }
   // One loop iteration per k-step, each its own fenced and committed group.
   // With one group left open across the back edge, ptxas fences every wgmma
   // itself and then waits for all of them but one, which serializes the
   // MMAs (548 against 720 TFLOP/s); with a group per k-step they all stay in
-  // flight, as fast as unrolled. Waiting until InFlight dots' worth of groups
-  // are pending is the point InFlight single-group dots waited for. The
-  // loop must stay rolled: ptxas would unroll four steps back into the
-  // code this avoids.
+  // flight, as fast as unrolled. The loop must stay rolled: ptxas would unroll four steps back into
+  // the code this avoids.
   auto [StepA, StepB] = *Strides;
   Reg CurA = B.mov(Ty::S64, DescA.as(Ty::S64)), CurB = B.mov(Ty::S64, DescB.as(Ty::S64));
   Reg Step = B.mov(Ty::U32, 0);
@@ -428,30 +338,23 @@ void FunctionLowering::emitWgmmaLoop(const Instruction &I, const MmaSharedLayout
   B.label(Loop);
   B.emit(".pragma \"nounroll\";");
   B.emit("wgmma.fence.sync.aligned;");
-  issueStep(CurA, CurB, 0, FirstScale ? *FirstScale : ScaleD);
+  issueStep(CurA, CurB, 0, ScaleD);
   B.emit("wgmma.commit_group.sync.aligned;");
-  firstStepDone();
   B.movTo(CurA, B.add(Ty::S64, CurA, static_cast<int64_t>(StepA >> 4)));
   B.movTo(CurB, B.add(Ty::S64, CurB, static_cast<int64_t>(StepB >> 4)));
   B.movTo(Step, B.add(Ty::U32, Step, 1));
   B.braIf(B.setp(ptx::Cmp::Lt, Ty::U32, Step, Steps), Loop);
-  B.emit("wgmma.wait_group.sync.aligned " + std::to_string(int64_t(InFlight) * Steps) + ";");
+  B.emit("wgmma.wait_group.sync.aligned 0;");
 }
 
 void FunctionLowering::lowerWgmma(const Instruction &I) {
   const ir::Value *A = I.getOperand(0), *Bv = I.getOperand(1), *AccV = I.getOperand(2);
   const LinearLayout &C = LA.layoutOf(&I);
-  // Operands already in ring slots (AsyncCopies.cpp) need only a wait; the
-  // others are staged from registers.
-  std::optional<std::pair<Reg, MmaSharedLayout>> Ops[2] = {asyncOperand(I, 0), asyncOperand(I, 1)};
-  if (Ops[0] || Ops[1])
-    waitForAsyncOperands(I);
+  std::optional<std::pair<Reg, MmaSharedLayout>> Ops[2];
   // Operands that GPU-level IR loaded from slots in a wgmma swizzle mode are
   // read there (the copies' fence came with their wait, LowerAsync.cpp).
   for (unsigned Idx = 0; Idx < 2; ++Idx) {
     std::string Why;
-    if (Ops[Idx])
-      continue;
     if (auto Slot = directSlotOperand(I, Idx, Why))
       Ops[Idx] = std::make_pair(Values.at(Slot->first)[0], Slot->second);
     else
@@ -481,7 +384,7 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
         continue;
       Reg Base = Offsets[Idx] ? B.add(Ty::U32, sharedBase(), static_cast<int64_t>(Offsets[Idx]))
                               : sharedBase();
-      storeTileToMmaShared([&] { return Vals[Idx]; }, Ls[Idx], SLs[Idx], Base);
+      storeTileToMmaShared(Vals[Idx], Ls[Idx], SLs[Idx], Base);
       Ops[Idx] = std::make_pair(Base, SLs[Idx]);
     }
     // The tensor cores read through the async proxy: make the generic-proxy
@@ -490,38 +393,13 @@ void FunctionLowering::lowerWgmma(const Instruction &I) {
     sharedAccess(false, Total);
   }
 
-  if (AsyncDots.count(&I)) {
-    // Accumulate in the phi's own registers and leave the MMAs in flight:
-    // the back edge then moves nothing, and the next iteration's loads and
-    // barrier overlap these MMAs. Readers of the registers wait first
-    // (waitForPendingMma).
-    // The refills of its rings may go first (EarlyRefill.cpp).
-    lowerRefillsAhead(I);
-    const Instruction *Phi = inPlaceAccumulator(I);
-    Regs Acc = Values.at(Phi);
-    emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc,
-                  AsyncDots.at(&I));
-    Values[&I] = std::move(Acc);
-    return;
-  }
   // wgmma accumulates in place: work on copies of the incoming values.
   Regs AccIn = get(AccV, C);
   Regs Acc(AccIn.size());
   for (size_t R = 0; R < AccIn.size(); ++R)
     Acc[R] = B.mov(Ty::F32, AccIn[R]);
-  emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc, 0);
+  emitWgmmaLoop(I, Ops[0]->second, Ops[0]->first, Ops[1]->second, Ops[1]->first, Acc);
   Values[&I] = std::move(Acc);
-}
-
-void FunctionLowering::waitForPendingMma(const Instruction &User) {
-  // Phis read their incoming values on the edges (lowerTerminator waits).
-  if (PendingMma.empty() || AsyncDots.count(&User) || User.getOpcode() == ir::Opcode::Phi)
-    return;
-  for (const ir::Value *Op : User.operands())
-    if (PendingMma.count(Op)) {
-      B.emit("wgmma.wait_group.sync.aligned 0;");
-      return;
-    }
 }
 
 } // namespace tritonc::codegen

@@ -184,7 +184,7 @@ std::optional<Reg> FunctionLowering::cachePolicy(const ir::Value *Ptr) {
 }
 
 Reg FunctionLowering::sharedBase() {
-  // Where no ring is live, scratch may reuse the rings' space.
+  // Where no buffer holds data, scratch may reuse the buffers' space.
   if (hasRingSpace() && !RingLiveBlocks.count(CurrentBlock))
     return ringBase();
   if (!SmemBase.valid()) {
@@ -300,8 +300,6 @@ void FunctionLowering::fillDuplicateRegisters(const LinearLayout &L, Regs &Out) 
 
 void FunctionLowering::waitForCopiesAndMmas() {
   B.emit("cp.async.wait_all;");
-  if (!AsyncDots.empty())
-    B.emit("wgmma.wait_group.sync.aligned 0;");
   forcedBarrier();
 }
 
@@ -336,7 +334,7 @@ void FunctionLowering::irBarrier(const Instruction &I) {
   ir::BasicBlock &BB = *const_cast<ir::BasicBlock *>(I.getParent());
   auto Next = std::next(BB.iteratorTo(&I));
   const Instruction *N = Next == BB.instructions().end() ? nullptr : Next->get();
-  bool Defer = N && !N->isTerminator() && !LoweredAhead.count(N) &&
+  bool Defer = N && !N->isTerminator() &&
                (N->getOpcode() == Opcode::ConvertLayout || N->getCategory() != ir::OpCategory::Gpu);
   if (Defer)
     PendingBarrier = true;
@@ -494,7 +492,7 @@ const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
   Regs R;
   Ty T = ptxTypeOf(Phi.getType());
   int32_t N = Phi.getType()->isTile() ? numRegisters(LA.layoutOf(&Phi)) : 1;
-  if (AsyncOf.count(&Phi) || Phi.getType()->isSharedBuffer()) { // a ring slot's address
+  if (Phi.getType()->isSharedBuffer()) { // a slot's address
     T = Ty::U32;
     N = 1;
   }
@@ -506,15 +504,8 @@ const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
 void FunctionLowering::lowerTerminator(const Instruction &I) {
   const ir::BasicBlock &BB = *I.getParent();
   if (I.getOpcode() == Opcode::Ret) {
-    if (!AsyncDots.empty())
-      B.emit("wgmma.wait_group.sync.aligned 0;");
-    if (HasExplicitCopies && Rings.empty())
+    if (HasExplicitCopies) // no copy may still be writing when the program ends
       B.emit("cp.async.wait_all;");
-    if (!Rings.empty()) { // no copy may still be writing when the program ends
-      B.emit("cp.async.wait_all;");
-      if (!TensorDrainedBlocks.count(CurrentBlock))
-        drainTensorCopies();
-    }
     B.ret();
     return;
   }
@@ -525,8 +516,6 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
     Regs Dst, Src;
   };
   std::vector<std::vector<Copy>> EdgeCopies;
-  auto ZeroTripIt = ZeroTrips.find(&BB);
-  const ZeroTripPlan *ZeroTrip = ZeroTripIt == ZeroTrips.end() ? nullptr : &ZeroTripIt->second;
   for (const ir::BasicBlock *Succ : I.successors()) {
     std::vector<Copy> Copies;
     std::set<std::string> SuccPhiRegs;
@@ -542,20 +531,10 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
       const ir::Value *In = IP->getIncomingValueFor(&BB);
       if (!In)
         reportInternalError("codegen: phi without a value for a predecessor");
-      // An in-flight dot accumulates in its phi's registers already.
-      if (AsyncDots.count(ir::asInstruction(const_cast<ir::Value *>(In))) &&
-          PendingMma.count(IP.get()))
-        continue;
-      if (ZeroTrip && IP.get() == ZeroTrip->Phi) // its first MMA writes it
-        continue;
       if (InPlaceWgmma.count(In)) // accumulated in the phi's registers
         continue;
-      if (PendingMma.count(In))
-        B.emit("wgmma.wait_group.sync.aligned 0;");
       Regs Dst = phiRegs(*IP);
-      Regs Src = AsyncOf.count(IP.get())   ? Values.at(In)
-                 : IP->getType()->isTile() ? get(In, LA.layoutOf(IP.get()))
-                                           : Regs{scalar(In)};
+      Regs Src = IP->getType()->isTile() ? get(In, LA.layoutOf(IP.get())) : Regs{scalar(In)};
       // An incoming value held in registers of a phi of the same block (a
       // swap, or a relabeling of such a phi) is copied to temporaries first,
       // before the phis are written; others move directly (fewer copies for
@@ -577,18 +556,12 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
   };
   if (I.getOpcode() == Opcode::Br) {
     EmitCopies(EdgeCopies[0]);
-    if (ZeroTrip)
-      emitZeroTripGuard(*ZeroTrip);
-    else
-      B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
+    B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
     return;
   }
   Reg Cond = scalar(I.getOperand(0));
-  // The loop's exit joins the path that skipped it once the MMAs are done.
   auto ExitEdge = [&] {
     EmitCopies(EdgeCopies[1]);
-    if (ZeroTripHeaders.count(&BB))
-      B.emit("wgmma.wait_group.sync.aligned 0;");
     B.bra(Labels.at(I.successors()[1]), true);
   };
   if (EdgeCopies[0].empty()) {
@@ -607,20 +580,8 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
 void FunctionLowering::lowerInstruction(const Instruction &I) {
   if (I.getType()->isTile() && LA.isRematerializable(&I))
     return; // Computed where used.
-  if (AsyncTrans.count(&I))
-    return; // Folded into the dot's operand layout.
-  if (DeferredConversions.count(&I))
-    return; // Lowered by the bulk store that reads it (ZeroTripGuard.cpp).
-  waitForPendingMma(I);
   if (narrowsAtPackingUse(I)) {
     NarrowedAtUse.insert(&I); // Lowered by the store that reads it.
-    return;
-  }
-  if (auto It = AsyncOf.find(&I); It != AsyncOf.end()) {
-    if (I.getOpcode() == Opcode::Phi)
-      phiRegs(I);
-    else
-      lowerAsyncLoad(I, Rings[It->second]);
     return;
   }
   switch (I.getOpcode()) {
@@ -632,8 +593,6 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
     return lowerLoad(I);
   case Opcode::Store:
   case Opcode::MaskedStore:
-    if (auto It = TensorStores.find(&I); It != TensorStores.end())
-      return lowerTensorStore(I, It->second);
     return lowerStore(I);
   case Opcode::AtomicCAS:
   case Opcode::AtomicRMW:
@@ -680,18 +639,7 @@ void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
   CurrentBlockRunsOnce = !BB.leadsTo(&BB);
   BlockCache.clear();
   B.label(Labels.at(&BB));
-  // Where scratch may overlap the rings, every bulk copy (the masked-off
-  // ones of the last iterations included) must be done first. Draining at
-  // the top of the block, before anything reads accumulators, also keeps
-  // ptxas from serializing the MMAs (a wait loop after such reads makes it
-  // assume the MMAs still run).
-  if (!tensorMaps().empty() && !RingLiveBlocks.count(CurrentBlock)) {
-    drainTensorCopies();
-    TensorDrainedBlocks.insert(CurrentBlock);
-  }
   for (const auto &IP : BB.instructions()) {
-    if (!IP->isTerminator() && LoweredAhead.count(IP.get()))
-      continue;
     // Each instruction's statements start a segment of their own: barriers
     // against earlier instructions are insert-barriers' (addStatement).
     StatementOwner = IP.get();
@@ -730,10 +678,6 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
       {"declare-parameters", "kernel parameters, block labels, the dominator tree",
        &FunctionLowering::declareParameters},
       {"report-dots", "remarks on the unit each dot runs on", &FunctionLowering::remarkDots},
-      {"plan-async-copies",
-       "loads feeding only a dot become cp.async into shared rings (AsyncCopies.cpp); wait "
-       "counts; ring-live blocks; sm_90a: rings filled by bulk tensor copies (TensorCopies.cpp)",
-       &FunctionLowering::planAsyncCopies},
       {"place-shared-buffers",
        "smem_alloc buffers of GPU-level IR placed after the rings (at their allocate-shared "
        "offsets), scratch over them only where they hold no data (LowerAsync.cpp)",
@@ -742,18 +686,9 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        "sm_90a: the tensor map of each make_tensor_desc, a kernel parameter the launcher "
        "encodes (LowerHopper.cpp)",
        &FunctionLowering::planTensorDescriptors},
-      {"plan-tensor-stores",
-       "sm_90a: 2-D 16-bit tile stores become bulk tensor stores "
-       "(TensorStores.cpp)",
-       &FunctionLowering::planTensorStores},
-      {"plan-zero-trip-guards",
-       "accumulators zeroed by the first MMA where the loop runs "
-       "(ZeroTripGuard.cpp)",
-       &FunctionLowering::planZeroTripGuardsStep},
       {"lower-blocks",
        "instruction selection block by block in dominator order (Lower*.cpp), "
-       "layout conversions through shared memory, ring refills lowered before "
-       "the k-steps they overlap (EarlyRefill.cpp)",
+       "layout conversions through shared memory",
        &FunctionLowering::lowerBlocks},
       {"check-barriers",
        "every scratch and global access the lowering emitted is ordered by a barrier "
@@ -761,8 +696,8 @@ const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
        "otherwise; analysis/LoweringAccesses.h)",
        &FunctionLowering::checkBarriersStep},
       {"place-mbarriers",
-       "sm_90a: the mbarriers of bulk tensor copies after the rest of the dynamic shared memory "
-       "(TensorCopies.cpp)",
+       "sm_90a: the mbarrier buffers' address, after the rest of the dynamic shared memory "
+       "(LowerAsync.cpp)",
        &FunctionLowering::placeMbarriers}};
   return Steps;
 }
@@ -797,8 +732,6 @@ void FunctionLowering::declareParameters() {
   }
   RunDominators.emplace(F);
 }
-
-void FunctionLowering::planZeroTripGuardsStep() { planZeroTripGuards(*RunDominators); }
 
 void FunctionLowering::lowerBlocks() {
   size_t Index = BlockIndex.size();

@@ -13,13 +13,17 @@
 //   LowerMemory.cpp      global loads/stores (vectorized), atomics
 //   LowerShared.cpp      layout conversions and reductions via shared memory
 //   LowerDot.cpp         dot on FMA units and on tensor cores (mma.sync)
+//   LowerWgmma.cpp       dot on wgmma (operands staged or read from slots)
+//   LowerAsync.cpp       shared buffers, slots, cp.async (GPU-level IR)
+//   LowerHopper.cpp      mbarriers, tensor maps, bulk copies, wgmma ops
 //   PackedNarrowing.cpp  f32 -> f16 conversions packed in pairs by their store
 //
-// Shared memory is one dynamic buffer used as scratch by one instruction at a
-// time. Every access group is recorded as a statement for the barrier
-// placement (analysis/BarrierPlacement.h) together with a reserved line in
-// the PTX; after the function is emitted, the reserved lines the analysis
-// picks become `bar.sync 0`.
+// Shared memory is one dynamic buffer: the smem_alloc buffers of GPU-level
+// IR (LowerAsync.cpp, LowerHopper.cpp), then scratch used by one instruction
+// at a time (over the buffers where none holds data), then the mbarriers.
+// Every scratch and global access is recorded as a statement that the
+// barriers insert-barriers placed must order (analysis/BarrierPlacement.h,
+// checked after the function is emitted).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,10 +49,6 @@
 #include <vector>
 
 #include "MmaSharedLayout.h"
-
-namespace tritonc::transform {
-class Loop;
-} // namespace tritonc::transform
 
 namespace tritonc::codegen {
 
@@ -120,11 +120,6 @@ Ty moveTypeOf(Ty T);
 std::vector<int64_t> sharedTileStrides(const ir::Shape &S, unsigned ElemBytes);
 /// Bytes of a tile staged with sharedTileStrides.
 uint64_t sharedTileBytes(const ir::Shape &S, unsigned ElemBytes);
-/// Whether no lane or warp basis of L reaches coordinate Dim at or past
-/// Bound (a power of two): every thread's own coordinate along Dim, an XOR
-/// of those bases, then stays below Bound, and higher bits of it come from
-/// the register alone.
-bool threadCoordinateBelow(const LinearLayout &L, unsigned Dim, int64_t Bound);
 /// How many consecutive registers of L a scratch tile of Bytes-sized
 /// elements is written from in one vector access (LowerShared.cpp).
 unsigned sharedVectorWidth(const LinearLayout &L, unsigned Bytes);
@@ -159,7 +154,7 @@ inline uint64_t wgmmaSlotBytes(int64_t Rows, int64_t Cols) {
 
 /// Slots a ring needs beyond one per stage while its dot's MMAs stay in
 /// flight: with several warpgroups, another group may still read the
-/// oldest slot (AsyncCopies.cpp).
+/// oldest slot (async-rings gives such rings one slot more).
 inline unsigned inFlightExtraSlots(unsigned NumWarps) { return NumWarps > 4 ? 1 : 0; }
 
 /// A conversion's scratch tile without row padding whose 16-byte chunks are
@@ -172,81 +167,6 @@ struct SwizzledScratch {
   uint64_t offset(int64_t Row, int64_t Col) const;
   uint64_t bytes(int64_t Rows) const { return static_cast<uint64_t>(Rows) << RowShift; }
 };
-
-/// A ring of shared-memory slots that loads feeding a dot operand copy into
-/// asynchronously (AsyncCopies.cpp).
-struct AsyncRing {
-  std::vector<const ir::Instruction *> Loads, Phis;
-  /// A `trans` between the component and the dot, folded into the layout.
-  const ir::Instruction *Trans = nullptr;
-  /// The slots' layout, in the loads' coordinates (tensor-core rings).
-  MmaSharedLayout SL;
-  /// Rings of FMA dots (LowerDot.cpp) instead hold the operand k-major with
-  /// padded rows, as the FMA loop reads it, and rings of mma.sync dots hold
-  /// it as lowerDot stages it for ldmatrix (A [M, K], B [K, N], padded rows):
-  /// element (c0, c1) of a load sits at element offset c0 PlainStrides[0] +
-  /// c1 PlainStrides[1] of the slot; KStride is the slot's row stride in
-  /// elements. Zero for other rings.
-  std::array<int64_t, 2> PlainStrides = {0, 0};
-  int64_t KStride = 0;
-  unsigned ElemBytes = 2;
-  bool isPlain() const { return KStride != 0; }
-  uint64_t SlotBytes = 0, Offset = 0;
-  unsigned NumSlots = 2;
-  /// Byte offset of the next slot to write (a mutable register).
-  Reg Cursor;
-
-  // Rings filled by bulk tensor copies (TensorCopies.cpp).
-  /// Index of the ring's tensor map (KernelInfo::TensorMaps), or -1: cp.async.
-  int TensorMap = -1;
-  /// The map's kernel parameter and its generic address.
-  std::string MapParam;
-  Reg MapAddress;
-  /// Index of the next slot to write, and one phase bit per slot (flipped at
-  /// each fill): mutable registers, the same in every thread.
-  Reg SlotIndex, PhaseBits;
-  /// Offset of the ring's mbarriers (one per slot) from the first mbarrier.
-  unsigned MbarOffset = 0;
-  /// A ring filled in lockstep with an earlier one shares that ring's
-  /// mbarriers (TensorCopies.cpp): its index, or -1. On a ring whose
-  /// mbarriers others share: the copies that arrive on each phase.
-  int MbarShare = -1;
-  unsigned MbarArrivals = 1;
-};
-
-/// Where one column block of a bulk tensor store's staging tile sits when it
-/// borrows a ring slot that no copy fills at the store (TensorStores.cpp):
-/// ring Ring's slot SlotsAhead places after its cursor, Offset bytes in.
-struct RingSlotBox {
-  unsigned Ring = 0, SlotsAhead = 0;
-  uint64_t Offset = 0;
-};
-
-/// A store written by the bulk tensor copy engine (TensorStores.cpp).
-struct TensorStorePlan {
-  analysis::TensorAccess TA;
-  /// The scratch layout of one row block, and how many blocks the tile has.
-  MmaSharedLayout SL;
-  unsigned Chunks = 1;
-  /// Column blocks staged in free ring slots instead of scratch (one entry
-  /// per block, Chunks = 1), or none.
-  std::vector<RingSlotBox> RingBoxes;
-  /// Generic-proxy accesses to global memory may precede the store: its
-  /// threads also fence global memory to the async proxy.
-  bool FenceGlobal = false;
-  /// Index of the store's tensor map, its kernel parameter, and the map's
-  /// generic address (set at the first use).
-  int TensorMap = -1;
-  std::string MapParam;
-  Reg MapAddress;
-};
-
-/// P over the parameters as the launcher evaluates it (TensorMapSpec.h); P's
-/// atoms must be integer parameters (AA.isOverParameters).
-ParamPoly toParamPoly(const analysis::Poly &P, const analysis::AffineAccessAnalysis &AA);
-/// Spins until the phase of parity Parity (b32, 0 or 1) of the mbarrier at
-/// shared address Mbar has completed.
-void emitPhaseWait(ptx::PTXFunctionBuilder &B, const Reg &Mbar, const Reg &Parity);
 
 class FunctionLowering {
 public:
@@ -264,9 +184,9 @@ public:
   };
   /// The steps of run(), in the order it runs them.
   static const std::vector<Step> &steps();
-  /// The dynamic shared memory of a launch: rings and scratch, then the
-  /// mbarriers of bulk tensor copies (the kernel declares no static shared
-  /// memory, see TensorCopies.cpp).
+  /// The dynamic shared memory of a launch: buffers and scratch, then the
+  /// mbarrier buffers (the kernel declares no static shared memory, see
+  /// placeMbarriers).
   unsigned sharedBytes() const {
     return static_cast<unsigned>(MbarBytes ? mbarrierOffset() + MbarBytes : dataSharedBytes());
   }
@@ -366,10 +286,6 @@ public:
   /// before, insert-barriers put a barrier before this instruction.
   void globalAccess(const ir::Value *Ptr, bool Reads, bool Writes, const LinearLayout *L,
                     bool Thread0 = false);
-  /// The alias class of the memory Ptr points into (analysis/GlobalOrdering.h).
-  uint64_t globalClassOf(const ir::Value *Ptr);
-  /// Whether a write that may alias Load's memory can run before Load.
-  bool mayReadProgramWrites(const ir::Instruction &Load);
 
   ptx::PTXFunctionBuilder &B;
   const LayoutAssignment &LA;
@@ -405,21 +321,14 @@ public:
 
   Regs convertViaShared(const PackableRegs &Values, const ir::Type *Elem, const ir::Shape &S,
                         const LinearLayout &From, const LinearLayout &To);
-  /// How many row blocks a conversion of an [S0, S1] tile goes through
-  /// shared memory in (1: all at once; see convertInRowBlocks).
-  unsigned conversionChunks(const ir::Shape &S, unsigned ElemBytes, const LinearLayout &To) const;
-  Regs convertInRowBlocks(const PackableRegs &Vals, const ir::Type *Elem, const ir::Shape &S,
-                          const LinearLayout &From, const LinearLayout &To, unsigned Chunks);
   void lowerReduce(const ir::Instruction &I);
   /// Makes a scalar computed by thread 0 only (Value valid there) uniform.
   Reg broadcastFromThread0(const Reg &Value, const ir::Type *T);
   /// Stores Values (layout L) row-major at shared byte offset 0 (one write per
   /// element, by its owner). Used by conversions and dot operands.
-  /// RegisterGuard, if given, adds a predicate per register (vector head).
   /// With Swizzle, the tile is stored in that layout instead of row-major.
   void storeTileToShared(const PackableRegs &Values, const ir::Type *Elem, const ir::Shape &S,
                          const LinearLayout &L, uint64_t ByteOffset,
-                         const std::function<Reg(int32_t)> &RegisterGuard = {},
                          const SwizzledScratch *Swizzle = nullptr);
 
   void lowerDot(const ir::Instruction &I);
@@ -437,19 +346,9 @@ public:
   /// Stores Values (layout L, 16-bit elements) into the swizzled tile SL at
   /// shared address Base, each element once, vectorized up to 16 bytes, or
   /// four 8 x 8 matrices per `stmatrix` where L's registers are mma
-  /// fragments and no guard applies.
-  /// With RegisterGuard (a predicate per register, as a row block of a
-  /// taller tile is written), row coordinates are taken modulo SL's rows.
-  /// With ColumnBlockBases (one address per column block of SL), each
-  /// column block is written at its own address instead of after the
-  /// previous one; no thread coordinate may reach past the first block.
-  /// With ZerosIf, the stores write zeros where that predicate holds (the
-  /// accumulator of a skipped loop, ZeroTripGuard.cpp); Values lowers the
-  /// registers to store, on the other path only.
-  void storeTileToMmaShared(const std::function<PackableRegs()> &Values, const LinearLayout &L,
-                            const MmaSharedLayout &SL, const Reg &Base,
-                            const std::function<Reg(int32_t)> &RegisterGuard = {},
-                            const Regs &ColumnBlockBases = {}, const Reg &ZerosIf = {});
+  /// fragments.
+  void storeTileToMmaShared(const PackableRegs &Values, const LinearLayout &L,
+                            const MmaSharedLayout &SL, const Reg &Base);
   /// The 64-bit matrix descriptor of a tile in layout SL at shared address Addr.
   Reg wgmmaDescriptor(const MmaSharedLayout &SL, const Reg &Addr);
   /// How the warpgroups of a wgmma tile its output: Gm x Gn warpgroups,
@@ -470,10 +369,9 @@ public:
                       const Reg &DescA, const Reg &DescB, int64_t K0, const Reg &Scale,
                       const std::string &InTy, Regs &Acc);
   /// Issues the wgmma instructions of dot I over operands in shared memory,
-  /// accumulating in place into Acc (the dot's layout), and waits until at
-  /// most InFlight groups of them are pending.
+  /// accumulating in place into Acc (the dot's layout), and waits for them.
   void emitWgmmaLoop(const ir::Instruction &I, const MmaSharedLayout &SA, const Reg &ABase,
-                     const MmaSharedLayout &SB, const Reg &BBase, Regs &Acc, unsigned InFlight);
+                     const MmaSharedLayout &SB, const Reg &BBase, Regs &Acc);
 
   // --- Explicit shared buffers and asynchronous copies (LowerAsync.cpp) -----
   /// Places every smem_alloc after the planned rings (a step of run()).
@@ -560,15 +458,15 @@ public:
   /// Offsets of the smem_alloc buffers from the ring base.
   std::map<const ir::Instruction *, uint64_t> BufferOffsets;
   /// Offsets of the smem_alloc buffers of mbarriers (isMbarrierBuffer) in
-  /// the mbarrier area (MbarBase), after the back end's own mbarriers.
+  /// the mbarrier area (MbarBase).
   std::map<const ir::Instruction *, uint64_t> MbarBufferOffsets;
   /// Blocks that write the slots of smem_alloc buffers (cp_async,
-  /// local_store): like the planner's ring loads, they separate themselves
-  /// from scratch over the rings (separateFromScratchOverRings).
+  /// local_store, tma_load): they separate themselves from scratch over the
+  /// buffers (separateFromScratchOverRings).
   std::set<const ir::BasicBlock *> ExplicitCopyBlocks;
   /// Whether some shared memory is taken by rings or buffers that scratch may
   /// reuse in blocks where they hold no data (RingLiveBlocks).
-  bool hasRingSpace() const { return !Rings.empty() || !BufferOffsets.empty(); }
+  bool hasRingSpace() const { return !BufferOffsets.empty(); }
   /// The blocks where the slots of Alloc may hold data a later read needs:
   /// on a path from a block that writes a slot to one that reads one; every
   /// block where a use of the buffer is not such a read or write.
@@ -585,139 +483,39 @@ public:
   /// async proxy).
   bool HasExplicitCopies = false, SlotsReadByAsyncProxy = false;
 
-  // --- Asynchronous copies into rings (AsyncCopies.cpp) ----------------------
-  /// Finds the loads that become cp.async into rings and sizes the rings.
-  void planAsyncCopies();
-  /// Fills Ring with the component of dot operand Root; false with the
-  /// reason in Why (for remarks) and the instruction it is about in At.
-  bool collectAsyncComponent(const ir::Value *Root, const ir::Instruction &Dot, unsigned OperandIdx,
-                             AsyncRing &Ring, std::string &Why, const ir::Instruction *&At);
-  /// Why Load's vectors are narrower than 4 bytes, in words (for remarks).
-  std::string whyNarrowVectors(const ir::Instruction &Load, unsigned ElemBytes) const;
-  /// The cp.async.wait_group count of Dot, whose rings are DotRings.
-  unsigned cpAsyncWaitCount(const ir::Instruction &Dot, const std::vector<unsigned> &DotRings,
-                            const ir::DominatorTree &DT) const;
-  /// Reports why dot operand OperandIdx gets no asynchronous copies.
-  void remarkNotAsync(const ir::Instruction &At, unsigned OperandIdx, const std::string &Why);
-  /// Reports the cp.async rings, and the dots that wait for all their
-  /// copies each iteration.
-  void remarkRings();
   /// Remarks on how each dot is computed (LowerDot.cpp).
   void remarkDots();
   // The steps of run() that are not planning functions of their own
   // (Lowering.cpp).
   void declareParameters();
-  void planZeroTripGuardsStep();
   void lowerBlocks();
   void checkBarriersStep();
   /// The dominator tree of run()'s steps (built by declareParameters).
   std::optional<ir::DominatorTree> RunDominators;
-  void lowerAsyncLoad(const ir::Instruction &I, AsyncRing &Ring);
-  /// Fill RingLiveBlocks and AfterScratchOverRings (see below).
-  void markRingLiveBlocks(const ir::DominatorTree &DT);
+
+  // --- Scratch over the buffers (LowerAsync.cpp) ------------------------------
+  /// Fills AfterScratchOverRings (see below).
   void markBlocksAfterScratchOverRings();
-  /// Before the first ring load of a block that may run after the loop
-  /// reading the ring did: drain the rings and the MMAs, then a barrier.
-  void drainBeforeRefill();
-  /// Waits for every cp.async copy and in-flight MMA, then a barrier.
+  /// Waits for every cp.async copy, then a barrier: before scratch reuses
+  /// the buffers' space.
   void waitForCopiesAndMmas();
-  /// Before the first ring load of a block that scratch over the rings may
-  /// precede: a proxy fence and a barrier.
+  /// Before the first copy into a buffer in a block that scratch over the
+  /// buffers may precede: a proxy fence and a barrier.
   void separateFromScratchOverRings();
-  /// The ring value (a load or phi, under a folded `trans`) that operand Idx
-  /// of a dot is, and its ring's index; null where the operand is no ring
-  /// value.
-  std::pair<const ir::Instruction *, unsigned> ringOperand(const ir::Instruction &Dot,
-                                                           unsigned Idx) const;
-  /// Operand Idx of a wgmma dot when it is a ring slot: its address and layout.
-  std::optional<std::pair<Reg, MmaSharedLayout>> asyncOperand(const ir::Instruction &Dot,
-                                                              unsigned Idx);
-  /// Operand Idx of a vectorized FMA dot or an mma.sync dot when it is a
-  /// plain ring slot: its address and row stride (elements).
-  std::optional<std::pair<Reg, int64_t>> plainRingOperand(const ir::Instruction &Dot, unsigned Idx);
-  /// Waits for the copies a dot reads and makes them visible to it.
-  void waitForAsyncOperands(const ir::Instruction &Dot);
+  /// The mbarrier buffers' address, once the buffers and scratch they follow
+  /// have their final size (the last step).
+  void placeMbarriers();
+  /// Bytes of buffers and scratch, and the offset of the mbarriers after
+  /// them (8-byte aligned) in the dynamic shared memory.
+  uint64_t dataSharedBytes() const { return std::max(RingBytes + ScratchBytes, ScratchOverRings); }
+  uint64_t mbarrierOffset() const { return (dataSharedBytes() + 7) / 8 * 8; }
+
+  // --- wgmma accumulators (LowerHopper.cpp) ------------------------------------
   /// The loop phi a dot accumulates into and feeds back (c = phi[.., dot],
   /// dot(a, b, c) used only by c), or null.
   const ir::Instruction *inPlaceAccumulator(const ir::Instruction &Dot) const;
-  /// Waits for in-flight wgmma before an instruction reads their registers.
-  void waitForPendingMma(const ir::Instruction &User);
-
-  // --- Accumulators zeroed by their first MMA (ZeroTripGuard.cpp) -----------
-  struct ZeroTripPlan {
-    const ir::Instruction *Phi, *Dot, *Cond;
-    const ir::BasicBlock *Header, *Exit;
-    /// Valid where a bulk tensor store is the accumulator's only reader
-    /// after the loop (ZeroStagedStores): the skipping path sets it instead
-    /// of zeroing the registers, and the store stages zeros.
-    Reg Skipped;
-  };
-  /// The accumulator phi of loop L whose zeros its in-flight wgmma dot may
-  /// write itself, or nullopt.
-  /// Without a plan, Why says why not (for remarks).
-  std::optional<ZeroTripPlan> zeroTripAccumulator(const transform::Loop &L, std::string &Why);
-  /// The planned bulk tensor store that is the only reader of accumulator
-  /// Phi after loop L, through Conversions (filled in order), or null.
-  const ir::Instruction *zeroStagedStore(const ir::Instruction &Phi, const transform::Loop &L,
-                                         std::vector<const ir::Instruction *> &Conversions) const;
-  /// Fills ZeroTrips and ZeroTripHeaders (after planAsyncCopies).
-  void planZeroTripGuards(const ir::DominatorTree &DT);
-  /// Ends the plan's preheader (after its edge copies, the accumulator's
-  /// left out): enters the header if the loop runs, else zeroes the
-  /// accumulator and goes to the exit.
-  void emitZeroTripGuard(const ZeroTripPlan &P);
-
-  // --- Early ring refills (EarlyRefill.cpp) ----------------------------------
-  /// The instructions after an in-flight wgmma dot over TMA rings, in its
-  /// block, that are lowered after its barrier and before its k-steps (the
-  /// refills of its rings and their arithmetic), or none where that is not
-  /// safe.
-  std::vector<const ir::Instruction *> refillsAheadOf(const ir::Instruction &Dot) const;
-  /// Lowers refillsAheadOf(Dot) now; lowerBlock then skips them.
-  void lowerRefillsAhead(const ir::Instruction &Dot);
-
-  // --- Bulk tensor copies into rings (TensorCopies.cpp) -----------------------
-  /// Turns the rings whose loads all have one tensor-map form into TMA rings.
-  void planTensorCopies();
-  void lowerTensorLoad(const ir::Instruction &I, AsyncRing &Ring);
-  /// The slot address a TMA ring value carries (see TensorCopies.cpp).
-  Reg tensorSlotAddress(const Reg &Value);
-  /// Whether ring B's copies may arrive on ring A's mbarriers: the same
-  /// number of slots, and every block fills both equally often, never one
-  /// a whole ring ahead of the other.
-  bool fillInLockstep(const AsyncRing &A, const AsyncRing &B) const;
-  /// Whether ring members X (of ring A) and Y (of ring B, in lockstep with
-  /// A) always hold the same fill of their rings: loads of one block at the
-  /// same place among their ring's loads there, or phis of one block whose
-  /// incoming values do.
-  bool
-  sameFill(const ir::Instruction *X, const AsyncRing &A, const ir::Instruction *Y,
-           const AsyncRing &B,
-           std::set<std::pair<const ir::Instruction *, const ir::Instruction *>> &Assumed) const;
-  /// Waits until the copy that filled the slot of Value is complete.
-  void waitForTensorSlot(const Reg &Value, const AsyncRing &Ring);
-  /// Waits until every copy into every TMA ring is complete.
-  void drainTensorCopies();
-  /// Bytes of rings and scratch, and the offset of the mbarriers after them
-  /// (8-byte aligned) in the dynamic shared memory.
-  uint64_t dataSharedBytes() const { return std::max(RingBytes + ScratchBytes, ScratchOverRings); }
-  uint64_t mbarrierOffset() const { return (dataSharedBytes() + 7) / 8 * 8; }
-  /// The last step: fills in the mbarriers' address, now that the rings and
-  /// scratch they follow have their final size.
-  void placeMbarriers();
-  /// The s32 value of a polynomial over scalar atoms.
-  Reg polyValue(const analysis::Poly &P);
   /// Creates the affine access analysis on first use.
   void ensureAffineAccess();
-  /// Whether the engine can address TA: a 16-byte aligned base and a row
-  /// stride known to be a multiple of 16 bytes.
-  bool tensorMapAligned(const analysis::TensorAccess &TA, unsigned ElemBytes);
-  /// The largest power of two known to divide every value of P (axis info of
-  /// its atoms), at most analysis::MaxDivisibility.
-  int64_t knownPow2Divisor(const analysis::Poly &P) const;
-  /// The tensor map of TA with boxes of one swizzle row of SL by its rows.
-  TensorMapSpec tensorMapSpecOf(const analysis::TensorAccess &TA, Ty Elem,
-                                const MmaSharedLayout &SL) const;
 
   // --- Hopper operations of GPU-level IR (LowerHopper.cpp) -------------------
   /// The tensor map of every make_tensor_desc, a hidden kernel parameter (a
@@ -734,29 +532,6 @@ public:
   /// back edge moves nothing (the MMAs may still be in flight there).
   std::set<const ir::Value *> InPlaceWgmma;
 
-  // --- Bulk tensor stores (TensorStores.cpp) ----------------------------------
-  /// Finds the stores that become bulk tensor stores.
-  void planTensorStores();
-  /// Why a store with this tensor-map form is no bulk tensor store ("" if
-  /// it can be one), for remarks.
-  std::string whyNotTensorStore(const ir::Instruction &Store, const analysis::TensorAccess &TA);
-  void lowerTensorStore(const ir::Instruction &I, TensorStorePlan &P);
-  /// Whether nothing that may run after Store could observe its writes
-  /// late (see TensorStores.cpp).
-  bool tensorStoreIsOrdered(const ir::Instruction &Store, const analysis::TensorAccess &TA) const;
-  /// Whether a memory access other than a bulk copy may run before Store.
-  bool genericAccessBefore(const ir::Instruction &Store) const;
-  /// Places Boxes column blocks of BoxBytes each in the ring slots that no
-  /// copy fills where Store runs, or returns none (see TensorStores.cpp).
-  std::vector<RingSlotBox> freeRingSlotBoxes(const ir::Instruction &Store, unsigned Boxes,
-                                             uint64_t BoxBytes) const;
-  /// Thread 0 waits until the engine has read every bulk store's staging
-  /// tile, where stores stage in ring slots (before a copy may refill one);
-  /// once per block.
-  void waitForStagingReads();
-  /// Bytes of shared memory one block may use, less room for the static
-  /// mbarriers: 227 KB on sm_90, 163 KB on sm_80 (A100).
-  uint64_t scratchLimit() const;
   const std::vector<TensorMapSpec> &tensorMaps() const { return TensorMaps; }
 
   // --- Conversions packed where stored (PackedNarrowing.cpp) ----------------
@@ -815,71 +590,24 @@ private:
   /// (cachePolicy), made on first use.
   Reg EvictFirstPolicy, EvictLastPolicy;
 
-  std::vector<AsyncRing> Rings;
-  /// The mbarriers of TMA rings: their bytes (0: none), the register holding
-  /// the address of the first (set in the prologue by placeMbarriers, on the
-  /// line reserved for it).
+  /// The mbarrier buffers: their bytes (0: none), and the register holding
+  /// the address of the first (set in the prologue by placeMbarriers).
   uint64_t MbarBytes = 0;
   Reg MbarBase;
-  size_t MbarBaseLine = 0;
-  std::unique_ptr<ir::DominatorTree> DomTree;
   std::unique_ptr<analysis::AffineAccessAnalysis> Affine;
-  /// The tensor-map form of each load of a TMA ring.
-  std::map<const ir::Instruction *, analysis::TensorAccess> TensorAccesses;
-  std::map<const ir::Instruction *, TensorStorePlan> TensorStores;
-  /// Some bulk store stages in ring slots: ring copies and drains first wait
-  /// for the engine to have read it (waitForStagingReads).
-  bool StagesInRingSlots = false;
-  /// Blocks where thread 0 waited for them already (the first wait of a
-  /// block covers its later copies: no such store precedes a copy there).
-  std::set<unsigned> StagingReadsWaited;
   std::vector<TensorMapSpec> TensorMaps;
-  /// Blocks that a path from a block where scratch may overlap the rings
-  /// reaches with no ring copy on the way, and those of them where a ring
-  /// load already separated the two.
+  /// Blocks that a path from a block where scratch may overlap the buffers
+  /// reaches with no copy into them on the way, and those of them where a
+  /// copy already separated the two.
   std::set<unsigned> AfterScratchOverRings, FencedBlocks;
-  /// Blocks with ring loads that may run after the loop reading those rings
-  /// ran (drainBeforeRefill), and those of them already drained.
-  std::set<unsigned> RefillBlocks, RefilledBlocks;
-  /// Blocks that wait for every bulk copy at their top (not ring-live ones).
-  std::set<unsigned> TensorDrainedBlocks;
-  /// Loads and phis carried in rings, by ring index.
-  std::map<const ir::Instruction *, unsigned> AsyncOf;
-  /// `trans` instructions folded into a ring's layout (never lowered).
-  std::set<const ir::Instruction *> AsyncTrans;
-  /// cp.async.wait_group count of each dot reading rings.
-  std::map<const ir::Instruction *, unsigned> DotWaits;
-  /// Dots whose MMAs stay in flight, accumulating in their phi's registers,
-  /// with how many commit groups each leaves pending.
-  std::map<const ir::Instruction *, unsigned> AsyncDots;
-  /// Values whose registers in-flight MMAs may still write: AsyncDots and
-  /// their phis.
-  std::set<const ir::Value *> PendingMma;
-  /// Dots whose accumulator starts undefined (ZeroTripGuard.cpp): the
-  /// predicate that is their scale-d until the first k-step has run.
-  std::map<const ir::Instruction *, Reg> FirstStepScale;
-  /// The planned guards by preheader, and the loop headers whose exit edge
-  /// waits for the MMAs (ZeroTripGuard.cpp).
-  std::map<const ir::BasicBlock *, ZeroTripPlan> ZeroTrips;
-  std::set<const ir::BasicBlock *> ZeroTripHeaders;
-  /// Bulk tensor stores of such accumulators: the predicate that holds
-  /// where their loop was skipped (they stage zeros then), and the
-  /// conversions they lower themselves, on the other path only.
-  struct ZeroStaging {
-    Reg Skipped;
-    std::vector<const ir::Instruction *> Conversions;
-  };
-  std::map<const ir::Instruction *, ZeroStaging> ZeroStagedStores;
-  std::set<const ir::Instruction *> DeferredConversions;
   /// Narrowings lowered by the store that reads them (PackedNarrowing.cpp).
   std::set<const ir::Instruction *> NarrowedAtUse;
-  /// Instructions lowered before the dot that precedes them (EarlyRefill.cpp).
-  std::set<const ir::Instruction *> LoweredAhead;
+  /// Bytes of the smem_alloc buffers (but the mbarriers').
   uint64_t RingBytes = 0;
-  /// Blocks (by index) where rings hold data: the innermost loops around
-  /// dots reading rings, the blocks of ring loads, phis and dots, and the
-  /// paths from those loads to the loops (markRingLiveBlocks). Elsewhere
-  /// scratch starts at the rings' address (ScratchOverRings bytes).
+  /// Blocks (by index) where the buffers may hold data a later read needs
+  /// (bufferLiveBlocks), and those of the others that drained the copies
+  /// already. Elsewhere scratch starts at the buffers' address
+  /// (ScratchOverRings bytes).
   std::set<unsigned> RingLiveBlocks, DrainedBlocks;
   uint64_t ScratchOverRings = 0;
 

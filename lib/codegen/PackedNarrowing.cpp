@@ -95,13 +95,11 @@ bool FunctionLowering::narrowsAtPackingUse(const Instruction &I) const {
       User->getParent() != I.getParent() || User->getOperand(0) == I.users().front())
     return false;
   // Only where the reader packs pairs; elsewhere the conversion stays put.
-  if (!TensorStores.count(User)) {
-    const LinearLayout &Own = LA.layoutOf(&I);
-    const AccessPlan &Plan = LA.accessOf(User);
-    bool InRegisters = Plan.Layout == Own || registerRemap(Own, Plan.Layout).has_value();
-    if (InRegisters ? !Store || Plan.Vec < 2 : sharedVectorWidth(Own, 2) < 2)
-      return false;
-  }
+  const LinearLayout &Own = LA.layoutOf(&I);
+  const AccessPlan &Plan = LA.accessOf(User);
+  bool InRegisters = Plan.Layout == Own || registerRemap(Own, Plan.Layout).has_value();
+  if (InRegisters ? !Store || Plan.Vec < 2 : sharedVectorWidth(Own, 2) < 2)
+    return false;
   // From the conversion to the reader, nothing may write the f32 registers
   // in place: no dot (an in-flight wgmma accumulates in its phi's registers).
   bool After = false;

@@ -87,12 +87,6 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
-    "  --no-explicit-rings   the back end plans the operand rings of mma.sync and\n"
-    "                        wgmma loops (and their bulk tensor copies and stores)\n"
-    "                        itself instead of the passes making them as GPU-level\n"
-    "                        IR (async-rings; on sm_90a accelerate-dot, tensor-copies,\n"
-    "                        tensor-stores, mma-in-flight), emitted one to one (the\n"
-    "                        default; --explicit-rings says so explicitly)\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -139,7 +133,7 @@ const char *TuneUsage =
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --register-stages,\n"
-    "  --allow-tf32, --no-tma, --no-tma-store, --[no-]explicit-rings, --max-shared\n"
+    "  --allow-tf32, --no-tma, --no-tma-store, --max-shared\n"
     "  as for `tritonc run --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
     "  --runs N              timed launches per configuration (default 20)\n";
@@ -177,8 +171,6 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
-    "  --no-explicit-rings   --device: the back end plans the cp.async rings itself\n"
-    "                        (default: GPU-level IR from async-rings)\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -434,7 +426,6 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
-  Back.ExplicitRings = !P.has("--no-explicit-rings");
   if (const std::string *V = P.last("--register-stages")) {
     uint64_t Stages; // the range: validateBackendOptions
     if (!cli::parseUnsigned(*V, Stages) || Stages > std::numeric_limits<unsigned>::max())
@@ -513,8 +504,6 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--explicit-rings", false},
-                      {"--no-explicit-rings", false},
                       {"--max-shared", true},
                       {"--specialize", true},
                       {"--remarks", true, true},
@@ -678,8 +667,6 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
-                      {"--explicit-rings", false},
-                      {"--no-explicit-rings", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
                      P);
@@ -805,8 +792,7 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag :
-       {"--allow-tf32", "--no-tma", "--no-tma-store", "--explicit-rings", "--no-explicit-rings"})
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})

@@ -6,14 +6,10 @@
 namespace tritonc {
 
 const std::vector<std::string> &remarkPassNames() {
-  static const std::vector<std::string> Names = {"pipeline",          "dot",
-                                                 "async-copy",        "tensor-copy",
-                                                 "tensor-store",      "zero-trip-guard",
-                                                 "layout-conversion", "async-rings",
-                                                 "tensor-copies",     "tensor-stores",
-                                                 "schedule-refills",  "accelerate-dot",
-                                                 "mma-in-flight",     "tensor-descs",
-                                                 "accumulator-init"};
+  static const std::vector<std::string> Names = {
+      "pipeline",      "dot",           "layout-conversion", "async-rings",
+      "tensor-copies", "tensor-stores", "schedule-refills",  "accelerate-dot",
+      "mma-in-flight", "tensor-descs",  "accumulator-init"};
   return Names;
 }
 

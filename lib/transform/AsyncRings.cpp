@@ -183,16 +183,15 @@ uint64_t slotBytes(const Type *Tile, const Layout *Shared) {
 }
 
 /// The loops the back end hands over to this pass: those whose rings it
-/// would fill with cp.async, and whose explicit form its emitter reads as
-/// fast as its own rings (see the header).
+/// would fill with cp.async (see the header).
 std::string RingBuilder::checkTarget() {
   uint64_t Bytes = 0;
   for (OperandChain &C : Chains) {
     analysis::DotPlan Plan = *planOf(*C.Dot);
     bool Plain = runsOnFmaOrTF32(C);
     if (C.ViaTrans && !C.Transposed)
-      return refuse(C.Refill, "the operand reaches the dot through a `trans`, which the back "
-                              "end's own rings fold into the slot layout");
+      return refuse(C.Refill, "the operand reaches the dot through a `trans` (the `trans` "
+                              "option rings it in column-major slots)");
     if (Plan.Kind == analysis::DotKind::Wgmma) {
       // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
       // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
@@ -450,7 +449,7 @@ const Layout *RingBuilder::plainSlotLayout(const OperandChain &C) const {
   // copies one slot row apart: in unswizzled rows of a multiple of 128
   // bytes, the four threads that share a row of A would write one bank.
   // A swizzle mode moves each slot row's 16-byte chunks by its row, which
-  // halves that (2-way, as the planner's padded rows), and keeps every run
+  // halves that (2-way, as padded rows would), and keeps every run
   // of 4 rows of A one 16-byte vector, as the FMA loop reads it. A loaded
   // along M (a `trans` operand) copies whole vectors: unswizzled.
   unsigned Contiguous = chooseLayout(C.Refill)->getOrder()[0];

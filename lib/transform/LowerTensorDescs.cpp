@@ -123,7 +123,7 @@ const Type *Rewriter::slotTypeOf(const Type *Desc) {
 
 std::string Rewriter::whyNotTensorCopy(const Instruction &Access, const Instruction &Desc) {
   if (!TensorCopies)
-    return "bulk tensor copies are off (not sm_90a, --no-tma or --no-explicit-rings)";
+    return "bulk tensor copies are off (not sm_90a, or --no-tma)";
   // tensor-stores, which runs with tensor-copies, reads the box back from
   // the scatter and decides with the rules of every epilogue store.
   if (Access.getOpcode() != Opcode::DescLoad)

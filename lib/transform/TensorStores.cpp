@@ -381,9 +381,7 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
           !I.getOperand(0)->getType()->isTile() || I.getOperand(0)->getType()->getRank() != 2)
         continue;
       StoreForm Form;
-      std::string Why = Keep ? Keep(I) : "";
-      if (Why.empty())
-        Why = RW.check(I, Form);
+      std::string Why = RW.check(I, Form);
       // (A cycle that is no natural loop has no exits to wait at.)
       if (Why.empty() && Form.Order.Repeats && !LI.getLoopFor(I.getParent()))
         Why = "the store runs again in a cycle that is not a loop";
@@ -417,10 +415,8 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
 
 std::unique_ptr<Pass> createTensorStoresPass() { return std::make_unique<TensorStoresPass>(); }
 
-std::unique_ptr<Pass>
-createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
-                       uint64_t SharedBytes) {
-  return std::make_unique<TensorStoresPass>(std::move(Keep), SharedBytes);
+std::unique_ptr<Pass> createTensorStoresPass(uint64_t SharedBytes) {
+  return std::make_unique<TensorStoresPass>(SharedBytes);
 }
 
 } // namespace tritonc::transform

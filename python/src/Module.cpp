@@ -500,8 +500,7 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        bool TensorCopies, bool TensorStores, const std::string &Kernel, bool Debug,
                        const std::string &Remarks, int Device, bool Lazy,
                        const std::vector<unsigned> &NumWarpsList,
-                       const std::vector<unsigned> &NumStagesList, unsigned RegisterStages,
-                       bool ExplicitRings) {
+                       const std::vector<unsigned> &NumStagesList, unsigned RegisterStages) {
   driver::DeviceCompileOptions Opts;
   Opts.Front.Kernel = Kernel;
   Opts.Front.Debug = Debug;
@@ -522,7 +521,6 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   Opts.Back.TensorCopies = TensorCopies;
   Opts.Back.TensorStores = TensorStores;
   Opts.Back.RegisterStages = RegisterStages;
-  Opts.Back.ExplicitRings = ExplicitRings;
   Opts.Front.Tuned = {NumWarpsList, NumStagesList};
   if (runtime::Status S = driver::checkBackEndOptions(Opts.Back, Opts.Front.Tuned); !S)
     throw std::invalid_argument(S.error());
@@ -700,7 +698,7 @@ NB_MODULE(_tritonc, m) {
         "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false,
         "remarks"_a = "", "device"_a = 0, "lazy"_a = false,
         "num_warps_list"_a = std::vector<unsigned>(), "num_stages_list"_a = std::vector<unsigned>(),
-        "register_stages"_a = codegen::DefaultRegisterStages, "explicit_rings"_a = true);
+        "register_stages"_a = codegen::DefaultRegisterStages);
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

@@ -221,7 +221,7 @@ def compile_and_assemble(config, arch, tritonc, ptxas, outdir, index):
 def aligned_specialization(config, tritonc, integer="S"):
     """--specialize=... as a launch with every pointer 16-byte aligned and every integer a non-negative
     multiple of 16 (sizes, strides) specializes the configuration's kernel (its first), or None when it has
-    no such parameter (used by compare-ptx-counts.py and compare-wgmma-rings.py). integer="D" leaves the
+    no such parameter (used by compare-ptx-counts.py). integer="D" leaves the
     integers' sign unknown (multiples of 16 alone)."""
     cmd = [tritonc, "compile", str(KERNELS / config.kernel)]
     cmd += [f"-D{k}={v}" for k, v in config.defines.items()]

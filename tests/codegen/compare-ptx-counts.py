@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Compares the PTX of two option sets over the configurations of check-kernels-ptx.py, instruction family by
-family.
+"""Compares the PTX of two option sets (or two compilers) over the configurations of check-kernels-ptx.py,
+instruction family by family.
 
 Every configuration that check-kernels-ptx.py assembles (the test suite's, the sweep's) is compiled for one
-target twice, once with the options of --base and once with those of --other, and the second module is
+target twice, once with the options of --base (by the compiler --base-tritonc, default TRITONC) and once by
+TRITONC with those of --other, and the second module is
 assembled with ptxas (--warning-as-error; a serialized wgmma pipeline fails too) where its text differs from
 the first's (check-kernels-ptx.py assembles the default). Per module it counts, in the text, the
 bulk tensor loads and stores (cp.async.bulk.tensor), the mbarrier operations, the wgmma waits, bar.sync and
 cp.async, wgmma and ldmatrix, the dynamic shared memory (a module over the target's limit where the first was not fails)
 and the bytes of spill stores ptxas reports (both modules are assembled where they differ),
 and prints every configuration whose counts differ, then how many differ in each family. It is a static
-count (a loop body counts once), meant to find where two back-end paths make different decisions: by
-default the lowering's planner (--base="--no-explicit-rings") against the passes (--other="").
+count (a loop body counts once), meant to find where two back-end paths make different decisions: an
+option against the default (--other=...), or an earlier build against this one (--base-tritonc=...).
 
 With --aligned, every configuration (but those the sweep already specializes) is compiled as a launch with
 16-byte aligned buffers and integers that are non-negative multiples of 16 specializes it (--specialize=
@@ -19,8 +20,8 @@ D for a pointer, S for an integer), which is where the two paths' bulk tensor co
 With --signed-base too, the first compilation's integers are multiples of 16 of unknown sign (D) and the
 second's as above, and the options of both default to none: what the launch-checked sign buys.
 
-Usage: compare-ptx-counts.py TRITONC PTXAS [--base OPTS] [--other OPTS] [--arch ARCH] [--jobs N]
-                             [--only SUBSTRING] [--aligned [--signed-base]]
+Usage: compare-ptx-counts.py TRITONC PTXAS [--base OPTS] [--other OPTS] [--base-tritonc TRITONC]
+                             [--arch ARCH] [--jobs N] [--only SUBSTRING] [--aligned [--signed-base]]
 Last, per kernel file (family), how many of its configurations lose something in the second (fewer
 bulk tensor copies, or fewer cp.async and no more bulk tensor copies; fewer wgmma; fewer bulk tensor
 stores; more bar.sync; more spills).
@@ -109,8 +110,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("tritonc")
     parser.add_argument("ptxas")
-    parser.add_argument("--base", help="options of the first compilation (default: --no-explicit-rings, "
-                        "none with --signed-base)")
+    parser.add_argument("--base", default="", help="options of the first compilation (default: none)")
+    parser.add_argument("--base-tritonc", help="the compiler of the first compilation (default: TRITONC)")
     parser.add_argument("--other", default="", help="options of the second (default: none)")
     parser.add_argument("--arch", default="sm_90a", choices=check_kernels_ptx.ARCHS)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -122,9 +123,8 @@ def main():
     args = parser.parse_args()
     if args.signed_base and not args.aligned:
         parser.error("--signed-base needs --aligned")
-    if args.base is None:
-        args.base = "" if args.signed_base else "--no-explicit-rings"
     tritonc = os.path.abspath(args.tritonc)
+    base_tritonc = os.path.abspath(args.base_tritonc) if args.base_tritonc else tritonc
     base, other = shlex.split(args.base), shlex.split(args.other)
     # Per configuration, options of the first compilation added after its own (a later --specialize wins).
     base_specs = {}
@@ -146,7 +146,8 @@ def main():
     def both(config):
         """(config, base counts, other counts, identical text, failure reports)."""
         base_options = base + base_specs.get(config.key(), [])
-        (pa, fa), (pb, fb) = (compile_ptx(config, args.arch, o, tritonc) for o in (base_options, other))
+        (pa, fa), (pb, fb) = (compile_ptx(config, args.arch, o, t)
+                              for o, t in ((base_options, base_tritonc), (other, tritonc)))
         fails = [f for f in (fa, fb) if f]
         if fails or pa == pb:
             # Identical text needs assembling once; check-kernels-ptx.py does it for the default.
@@ -157,7 +158,7 @@ def main():
             if f:
                 fails.append(f)
             spills_a, f = assemble(pa, args.arch, args.ptxas, Path(tmp) / "base.ptx",
-                                   shlex.join(config.compile_cmd(tritonc, args.arch) + base_options))
+                                   shlex.join(config.compile_cmd(base_tritonc, args.arch) + base_options))
             if f:
                 fails.append(f)
         ca, cb = counts(pa) + (spills_a,), counts(pb) + (spills_b,)
@@ -181,7 +182,9 @@ def main():
         print(" ".join(f"{c:>9}" for c in cells) + "  " + what)
     per_family = [sum(1 for _, ca, cb in differ if ca[i] != cb[i]) for i in range(len(names))]
     signs = " (aligned integers D against S)" if args.signed_base else ""
-    print(f"{len(configs)} configurations for {args.arch}, base '{args.base}' against '{args.other}'{signs}: "
+    compilers = f" ({base_tritonc} against {tritonc})" if base_tritonc != tritonc else ""
+    print(f"{len(configs)} configurations for {args.arch}, base '{args.base}' against '{args.other}'{signs}"
+          f"{compilers}: "
           f"{identical} identical PTX, {same_counts} other PTX with the same counts, {len(differ)} differ ("
           + ", ".join(f"{n} {k}" for n, k in zip(names, per_family)) + f"); "
           f"{len(failures)} failed")

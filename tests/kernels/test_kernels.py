@@ -287,15 +287,11 @@ BACKEND_ARGS = ["--backend-passes"]
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
-# whose cp.async rings are GPU-level IR from async-rings by default), with the back end planning those
-# rings itself (--no-explicit-rings) for sm_80 and for the device's own target, to compare, and with the
-# wgmma loops' rings filled by cp.async instead of bulk tensor copies (--no-tma: wgmma on the slots, MMAs in
-# flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight across the body's
+# whose cp.async rings are GPU-level IR from async-rings), and with the wgmma loops' rings filled by cp.async
+# instead of bulk tensor copies (--no-tma: wgmma on the slots, MMAs in flight), also with 8 warps (two warpgroups: rings one slot deeper, the group in flight across the body's
 # one barrier); the default (bulk tensor copies and stores from the passes) with 2 and 8 warps is
 # WARP_VARIANTS': opt-in, to keep scripts/gpu-test within its time.
 RING_VARIANTS = {"sm80": ["--arch=sm_80"],
-                 "planner80": ["--arch=sm_80", "--no-explicit-rings"],
-                 "planner": ["--no-explicit-rings"],
                  "notma": ["--no-tma"],
                  "notma_w8": ["--no-tma", "--num-warps=8"]}
 if not (ON_DEVICE and os.environ.get("TRITONC_TEST_RING_VARIANTS", "") == "1"):

@@ -83,40 +83,33 @@ def test_options_reach_the_back_end():
         tritonc.compile(TRANSPOSE, defines={"TM": [32, 64]})
 
 
-def test_explicit_rings_are_the_default_for_wgmma_loops():
-    # The wgmma loops' cp.async rings as GPU-level IR by default: without bulk tensor copies, an aligned
-    # sm_90a matmul gets one commit group per iteration (async-rings: cp.async.wait_group 1 with 3 stages)
-    # where the back end's own planner (explicit_rings=False) commits one per load (wait_group 2); wgmma on
-    # the slots, one group in flight across the back edge (mma-in-flight).
+def test_wgmma_loops_get_rings_as_gpu_level_ir():
+    # The wgmma loops' cp.async rings are GPU-level IR: without bulk tensor copies, an aligned sm_90a matmul
+    # gets one commit group per iteration (async-rings: cp.async.wait_group 1 with 3 stages); wgmma on the
+    # slots, one group in flight across the back edge (mma-in-flight).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, arch="sm_90a", tma=False, cache=False)
     default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    planner = tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts).variant_ptx("D" * 9)
     assert "wgmma.mma_async" in default and "wgmma.wait_group.sync.aligned 1;" in default
     assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
-    assert "cp.async.wait_group 2;" in planner
 
 
-def test_explicit_rings_are_the_default_for_mma_sync_loops():
-    # sm_80: async-rings makes the rings by default (one commit group per iteration, wait_group 1);
-    # explicit_rings=False gives the planner's (wait_group 2).
+def test_mma_sync_loops_get_rings_as_gpu_level_ir():
+    # sm_80: async-rings makes the rings (one commit group per iteration, wait_group 1).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, arch="sm_80", cache=False)
     default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    planner = tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts).variant_ptx("D" * 9)
     assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
-    assert "cp.async.wait_group 2;" in planner
+    with pytest.raises(TypeError):
+        tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts)
 
 
 def test_trans_operands_in_async_rings():
     # B stored N x K (TRANS_B) reaches the wgmma dot through a `trans`: async-rings rings it in column-major
-    # slots (one commit group per iteration, wait_group 1); explicit_rings=False gives the planner's rings
-    # (commit per load, wait_group 2).
+    # slots (one commit group per iteration, wait_group 1).
     opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32, "TRANS_B": 1}, arch="sm_90a", tma=False,
                 cache=False)
     default = tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
-    planner = tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts).variant_ptx("D" * 9)
     assert "cp.async.wait_group 1;" in default and "cp.async.wait_group 2;" not in default
     assert "wgmma.mma_async" in default
-    assert "cp.async.wait_group 2;" in planner
 
 
 def test_compile_source_text():
@@ -531,7 +524,7 @@ def test_compile_remarks():
     k = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
                         remarks="all")
     assert re.search(r"matmul\.tc:\d+:\d+: remark: loop pipelined with 3 stages", k.remarks)
-    assert "[missed:async-copy]" in k.remarks
+    assert "[missed:async-rings]" in k.remarks
     assert "error" not in k.remarks
     only_dot = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
                                remarks="passed:dot")
@@ -541,7 +534,7 @@ def test_compile_remarks():
                            cache=False).remarks == ""
     missed = tritonc.compile(KERNELS / "matmul.tc", defines=defines, arch="sm_90a", cache=False,
                              remarks=True)
-    assert "[passed:" not in missed.remarks and "[missed:async-copy]" in missed.remarks
+    assert "[passed:" not in missed.remarks and "[missed:async-rings]" in missed.remarks
     with pytest.raises(ValueError, match="unknown remark pass 'pipelin'"):
         tritonc.compile(KERNELS / "matmul.tc", defines=defines, remarks="missed:pipelin")
 

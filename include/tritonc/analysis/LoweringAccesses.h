@@ -25,9 +25,7 @@
 //   reduce           a write and a read where the reduced axis spans warps
 //   dot              a write and a read unless both operands are
 //                    local_load slots the dot reads directly (every kind of
-//                    dot reads its operands from shared memory; the back
-//                    end's own rings, which this cannot see, make it
-//                    conservative there)
+//                    dot reads its operands from shared memory)
 //   load, store,     a global statement (GlobalOrderKeys) after the
 //   atomics, cp_async  operands' conversions; a scalar atomic starts with a
 //                    barrier of its own and ends with thread 0's result

@@ -54,17 +54,6 @@ struct CodeGenOptions {
   /// tensor stores (TMA) where the pointer tile and the code after the store
   /// allow it, else with st.global.
   bool TensorStores = true;
-  /// The operand rings as GPU-level IR: the back end runs `async-rings`
-  /// after `pipeline` for the loops whose operands it would copy into shared
-  /// memory, and on sm_90a accelerate-dot, accumulator-init and mma-in-flight
-  /// for the wgmma loops (with TensorCopies, tensor-copies fills their rings
-  /// with bulk tensor copies and, with TensorStores, tensor-stores writes the
-  /// epilogue); the emitter lowers the explicit copies, waits and barriers
-  /// one to one (LowerAsync.cpp, LowerHopper.cpp) instead of planning those
-  /// rings itself. On by default (faster than the planner's rings on the
-  /// GPU: docs/BACKEND-NOTES.md); off (--no-explicit-rings) the planner
-  /// makes them, for comparison.
-  bool ExplicitRings = true;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
   /// of the device the kernel will run on. 0 means the target's own
   /// (sharedMemoryOfTarget). The operand rings get up to 192 KB of it, and

@@ -19,8 +19,8 @@
 //     wgmma_commit
 //     wgmma_wait 0
 //
-// with the accumulator in the `#wgmma` layout the back end's planner
-// chooses (warpgroups along M and N, the instruction's N). A loop-carried
+// with the accumulator in the `#wgmma` layout the back end's layout
+// assignment chooses (warpgroups along M and N, the instruction's N). A loop-carried
 // accumulator (a header phi fed back by the dot) is retyped with it, its
 // entering zero splat too, so that the loop moves no registers and
 // accumulator-init recognizes it; other readers get `convert_layout` to the

@@ -1,7 +1,6 @@
 //===- AccumulatorInit.h - A wgmma loop's zero accumulator as use_acc -*- C++ -*-===//
 //
-// Registered as "accumulator-init" (pass 8 of docs/BACKEND-MIGRATION.md; an
-// IR rewrite of what codegen/ZeroTripGuard.cpp decides while lowering). A
+// Registered as "accumulator-init" (pass 8 of docs/BACKEND-MIGRATION.md). A
 // loop that accumulates with wgmma from a zero tile
 //
 //     %zero = splat f32 0 : f32<.., #wgmma>

@@ -70,16 +70,16 @@
 // wgmma dot does, whatever its loads, and so does every one of an mma.sync
 // dot (f16/bf16): ldmatrix reads the 16-byte chunks of its slots' columns
 // as matrix rows (`.trans` for A; LowerDot.cpp).
-// The GPU back end runs it with an AsyncRingsTarget (unless
-// --no-explicit-rings): it then also declines, with a remark, every loop
-// whose rings the back end would not fill with cp.async or whose explicit
-// form it does not lower as well as its own planner (copies narrower than
-// 4 bytes, rings over the shared-memory budget); those loops stay with the
-// back end's planner
-// (AsyncCopies.cpp). The rings of a wgmma dot of several warpgroups get one
-// slot more: mma-in-flight then leaves each iteration's MMAs running into
-// the next, and the refill overwrites the slot of iteration i - 2, which
-// every warpgroup has retired before the barrier of iteration i.
+// The GPU back end runs it with an AsyncRingsTarget: it then also
+// declines, with a remark, every loop whose rings the back end would not
+// fill with cp.async (copies narrower than 4 bytes, rings over the
+// shared-memory budget); the dots of those loops read their operands from
+// registers, which their lowering stages through shared memory itself
+// (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of several
+// warpgroups get one slot more: mma-in-flight then leaves each iteration's
+// MMAs running into the next, and the refill overwrites the slot of
+// iteration i - 2, which every warpgroup has retired before the barrier of
+// iteration i.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

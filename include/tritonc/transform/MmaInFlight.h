@@ -1,8 +1,7 @@
 //===- MmaInFlight.h - One wgmma group left running across the back edge -*- C++ -*-===//
 //
-// Registered as "mma-in-flight" (pass 7 of docs/BACKEND-MIGRATION.md; the IR
-// form of what codegen's waitForPendingMma and the planner's in-flight dots
-// decide while lowering). A loop that accumulates with wgmma
+// Registered as "mma-in-flight" (pass 7 of docs/BACKEND-MIGRATION.md). A
+// loop that accumulates with wgmma
 //
 //   header:
 //     %acc = phi [%init, ^pre], [%d, ^body]

@@ -38,12 +38,9 @@ std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool Copie
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// async-rings with the dots' target as options (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false);
-/// tensor-stores for the GPU back end (TensorStores.h): Keep says, for a
-/// store, why the back end's lowering writes it itself ("" when the pass
-/// may take it).
-std::unique_ptr<Pass>
-createTensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
-                       uint64_t SharedBytes = 0);
+/// tensor-stores for the GPU back end (TensorStores.h), with the program's
+/// shared memory in bytes.
+std::unique_ptr<Pass> createTensorStoresPass(uint64_t SharedBytes);
 /// assign-layouts for the GPU back end's target (AssignLayouts.h).
 std::unique_ptr<Pass> createAssignLayoutsPass(AssignLayoutsTarget Target);
 /// coalesce for the GPU back end's target (Coalesce.h).

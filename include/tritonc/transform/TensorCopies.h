@@ -1,7 +1,7 @@
 //===- TensorCopies.h - Async-copy rings filled by bulk tensor copies -*- C++ -*-===//
 //
-// Registered as "tensor-copies" (pass 6 of docs/BACKEND-MIGRATION.md; the IR
-// form of what codegen/TensorCopies.cpp plans while lowering). It runs after
+// Registered as "tensor-copies" (pass 6 of docs/BACKEND-MIGRATION.md). It
+// runs after
 // `async-rings`, whose rings it takes as input:
 //
 //   preheader:  %r = smem_alloc : smem<S x T<..>, #shared<swizzle=..>>

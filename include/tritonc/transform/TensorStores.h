@@ -1,8 +1,7 @@
 //===- TensorStores.h - Epilogue stores as bulk tensor stores -*- C++ -*-===//
 //
-// Registered as "tensor-stores" (pass 9 of docs/BACKEND-MIGRATION.md; the IR
-// form of what codegen/TensorStores.cpp plans while lowering). A `store` or
-// `masked_store` of a 2-D tile
+// Registered as "tensor-stores" (pass 9 of docs/BACKEND-MIGRATION.md). A
+// `store` or `masked_store` of a 2-D tile
 //
 //     masked_store %ptrs, %value, %mask
 //
@@ -40,8 +39,8 @@
 // base and outer strides, the innermost coordinate a known multiple of 16
 // bytes, a slot the engine reads) and the ones below.
 //
-// The rules the engine and the GPU add (as codegen/TensorStores.cpp found
-// them): the mask bounds both dimensions (a store map with an unbounded
+// The rules the engine and the GPU add (as the back end's former planner
+// found them): the mask bounds both dimensions (a store map with an unbounded
 // extent was an illegal instruction on the H100), and the row extent is a
 // known multiple of 16 bytes (the engine writes whole 16-byte pieces of a
 // row, even past the extent). The store completes asynchronously: the
@@ -76,16 +75,13 @@
 // where the slot and every buffer of the function would not fit together.
 // Generic stores and atomics that may run before the store are ordered
 // before the engine's writes by `fence_proxy_async_global` in every thread
-// ahead of the barrier. The GPU back end may keep a store for its own
-// lowering (Keep: a function whose dot operands its planner rings, whose
-// free slots stage the store). Declined stores get a remark saying why.
+// ahead of the barrier. Declined stores get a remark saying why.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tritonc/transform/PassManager.h"
 
-#include <functional>
 #include <string>
 
 namespace tritonc::transform {
@@ -93,13 +89,9 @@ namespace tritonc::transform {
 class TensorStoresPass : public Pass {
 public:
   TensorStoresPass() = default;
-  /// Keep: why the back end's lowering writes a store itself, or "" (the
-  /// back end's answer; the registered pass takes every store it can).
   /// SharedBytes: the program's shared memory (0: no limit), which a store
   /// in a loop declines to exceed.
-  explicit TensorStoresPass(std::function<std::string(const ir::Instruction &Store)> Keep,
-                            uint64_t SharedBytes = 0)
-      : Keep(std::move(Keep)), SharedBytes(SharedBytes) {}
+  explicit TensorStoresPass(uint64_t SharedBytes) : SharedBytes(SharedBytes) {}
   const char *name() const override { return "tensor-stores"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
@@ -108,7 +100,6 @@ private:
   /// or "".
   std::string overBudget(const ir::Function &F, const ir::Instruction &Store) const;
 
-  std::function<std::string(const ir::Instruction &Store)> Keep;
   uint64_t SharedBytes = 0;
 };
 

@@ -656,23 +656,6 @@ std::string PTXFunctionBuilder::newLabel(const std::string &Hint) {
   return "$L__" + Hint + std::to_string(NextLabel++);
 }
 
-/// Sets reserved line Handle of Lines (the prologue) to Line, indented.
-static void fillReserved(std::vector<std::string> &Lines, size_t Handle, const std::string &Line,
-                         const char *Caller) {
-  if (Handle >= Lines.size() || !Lines[Handle].empty())
-    reportInternalError(std::string("PTXBuilder::") + Caller + ": not a reserved line");
-  Lines[Handle] = "\t" + Line;
-}
-
-size_t PTXFunctionBuilder::reservePrologueLine() {
-  Prologue.emplace_back();
-  return Prologue.size() - 1;
-}
-
-void PTXFunctionBuilder::fillPrologueLine(size_t Handle, const std::string &Line) {
-  fillReserved(Prologue, Handle, Line, "fillPrologueLine");
-}
-
 void PTXFunctionBuilder::label(const std::string &L) {
   if (InPrologue)
     reportInternalError("PTXBuilder::label: labels cannot go into the prologue");
@@ -722,11 +705,8 @@ std::string PTXFunctionBuilder::str() const {
   for (const std::string &D : LocalDecls)
     S += "\t" + D + "\n";
   S += "\n";
-  for (const std::string &L : Prologue) {
-    if (L.empty())
-      reportInternalError("PTXBuilder: kernel " + Name + " has an unfilled prologue line");
+  for (const std::string &L : Prologue)
     S += L + "\n";
-  }
   for (const std::string &L : Body)
     if (!L.empty())
       S += L + "\n";

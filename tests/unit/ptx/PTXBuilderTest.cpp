@@ -93,24 +93,6 @@ TEST(PTXBuilder, PrologueGoesFirstAndIgnoresGuards) {
   EXPECT_FALSE(contains(Text, "@%p0 mov.u32 %r2, 42"));
 }
 
-TEST(PTXBuilder, ReservedPrologueLinesKeepTheirPlace) {
-  PTXModule M;
-  PTXFunctionBuilder &B = M.addKernel("r");
-  size_t Line;
-  {
-    auto P = B.prologue();
-    B.mov(Ty::U32, 1);
-    Line = B.reservePrologueLine();
-    B.mov(Ty::U32, 2);
-  }
-  B.ret();
-  // Unfilled, the module cannot be printed: the value the line defines would be missing.
-  EXPECT_THROW(M.str(), InternalError);
-  B.fillPrologueLine(Line, "mov.u32 %r9, smem+64;");
-  expectInOrder(M.str(), {"mov.u32 %r0, 1;", "\tmov.u32 %r9, smem+64;", "mov.u32 %r1, 2;", "ret;"});
-  EXPECT_THROW(B.fillPrologueLine(Line, "mov.u32 %r9, smem;"), InternalError);
-}
-
 TEST(PTXBuilder, SpecialRegistersAndArithmetic) {
   PTXModule M;
   PTXFunctionBuilder &B = M.addKernel("k");

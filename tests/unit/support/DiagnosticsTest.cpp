@@ -82,7 +82,7 @@ TEST(Remarks, RecordedOnlyWhenAskedForAndNeverErrors) {
   D.remark(RemarkKind::Missed, "dot", At, "dot computed with FMA units");
   D.remark(RemarkKind::Missed, "dot", At, "dot computed with FMA units"); // kept once
   D.remark(RemarkKind::Passed, "dot", At, "not a missed remark");
-  D.remark(RemarkKind::Missed, "async-copy", At, "not in the filter");
+  D.remark(RemarkKind::Missed, "async-rings", At, "not in the filter");
   EXPECT_FALSE(D.hasErrors());
   ASSERT_EQ(D.diagnostics().size(), 1u);
   EXPECT_EQ(D.formatAll(), "k.tc:1:7: remark: dot computed with FMA units [missed:dot]\n"
@@ -97,12 +97,12 @@ TEST(Remarks, FilterParsesKindsAndPassNames) {
   EXPECT_TRUE(Default->wants(RemarkKind::Missed, "pipeline"));
   EXPECT_FALSE(Default->wants(RemarkKind::Passed, "pipeline"));
   EXPECT_EQ(Default->str(), "missed");
-  std::optional<RemarkFilter> All = RemarkFilter::parse("all:tensor-copy", Error);
+  std::optional<RemarkFilter> All = RemarkFilter::parse("all:tensor-copies", Error);
   ASSERT_TRUE(All);
-  EXPECT_TRUE(All->wants(RemarkKind::Passed, "tensor-copy"));
+  EXPECT_TRUE(All->wants(RemarkKind::Passed, "tensor-copies"));
   EXPECT_FALSE(All->wants(RemarkKind::Missed, "dot"));
-  EXPECT_EQ(All->str(), "all:tensor-copy");
-  EXPECT_EQ(RemarkFilter::parse(All->str(), Error)->str(), "all:tensor-copy");
+  EXPECT_EQ(All->str(), "all:tensor-copies");
+  EXPECT_EQ(RemarkFilter::parse(All->str(), Error)->str(), "all:tensor-copies");
   EXPECT_FALSE(RemarkFilter().enabled());
   EXPECT_EQ(RemarkFilter().str(), "");
 

@@ -212,14 +212,6 @@ public:
   void comment(const std::string &Text);
   /// Appends `{` or `}` (the scope of a call's parameters); no guard.
   void scopeBrace(bool Open);
-  /// Reserves an (initially empty) line at the end of the prologue so far,
-  /// for an instruction whose operands are known only once the body is
-  /// written (the address of the mbarriers placed after the rest of the
-  /// shared memory). Prologue lines never move, so the handle stays valid.
-  size_t reservePrologueLine();
-  /// Sets a reserved prologue line (verbatim, tab-indented, no guard); every
-  /// reserved line must be filled before str().
-  void fillPrologueLine(size_t Handle, const std::string &Line);
   /// Emits `Opcode Dst, Srcs...;` with Dst a fresh register of type DstTy.
   Reg inst(const std::string &Opcode, Ty DstTy, const std::vector<Operand> &Srcs);
 
