@@ -51,6 +51,18 @@ public:
   }
 
   void clear() { Parts.clear(); }
+  /// Keeps only the bytes that are also in Intervals.
+  void retain(const std::vector<ByteInterval> &Intervals) {
+    ByteSet Kept;
+    Kept.add(Intervals);
+    std::vector<ByteInterval> Out;
+    for (const ByteInterval &P : Parts)
+      for (const ByteInterval &K : Kept.Parts)
+        if (std::max(P.Begin, K.Begin) < std::min(P.End, K.End))
+          Out.push_back({std::max(P.Begin, K.Begin), std::min(P.End, K.End)});
+    Parts = std::move(Out);
+    normalize();
+  }
   bool operator==(const ByteSet &) const = default;
 
 private:
@@ -80,6 +92,11 @@ struct SyncState {
     Raw.clear();
     War.clear();
   }
+  /// An existing barrier: clears both sets but for the bytes it keeps.
+  void synchronize(const std::vector<ByteInterval> &Keeps) {
+    Raw.retain(Keeps);
+    War.retain(Keeps);
+  }
   bool operator==(const SyncState &) const = default;
 };
 
@@ -103,6 +120,7 @@ void checkCFG(const std::vector<SyncBlock> &Blocks) {
       checkIntervals(Blocks[B].Statements[I].Probes, B, I);
       checkIntervals(Blocks[B].Statements[I].WarMarks, B, I);
       checkIntervals(Blocks[B].Statements[I].WarProbes, B, I);
+      checkIntervals(Blocks[B].Statements[I].Keeps, B, I);
     }
     for (const EntryWidening &W : Blocks[B].OnEntry) {
       checkIntervals(W.Stale, B, 0);
@@ -156,25 +174,17 @@ std::optional<HazardKind> findHazard(const SyncState &In, const SyncStatement &S
   return std::nullopt;
 }
 
-} // namespace
+/// Inserted[B][I] holds the hazard that put a barrier before statement I.
+using InsertedBarriers = std::vector<std::vector<std::optional<HazardKind>>>;
 
-std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
-                                        const BarrierPlacementOptions &Options) {
-  if (Blocks.empty())
-    return {};
-  checkCFG(Blocks);
+/// Runs the equations to their fixpoint with the barriers of Inserted, adding
+/// a barrier where a hazard remains (see placeBarriers); returns true if it
+/// added any.
+bool solve(const std::vector<SyncBlock> &Blocks, const std::vector<std::vector<unsigned>> &Preds,
+           const std::vector<unsigned> &Order, InsertedBarriers &Inserted,
+           const BarrierPlacementOptions &Options) {
   size_t N = Blocks.size();
-  std::vector<std::vector<unsigned>> Preds(N);
-  for (unsigned B = 0; B < N; ++B)
-    for (unsigned S : Blocks[B].Successors)
-      Preds[S].push_back(B);
-  std::vector<unsigned> Order = blockOrder(Blocks);
-
-  // Inserted[B][I] holds the hazard that put a barrier before statement I.
-  std::vector<std::vector<std::optional<HazardKind>>> Inserted(N);
-  for (unsigned B = 0; B < N; ++B)
-    Inserted[B].resize(Blocks[B].Statements.size());
-
+  bool AddedAny = false;
   // Walks block B from State (its IN) to its OUT; records new barriers and
   // returns true if it added any.
   auto Transfer = [&](unsigned B, SyncState &State) {
@@ -182,8 +192,10 @@ std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
     const std::vector<SyncStatement> &Stmts = Blocks[B].Statements;
     for (size_t I = 0; I < Stmts.size(); ++I) {
       const SyncStatement &S = Stmts[I];
-      if (S.IsBarrier || Inserted[B][I]) {
+      if (Inserted[B][I]) {
         State.clear();
+      } else if (S.IsBarrier) {
+        State.synchronize(S.Keeps);
       } else if (std::optional<HazardKind> Kind = findHazard(State, S, Options)) {
         Inserted[B][I] = Kind;
         Added = true;
@@ -219,7 +231,7 @@ std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
         // The sets computed so far flowed through code that now has one more
         // barrier; they may be too large, so start over from empty sets.
         if (Transfer(B, State)) {
-          Restart = true;
+          Restart = AddedAny = true;
           break;
         }
         if (!(State == Out[B])) {
@@ -229,6 +241,40 @@ std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
       }
     }
   }
+  return AddedAny;
+}
+
+} // namespace
+
+std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
+                                        const BarrierPlacementOptions &Options) {
+  if (Blocks.empty())
+    return {};
+  checkCFG(Blocks);
+  size_t N = Blocks.size();
+  std::vector<std::vector<unsigned>> Preds(N);
+  for (unsigned B = 0; B < N; ++B)
+    for (unsigned S : Blocks[B].Successors)
+      Preds[S].push_back(B);
+  std::vector<unsigned> Order = blockOrder(Blocks);
+
+  InsertedBarriers Inserted(N);
+  for (unsigned B = 0; B < N; ++B)
+    Inserted[B].resize(Blocks[B].Statements.size());
+  solve(Blocks, Preds, Order, Inserted, Options);
+  // The greedy phases may leave a barrier that later ones made redundant (a
+  // loop exit's barrier found before the body's, which orders the same
+  // accesses): drop each, from the last block up, whose removal needs no
+  // new barrier.
+  for (unsigned B = N; B-- > 0;)
+    for (size_t I = Inserted[B].size(); I-- > 0;) {
+      if (!Inserted[B][I])
+        continue;
+      InsertedBarriers Trial = Inserted;
+      Trial[B][I].reset();
+      if (!solve(Blocks, Preds, Order, Trial, Options))
+        Inserted = std::move(Trial);
+    }
 
   std::vector<BarrierPoint> Result;
   for (unsigned B = 0; B < N; ++B)

@@ -15,6 +15,8 @@
 #include "tritonc/ir/ElementCount.h"
 #include "tritonc/ir/Printer.h"
 
+#include <algorithm>
+
 namespace tritonc::codegen {
 
 std::string CodeGenOptions::optionsString() const {
@@ -257,14 +259,18 @@ std::string copiedAsynchronously(const ir::Instruction &Load) {
 /// The back end's answer to async-rings about a dot operand load
 /// (AsyncRingsTarget::CopyFilter): "" when the access plan its layout
 /// assignment gives the load (on the function as it is then) has vectors of
-/// 4 bytes or more, which cp.async copies (LowerAsync.cpp). The analyses
-/// are kept for the function last asked about: the pass asks only about
-/// loads that were there before it rewrote anything.
+/// 4 bytes or more that also lie contiguously in the ring's slot, which
+/// cp.async copies (LowerAsync.cpp's lowerCpAsync, through the same
+/// slotVectorElements). A `trans` operand of an FMA dot, ringed as the dot
+/// reads it (row-major), keeps only one element of each vector contiguous:
+/// 2-byte pieces for 16-bit elements, which no cp.async copies. The
+/// analyses are kept for the function last asked about: the pass asks only
+/// about loads that were there before it rewrote anything.
 class ExplicitRingCopies {
 public:
   explicit ExplicitRingCopies(const CodeGenOptions &Options) : Options(Options) {}
 
-  std::string operator()(const ir::Instruction &Load) {
+  std::string operator()(const ir::Instruction &Load, const ir::Layout *Slot, bool Transposed) {
     const ir::Function &F = *Load.getParent()->getParent();
     if (Of != &F) {
       Of = &F;
@@ -272,12 +278,39 @@ public:
       LA = std::make_unique<LayoutAssignment>(F, *AI, Options.NumWarps, /*HasMmaV2=*/true,
                                               Options.AllowTF32, Options.Arch == ptx::Arch::SM90a);
     }
-    unsigned Vector = LA->accessOf(&Load).Vec * memBytesOf(Load.getType()->getScalarType());
+    const AccessPlan &Plan = LA->accessOf(&Load);
+    unsigned ElemBytes = memBytesOf(Load.getType()->getScalarType());
+    unsigned Vector = Plan.Vec * ElemBytes;
     if (Vector < 4)
       return "each thread reads " + std::to_string(Vector) +
              "-byte vectors, and cp.async copies 4, 8 or 16 bytes (the pointers are not known to "
              "be contiguous and aligned, or the mask may change from one element to the next)";
+    if (!Slot)
+      return "";
+    unsigned Piece = copyPieceElements(Load, Plan, *Slot, Transposed) * ElemBytes;
+    if (Piece < 4)
+      return "the slot the dot reads keeps only " + std::to_string(Piece) +
+             " bytes of each thread's " + std::to_string(Vector) +
+             "-byte vectors contiguous (its rows run along the other dimension), and cp.async "
+             "copies 4, 8 or 16 bytes";
     return "";
+  }
+
+private:
+  /// The elements of Plan's vectors that the slot keeps contiguous.
+  static unsigned copyPieceElements(const ir::Instruction &Load, const AccessPlan &Plan,
+                                    const ir::Layout &Slot, bool Transposed) {
+    LinearLayout L = Transposed ? transposeLayout(Plan.Layout) : Plan.Layout;
+    std::vector<int64_t> Shape = Load.getType()->getShape();
+    if (Transposed)
+      std::reverse(Shape.begin(), Shape.end());
+    std::optional<LinearLayout> SlotLayout =
+        analysis::toLinearLayout(Slot, Shape, Load.getType()->getScalarBits());
+    std::optional<LinearLayout> Inverse = SlotLayout ? SlotLayout->invert() : std::nullopt;
+    if (!Inverse)
+      return 1;
+    return slotVectorElements(LinearLayout::compose(*Inverse, L),
+                              memBytesOf(Load.getType()->getScalarType()), Plan.Vec);
   }
 
 private:
@@ -295,7 +328,8 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
-  Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
+  Target.CopyFilter = [Copies](const ir::Instruction &Load, const ir::Layout *Slot,
+                               bool Transposed) { return (*Copies)(Load, Slot, Transposed); };
   return transform::createAsyncRingsPass(std::move(Target));
 }
 

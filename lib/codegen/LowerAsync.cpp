@@ -329,6 +329,24 @@ void FunctionLowering::placeMbarriers() {
 
 // --- Addresses ----------------------------------------------------------------
 
+unsigned slotVectorElements(const LinearLayout &Offsets, unsigned ElemBytes, unsigned MaxVec) {
+  uint64_t OtherBits = 0;
+  for (const char *Dim : {"lane", "warp"})
+    for (int32_t Bit = 0; Bit < Offsets.getInDimSizeLog2(Dim); ++Bit)
+      OtherBits |= static_cast<uint64_t>(Offsets.getBasis(Dim, Bit)[0]);
+  int32_t RegBits = Offsets.getInDimSizeLog2("register");
+  unsigned Vec = 1;
+  while (std::countr_zero(Vec) < RegBits &&
+         Offsets.getBasis("register", std::countr_zero(Vec))[0] == static_cast<int32_t>(Vec) &&
+         Vec * 2 * ElemBytes <= 16 && Vec * 2 <= MaxVec)
+    Vec *= 2;
+  for (int32_t Bit = std::countr_zero(Vec); Bit < RegBits; ++Bit)
+    OtherBits |= static_cast<uint64_t>(Offsets.getBasis("register", Bit)[0]);
+  while (Vec > 1 && (OtherBits & (Vec - 1)))
+    Vec /= 2;
+  return Vec;
+}
+
 FunctionLowering::SlotAccess FunctionLowering::slotAccess(const ir::Type *Slot,
                                                           const LinearLayout &L, unsigned MaxVec) {
   std::optional<LinearLayout> Inverse = slotLayout(Slot).invert();
@@ -343,20 +361,7 @@ FunctionLowering::SlotAccess FunctionLowering::slotAccess(const ir::Type *Slot,
   for (const char *Dim : {"lane", "warp"})
     for (int32_t Bit = 0; Bit < Offsets.getInDimSizeLog2(Dim); ++Bit)
       Out.ThreadBits |= static_cast<uint64_t>(Offsets.getBasis(Dim, Bit)[0]);
-  // Vectors: the low register bits step through consecutive offsets that no
-  // other input bit touches, so each group is contiguous and aligned.
-  uint64_t OtherBits = Out.ThreadBits;
-  int32_t RegBits = Offsets.getInDimSizeLog2("register");
-  unsigned Vec = 1;
-  while (std::countr_zero(Vec) < RegBits &&
-         Offsets.getBasis("register", std::countr_zero(Vec))[0] == static_cast<int32_t>(Vec) &&
-         Vec * 2 * Out.ElemBytes <= 16 && Vec * 2 <= MaxVec)
-    Vec *= 2;
-  for (int32_t Bit = std::countr_zero(Vec); Bit < RegBits; ++Bit)
-    OtherBits |= static_cast<uint64_t>(Offsets.getBasis("register", Bit)[0]);
-  while (Vec > 1 && (OtherBits & (Vec - 1)))
-    Vec /= 2;
-  Out.Vec = Vec;
+  Out.Vec = slotVectorElements(Offsets, Out.ElemBytes, MaxVec);
   // The thread's offset in bytes, once per layout pair.
   std::string Key = Slot->str() + "|" + L.str();
   auto It = ThreadSlotOffsets.find(Key);

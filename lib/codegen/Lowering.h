@@ -112,6 +112,13 @@ Ty bitsTy(Ty T);
 /// The type that moves a value of register type T through memory: 16-bit
 /// values as b16, predicates as b16 (0 or 1, in shared memory), others as is.
 Ty moveTypeOf(Ty T);
+/// Elements per vector a thread moves between its registers and a slot
+/// (local_load, local_store, cp_async), given Offsets: the tile's layout
+/// composed with the inverse of the slot's, from register, lane and warp to
+/// the element's offset in the slot. The low register bits must step through
+/// consecutive offsets that no other input bit touches, so that each group
+/// is contiguous and aligned; at most 16 bytes and MaxVec elements.
+unsigned slotVectorElements(const LinearLayout &Offsets, unsigned ElemBytes, unsigned MaxVec);
 /// Element strides of a tile staged in shared memory: row-major, with every
 /// row (last dimension) padded by 16 bytes. The padding puts consecutive
 /// rows 4 banks apart, so threads reading down a column and ldmatrix reading

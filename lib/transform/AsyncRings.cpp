@@ -208,7 +208,9 @@ std::string RingBuilder::checkTarget() {
     Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
     Loads.push_back(C.Refill);
     for (Instruction *Load : Loads)
-      if (std::string Why = Target->CopyFilter ? Target->CopyFilter(*Load) : ""; !Why.empty())
+      if (std::string Why =
+              Target->CopyFilter ? Target->CopyFilter(*Load, C.Shared, C.Transposed) : "";
+          !Why.empty())
         return refuse(Load, Why);
   }
   for (OperandChain &C : Chains)
@@ -275,7 +277,8 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
     for (const OperandChain &Other : Chains)
       Refills.push_back(Other.Refill);
     for (Instruction *Load : Refills)
-      if (std::string Why = Target && Target->CopyFilter ? Target->CopyFilter(*Load) : "";
+      if (std::string Why =
+              Target && Target->CopyFilter ? Target->CopyFilter(*Load, nullptr, false) : "";
           !Why.empty())
         return refuse(Load, Why);
     return refuse(Q0, "the dot operands are issued different numbers of iterations ahead (" +

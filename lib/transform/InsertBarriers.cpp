@@ -112,6 +112,8 @@ public:
     }
     return Out;
   }
+  /// Every unit of every slot, with every mapping.
+  Units allSlotUnits() const { return {{0, Total * mappings()}}; }
   Units own(const std::vector<uint64_t> &Slots, Mapping M) const {
     Units Out;
     uint64_t N = mappings();
@@ -337,8 +339,13 @@ std::vector<analysis::SyncBlock> BarrierInserter::syncBlocks(bool ForFences) {
           Add(S.WarMarks, Others(A));
       }
       Out[B].Statements.push_back(std::move(S));
-      for (const analysis::SyncStatement &L : E.Lowered) // not fences
+      for (analysis::SyncStatement L : E.Lowered) { // not fences
+        // A barrier the lowering emits itself orders its scratch and global
+        // accesses, not the slots of the IR: the interpreter does not run it.
+        if (L.IsBarrier)
+          L.Keeps = Space.allSlotUnits();
         Out[B].Statements.push_back(ForFences ? analysis::SyncStatement{} : L);
+      }
     }
   }
   return Out;

@@ -9,7 +9,8 @@ with `ptxas -arch=<arch> --warning-as-error`. The configurations are
     default num_warps;
   - a sweep: every test-suite configuration (its tile sizes) with num_warps 1, 2 and 8 too; per kernel,
     default tile sizes with num_warps 1, 2, 4, 8 and, where the kernel has a TYPE macro, TYPE half,
-    bfloat16 and float; the dot kernels at larger tiles (LARGE_TILES); and the benchmarked matmul tiles
+    bfloat16 and float; the dot kernels at larger tiles (LARGE_TILES); every test-suite configuration of
+    a dot kernel specialized for aligned sizes (aligned_suite_configs); and the benchmarked matmul tiles
     specialized for aligned sizes, with and without bulk tensor copies (ALIGNED_TILES).
 
 A module also fails when ptxas reports that it serializes the wgmma pipeline (info C7514).
@@ -168,6 +169,7 @@ def collect(tritonc):
         for kernel in kernels:
             for ty in SWEEP_TYPES:
                 configs.append(Config(kernel, {"TYPE": ty, **tile}, [f"--num-warps={warps}"], "sweep"))
+    configs += aligned_suite_configs(all_configs, tritonc)
     for tile, warps in ALIGNED_TILES:
         for extra in ([], ["--no-tma"]):
             configs.append(Config("matmul.tc", tile, [f"--num-warps={warps}", ALIGNED] + extra, "sweep"))
@@ -185,6 +187,24 @@ def collect(tritonc):
     if missing:
         raise SystemExit(f"error: ALL_CONFIGS has no configuration of {', '.join(sorted(missing))}")
     return unique, sum(1 for c in unique if c.origin == "suite")
+
+
+def aligned_suite_configs(all_configs, tritonc):
+    """The test suite's dot kernels at its tile sizes, specialized as a launch with aligned pointers and
+    sizes specializes them: the path with shared rings even at small tiles (an FMA dot's `trans` operand
+    at TK=8 was ringed into slots no cp.async can fill, found only on such launches)."""
+    out, seen = [], set()
+    for kernel, defines in all_configs:
+        if "@" not in (KERNELS / kernel).read_text():
+            continue
+        config = Config(kernel, defines, origin="sweep")
+        if config.key() in seen:
+            continue
+        seen.add(config.key())
+        specialize = aligned_specialization(config, tritonc)
+        if specialize:
+            out.append(Config(kernel, defines, [specialize], "sweep"))
+    return out
 
 
 def check(config, arch, tritonc, ptxas, outdir, index):

@@ -16,7 +16,8 @@
 //
 // A barrier clears both sets. Unlike the thesis equations (which set OUT to
 // the empty set), the accesses of s itself happen after the barrier and so
-// are kept in OUT. An existing barrier statement clears both sets too.
+// are kept in OUT. An existing barrier statement clears both sets too, but
+// for the intervals it keeps (SyncStatement::Keeps).
 //
 // A statement may also carry marks, added to RAW but never checked, and
 // probes, checked against RAW but never added (SyncStatement): conflicts
@@ -67,6 +68,11 @@ struct SyncStatement {
   /// synchronize otherwise, e.g. through an mbarrier).
   std::vector<ByteInterval> WarMarks;
   std::vector<ByteInterval> WarProbes;
+  /// For a barrier statement: the intervals whose accesses it does not
+  /// order, left in both sets (none: it clears them). The code generator's
+  /// own barriers are such for the slots of GPU-level IR: the interpreter,
+  /// which runs the IR, does not see them.
+  std::vector<ByteInterval> Keeps;
 };
 
 /// On entry to a block, a RAW or WAR set that meets Stale also gets Widened.
@@ -122,8 +128,11 @@ struct BarrierPlacementOptions {
 /// flowed from it, all OUT sets restart from empty (recorded barriers stay).
 /// Each restart adds a barrier, so this terminates. Since every phase starts
 /// from empty sets, which only grow, each barrier is added on evidence of a
-/// real hazard given the barriers recorded before it; the result is greedy,
-/// not guaranteed minimal.
+/// real hazard given the barriers recorded before it. A later barrier can make
+/// an earlier one redundant (one at a loop's exit, found before the body's),
+/// so each barrier is then dropped, from the last block up, where the
+/// equations with the others alone find no hazard. The result is still not
+/// guaranteed minimal.
 std::vector<BarrierPoint> placeBarriers(const std::vector<SyncBlock> &Blocks,
                                         const BarrierPlacementOptions &Options = {});
 

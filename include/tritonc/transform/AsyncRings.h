@@ -104,9 +104,12 @@ struct AsyncRingsTarget {
   bool AllowTF32 = false;
   /// Bytes of shared memory all rings of a function may take.
   uint64_t RingBudget = 0;
-  /// "" when the back end lowers a cp_async of Load's pointers with copies
-  /// of 4 bytes or more; otherwise why not, in a kernel author's words.
-  std::function<std::string(const ir::Instruction &Load)> CopyFilter;
+  /// "" when the back end lowers a cp_async of Load's pointers (transposed
+  /// with Transposed) into a slot of layout Slot with copies of 4 bytes or
+  /// more; otherwise why not, in a kernel author's words. Without a Slot
+  /// (not chosen yet), whether the pointers' vectors alone are that wide.
+  std::function<std::string(const ir::Instruction &Load, const ir::Layout *Slot, bool Transposed)>
+      CopyFilter;
 };
 
 class AsyncRingsPass : public Pass {

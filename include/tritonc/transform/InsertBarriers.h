@@ -61,7 +61,11 @@
 // goes right before the instruction (a convert_layout's reader, a phi's
 // incoming branch), the barriers inside one instruction's lowering are the
 // code generator's own, and the code generator checks that every access it
-// emits is covered.
+// emits is covered. Those own barriers order the scratch and the global
+// accesses only, not the slots of the IR (SyncStatement::Keeps): two slot
+// accesses are separated by a `barrier` of the IR, which the interpreter
+// runs too (a ring read before a tile's epilogue conversion and the next
+// tile's prologue fill of that slot get one of their own).
 //
 // The pass trusts the wait counts (the interpreter checks them: a pending
 // copy read or overwritten is a run-time error) and adds barriers only;

@@ -17,13 +17,13 @@ namespace {
 
 using Points = std::vector<BarrierPoint>;
 
-SyncStatement rd(uint64_t B, uint64_t E) { return {{{B, E}}, {}, false, {}, {}, {}, {}}; }
-SyncStatement wr(uint64_t B, uint64_t E) { return {{}, {{B, E}}, false, {}, {}, {}, {}}; }
+SyncStatement rd(uint64_t B, uint64_t E) { return {{{B, E}}, {}, false, {}, {}, {}, {}, {}}; }
+SyncStatement wr(uint64_t B, uint64_t E) { return {{}, {{B, E}}, false, {}, {}, {}, {}, {}}; }
 SyncStatement none() { return {}; }
-SyncStatement barrier() { return {{}, {}, true, {}, {}, {}, {}}; }
+SyncStatement barrier() { return {{}, {}, true, {}, {}, {}, {}, {}}; }
 /// Marks [B, E) without a check; probes [PB, PE) without a mark.
-SyncStatement mark(uint64_t B, uint64_t E) { return {{}, {}, false, {{B, E}}, {}, {}, {}}; }
-SyncStatement probe(uint64_t B, uint64_t E) { return {{}, {}, false, {}, {{B, E}}, {}, {}}; }
+SyncStatement mark(uint64_t B, uint64_t E) { return {{}, {}, false, {{B, E}}, {}, {}, {}, {}}; }
+SyncStatement probe(uint64_t B, uint64_t E) { return {{}, {}, false, {}, {{B, E}}, {}, {}, {}}; }
 
 SyncBlock block(std::vector<SyncStatement> Stmts, std::vector<unsigned> Succs = {}) {
   return {std::move(Stmts), std::move(Succs), {}};
@@ -72,7 +72,7 @@ TEST(BarrierPlacementTest, StatementsOwnAccessesSurviveItsBarrier) {
   // The barrier before statement 1 orders the read of [0,8); the write of
   // [8,16) by that same statement happens after it, so the read in statement
   // 2 still needs a barrier (the thesis's OUT = {} would miss this).
-  SyncStatement ReadAWriteB = {{{0, 8}}, {{8, 16}}, false, {}, {}, {}, {}};
+  SyncStatement ReadAWriteB = {{{0, 8}}, {{8, 16}}, false, {}, {}, {}, {}, {}};
   EXPECT_EQ(placeBarriers({block({wr(0, 8), ReadAWriteB, rd(8, 16)})}),
             (Points{{0, 1, RAW}, {0, 2, RAW}}));
 }
@@ -87,7 +87,7 @@ TEST(BarrierPlacementTest, ProbesMeetOnlyMarks) {
   EXPECT_EQ(placeBarriers({block({probe(0, 8), mark(0, 8)}, {0})}), (Points{{0, 0, PAM}}));
   EXPECT_EQ(placeBarriers({block({mark(0, 8), barrier(), probe(0, 8)})}), Points{});
   // A statement's own marks come after its barrier.
-  SyncStatement MarkAndProbe = {{}, {}, false, {{0, 8}}, {{0, 8}}, {}, {}};
+  SyncStatement MarkAndProbe = {{}, {}, false, {{0, 8}}, {{0, 8}}, {}, {}, {}};
   EXPECT_EQ(placeBarriers({block({MarkAndProbe, MarkAndProbe})}), (Points{{0, 1, PAM}}));
 }
 
@@ -125,6 +125,36 @@ TEST(BarrierPlacementTest, ExistingBarrierClearsSets) {
   EXPECT_EQ(placeBarriers({block({rd(0, 64), barrier(), wr(0, 64)})}), Points{});
   // An existing barrier in a predecessor block clears what flows out of it.
   EXPECT_EQ(placeBarriers({block({wr(0, 64), barrier()}, {1}), block({rd(0, 64)})}), Points{});
+}
+
+TEST(BarrierPlacementTest, BarrierKeepsWhatItDoesNotOrder) {
+  // A barrier that keeps [0, 16) (one the interpreter of the IR does not
+  // run) leaves a write there unordered, and orders the rest.
+  SyncStatement Partial = barrier();
+  Partial.Keeps = {{0, 16}};
+  EXPECT_EQ(placeBarriers({block({wr(0, 32), Partial, rd(16, 32)})}), Points{});
+  EXPECT_EQ(placeBarriers({block({wr(0, 32), Partial, rd(8, 12)})}), (Points{{0, 2, RAW}}));
+  EXPECT_EQ(placeBarriers({block({rd(0, 32), Partial, wr(4, 8)})}), (Points{{0, 2, WAR}}));
+  // Kept across blocks too.
+  EXPECT_EQ(placeBarriers({block({wr(0, 32), Partial}, {1}), block({rd(0, 4)})}),
+            (Points{{1, 0, RAW}}));
+}
+
+TEST(BarrierPlacementTest, RedundantBarrierIsDropped) {
+  // A loop whose header makes the slot the body reads "any slot" (an index
+  // defined again) and whose body overwrites another slot asynchronously
+  // (checked against reads only, as a tma_load): the exit's overwrite is
+  // found first and gets a barrier, then the body's needs one after its read,
+  // which orders the exit's too, so the exit's is dropped.
+  SyncStatement AsyncWrite = none();
+  AsyncWrite.WarProbes = {{8, 16}};
+  SyncStatement ExitWrite = none();
+  ExitWrite.WarProbes = {{0, 8}};
+  SyncBlock Header = block({}, {2, 3});
+  Header.OnEntry = {{{{0, 8}}, {{0, 16}}}};
+  EXPECT_EQ(placeBarriers(
+                {block({}, {1}), Header, block({rd(0, 8), AsyncWrite}, {1}), block({ExitWrite})}),
+            (Points{{2, 1, HazardKind::WarProbeAfterMark}}));
 }
 
 TEST(BarrierPlacementTest, LoopBackEdgeCarriesWrites) {
@@ -263,7 +293,7 @@ TEST(BarrierPlacementTest, RandomCFGsAreSoundOnAllBoundedPaths) {
       unsigned K = NumStmts(Rng);
       for (unsigned I = 0; I < K; ++I)
         B.Statements.push_back(
-            {randomIntervals(Rng), randomIntervals(Rng), Coin(Rng) == 0, {}, {}, {}, {}});
+            {randomIntervals(Rng), randomIntervals(Rng), Coin(Rng) == 0, {}, {}, {}, {}, {}});
       unsigned S = NumSuccs(Rng);
       for (unsigned I = 0; I < S; ++I)
         B.Successors.push_back(std::uniform_int_distribution<unsigned>(0, N - 1)(Rng));
