@@ -141,6 +141,7 @@ bool Instruction::hasSideEffects() const {
   case Opcode::Ret:
     return true;
   case Opcode::ConvertLayout:
+  case Opcode::ExtractSlice:
   case Opcode::SmemSlot:
   case Opcode::LocalLoad:
   case Opcode::MakeTensorDesc:
