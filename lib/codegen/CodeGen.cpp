@@ -274,6 +274,8 @@ private:
   std::unique_ptr<LayoutAssignment> LA;
 };
 
+bool explicitTensorCopies(const CodeGenOptions &Options);
+
 /// async-rings as the back end runs it (unless --no-explicit-rings): its
 /// target facts.
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
@@ -283,6 +285,7 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
   Target.TransOperands = Options.RingsTransOperands;
+  Target.TensorStores = explicitTensorCopies(Options) && Options.TensorStores;
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load) { return (*Copies)(Load); };
   return transform::createAsyncRingsPass(std::move(Target));

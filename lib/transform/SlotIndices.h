@@ -7,8 +7,10 @@
 // when they are ring counters that advance together: phis of one block that
 // every edge either enters with two different constants in [0, S) or
 // advances both by `select (icmp eq (x + 1), S), 0, x + 1` (or sge/uge,
-// the same while x is in [0, S)), as async-rings writes them. Otherwise
-// they may name the same slot, as may a constant and a value.
+// the same while x is in [0, S)), as async-rings writes them, and so do
+// one index advanced that way a different number of times modulo S (ring
+// indices are in [0, S)). Otherwise they may name the same slot, as may a
+// constant and a value.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

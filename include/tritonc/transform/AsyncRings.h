@@ -113,6 +113,11 @@ struct AsyncRingsTarget {
   /// slots, not only descriptor boxes read by wgmma
   /// (--rings-trans-operands; the planner's otherwise).
   bool TransOperands = false;
+  /// tensor-stores runs after it with the program's shared memory: a store
+  /// in the exit of a loop whose prologue is issued a tile ahead may be
+  /// staged in the ring slots that prologue leaves free (TensorStores.h),
+  /// so such rings need no room next to the epilogue's tile.
+  bool TensorStores = false;
 };
 
 class AsyncRingsPass : public Pass {

@@ -90,6 +90,15 @@
 
 namespace tritonc::transform {
 
+/// How many column pieces of Tile (a 2-D tile) go into FreeSlots slots of
+/// Ring, one piece per slot, each in its staging slot's layout (the
+/// fewest, a power of two); 0 if they do not fit.
+unsigned ringStagingPieces(const ir::Type *Tile, const ir::Type *Ring, unsigned FreeSlots);
+
+/// Why tensor-stores' rules of form and order keep Store (a tile store) a
+/// store, or "" (async-rings asks before the stores' tiles are computed).
+std::string whyNotBulkTensorStore(ir::Function &F, ir::Instruction &Store, AnalysisManager &AM);
+
 class TensorStoresPass : public Pass {
 public:
   TensorStoresPass() = default;
