@@ -125,6 +125,15 @@ SlotRef slotRefOf(Value *Slot) {
   return {Buffer, {}, I->getOperand(1)};
 }
 
+Value *previousRingIndex(Value *Next, int64_t Slots) {
+  RingSteps R = ringStepsOf(Next);
+  if (R.Steps == 0 || R.Modulus != Slots)
+    return nullptr;
+  // One advance back: the add's other operand.
+  Instruction *Add = asInstruction(asInstruction(Next)->getOperand(2));
+  return intConstant(Add->getOperand(1)) == 1 ? Add->getOperand(0) : Add->getOperand(1);
+}
+
 bool mayNameSameSlot(const SlotRef &A, const SlotRef &B) {
   if (A.Constant && B.Constant)
     return *A.Constant == *B.Constant;

@@ -41,4 +41,8 @@ SlotRef slotRefOf(ir::Value *Slot);
 /// index value stands for its current value).
 bool mayNameSameSlot(const SlotRef &A, const SlotRef &B);
 
+/// X where Next is X advanced by one modulo Slots as async-rings writes it
+/// (above); null otherwise.
+ir::Value *previousRingIndex(ir::Value *Next, int64_t Slots);
+
 } // namespace tritonc::transform

@@ -6,6 +6,7 @@
 #include "tritonc/transform/TensorStores.h"
 
 #include "BoxGathers.h"
+#include "SlotIndices.h"
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
@@ -64,27 +65,6 @@ const Type *stagingSlotType(const Type *T) {
   if (RowBytes > 128 && RowBytes % 128 == 0 && T->getShape()[0] % 8 == 0)
     Swizzle = 128;
   return Type::getSharedBuffer(Elem, T->getShape(), Layout::getSharedSwizzle(Swizzle, {1, 0}), 1);
-}
-
-/// The ring index before V, where V is the next index of a ring of Slots
-/// slots as async-rings and tensor-copies write it, `select (icmp eq (x +
-/// 1), Slots), 0, x + 1`; null otherwise.
-Value *previousRingIndex(Value *V, int64_t Slots) {
-  Instruction *Sel = asInstruction(V);
-  if (!Sel || Sel->getOpcode() != Opcode::Select)
-    return nullptr;
-  Instruction *Cmp = asInstruction(Sel->getOperand(0));
-  Instruction *Next = asInstruction(Sel->getOperand(2));
-  Constant *Zero = asConstant(Sel->getOperand(1));
-  if (!Cmp || Cmp->getOpcode() != Opcode::ICmp || Cmp->Predicate != CmpPredicate::EQ || !Next ||
-      Next->getOpcode() != Opcode::Add || !Zero || Zero->getInt() != 0 ||
-      Cmp->getOperand(0) != Next)
-    return nullptr;
-  Constant *Wrap = asConstant(Cmp->getOperand(1));
-  Constant *One = asConstant(Next->getOperand(1));
-  if (!Wrap || Wrap->getInt() != Slots || !One || One->getInt() != 1)
-    return nullptr;
-  return Next->getOperand(0);
 }
 
 /// The ring a fill (tma_load, cp_async) writes and the index of its slot;
