@@ -525,6 +525,9 @@ MATMUL_PERSISTENT_CONFIGS = [
     # Several tiles per program: on sm_90a each tile's staging borrows the ring slots that the next
     # tile's loads left empty, which the loads after it refill.
     ({"TYPE": "half", "TM": 128, "TN": 128, "TK": 64, "GROUP_M": 2}, 2),
+    # FMA rings, A by cp.async and B by bulk tensor copies: the next tile's fill groups go into two
+    # different slots of each ring with no barrier between them (SlotIndices: one index advanced once).
+    ({"TYPE": "float", "TM": 128, "TN": 128, "TK": 32}, 2),
 ]
 # (defines, programs): runs of K steps that start and end inside tiles, a program count that does not
 # divide the steps, and more programs than steps (some with nothing to do).
