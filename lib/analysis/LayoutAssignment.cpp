@@ -46,6 +46,35 @@ LinearLayout transposeLayout(const LinearLayout &L) {
       .renameOutDim("tmp", "dim1");
 }
 
+std::optional<LinearLayout> windowLayout(const LinearLayout &L, const ir::Shape &To) {
+  auto Inside = [&](const LinearLayout::Basis &B) {
+    for (size_t D = 0; D < To.size(); ++D)
+      if (B[D] >= To[D])
+        return false;
+    return true;
+  };
+  auto Outside = [&](const LinearLayout::Basis &B) {
+    for (size_t D = 0; D < To.size(); ++D)
+      if (B[D] % To[D] != 0)
+        return false;
+    return true;
+  };
+  std::vector<LinearLayout::InDim> Ins = L.getInDims();
+  for (LinearLayout::InDim &In : Ins) {
+    std::vector<LinearLayout::Basis> Kept;
+    for (const LinearLayout::Basis &B : In.Bases)
+      if (Inside(B))
+        Kept.push_back(B);
+      else if (In.Name != "register" || !Outside(B))
+        return std::nullopt;
+    In.Bases = std::move(Kept);
+  }
+  std::vector<LinearLayout::OutDim> Outs = L.getOutDims();
+  for (size_t D = 0; D < To.size(); ++D)
+    Outs[D].Size = static_cast<int32_t>(To[D]);
+  return LinearLayout(std::move(Ins), std::move(Outs));
+}
+
 LinearLayout broadcastOperandLayout(const LinearLayout &L, const ir::Shape &From) {
   std::vector<LinearLayout::InDim> Ins = L.getInDims();
   std::vector<LinearLayout::OutDim> Outs = L.getOutDims();
@@ -602,6 +631,11 @@ std::optional<LinearLayout> LayoutAssignment::derive(const Instruction &I) const
   case Opcode::Broadcast:
     if (auto In = LayoutOfOperand(0))
       return broadcastResultLayout(*In, T->getShape());
+    return defaultLayout(T->getShape());
+  case Opcode::ExtractSlice:
+    if (auto In = LayoutOfOperand(0))
+      if (std::optional<LinearLayout> W = windowLayout(*In, T->getShape()))
+        return W;
     return defaultLayout(T->getShape());
   case Opcode::LocalLoad:
     // Reading shared memory costs the same in any layout: take the one a

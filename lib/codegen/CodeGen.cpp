@@ -320,6 +320,8 @@ private:
   std::unique_ptr<LayoutAssignment> LA;
 };
 
+bool explicitTensorCopies(const CodeGenOptions &Options);
+
 /// async-rings as the back end runs it: its target facts.
 std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options) {
   transform::AsyncRingsTarget Target;
@@ -327,6 +329,7 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
+  Target.TensorStores = explicitTensorCopies(Options) && Options.TensorStores;
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load, const ir::Layout *Slot,
                                bool Transposed) { return (*Copies)(Load, Slot, Transposed); };

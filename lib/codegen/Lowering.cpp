@@ -427,6 +427,44 @@ Regs FunctionLowering::relabelFromOperand(const Instruction &I, const LinearLayo
   }
 }
 
+Regs FunctionLowering::extractSlice(const Instruction &I) {
+  const ir::Value *Op = I.getOperand(0);
+  LinearLayout From = operandLayout(Op), To = LA.layoutOf(&I);
+  std::vector<int64_t> Offsets;
+  for (unsigned D = 1; D < I.getNumOperands(); ++D)
+    Offsets.push_back(ir::asConstant(const_cast<ir::Value *>(I.getOperand(D)))->getInt());
+  // The offsets are multiples of the window's power-of-two extents, so a
+  // window coordinate plus its offset is their XOR: with the same lane and
+  // warp images, register r of the window is the tile's register holding
+  // the window's element r of lane 0, warp 0, in every thread.
+  bool SameThreads = true;
+  for (const char *Dim : {"lane", "warp"})
+    for (int32_t Bit = 0; Bit < To.getInDimSizeLog2(Dim); ++Bit)
+      SameThreads &=
+          Bit < From.getInDimSizeLog2(Dim) && To.getBasis(Dim, Bit) == From.getBasis(Dim, Bit);
+  SameThreads &= To.getInDimSizeLog2("lane") == From.getInDimSizeLog2("lane") &&
+                 To.getInDimSizeLog2("warp") == From.getInDimSizeLog2("warp");
+  std::map<std::vector<int64_t>, int32_t> RegisterAt;
+  for (int32_t R = numRegisters(From); R-- > 0;)
+    RegisterAt[registerCoords(From, R)] = R;
+  Regs Vals = get(Op, From), Out;
+  for (int32_t R = 0; SameThreads && R < numRegisters(To); ++R) {
+    std::vector<int64_t> At = registerCoords(To, R);
+    for (size_t D = 0; D < At.size(); ++D)
+      At[D] += Offsets[D];
+    auto It = RegisterAt.find(At);
+    if (It == RegisterAt.end())
+      break;
+    Out.push_back(Vals[static_cast<size_t>(It->second)]);
+  }
+  if (Out.size() != static_cast<size_t>(numRegisters(To)))
+    throw UnsupportedConstruct(I.Loc, "extract_slice: the window's layout " + I.getType()->str() +
+                                          " does not keep each element in the thread that holds "
+                                          "it in " +
+                                          Op->getType()->str());
+  return Out;
+}
+
 Regs FunctionLowering::get(const ir::Value *V, const LinearLayout &L) {
   if (!V->getType()->isTile())
     return Regs(numRegisters(L), scalar(V));
@@ -612,6 +650,9 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
     return;
   case Opcode::ConvertLayout:
     return; // Converted where it is read (get()).
+  case Opcode::ExtractSlice:
+    Values[&I] = extractSlice(I);
+    return;
   case Opcode::GetProgramId:
   case Opcode::GetNumPrograms: {
     static const ptx::SpecialReg Ids[] = {ptx::SpecialReg::CtaIdX, ptx::SpecialReg::CtaIdY,

@@ -567,6 +567,9 @@ private:
   /// The phi's registers (allocated on first use).
   const Regs &phiRegs(const ir::Instruction &Phi);
   Regs relabelFromOperand(const ir::Instruction &I, const LinearLayout &L);
+  /// extract_slice: the operand's registers that hold the window, where
+  /// each thread holds the window's elements it holds in the tile.
+  Regs extractSlice(const ir::Instruction &I);
   unsigned layoutId(const LinearLayout &L);
   /// The first of the rematerializable values that compute what V computes
   /// (same operation on the same values, whatever layouts their types

@@ -760,6 +760,10 @@ void Lowering::lowerGpu(const ir::Instruction *I, CInst &CI) {
   case Opcode::TmaStore:
     Data = OperandType(1 + OperandType(0)->getRank());
     break;
+  case Opcode::ExtractSlice:
+    G.Shape = OperandType(0)->getShape();
+    G.WindowShape = I->getType()->getShape();
+    break;
   case Opcode::Wgmma: {
     Data = OperandType(1);
     const ir::Type *A = OperandType(0);

@@ -296,6 +296,8 @@ struct GpuOpInfo {
   /// make_tensor_desc: a tma_load or tma_store uses the descriptor, so the
   /// copy engine's rules (alignment, strides) apply to it.
   bool CopyEngine = false;
+  /// extract_slice: the window's shape (Shape is the operand's).
+  std::vector<int64_t> WindowShape;
   bool ARegisters = false;          ///< wgmma: A is a register tile.
   ElemKind AccKind = ElemKind::F32; ///< wgmma: accumulator element.
 };

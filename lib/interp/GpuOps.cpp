@@ -362,6 +362,21 @@ void GpuState::exec(const CInst &I) {
   case Opcode::ConvertLayout:
     std::copy_n(&Slots[G.Ops[0].Off], I.N, R);
     return;
+  case Opcode::ExtractSlice: {
+    // Row-major elements: each of the window's, at its offset in the tile.
+    size_t Rank = G.Shape.size();
+    for (uint64_t E = 0; E < I.N; ++E) {
+      uint64_t Rest = E, From = 0, Scale = 1;
+      for (size_t D = Rank; D-- > 0;) {
+        uint64_t Extent = static_cast<uint64_t>(G.WindowShape[D]);
+        From += (Rest % Extent + slotValue(G, static_cast<unsigned>(1 + D))) * Scale;
+        Rest /= Extent;
+        Scale *= static_cast<uint64_t>(G.Shape[D]);
+      }
+      R[E] = Slots[G.Ops[0].Off + From];
+    }
+    return;
+  }
   case Opcode::SmemAlloc:
     *R = G.SharedOffset;
     return;

@@ -145,6 +145,7 @@ bool Instruction::hasSideEffects() const {
   case Opcode::WarpJoin:
     return true;
   case Opcode::ConvertLayout:
+  case Opcode::ExtractSlice:
   case Opcode::SmemSlot:
   case Opcode::LocalLoad:
   case Opcode::MakeTensorDesc:

@@ -178,6 +178,32 @@ std::string checkWgmma(const Instruction &I) {
   return "";
 }
 
+/// smem_slot with a result other than the ring's slot type: the slot's
+/// bytes seen as another slot of the same element (a staging tile in a
+/// ring slot that holds no data), which must fit in them; a swizzled view
+/// starts at a swizzle atom, so the ring's slots must be whole atoms.
+std::string checkSlotReinterpretation(const Type *Ring, const Type *R) {
+  if (!R->isSharedBuffer() || R->getNumSlots() != 1 ||
+      R->getElementType() != Ring->getElementType())
+    return "result type " + typeName(R) + " should be one slot of " + typeName(Ring) +
+           ", or one slot of its element type that its slot's bytes hold";
+  unsigned ElemBytes = Ring->getElementType()->getScalarSizeInBytes();
+  int64_t SlotBytes = Ring->getSlotTileType()->getNumElements() * ElemBytes;
+  int64_t ViewBytes = R->getSlotTileType()->getNumElements() * ElemBytes;
+  if (ViewBytes > SlotBytes)
+    return "the slot " + typeName(R) + " (" + std::to_string(ViewBytes) +
+           " bytes) does not fit in a slot of " + typeName(Ring) + " (" +
+           std::to_string(SlotBytes) + " bytes)";
+  const Layout *L = R->getLayout();
+  const Layout *RingL = Ring->getLayout();
+  bool Swizzled = L && L->hasSwizzleMode() && L->getSwizzleBytes() != 0;
+  if (Swizzled && (!RingL || !RingL->hasSwizzleMode() || RingL->getSwizzleBytes() == 0 ||
+                   SlotBytes % 1024 != 0))
+    return "the swizzled slot " + typeName(R) + " needs the slots of " + typeName(Ring) +
+           " to be whole 1024-byte swizzle atoms";
+  return "";
+}
+
 } // namespace
 
 std::string checkGpuTypes(const Instruction &I) {
@@ -215,10 +241,30 @@ std::string checkGpuTypes(const Instruction &I) {
       return "smem_slot needs a shared buffer, not " + typeName(Ty(0));
     if (!isIndexScalar(Ty(1)))
       return "the slot index must be an i32 or i64 scalar, not " + typeName(Ty(1));
-    if (R !=
+    if (R ==
         Type::getSharedBuffer(Ty(0)->getElementType(), Ty(0)->getShape(), Ty(0)->getLayout(), 1))
-      return "result type " + typeName(R) + " should be one slot of " + typeName(Ty(0));
+      return "";
+    return checkSlotReinterpretation(Ty(0), R);
+  case Opcode::ExtractSlice: {
+    if (std::string Msg = expectCount(I, 1, 1 + (Ty(0)->isTile() ? Ty(0)->getRank() : 0));
+        !Msg.empty())
+      return Msg;
+    if (!Ty(0)->isTile() || !R->isTile() || R->getScalarType() != Ty(0)->getScalarType() ||
+        R->getRank() != Ty(0)->getRank() || N != 1 + R->getRank())
+      return "extract_slice takes a tile and one constant offset per dimension, and yields a "
+             "tile of its element type and rank, not " +
+             typeName(R) + " from " + typeName(Ty(0));
+    for (unsigned D = 0; D < R->getRank(); ++D) {
+      const Constant *C = asConstant(I.getOperand(1 + D));
+      int64_t Extent = R->getShape()[D];
+      if (!C || !isIndexScalar(C->getType()) || C->getInt() < 0 || C->getInt() % Extent != 0 ||
+          C->getInt() + Extent > Ty(0)->getShape()[D])
+        return "extract_slice offset " + std::to_string(D) +
+               " must be an integer constant, a multiple of the window's extent " +
+               std::to_string(Extent) + ", the window inside " + typeName(Ty(0));
+    }
     return "";
+  }
   case Opcode::LocalLoad:
   case Opcode::LocalStore: {
     bool IsLoad = Op == Opcode::LocalLoad;

@@ -1,5 +1,6 @@
 //===- AsyncRings.cpp - Pipelined dot operands as async-copy rings --------===//
 #include "tritonc/transform/AsyncRings.h"
+#include "tritonc/transform/TensorStores.h"
 
 #include "BoxGathers.h"
 #include "IterationValues.h"
@@ -58,10 +59,14 @@ struct OperandChain {
 
 class RingBuilder {
 public:
+  /// WhyNotTensorStore: tensor-stores' answer about a store (Target's
+  /// TensorStores).
   RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target,
-              const AssignLayoutsTarget *Dots, bool TransOperands)
+              const AssignLayoutsTarget *Dots, bool TransOperands,
+              std::function<std::string(Instruction &Store)> WhyNotTensorStore)
       : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands),
-        Header(L.getHeader()), M(*Header->getParent()->getParent()) {}
+        WhyNotTensorStore(std::move(WhyNotTensorStore)), Header(L.getHeader()),
+        M(*Header->getParent()->getParent()) {}
 
   /// Checks that the loop has the form `pipeline` leaves; returns why not.
   std::string analyze();
@@ -79,6 +84,9 @@ private:
   bool runsOnFmaOrTF32(const OperandChain &C) const;
   const Layout *plainSlotLayout(const OperandChain &C) const;
   std::string checkTarget();
+  /// Why tensor-stores will not stage Store, the exit's only tile store,
+  /// in the slots the tile-ahead prologue leaves free, or "".
+  std::string whyNotInFreeSlots(Instruction *Store, unsigned TileStores);
   std::string checkCopyable(Instruction *Load, const char *What);
   bool transposesInRing(const OperandChain &C) const;
   std::string refuse(const Instruction *At, std::string Why) {
@@ -100,6 +108,7 @@ private:
   /// Every `trans` operand of a wgmma dot gets column-major slots, not only
   /// descriptor boxes (the pass's `trans` option; see transposesInRing).
   bool TransOperands;
+  std::function<std::string(Instruction &Store)> WhyNotTensorStore;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   /// Set when the prologue is issued a tile ahead: the preheader of the
@@ -218,22 +227,31 @@ std::string RingBuilder::checkTarget() {
   // A tile ahead, the rings hold the next tile's first fills through the
   // epilogue: the shared memory the epilogue's stores take (a conversion
   // of the tile, or its staging slot) cannot lie over them.
+  // Unless tensor-stores stages the tile in the slots the prologue leaves
+  // free.
   if (OuterPreheader) {
     uint64_t Epilogue = 0;
+    Instruction *Largest = nullptr;
+    unsigned TileStores = 0;
     for (auto &I : Exit->instructions())
       if (I->getOpcode() == Opcode::Store || I->getOpcode() == Opcode::MaskedStore) {
         const Type *T = I->getOperand(1)->getType();
-        if (T->isTile())
-          Epilogue = std::max<uint64_t>(Epilogue, static_cast<uint64_t>(T->getNumElements()) *
-                                                      T->getScalarSizeInBytes());
+        uint64_t TileBytes = static_cast<uint64_t>(T->getNumElements()) * T->getScalarSizeInBytes();
+        TileStores += T->isTile();
+        if (T->isTile() && TileBytes > Epilogue) {
+          Epilogue = TileBytes;
+          Largest = I.get();
+        }
       }
     if (Bytes + Epilogue > Target->RingBudget)
-      return refuse(Chains[0].Dot,
-                    "the rings would take " + std::to_string(Bytes / 1024) +
-                        " KB of shared memory and, as the next tile's prologue is issued above "
-                        "the epilogue, stay in use under its " +
-                        std::to_string(Epilogue / 1024) + " KB tile: more than the " +
-                        std::to_string(Target->RingBudget / 1024) + " KB the back end gives rings");
+      if (std::string Why = whyNotInFreeSlots(Largest, TileStores); !Why.empty())
+        return refuse(Chains[0].Dot,
+                      "the rings would take " + std::to_string(Bytes / 1024) +
+                          " KB of shared memory and, as the next tile's prologue is issued "
+                          "above the epilogue, stay in use under its " +
+                          std::to_string(Epilogue / 1024) + " KB tile: more than the " +
+                          std::to_string(Target->RingBudget / 1024) +
+                          " KB the back end gives rings, and " + Why);
   }
   if (Bytes > Target->RingBudget)
     return refuse(Chains[0].Dot, "the rings would take " + std::to_string(Bytes / 1024) +
@@ -241,6 +259,27 @@ std::string RingBuilder::checkTarget() {
                                      std::to_string(Target->RingBudget / 1024) +
                                      " KB the back end gives rings");
   return "";
+}
+
+std::string RingBuilder::whyNotInFreeSlots(Instruction *Store, unsigned TileStores) {
+  if (!Target->TensorStores || !WhyNotTensorStore)
+    return "its store is no bulk tensor store, which could take free ring slots";
+  if (TileStores != 1)
+    return "the epilogue has " + std::to_string(TileStores) +
+           " tile stores, of which only one could take free ring slots";
+  if (std::string Why = WhyNotTensorStore(*Store); !Why.empty())
+    return "its store is no bulk tensor store, which could take free ring slots: " + Why;
+  // The prologue fills D slots of each ring; the others hold no data under
+  // the epilogue.
+  const Type *Tile = Store->getOperand(1)->getType();
+  for (const OperandChain &C : Chains) {
+    const Type *T = C.Refill->getType();
+    const Type *Ring = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, slots());
+    if (ringStagingPieces(Tile, Ring, slots() - D) != 0)
+      return "";
+  }
+  return "its tile's column pieces fit in no ring's " + std::to_string(slots() - D) +
+         " slots the prologue leaves free";
 }
 
 /// Follows Q_0 through the back edges to the refill load and records the
@@ -753,7 +792,8 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
     RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr,
-                  Target || TransOperands);
+                  Target || TransOperands,
+                  [&](Instruction &Store) { return whyNotBulkTensorStore(F, Store, AM); });
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);

@@ -135,6 +135,23 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
     return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps, Lowering)
                                      : createMmaInFlightPass(NumWarps);
   }
+  if (Name == "tensor-stores") {
+    // tensor-stores{shared-bytes=N}: the program's shared memory, which a
+    // store in a loop declines to exceed with a slot of its own (then it
+    // may stage in free ring slots; TensorStores.h), as in the back end.
+    uint64_t SharedBytes = 0;
+    for (const auto &Option : Options) {
+      bool Digits = !Option.second.empty() && Option.second.size() < 12 &&
+                    Option.second.find_first_not_of("0123456789") == std::string::npos;
+      if (Option.first != "shared-bytes" || !Digits) {
+        Error = "pass '" + Name + "' has no option '" + Option.first + "=" + Option.second +
+                "' (its option: shared-bytes=N)";
+        return nullptr;
+      }
+      SharedBytes = std::stoull(Option.second);
+    }
+    return createTensorStoresPass(nullptr, SharedBytes);
+  }
   if (Name == "lower-tensor-descs") {
     // tma: bulk tensor copies (sm_90a); all: also for loads feeding a dot
     // in a loop, which are otherwise left to the pipeline as gathers; rings:

@@ -113,6 +113,44 @@ bool distinctCounters(const Value *PV, const Value *QV) {
   return true;
 }
 
+/// Index V as Steps ring advances modulo Modulus from Root (V itself, 0
+/// steps, where it is no advance).
+struct RingSteps {
+  const Value *Root;
+  int64_t Steps = 0;
+  std::optional<int64_t> Modulus;
+};
+
+RingSteps ringStepsOf(const Value *V) {
+  RingSteps R{V, 0, std::nullopt};
+  while (Instruction *Sel = asInstruction(const_cast<Value *>(R.Root))) {
+    if (Sel->getOpcode() != Opcode::Select)
+      break;
+    Instruction *Add = asInstruction(Sel->getOperand(2));
+    if (!Add || Add->getOpcode() != Opcode::Add)
+      break;
+    Value *X = intConstant(Add->getOperand(1)) == 1 ? Add->getOperand(0) : Add->getOperand(1);
+    std::optional<int64_t> S = advanceModulus(Sel, X);
+    if (!S || (R.Modulus && R.Modulus != S))
+      break;
+    R = {X, R.Steps + 1, S};
+  }
+  return R;
+}
+
+/// Whether A and B are the same index advanced a different number of
+/// times, modulo the ring's slots (the slots a tile-ahead prologue fills
+/// and the ones after them, where tensor-stores stages the epilogue).
+bool distinctAdvances(const Value *A, const Value *B) {
+  RingSteps RA = ringStepsOf(A), RB = ringStepsOf(B);
+  if (RA.Root != RB.Root)
+    return false;
+  std::optional<int64_t> S = RA.Modulus ? RA.Modulus : RB.Modulus;
+  if (!S || (RA.Modulus && RB.Modulus && RA.Modulus != RB.Modulus))
+    return false;
+  return (RA.Steps - RB.Steps) % *S != 0;
+}
+
 } // namespace
 
 SlotRef slotRefOf(Value *Slot) {
@@ -131,11 +169,21 @@ SlotRef slotRefOf(Value *Slot) {
   return {Buffer, {}, I->getOperand(1)};
 }
 
+Value *previousRingIndex(Value *Next, int64_t Slots) {
+  RingSteps R = ringStepsOf(Next);
+  if (R.Steps == 0 || R.Modulus != Slots)
+    return nullptr;
+  // One advance back: the add's other operand.
+  Instruction *Add = asInstruction(asInstruction(Next)->getOperand(2));
+  return intConstant(Add->getOperand(1)) == 1 ? Add->getOperand(0) : Add->getOperand(1);
+}
+
 bool mayNameSameSlot(const SlotRef &A, const SlotRef &B) {
   if (A.Constant && B.Constant)
     return *A.Constant == *B.Constant;
   if (A.Index && B.Index)
-    return A.Index == B.Index || !distinctCounters(A.Index, B.Index);
+    return A.Index == B.Index ||
+           !(distinctCounters(A.Index, B.Index) || distinctAdvances(A.Index, B.Index));
   return true;
 }
 

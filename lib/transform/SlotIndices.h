@@ -9,8 +9,10 @@
 // a start and that start advanced 0 < D < S times (a ring whose slots carry
 // on across an outer loop, as tensor-copies writes nested rings), or
 // advances both by `select (icmp eq (x + 1), S), 0, x + 1` (or sge/uge,
-// the same while x is in [0, S)), as async-rings writes them. Otherwise
-// they may name the same slot, as may a constant and a value.
+// the same while x is in [0, S)), as async-rings writes them, and so do
+// one index advanced that way a different number of times modulo S (ring
+// indices are in [0, S)). Otherwise they may name the same slot, as may a
+// constant and a value.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -40,5 +42,9 @@ SlotRef slotRefOf(ir::Value *Slot);
 /// Whether A and B may be the same slot (at one point of the program: an
 /// index value stands for its current value).
 bool mayNameSameSlot(const SlotRef &A, const SlotRef &B);
+
+/// X where Next is X advanced by one modulo Slots as async-rings writes it
+/// (above); null otherwise.
+ir::Value *previousRingIndex(ir::Value *Next, int64_t Slots);
 
 } // namespace tritonc::transform

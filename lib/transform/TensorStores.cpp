@@ -6,6 +6,7 @@
 #include "tritonc/transform/TensorStores.h"
 
 #include "BoxGathers.h"
+#include "SlotIndices.h"
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
@@ -18,6 +19,8 @@
 #include "tritonc/transform/Utils.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace tritonc::transform {
 
@@ -64,6 +67,30 @@ const Type *stagingSlotType(const Type *T) {
   return Type::getSharedBuffer(Elem, T->getShape(), Layout::getSharedSwizzle(Swizzle, {1, 0}), 1);
 }
 
+/// The ring a fill (tma_load, cp_async) writes and the index of its slot;
+/// {null, null} for other instructions.
+std::pair<Instruction *, Value *> filledRingSlot(const Instruction &I) {
+  if (I.getOpcode() != Opcode::TmaLoad && I.getOpcode() != Opcode::CpAsync)
+    return {nullptr, nullptr};
+  Value *Slot = I.getOperand(I.getOpcode() == Opcode::CpAsync ? 0 : I.getNumOperands() - 2);
+  Instruction *S = asInstruction(Slot);
+  if (!S || S->getOpcode() != Opcode::SmemSlot)
+    return {nullptr, nullptr};
+  Instruction *Ring = asInstruction(S->getOperand(0));
+  if (!Ring || Ring->getOpcode() != Opcode::SmemAlloc || Ring->getType()->getNumSlots() < 2)
+    return {nullptr, nullptr};
+  return {Ring, S->getOperand(1)};
+}
+
+/// A store staged in ring slots that hold no data (see TensorStores.h):
+/// the ring, the index of the last slot the prologue in the store's block
+/// fills, and the tile's column pieces, one free slot each.
+struct RingStaging {
+  Instruction *Ring = nullptr;
+  Value *LastFilled = nullptr;
+  unsigned Pieces = 0;
+};
+
 /// Where a store writes: the tensor-map form of its pointers and mask, or
 /// the box of a tensor descriptor that lower-tensor-descs wrote out as a
 /// scatter (Box set; its row index divides, which the affine form lacks).
@@ -71,6 +98,8 @@ struct StoreForm {
   TensorAccess Map;
   std::optional<BoxGather> Box;
   StoreOrder Order;
+  /// Staged in free ring slots instead of a slot of its own.
+  std::optional<RingStaging> InRing;
 };
 
 class StoreRewriter {
@@ -82,8 +111,17 @@ public:
   /// order are in Form).
   std::string check(Instruction &Store, StoreForm &Form);
   void rewrite(Instruction &Store, const StoreForm &Form, const LoopInfo &LI);
+  /// The free ring slots Store may be staged in, if any (TensorStores.h).
+  std::optional<RingStaging> findRingStaging(Instruction &Store);
 
 private:
+  /// The column pieces of Store's tile staged in free slots of S.Ring and
+  /// stored one by one, waited for before the ring's next fills.
+  void stageInRing(Instruction &Store, const StoreForm &Form, const LoopInfo &LI);
+  /// `tma_store_wait 0` at the top of each block of the outermost loop
+  /// Store runs in that fills Ring: the next fill of a slot the store reads
+  /// waits until the engine has read it.
+  void waitBeforeFills(Instruction &Store, Instruction *Ring, const LoopInfo &LI);
   /// `tma_store_wait 0` at the exits of the outermost loop Store is in.
   void waitAtExits(Instruction &Store, const LoopInfo &LI);
   /// Why the box G a desc_store's scatter writes cannot be stored by the
@@ -91,7 +129,7 @@ private:
   std::string checkBox(const Instruction &Store, const BoxGather &G);
   /// The descriptor (in the entry block) and coordinates of Form's store.
   std::pair<Instruction *, std::vector<Value *>> tensorMap(Instruction &Store,
-                                                           const StoreForm &Form);
+                                                           const StoreForm &Form, const Shape &Box);
   Instruction *insert(Instruction *Before, Opcode Op, const Type *T, std::vector<Value *> Ops,
                       const std::string &Name = "");
 
@@ -240,8 +278,8 @@ Instruction *StoreRewriter::insert(Instruction *Before, Opcode Op, const Type *T
   return BB->insert(BB->iteratorTo(Before), std::move(I));
 }
 
-std::pair<Instruction *, std::vector<Value *>> StoreRewriter::tensorMap(Instruction &Store,
-                                                                        const StoreForm &Form) {
+std::pair<Instruction *, std::vector<Value *>>
+StoreRewriter::tensorMap(Instruction &Store, const StoreForm &Form, const Shape &Box) {
   const Type *T = Store.getOperand(1)->getType();
   // Nothing is written where an extent is not positive: the launcher maps
   // such a tensor onto a block of zeros, which the store must not touch.
@@ -261,14 +299,15 @@ std::pair<Instruction *, std::vector<Value *>> StoreRewriter::tensorMap(Instruct
     Guards.insert(Guards.end(), Positive.begin(), Positive.end());
     return {Desc, TD.boxCoordinates(G->Coords, Guards, &Store)};
   }
-  Instruction *Desc =
-      TD.makeDescriptor(Form.Map, T->getScalarType(), T->getShape(), EntryTop, Store.Loc);
+  Instruction *Desc = TD.makeDescriptor(Form.Map, T->getScalarType(), Box, EntryTop, Store.Loc);
   for (const auto &Bound : Form.Map.Bound)
     IsPositive(TD.polyValue(*Bound, Type::getI32(), &Store));
   return {Desc, TD.coordinates(Form.Map, &Store, Positive)};
 }
 
 void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, const LoopInfo &LI) {
+  if (Form.InRing)
+    return stageInRing(Store, Form, LI);
   Value *Tile = Store.getOperand(1);
   const Type *T = Tile->getType();
   const Type *SlotTy = stagingSlotType(T);
@@ -296,7 +335,7 @@ void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, const Loo
   if (Form.Order.AfterGlobalWrites)
     insert(&Store, Opcode::FenceProxyAsyncGlobal, Void, {});
   insert(&Store, Opcode::Barrier, Void, {});
-  auto [Desc, Coords] = tensorMap(Store, Form);
+  auto [Desc, Coords] = tensorMap(Store, Form, T->getShape());
   Desc->setName(Name + ".desc");
   std::vector<Value *> Ops = {Desc};
   Ops.insert(Ops.end(), Coords.begin(), Coords.end());
@@ -310,6 +349,143 @@ void StoreRewriter::rewrite(Instruction &Store, const StoreForm &Form, const Loo
   Store.dropAllOperands();
   Store.eraseFromParent();
   eraseTriviallyDead(Old);
+}
+
+std::optional<RingStaging> StoreRewriter::findRingStaging(Instruction &Store) {
+  // The fills of each ring in the store's block before it (a prologue
+  // issued a tile ahead, after the inner loop's drain), in order.
+  BasicBlock *BB = Store.getParent();
+  std::map<Instruction *, std::vector<Value *>> Fills;
+  std::vector<Instruction *> Rings; // in the order of their first fills
+  std::set<Instruction *> UsedAfter;
+  bool Before = true, WgmmasRetired = false;
+  for (auto &IP : BB->instructions()) {
+    if (IP.get() == &Store) {
+      Before = false;
+      continue;
+    }
+    if (IP->getOpcode() == Opcode::WgmmaWait && IP->Count == 0 && Fills.empty())
+      WgmmasRetired = true;
+    for (Value *Op : IP->operands())
+      if (Instruction *S = asInstruction(Op); S && S->getOpcode() == Opcode::SmemSlot && !Before)
+        UsedAfter.insert(asInstruction(S->getOperand(0)));
+    if (auto [Ring, Index] = filledRingSlot(*IP); Ring && Before) {
+      if (!Fills.count(Ring))
+        Rings.push_back(Ring);
+      Fills[Ring].push_back(Index);
+    }
+  }
+  // The slots the K loop's wgmmas read are free once their groups retired:
+  // waited for here, or each in its own block (mma-in-flight, later, keeps
+  // one group in flight only where the loop's exits wait for it).
+  for (const auto &B : BB->getParent()->blocks()) {
+    bool Pending = false;
+    for (const auto &I : B->instructions()) {
+      if (I->getOpcode() == Opcode::Wgmma)
+        Pending = true;
+      else if (I->getOpcode() == Opcode::WgmmaWait && I->Count == 0)
+        Pending = false;
+    }
+    if (Pending && !WgmmasRetired)
+      return std::nullopt;
+  }
+  const Type *T = Store.getOperand(1)->getType();
+  std::optional<RingStaging> Best;
+  uint64_t BestBytes = 0;
+  for (Instruction *Ring : Rings) {
+    const std::vector<Value *> &Indices = Fills[Ring];
+    int64_t Slots = Ring->getType()->getNumSlots();
+    if (UsedAfter.count(Ring) || static_cast<int64_t>(Indices.size()) >= Slots)
+      continue;
+    bool Consecutive = true;
+    for (size_t K = 1; K < Indices.size(); ++K)
+      Consecutive &= previousRingIndex(Indices[K], Slots) == Indices[K - 1];
+    unsigned Free = static_cast<unsigned>(Slots - static_cast<int64_t>(Indices.size()));
+    unsigned Pieces = ringStagingPieces(T, Ring->getType(), Free);
+    uint64_t Bytes = analysis::sharedSlotStride(Ring->getType());
+    if (Consecutive && Pieces && Bytes > BestBytes) {
+      Best = RingStaging{Ring, Indices.back(), Pieces};
+      BestBytes = Bytes;
+    }
+  }
+  return Best;
+}
+
+void StoreRewriter::stageInRing(Instruction &Store, const StoreForm &Form, const LoopInfo &LI) {
+  const RingStaging &S = *Form.InRing;
+  Value *Tile = Store.getOperand(1);
+  const Type *T = Tile->getType();
+  Shape Piece = {T->getShape()[0], T->getShape()[1] / S.Pieces};
+  const Type *PieceTy = Type::getTile(T->getScalarType(), Piece);
+  const Type *SlotTy = stagingSlotType(PieceTy);
+  const Type *Void = Type::getVoid();
+  const Type *I32 = Type::getI32();
+  Module *M = F.getParent();
+  std::string Name = Tile->getName().empty() ? "store" : Tile->getName();
+  int64_t Slots = S.Ring->getType()->getNumSlots();
+  // The slots after the last one the prologue fills, wrapping around. The
+  // previous run's store was waited for (its reads) before the ring's
+  // fills since, and the wgmmas that read these slots last are retired:
+  // what barrier the writes still need, against the other warps' reads
+  // of the slots, is insert-barriers' (the one before this block's fills).
+  std::vector<Instruction *> Views;
+  Value *Index = S.LastFilled;
+  for (unsigned K = 0; K < S.Pieces; ++K) {
+    Instruction *Next = insert(&Store, Opcode::Add, I32, {Index, M->getInt(I32, 1)});
+    Instruction *Wraps = insert(&Store, Opcode::ICmp, Type::getI1(), {Next, M->getInt(I32, Slots)});
+    Wraps->Predicate = CmpPredicate::EQ;
+    Index = insert(&Store, Opcode::Select, I32, {Wraps, M->getInt(I32, 0), Next});
+    Instruction *View = insert(&Store, Opcode::SmemSlot, SlotTy, {S.Ring, Index}, Name + ".stage");
+    Instruction *Part = insert(&Store, Opcode::ExtractSlice, PieceTy,
+                               {Tile, M->getInt(I32, 0), M->getInt(I32, K * Piece[1])});
+    insert(&Store, Opcode::LocalStore, Void, {View, Part});
+    Views.push_back(View);
+  }
+  insert(&Store, Opcode::FenceProxyAsync, Void, {});
+  if (Form.Order.AfterGlobalWrites)
+    insert(&Store, Opcode::FenceProxyAsyncGlobal, Void, {});
+  insert(&Store, Opcode::Barrier, Void, {});
+  auto [Desc, Coords] = tensorMap(Store, Form, Piece);
+  Desc->setName(Name + ".desc");
+  // Thread 0 issues the stores after the previous run's are written.
+  insert(&Store, Opcode::TmaStoreWait, Void, {})->WaitsForWrites = true;
+  for (unsigned K = 0; K < S.Pieces; ++K) {
+    std::vector<Value *> Ops = {Desc};
+    Ops.insert(Ops.end(), Coords.begin(), Coords.end());
+    // Out of the tensor (a guard or an empty extent) stays out: the
+    // coordinate's sentinel leaves room for a box's width.
+    if (K)
+      Ops.back() = insert(&Store, Opcode::Add, I32, {Coords.back(), M->getInt(I32, K * Piece[1])});
+    Ops.push_back(Views[K]);
+    insert(&Store, Opcode::TmaStore, Void, Ops);
+  }
+  waitBeforeFills(Store, S.Ring, LI);
+  waitAtExits(Store, LI);
+  std::vector<Value *> Old(Store.operands().begin(), Store.operands().end());
+  Store.dropAllOperands();
+  Store.eraseFromParent();
+  eraseTriviallyDead(Old);
+}
+
+void StoreRewriter::waitBeforeFills(Instruction &Store, Instruction *Ring, const LoopInfo &LI) {
+  const Loop *L = LI.getLoopFor(Store.getParent());
+  while (L->getParentLoop())
+    L = L->getParentLoop();
+  for (BasicBlock *BB : L->blocks()) {
+    bool Fills = std::any_of(BB->instructions().begin(), BB->instructions().end(),
+                             [&](const auto &I) { return filledRingSlot(*I).first == Ring; });
+    if (!Fills)
+      continue;
+    // At the top of the block: the barrier before its fills (which orders
+    // them after the reads of every warp) then follows the wait as well,
+    // so the fills need no barrier of their own.
+    auto It = BB->instructions().begin();
+    while ((*It)->getOpcode() == Opcode::Phi)
+      ++It;
+    auto Wait = Instruction::create(Opcode::TmaStoreWait, Type::getVoid(), {});
+    Wait->Loc = Store.Loc;
+    BB->insert(It, std::move(Wait));
+  }
 }
 
 void StoreRewriter::waitAtExits(Instruction &Store, const LoopInfo &LI) {
@@ -338,6 +514,39 @@ void StoreRewriter::waitAtExits(Instruction &Store, const LoopInfo &LI) {
 }
 
 } // namespace
+
+std::string whyNotBulkTensorStore(Function &F, Instruction &Store, AnalysisManager &AM) {
+  const auto &AI = AM.get<analysis::AxisInfoAnalysis>(F);
+  DominatorTree DT(F);
+  analysis::AffineAccessAnalysis AA(F, DT);
+  TensorDescriptorBuilder TD(F, AA, AI, DT);
+  StoreRewriter RW(F, TD, AA);
+  StoreForm Form;
+  if (std::string Why = RW.check(Store, Form); !Why.empty())
+    return Why;
+  return Form.Box ? "it stores a tensor descriptor's box, which is staged in a slot of its own"
+                  : "";
+}
+
+unsigned ringStagingPieces(const Type *Tile, const Type *Ring, unsigned FreeSlots) {
+  const Layout *RingL = Ring->getLayout();
+  bool RingAtoms = RingL && RingL->hasSwizzleMode() && RingL->getSwizzleBytes() != 0 &&
+                   analysis::sharedSlotStride(Ring) % 1024 == 0;
+  uint64_t SlotBytes = static_cast<uint64_t>(Ring->getSlotTileType()->getNumElements()) *
+                       Ring->getElementType()->getScalarSizeInBytes();
+  if (Tile->getRank() != 2 || Ring->getElementType() != Tile->getScalarType())
+    return 0;
+  for (unsigned Pieces = 1; Pieces <= FreeSlots && Tile->getShape()[1] % Pieces == 0; Pieces *= 2) {
+    const Type *Piece =
+        Type::getTile(Tile->getScalarType(), {Tile->getShape()[0], Tile->getShape()[1] / Pieces});
+    const Type *Slot = stagingSlotType(Piece);
+    bool Swizzled = Slot->getLayout()->getSwizzleBytes() != 0;
+    if (tensorCopySlotProblem(Slot).empty() && analysis::sharedBufferBytes(Slot) <= SlotBytes &&
+        (!Swizzled || RingAtoms))
+      return Pieces;
+  }
+  return 0;
+}
 
 std::string TensorStoresPass::overBudget(const Function &F, const Instruction &Store) const {
   if (!SharedBytes)
@@ -385,8 +594,15 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
       // (A cycle that is no natural loop has no exits to wait at.)
       if (Why.empty() && Form.Order.Repeats && !LI.getLoopFor(I.getParent()))
         Why = "the store runs again in a cycle that is not a loop";
-      if (Why.empty() && Form.Order.Repeats)
-        Why = overBudget(F, I);
+      // Over the budget with a slot of its own, a store after a prologue
+      // issued a tile ahead may take ring slots that hold no data.
+      if (Why.empty() && Form.Order.Repeats && !overBudget(F, I).empty()) {
+        if (!Form.Box)
+          Form.InRing = RW.findRingStaging(I);
+        if (!Form.InRing)
+          Why = overBudget(F, I) +
+                ", and no ring has enough slots free under it for its column pieces";
+      }
       if (!Why.empty()) {
         Remark(RemarkKind::Missed, I, "this store is not a bulk tensor store (tma_store): " + Why);
         continue;
@@ -407,7 +623,13 @@ bool TensorStoresPass::run(Function &F, AnalysisManager &AM) {
                (Form.Order.Repeats
                     ? "; in a loop, each run first waits for the previous run's store "
                       "(tma_store_wait 0 writes), the loop's exits for the last one's reads"
-                    : ""));
+                    : "") +
+               (Form.InRing ? "; staged in " + std::to_string(Form.InRing->Pieces) +
+                                  " column piece" + (Form.InRing->Pieces > 1 ? "s" : "") +
+                                  " in the slots of " + printOperand(*Form.InRing->Ring) +
+                                  " its prologue leaves free, each store's reads waited for "
+                                  "before the ring's next fills"
+                            : ""));
     RW.rewrite(*Store, Form, LI);
   }
   return !Chosen.empty();

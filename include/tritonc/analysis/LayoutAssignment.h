@@ -185,6 +185,12 @@ inline int32_t numRegisters(const LinearLayout &L) { return L.getInDimSize("regi
 LinearLayout reshapeLayout(const LinearLayout &L, const ir::Shape &To);
 /// Layout of trans(x) for x of layout L (2-D): the dimensions swap.
 LinearLayout transposeLayout(const LinearLayout &L);
+/// The layout of extract_slice(x) to a window of shape To (at offsets that
+/// are multiples of its extents) for x of layout L, in which each thread
+/// keeps the window's elements it holds: L without the register bits that
+/// select among windows; nullopt where a lane or warp bit, or a register
+/// bit mixing both, selects among them (the window's elements would move).
+std::optional<LinearLayout> windowLayout(const LinearLayout &L, const ir::Shape &To);
 /// The layout an operand of shape From must have so that broadcasting it to
 /// layout L needs no data movement: L with the coordinates of every dimension
 /// of size 1 in From set to zero (same registers, some repeated).

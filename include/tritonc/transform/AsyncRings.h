@@ -110,6 +110,11 @@ struct AsyncRingsTarget {
   /// (not chosen yet), whether the pointers' vectors alone are that wide.
   std::function<std::string(const ir::Instruction &Load, const ir::Layout *Slot, bool Transposed)>
       CopyFilter;
+  /// tensor-stores runs after it with the program's shared memory: a store
+  /// in the exit of a loop whose prologue is issued a tile ahead may be
+  /// staged in the ring slots that prologue leaves free (TensorStores.h),
+  /// so such rings need no room next to the epilogue's tile.
+  bool TensorStores = false;
 };
 
 class AsyncRingsPass : public Pass {

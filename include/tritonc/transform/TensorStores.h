@@ -71,8 +71,30 @@
 // allocate-shared keeps the slot live over the loop and to that wait, so
 // it cannot share bytes with buffers used in the loop (a persistent
 // kernel's rings, which hold the next tile's first fills during the
-// epilogue): with a shared-memory size given, a store in a loop declines
-// where the slot and every buffer of the function would not fit together.
+// epilogue): with a shared-memory size given, a store in a loop whose slot
+// and every buffer of the function would not fit together is staged in
+// ring slots that hold no data instead, or declines. Where the store's
+// block issues a prologue a tile ahead (fills of consecutive indices of a
+// ring, after the inner loop's drain, every wgmma retired), the slots
+// after the filled ones are empty until the inner loop runs again:
+//
+//     %i = <the slot after the prologue's last>     ; one per piece
+//     %v = smem_slot %ring, %i : smem<T<r,c/k>, ..> ; the piece's slot
+//     %p = extract_slice %value, 0, j*c/k           ; column piece j
+//     local_store %v, %p
+//     fence_proxy_async
+//     barrier
+//     tma_store_wait 0 writes       ; the previous run's stores are written
+//     tma_store %desc, [%row, %col + j*c/k], %v    ; one per piece
+//   <every block of the loop nest that fills %ring, at its top>:
+//     tma_store_wait 0              ; the stores have read the slots
+//
+// in the fewest column pieces k (a power of two) of which each fits one
+// free slot of one ring (ringStagingPieces; the slot's view needs whole
+// 1024-byte atoms for a swizzle). insert-barriers orders the staging after
+// the other warps' reads of the slots (the barrier before the block's
+// fills). async-rings asks (whyNotBulkTensorStore, ringStagingPieces)
+// before it takes rings that only fit so.
 // Generic stores and atomics that may run before the store are ordered
 // before the engine's writes by `fence_proxy_async_global` in every thread
 // ahead of the barrier. Declined stores get a remark saying why.
@@ -85,6 +107,15 @@
 #include <string>
 
 namespace tritonc::transform {
+
+/// How many column pieces of Tile (a 2-D tile) go into FreeSlots slots of
+/// Ring, one piece per slot, each in its staging slot's layout (the
+/// fewest, a power of two); 0 if they do not fit.
+unsigned ringStagingPieces(const ir::Type *Tile, const ir::Type *Ring, unsigned FreeSlots);
+
+/// Why tensor-stores' rules of form and order keep Store (a tile store) a
+/// store, or "" (async-rings asks before the stores' tiles are computed).
+std::string whyNotBulkTensorStore(ir::Function &F, ir::Instruction &Store, AnalysisManager &AM);
 
 class TensorStoresPass : public Pass {
 public:
