@@ -150,7 +150,7 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
       }
       SharedBytes = std::stoull(Option.second);
     }
-    return createTensorStoresPass(nullptr, SharedBytes);
+    return createTensorStoresPass(SharedBytes);
   }
   if (Name == "lower-tensor-descs") {
     // tma: bulk tensor copies (sm_90a); all: also for loads feeding a dot
