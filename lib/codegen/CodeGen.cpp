@@ -172,9 +172,8 @@ bool checkNoWarpPartitions(const ir::Module &M, DiagnosticEngine &Diags) {
     for (const auto &BB : F->blocks())
       if (const ir::Instruction *T = BB->getTerminator();
           T && T->getOpcode() == ir::Opcode::WarpSpecialize) {
-        Diags.error(SourceRange(T->Loc),
-                    "warp_specialize is not lowered by the GPU back end yet "
-                    "(docs/WARP-SPECIALIZATION.md); the interpreter runs it");
+        Diags.error(SourceRange(T->Loc), "warp_specialize is not lowered by the GPU back end yet "
+                                         "(docs/WARP-SPECIALIZATION.md); the interpreter runs it");
         return false;
       }
   return true;

@@ -18,7 +18,7 @@ namespace tritonc::interp::detail {
 using ir::Opcode;
 
 namespace {
-constexpr uint8_t Init = 1;          ///< Written at least once.
+constexpr uint8_t Init = 1; ///< Written at least once.
 /// The wait that retires a pending operation of an AsyncKind.
 const char *retiredBy(uint8_t Kind);
 constexpr uint8_t UnsyncedWrite = 2; ///< Written since the last barrier.
