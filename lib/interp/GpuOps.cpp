@@ -18,12 +18,12 @@ namespace tritonc::interp::detail {
 using ir::Opcode;
 
 namespace {
-constexpr uint8_t Init = 1; ///< Written at least once.
-/// The wait that retires a pending operation of an AsyncKind.
-const char *retiredBy(uint8_t Kind);
+constexpr uint8_t Init = 1;          ///< Written at least once.
 constexpr uint8_t UnsyncedWrite = 2; ///< Written since the last barrier.
 constexpr uint8_t UnsyncedRead = 4;  ///< Read by local_load since the last barrier.
 constexpr uint8_t Unfenced = 8;      ///< Generic-proxy write since the last proxy fence.
+/// The wait that retires a pending operation of an AsyncKind.
+const char *retiredBy(uint8_t Kind);
 } // namespace
 
 GpuState::GpuState(const CompiledFunction &CF, std::vector<uint64_t> &Slots, GlobalMemory &Global,
