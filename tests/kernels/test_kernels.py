@@ -515,6 +515,10 @@ MATMUL_STREAMK_CONFIGS = [
     ({"TYPE": "float", "TM": 32, "TN": 32, "TK": 8}, 7),
     ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 16}, 5),
     ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, 64),
+    # FMA dots of 4 x 4 blocks per thread (64 x 32 on 4 warps), the ring carried across the loop over
+    # tiles refilled with no barrier between an iteration's reads and its refill (SlotIndices: a
+    # carried start advanced twice); aligned (below), the accumulator stored and added in its own layout.
+    ({"TYPE": "float", "TM": 64, "TN": 32, "TK": 16}, 5),
 ]
 MATMUL_SPLITK_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 1},
@@ -833,6 +837,23 @@ def test_matmul_streamk(defines, programs, rng, launch):
     m, n = not_multiple(rng, 2 * tm, 3 * tm, tm), not_multiple(rng, tn + 1, 2 * tn, tn)
     k = not_multiple(rng, 2 * tk + 1, 4 * tk, tk)
     lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc, kernel="matmul_streamk.tc")
+
+
+# Sizes and strides that are multiples of 16, as the fp32 benchmark's: the FMA accumulator (4 x 4 blocks
+# per thread) is stored, and added with red, in its own layout in 16-byte vectors (no conversion).
+MATMUL_STREAMK_ALIGNED_CONFIGS = [c for c in MATMUL_STREAMK_CONFIGS if c[0]["TM"] >= 64]
+
+
+@pytest.mark.parametrize("defines,programs", MATMUL_STREAMK_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_STREAMK_ALIGNED_CONFIGS])
+def test_matmul_streamk_aligned(defines, programs, rng, launch):
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16))
+    n = 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16 + 1))
+    k = 16 * int(rng.integers(2 * tk // 16 + 1, 4 * tk // 16 + 1))
+    pad = lambda: 16 * int(rng.integers(0, 2))
+    lda, ldb, ldc = k + pad(), n + pad(), n + pad()
     check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc, kernel="matmul_streamk.tc")
 
 
