@@ -760,6 +760,33 @@ def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
     assert_poison(out["C"][:, n:], ty, "C")
 
 
+# Pointers and leading dimensions aligned (multiples of 16) but K not: the masks along K vary by element.
+# Where K is the contiguous dimension (A, and B under TRANS_B) cp.async cannot copy the 2-byte pieces, and on
+# sm_90a with TMA on async-rings still makes the ring for tensor-copies, whose boxes bound K themselves (the
+# copy engine zero-fills past the tensor map's extent); `backend` runs that list on the interpreter.
+@with_backend80
+@pytest.mark.parametrize("k", [40, 1000])
+@pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
+def test_matmul_aligned_k_masked(defines, trans_a, trans_b, k, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    m, n = 16 * int(rng.integers(2, tm // 16 + 2)), 16 * int(rng.integers(2, tn // 16 + 2))
+    kpad = 16 * cdiv(k, 16)
+    lda = (m if trans_a else kpad) + 16 * int(rng.integers(0, 2))
+    ldb = (kpad if trans_b else n) + 16 * int(rng.integers(0, 2))
+    a, av = padded_matrix(rng, k, m, lda, ty) if trans_a else padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, n, k, ldb, ty) if trans_b else padded_matrix(rng, k, n, ldb, ty)
+    av, bv = (av.T if trans_a else av), (bv.T if trans_b else bv)
+    ldc = n + 16 * int(rng.integers(0, 2))
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
+                  ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
 @pytest.mark.parametrize("defines", [{"TYPE": "float", "TM": 32, "TN": 32, "TK": 16},
                                      {"TYPE": "float", "TM": 64, "TN": 32, "TK": 8}], ids=config_id)
 def test_matmul_tf32(defines, rng, launch):
@@ -872,6 +899,21 @@ def test_matmul_persistent_aligned(defines, programs, rng, launch):
     k = 16 * int(rng.integers(tk // 16 + 1, 3 * tk // 16))
     pad = lambda: 16 * int(rng.integers(0, 2))
     lda, ldb, ldc = k + pad(), n + pad(), n + pad()
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
+
+
+# The same with K not a multiple of 16 (aligned pointers and strides): on sm_90a the rings async-rings makes
+# for tensor-copies alone (A's K mask changes by element), filled again on every tile, the next tile's
+# prologue a tile ahead.
+@pytest.mark.parametrize("k", [40, 200])
+@pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])
+def test_matmul_persistent_aligned_k_masked(defines, programs, k, rng, launch):
+    tm, tn = defines["TM"], defines["TN"]
+    m = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16))
+    n = 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16))
+    pad = lambda: 16 * int(rng.integers(0, 2))
+    lda, ldb, ldc = 16 * cdiv(k, 16) + pad(), n + pad(), n + pad()
     check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
 
 
