@@ -178,6 +178,22 @@ bool FunctionLowering::isForkBlock(const ir::BasicBlock &BB) const {
   return T && T->getOpcode() == Opcode::WarpSpecialize;
 }
 
+void FunctionLowering::partitionUsesScratch() {
+  const PartitionBlocks *P = currentPartition();
+  if (!P)
+    return;
+  auto [It, First] = ScratchPartition.emplace(P->Fork, static_cast<int>(P->Index));
+  if (First || It->second == static_cast<int>(P->Index))
+    return;
+  SourceLoc At = CurrentInst ? CurrentInst->Loc : P->Fork->Loc;
+  int Other = It->second, This = static_cast<int>(P->Index);
+  throw UnsupportedConstruct(At, "partitions " + std::to_string(std::min(Other, This)) + " and " +
+                                     std::to_string(std::max(Other, This)) +
+                                     " of a warp_specialize both go through shared memory "
+                                     "(layout conversions or reductions), which the emitter places "
+                                     "at one address for all code: not lowered yet");
+}
+
 const PartitionBlocks *FunctionLowering::currentPartition() const {
   return CurrentPartition < 0 ? nullptr : &Partitions[static_cast<size_t>(CurrentPartition)];
 }

@@ -304,6 +304,7 @@ void FunctionLowering::waitForCopiesAndMmas() {
 }
 
 void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
+  partitionUsesScratch();
   if (hasRingSpace() && !RingLiveBlocks.count(CurrentBlock)) {
     // Scratch over the rings: the copies and MMAs that may still use them
     // (masked-off copies of the last iterations, other warpgroups' MMAs)

@@ -585,6 +585,11 @@ public:
   /// Partitions run at the same time: the buffers hold data in every block
   /// of a fork's regions where one of them fills or reads a buffer.
   void ringsLiveAcrossPartitions();
+  /// Records that the current partition uses the lowering's scratch, which
+  /// starts at one address for all: a second partition of the same fork
+  /// doing so is a located error (the two run at the same time).
+  void partitionUsesScratch();
+  std::map<const ir::Instruction *, int> ScratchPartition;
   /// Whether BB ends with a warp_specialize.
   bool isForkBlock(const ir::BasicBlock &BB) const;
   std::vector<PartitionBlocks> Partitions;
