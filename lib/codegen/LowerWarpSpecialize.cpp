@@ -104,6 +104,7 @@ void FunctionLowering::planWarpPartitions() {
   Partitions = warpPartitionBlocks(F, At, Error);
   if (!Error.empty())
     throw UnsupportedConstruct(At->Loc, Error);
+  KernelWarps = kernelWarps(Partitions, Options.NumWarps);
   if (Partitions.empty())
     return;
   // Every fork splits the same warps: the launch has one block size.

@@ -725,12 +725,12 @@ void FunctionLowering::remarkSharedConversion(const ir::Value &V) {
 
 const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
   static const std::vector<Step> Steps = {
-      {"declare-parameters", "kernel parameters, block labels, the dominator tree",
-       &FunctionLowering::declareParameters},
       {"plan-warp-partitions",
        "the partitions of each warp_specialize: their warps, named barriers and register "
-       "budgets (.maxnreg; LowerWarpSpecialize.cpp)",
+       "budgets (.maxnreg), the kernel's warps (LowerWarpSpecialize.cpp)",
        &FunctionLowering::planWarpPartitions},
+      {"declare-parameters", "kernel parameters, block labels, the dominator tree",
+       &FunctionLowering::declareParameters},
       {"report-dots", "remarks on the unit each dot runs on", &FunctionLowering::remarkDots},
       {"place-shared-buffers",
        "smem_alloc buffers of GPU-level IR placed after the rings (at their allocate-shared "
@@ -762,11 +762,6 @@ void FunctionLowering::run() {
 }
 
 void FunctionLowering::declareParameters() {
-  {
-    const Instruction *At = nullptr;
-    std::string Error;
-    KernelWarps = kernelWarps(warpPartitionBlocks(F, At, Error), Options.NumWarps);
-  }
   B.setNumWarps(KernelWarps, ptx::ThreadBound::ReqNTid);
   for (unsigned A = 0; A < F.getNumArgs(); ++A) {
     const ir::Argument *Arg = F.getArg(A);

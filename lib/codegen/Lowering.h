@@ -563,8 +563,8 @@ public:
   const std::vector<TensorMapSpec> &tensorMaps() const { return TensorMaps; }
 
   // --- Warp specialization (LowerWarpSpecialize.cpp) ---------------------------
-  /// The partitions, the partition of each block and the kernel's register
-  /// budget (a step of run()).
+  /// The partitions, the partition of each block, the kernel's warps and
+  /// register budget (the first step of run()).
   void planWarpPartitions();
   /// The fork: dispatch by warp index, setmaxnreg at each partition's entry.
   void lowerWarpSpecialize(const ir::Instruction &I);
