@@ -127,6 +127,12 @@ void FunctionLowering::planWarpPartitions() {
       unsupported(*P.Fork, "partition " + std::to_string(P.Index) + " would need named barrier " +
                                std::to_string(P.BarrierId) + "; a CTA has 16 (0 is the CTA's)");
     Budgets |= P.Registers != 0;
+    // The fork moves the entry's phis with the CTA's thread geometry, right
+    // for scalars only.
+    for (const auto &I : P.Blocks.front()->instructions())
+      if (I->getOpcode() == Opcode::Phi && I->getType()->isTile())
+        unsupported(*I, "a tile phi at the entry of partition " + std::to_string(P.Index) +
+                            " is not lowered: pass tiles into a partition through shared memory");
     for (const ir::BasicBlock *BB : P.Blocks) {
       BlockPartition[BB] = static_cast<int>(K);
       for (const auto &I : BB->instructions())
