@@ -317,6 +317,13 @@ void FunctionLowering::electedArrivalBarrier() {
   const PartitionBlocks *P = currentPartition();
   if (!P)
     return;
+  // The IR's own `barrier` right before the arrival (the partition's named
+  // barrier, emitted there since the arrival is a GPU-level operation)
+  // serves as this one.
+  ir::BasicBlock &BB = *const_cast<ir::BasicBlock *>(CurrentInst->getParent());
+  auto At = BB.iteratorTo(CurrentInst);
+  if (At != BB.instructions().begin() && (*std::prev(At))->getOpcode() == Opcode::Barrier)
+    return;
   if (P->Warps > 1)
     forcedBarrier();
   else
