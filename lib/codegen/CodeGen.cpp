@@ -143,40 +143,47 @@ int64_t warpsOfLayout(const ir::Layout *L) {
 }
 
 /// GPU-level IR names layouts for one number of warps: a layout on a tile
-/// whose warps differ from the kernel's would leave elements to warps that
-/// do not exist (or hand them to two), so it is an error at the value.
+/// whose warps differ from those that run it would leave elements to warps
+/// that do not exist (or hand them to two), so it is an error at the value.
+/// Inside a partition of a warp_specialize that is the partition's warps,
+/// which must also be num_warps (the layout passes and the emitter's layout
+/// assignment work for num_warps); elsewhere the kernel's.
 bool checkLayoutWarps(const ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
-  for (const auto &F : M.functions())
+  for (const auto &F : M.functions()) {
+    const ir::Instruction *At = nullptr;
+    std::string Error;
+    std::vector<PartitionBlocks> Partitions = warpPartitionBlocks(*F, At, Error);
+    if (!Error.empty()) {
+      Diags.error(SourceRange(At->Loc), Error);
+      return false;
+    }
+    std::map<const ir::BasicBlock *, const PartitionBlocks *> Owner;
+    for (const PartitionBlocks &P : Partitions)
+      for (const ir::BasicBlock *BB : P.Blocks)
+        Owner[BB] = &P;
+    unsigned Kernel = kernelWarps(Partitions, Options.NumWarps);
     for (const auto &BB : F->blocks())
       for (const auto &I : BB->instructions()) {
         const ir::Type *T = I->getType();
         if (!T->isTile() || !T->getLayout())
           continue;
         int64_t Warps = warpsOfLayout(T->getLayout());
-        if (Warps == 0 || Warps == Options.NumWarps)
+        const PartitionBlocks *P = Owner.count(BB.get()) ? Owner[BB.get()] : nullptr;
+        unsigned Runs = P ? P->Warps : Kernel;
+        if (Warps == 0 || (Warps == Runs && (!P || Runs == Options.NumWarps)))
           continue;
+        std::string Runner =
+            P ? "partition " + std::to_string(P->Index) + " runs with " + std::to_string(Runs)
+              : "the kernel runs with " + std::to_string(Runs);
         Diags.error(SourceRange(I->Loc),
                     "the layout of " + T->str() + " spreads the tile over " +
-                        std::to_string(Warps) + " warps, but the kernel runs with " +
-                        std::to_string(Options.NumWarps) +
-                        " (num_warps): GPU-level IR is written for one number of warps");
+                        std::to_string(Warps) + " warps, but " + Runner +
+                        (P ? " and num_warps is " + std::to_string(Options.NumWarps) +
+                                 ": tiles in a partition need num_warps warps"
+                           : " (num_warps): GPU-level IR is written for one number of warps"));
         return false;
       }
-  return true;
-}
-
-/// The back end does not lower warp specialization yet
-/// (docs/WARP-SPECIALIZATION.md): an error at the fork, before any pass
-/// treats its partitions as branches of one thread group.
-bool checkNoWarpPartitions(const ir::Module &M, DiagnosticEngine &Diags) {
-  for (const auto &F : M.functions())
-    for (const auto &BB : F->blocks())
-      if (const ir::Instruction *T = BB->getTerminator();
-          T && T->getOpcode() == ir::Opcode::WarpSpecialize) {
-        Diags.error(SourceRange(T->Loc), "warp_specialize is not lowered by the GPU back end yet "
-                                         "(docs/WARP-SPECIALIZATION.md); the interpreter runs it");
-        return false;
-      }
+  }
   return true;
 }
 
@@ -586,8 +593,7 @@ bool runBackendPassList(ir::Module &M, const CodeGenOptions &Options, Diagnostic
     return false;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.
-  bool Padded = checkNoWarpPartitions(M, Diags) && checkTileSizes(M, Diags) &&
-                checkLayoutWarps(M, Options, Diags);
+  bool Padded = checkTileSizes(M, Diags) && checkLayoutWarps(M, Options, Diags);
   for (const auto &FP : M.functions())
     if (std::optional<transform::PadTilesError> E =
             Padded ? transform::padTilesToPowersOfTwo(*FP) : std::nullopt) {
@@ -662,7 +668,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     B.comment("dynamic shared memory: " + std::to_string(FL.sharedBytes()) + " bytes");
     KernelInfo Info;
     Info.Name = F.getName();
-    Info.NumWarps = Options.NumWarps;
+    Info.NumWarps = FL.numWarps(); // a warp-specialized kernel's partitions' sum
     Info.SharedMemBytes = FL.sharedBytes();
     Info.NumBarriers = FL.numBarriers();
     Info.TensorMaps = FL.tensorMaps();

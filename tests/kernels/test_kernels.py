@@ -2392,6 +2392,45 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+# (M, N, K) of the warp-specialized matmul: 128 x 64 tiles; K = 232 takes 8 k-steps (the four-slot rings
+# wrap once), K = 8 one, K = 0 none (zeros).
+GPUIR_WS_SHAPES = [(128, 64, 64), (200, 136, 232), (17, 8, 8), (130, 72, 520), (64, 64, 0)]
+
+
+@pytest.mark.parametrize("shape", GPUIR_WS_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_WS_SHAPES])
+def test_gpuir_matmul_ws(shape, rng, launch):
+    """matmul_ws.tir, warp-specialized as the vendor libraries' Hopper GEMMs are (docs/WARP-SPECIALIZATION.md):
+    a producer warpgroup fills four-slot rings with bulk tensor copies, each slot guarded by a full and an
+    empty mbarrier, and two consumer warpgroups multiply their halves of a 128 x 64 tile with wgmma, one group
+    in flight, each releasing a slot after the wait that retires its reader; setmaxnreg moves registers from
+    the producer (40) to the consumers (232). The kernel launches the partitions' 12 warps whatever num_warps
+    is (checked in the PTX and the launch); its consumers' layouts are for 4 warps, so other warp counts and
+    sm_80 are located errors."""
+    kernel = GPUIR / "matmul_ws.tir"
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    sm80 = "--arch=sm_80" in launch.pipeline_args
+    if sm80 or (warps and warps[0] != "--num-warps=4"):
+        r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull]
+                           + launch.pipeline_args, capture_output=True, text=True)
+        assert r.returncode == 1, r.stderr
+        assert f"{kernel.name}:" in r.stderr, r.stderr
+        assert ("need sm_90a" if sm80 else "tiles in a partition need num_warps warps") in r.stderr, r.stderr
+        return
+    ptx = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", "-"], capture_output=True, text=True)
+    assert ptx.returncode == 0, ptx.stderr
+    assert ".reqntid 384, 1, 1" in ptx.stdout and ".maxnreg 168" in ptx.stdout, ptx.stdout[:2000]
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + 3
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(kernel), {}, (cdiv(m, 128), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
 TUTORIAL_SHAPES = GPUIR_MATMUL_SHAPES + [(40, 16, 0)]
 
 
