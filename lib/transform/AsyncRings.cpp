@@ -61,10 +61,11 @@ class RingBuilder {
 public:
   /// WhyNotTensorStore: tensor-stores' answer about a store (Target's
   /// TensorStores).
+  /// Budget: the bytes all rings may take (0: no limit).
   RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target,
-              const AssignLayoutsTarget *Dots, bool TransOperands,
+              const AssignLayoutsTarget *Dots, bool TransOperands, uint64_t Budget,
               std::function<std::string(Instruction &Store)> WhyNotTensorStore)
-      : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands),
+      : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands), Budget(Budget),
         WhyNotTensorStore(std::move(WhyNotTensorStore)), Header(L.getHeader()),
         M(*Header->getParent()->getParent()) {}
 
@@ -75,6 +76,21 @@ public:
   unsigned depth() const { return D; }
   unsigned slots() const { return D + 1 + ExtraSlots; }
   unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
+  /// The refill loads of the operands left in registers for the budget, and
+  /// why all rings would not fit it.
+  std::vector<const Instruction *> droppedLoads() const {
+    std::vector<const Instruction *> Loads;
+    for (const OperandChain &C : Dropped)
+      Loads.push_back(C.Refill);
+    return Loads;
+  }
+  const std::string &overBudget() const { return OverBudget; }
+  uint64_t keptBytes() const {
+    std::vector<const OperandChain *> Kept;
+    for (const OperandChain &C : Chains)
+      Kept.push_back(&C);
+    return ringBytes(Kept, slots());
+  }
 
 private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
@@ -84,9 +100,15 @@ private:
   bool runsOnFmaOrTF32(const OperandChain &C) const;
   const Layout *plainSlotLayout(const OperandChain &C) const;
   std::string checkTarget();
+  uint64_t ringBytes(const std::vector<const OperandChain *> &Kept, unsigned Slots) const;
+  unsigned extraSlotsFor(const std::vector<const OperandChain *> &Kept) const;
+  std::string whyOverBudget(const std::vector<const OperandChain *> &Kept, unsigned Slots);
+  std::string keepRingsWithinBudget();
   /// Why tensor-stores will not stage Store, the exit's only tile store,
-  /// in the slots the tile-ahead prologue leaves free, or "".
-  std::string whyNotInFreeSlots(Instruction *Store, unsigned TileStores);
+  /// in the slots the tile-ahead prologue of the rings of Kept (of Slots
+  /// slots each) leaves free, or "".
+  std::string whyNotInFreeSlots(Instruction *Store, unsigned TileStores,
+                                const std::vector<const OperandChain *> &Kept, unsigned Slots);
   std::string checkCopyable(Instruction *Load, const char *What);
   bool transposesInRing(const OperandChain &C) const;
   std::string refuse(const Instruction *At, std::string Why) {
@@ -108,7 +130,10 @@ private:
   /// Every `trans` operand of a wgmma dot gets column-major slots, not only
   /// descriptor boxes (the pass's `trans` option; see transposesInRing).
   bool TransOperands;
+  uint64_t Budget;
   std::function<std::string(Instruction &Store)> WhyNotTensorStore;
+  /// WhyNotTensorStore's answer, once asked.
+  std::optional<std::string> StoreAnswer;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   /// Set when the prologue is issued a tile ahead: the preheader of the
@@ -123,6 +148,10 @@ private:
   /// iteration i - 2, which every warpgroup retired before the barrier.
   unsigned ExtraSlots = 0;
   std::vector<OperandChain> Chains;
+  /// Chains left in registers so that the others' rings fit the budget
+  /// (keepRingsWithinBudget), and why all would not.
+  std::vector<OperandChain> Dropped;
+  std::string OverBudget;
   const Instruction *Culprit = nullptr;
 };
 
@@ -180,7 +209,10 @@ std::string RingBuilder::analyze() {
       if (analysis::planDot(*C.Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, Dots->HasWgmma)
               .Kind == analysis::DotKind::Wgmma)
         ExtraSlots = 1;
-  return Target ? checkTarget() : "";
+  if (Target)
+    if (std::string Why = checkTarget(); !Why.empty())
+      return Why;
+  return Budget ? keepRingsWithinBudget() : "";
 }
 
 /// Bytes between consecutive slots, as the back end places them
@@ -194,7 +226,6 @@ uint64_t slotBytes(const Type *Tile, const Layout *Shared) {
 /// The loops the back end hands over to this pass: those whose rings it
 /// would fill with cp.async (see the header).
 std::string RingBuilder::checkTarget() {
-  uint64_t Bytes = 0;
   for (OperandChain &C : Chains) {
     analysis::DotPlan Plan = *planOf(*C.Dot);
     bool Plain = runsOnFmaOrTF32(C);
@@ -222,8 +253,42 @@ std::string RingBuilder::checkTarget() {
           !Why.empty())
         return refuse(Load, Why);
   }
-  for (OperandChain &C : Chains)
-    Bytes += slotBytes(C.Refill->getType(), C.Shared) * slots();
+  return "";
+}
+
+/// The shared memory the rings of Kept take with Slots slots each.
+uint64_t RingBuilder::ringBytes(const std::vector<const OperandChain *> &Kept,
+                                unsigned Slots) const {
+  uint64_t Bytes = 0;
+  for (const OperandChain *C : Kept)
+    Bytes += slotBytes(C->Refill->getType(), C->Shared) * Slots;
+  return Bytes;
+}
+
+/// The slot more of several warpgroups serves a wgmma group left in flight
+/// (mma-in-flight), which needs both of its dot's operands in rings
+/// (accelerate-dot): a dot whose other operand stays in registers does
+/// not need it.
+unsigned RingBuilder::extraSlotsFor(const std::vector<const OperandChain *> &Kept) const {
+  for (const OperandChain *C : Kept) {
+    bool WholeDot = std::all_of(Chains.begin(), Chains.end(), [&](const OperandChain &Other) {
+      return Other.Dot != C->Dot || std::count(Kept.begin(), Kept.end(), &Other) != 0;
+    });
+    if (WholeDot)
+      return ExtraSlots;
+  }
+  return 0;
+}
+
+/// Why the rings of Kept, of Slots slots each, would not fit the ring
+/// budget, or "". The dots stage the operands left out through shared
+/// memory next to the rings, every iteration: their tiles count too.
+std::string RingBuilder::whyOverBudget(const std::vector<const OperandChain *> &Kept,
+                                       unsigned Slots) {
+  uint64_t Bytes = ringBytes(Kept, Slots);
+  for (const OperandChain &C : Chains)
+    if (std::count(Kept.begin(), Kept.end(), &C) == 0)
+      Bytes += slotBytes(C.Refill->getType(), C.Shared);
   // A tile ahead, the rings hold the next tile's first fills through the
   // epilogue: the shared memory the epilogue's stores take (a conversion
   // of the tile, or its staging slot) cannot lie over them.
@@ -243,42 +308,92 @@ std::string RingBuilder::checkTarget() {
           Largest = I.get();
         }
       }
-    if (Bytes + Epilogue > Target->RingBudget)
-      if (std::string Why = whyNotInFreeSlots(Largest, TileStores); !Why.empty())
-        return refuse(Chains[0].Dot,
-                      "the rings would take " + std::to_string(Bytes / 1024) +
-                          " KB of shared memory and, as the next tile's prologue is issued "
-                          "above the epilogue, stay in use under its " +
-                          std::to_string(Epilogue / 1024) + " KB tile: more than the " +
-                          std::to_string(Target->RingBudget / 1024) +
-                          " KB the back end gives rings, and " + Why);
+    if (Bytes + Epilogue > Budget)
+      if (std::string Why = whyNotInFreeSlots(Largest, TileStores, Kept, Slots); !Why.empty())
+        return "the rings would take " + std::to_string(Bytes / 1024) +
+               " KB of shared memory and, as the next tile's prologue is issued above the "
+               "epilogue, stay in use under its " +
+               std::to_string(Epilogue / 1024) + " KB tile: more than the " +
+               std::to_string(Budget / 1024) + " KB the back end gives rings, and " + Why;
   }
-  if (Bytes > Target->RingBudget)
-    return refuse(Chains[0].Dot, "the rings would take " + std::to_string(Bytes / 1024) +
-                                     " KB of shared memory, more than the " +
-                                     std::to_string(Target->RingBudget / 1024) +
-                                     " KB the back end gives rings");
+  if (Bytes > Budget)
+    return "the rings would take " + std::to_string(Bytes / 1024) +
+           " KB of shared memory, more than the " + std::to_string(Budget / 1024) +
+           " KB the back end gives rings";
   return "";
 }
 
-std::string RingBuilder::whyNotInFreeSlots(Instruction *Store, unsigned TileStores) {
-  if (!Target->TensorStores || !WhyNotTensorStore)
+/// Where the rings of all operands would exceed the budget, keeps those
+/// that fit. Each ring saves its operand's trip through registers and the
+/// dot's staging of it through shared memory every iteration, both in
+/// proportion to its tile's bytes, and costs a slot of those bytes per
+/// stage, the same number for every ring of the loop: per byte of shared
+/// memory all rings save alike, so the rings kept are those that copy the
+/// most bytes within the budget. Fewer stages for all rings are not this
+/// pass's to give: `pipeline` chose the depth of the loads it issued ahead
+/// (on sm_90a already lowered to what wgmma rings hold, CodeGen.cpp's
+/// stagesThatFit). Returns why no ring fits, or "".
+std::string RingBuilder::keepRingsWithinBudget() {
+  std::vector<const OperandChain *> All;
+  for (const OperandChain &C : Chains)
+    All.push_back(&C);
+  std::string Why = whyOverBudget(All, slots());
+  if (Why.empty())
+    return "";
+  // Every subset, where few enough rings make that cheap (a loop has two
+  // per dot); the first of the largest wins ties.
+  constexpr size_t MaxChosen = 10;
+  std::optional<uint32_t> Best;
+  uint64_t BestBytes = 0;
+  unsigned BestExtra = 0;
+  uint32_t Subsets = All.size() <= MaxChosen ? (1u << All.size()) - 1 : 0;
+  for (uint32_t Mask = 1; Mask < Subsets; ++Mask) {
+    std::vector<const OperandChain *> Kept;
+    for (size_t K = 0; K < All.size(); ++K)
+      if (Mask & (1u << K))
+        Kept.push_back(All[K]);
+    unsigned Extra = extraSlotsFor(Kept);
+    uint64_t Bytes = ringBytes(Kept, D + 1 + Extra);
+    if (Bytes > BestBytes && whyOverBudget(Kept, D + 1 + Extra).empty()) {
+      Best = Mask;
+      BestBytes = Bytes;
+      BestExtra = Extra;
+    }
+  }
+  if (!Best)
+    return refuse(Chains[0].Dot, Why);
+  OverBudget = Why;
+  std::vector<OperandChain> Kept;
+  for (size_t K = 0; K < All.size(); ++K)
+    ((*Best & (1u << K)) ? Kept : Dropped).push_back(std::move(Chains[K]));
+  Chains = std::move(Kept);
+  ExtraSlots = BestExtra;
+  return "";
+}
+
+std::string RingBuilder::whyNotInFreeSlots(Instruction *Store, unsigned TileStores,
+                                           const std::vector<const OperandChain *> &Kept,
+                                           unsigned Slots) {
+  if (!Target || !Target->TensorStores || !WhyNotTensorStore)
     return "its store is no bulk tensor store, which could take free ring slots";
   if (TileStores != 1)
     return "the epilogue has " + std::to_string(TileStores) +
            " tile stores, of which only one could take free ring slots";
-  if (std::string Why = WhyNotTensorStore(*Store); !Why.empty())
-    return "its store is no bulk tensor store, which could take free ring slots: " + Why;
+  // The answer is the same for every choice of rings (keepRingsWithinBudget).
+  if (!StoreAnswer)
+    StoreAnswer = WhyNotTensorStore(*Store);
+  if (!StoreAnswer->empty())
+    return "its store is no bulk tensor store, which could take free ring slots: " + *StoreAnswer;
   // The prologue fills D slots of each ring; the others hold no data under
   // the epilogue.
   const Type *Tile = Store->getOperand(1)->getType();
-  for (const OperandChain &C : Chains) {
-    const Type *T = C.Refill->getType();
-    const Type *Ring = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, slots());
-    if (ringStagingPieces(Tile, Ring, slots() - D) != 0)
+  for (const OperandChain *C : Kept) {
+    const Type *T = C->Refill->getType();
+    const Type *Ring = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C->Shared, Slots);
+    if (ringStagingPieces(Tile, Ring, Slots - D) != 0)
       return "";
   }
-  return "its tile's column pieces fit in no ring's " + std::to_string(slots() - D) +
+  return "its tile's column pieces fit in no ring's " + std::to_string(Slots - D) +
          " slots the prologue leaves free";
 }
 
@@ -792,13 +907,19 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
     RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr,
-                  Target || TransOperands,
+                  Target || TransOperands, Target ? Target->RingBudget : RingBudget,
                   [&](Instruction &Store) { return whyNotBulkTensorStore(F, Store, AM); });
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);
       continue;
     }
+    // Before the rewrite, which erases the kept operands' loads.
+    for (const Instruction *Load : B.droppedLoads())
+      Remark(RemarkKind::Missed, *Load,
+             "dot operand not copied into a shared-memory ring, loaded into registers: " +
+                 B.overBudget() + "; the rings kept (" + std::to_string(B.keptBytes() / 1024) +
+                 " KB, next to the operands their dots stage) copy the most bytes that fit");
     B.rewrite();
     Changed = true;
     unsigned N = B.numRings();
@@ -817,8 +938,9 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target) {
   return std::make_unique<AsyncRingsPass>(std::move(Target));
 }
 
-std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands) {
-  return std::make_unique<AsyncRingsPass>(Dots, TransOperands);
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands,
+                                           uint64_t RingBudget) {
+  return std::make_unique<AsyncRingsPass>(Dots, TransOperands, RingBudget);
 }
 
 } // namespace tritonc::transform
