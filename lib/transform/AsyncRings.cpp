@@ -76,20 +76,13 @@ public:
   unsigned depth() const { return D; }
   unsigned slots() const { return D + 1 + ExtraSlots; }
   unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
-  /// The refill loads of the operands left in registers for the budget, and
-  /// why all rings would not fit it.
-  std::vector<const Instruction *> droppedLoads() const {
-    std::vector<const Instruction *> Loads;
-    for (const OperandChain &C : Dropped)
-      Loads.push_back(C.Refill);
-    return Loads;
-  }
-  const std::string &overBudget() const { return OverBudget; }
-  uint64_t keptBytes() const {
-    std::vector<const OperandChain *> Kept;
-    for (const OperandChain &C : Chains)
-      Kept.push_back(&C);
-    return ringBytes(Kept, slots());
+  /// The refill loads of the operands left in registers while the others
+  /// get rings, and why each is.
+  std::vector<std::pair<const Instruction *, std::string>> droppedOperands() const {
+    std::vector<std::pair<const Instruction *, std::string>> Out;
+    for (size_t K = 0; K < Dropped.size(); ++K)
+      Out.emplace_back(Dropped[K].Refill, DroppedWhy[K]);
+    return Out;
   }
 
 private:
@@ -100,6 +93,7 @@ private:
   bool runsOnFmaOrTF32(const OperandChain &C) const;
   const Layout *plainSlotLayout(const OperandChain &C) const;
   std::string checkTarget();
+  std::string whyNotCopied(OperandChain &C, const Instruction *&At);
   uint64_t ringBytes(const std::vector<const OperandChain *> &Kept, unsigned Slots) const;
   unsigned extraSlotsFor(const std::vector<const OperandChain *> &Kept) const;
   std::string whyOverBudget(const std::vector<const OperandChain *> &Kept, unsigned Slots);
@@ -148,10 +142,11 @@ private:
   /// iteration i - 2, which every warpgroup retired before the barrier.
   unsigned ExtraSlots = 0;
   std::vector<OperandChain> Chains;
-  /// Chains left in registers so that the others' rings fit the budget
-  /// (keepRingsWithinBudget), and why all would not.
+  /// Chains left in registers while the others get rings: the back end
+  /// would not copy them (checkTarget) or their rings do not fit the budget
+  /// with the others' (keepRingsWithinBudget); and why, for the remarks.
   std::vector<OperandChain> Dropped;
-  std::string OverBudget;
+  std::vector<std::string> DroppedWhy;
   const Instruction *Culprit = nullptr;
 };
 
@@ -226,33 +221,59 @@ uint64_t slotBytes(const Type *Tile, const Layout *Shared) {
 /// The loops the back end hands over to this pass: those whose rings it
 /// would fill with cp.async (see the header).
 std::string RingBuilder::checkTarget() {
+  // An operand the back end would not copy stays in registers, and the
+  // dot stages it: the others still get their rings (the convolution's
+  // aligned B next to its gathered A); the loop is declined where none
+  // would be copied.
+  std::vector<OperandChain> Copied;
+  std::vector<std::pair<const Instruction *, std::string>> NotCopied;
   for (OperandChain &C : Chains) {
-    analysis::DotPlan Plan = *planOf(*C.Dot);
-    bool Plain = runsOnFmaOrTF32(C);
-    if (C.ViaTrans && !C.Transposed)
-      return refuse(C.Refill, "the operand reaches the dot through a `trans` (the `trans` "
-                              "option rings it in column-major slots)");
-    if (Plan.Kind == analysis::DotKind::Wgmma) {
-      // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
-      // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
-      if (C.Shared->getSwizzleBytes() == 0)
-        return refuse(C.Refill, "wgmma reads its operands from slots in a swizzle mode, and this "
-                                "operand's contiguous rows are under 32 bytes");
-      ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
-    } else if (!Plain && !C.Transposed && C.Shared->getOrder()[0] != 1)
-      // A transposed operand's slot is read with or without ldmatrix's
-      // `.trans`, as its order asks; the others take the row-major path.
-      return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
-                              "this operand's loads are contiguous along its first dimension");
-    std::vector<Instruction *> Loads = C.Initial;
-    Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
-    Loads.push_back(C.Refill);
-    for (Instruction *Load : Loads)
-      if (std::string Why =
-              Target->CopyFilter ? Target->CopyFilter(*Load, C.Shared, C.Transposed) : "";
-          !Why.empty())
-        return refuse(Load, Why);
+    const Instruction *At = nullptr;
+    if (std::string Why = whyNotCopied(C, At); !Why.empty()) {
+      NotCopied.emplace_back(At, Why);
+      DroppedWhy.push_back(std::move(Why));
+      Dropped.push_back(std::move(C));
+    } else {
+      Copied.push_back(std::move(C));
+    }
   }
+  Chains = std::move(Copied);
+  if (Chains.empty())
+    return refuse(NotCopied[0].first, NotCopied[0].second);
+  return "";
+}
+
+/// Why the back end would not copy C's loads into the ring of C, or "",
+/// with At the instruction the reason is about.
+std::string RingBuilder::whyNotCopied(OperandChain &C, const Instruction *&At) {
+  analysis::DotPlan Plan = *planOf(*C.Dot);
+  bool Plain = runsOnFmaOrTF32(C);
+  At = C.Refill;
+  if (C.ViaTrans && !C.Transposed)
+    return "the operand reaches the dot through a `trans` (the `trans` option rings it in "
+           "column-major slots)";
+  if (Plan.Kind == analysis::DotKind::Wgmma) {
+    // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
+    // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
+    if (C.Shared->getSwizzleBytes() == 0)
+      return "wgmma reads its operands from slots in a swizzle mode, and this operand's "
+             "contiguous rows are under 32 bytes";
+    ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
+  } else if (!Plain && !C.Transposed && C.Shared->getOrder()[0] != 1)
+    // A transposed operand's slot is read with or without ldmatrix's
+    // `.trans`, as its order asks; the others take the row-major path.
+    return "mma.sync reads its operands from row-major slots (ldmatrix), and this operand's "
+           "loads are contiguous along its first dimension";
+  std::vector<Instruction *> Loads = C.Initial;
+  Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
+  Loads.push_back(C.Refill);
+  for (Instruction *Load : Loads)
+    if (std::string Why =
+            Target->CopyFilter ? Target->CopyFilter(*Load, C.Shared, C.Transposed) : "";
+        !Why.empty()) {
+      At = Load;
+      return Why;
+    }
   return "";
 }
 
@@ -274,6 +295,8 @@ unsigned RingBuilder::extraSlotsFor(const std::vector<const OperandChain *> &Kep
     bool WholeDot = std::all_of(Chains.begin(), Chains.end(), [&](const OperandChain &Other) {
       return Other.Dot != C->Dot || std::count(Kept.begin(), Kept.end(), &Other) != 0;
     });
+    WholeDot = WholeDot && std::none_of(Dropped.begin(), Dropped.end(),
+                                        [&](const OperandChain &O) { return O.Dot == C->Dot; });
     if (WholeDot)
       return ExtraSlots;
   }
@@ -289,6 +312,8 @@ std::string RingBuilder::whyOverBudget(const std::vector<const OperandChain *> &
   for (const OperandChain &C : Chains)
     if (std::count(Kept.begin(), Kept.end(), &C) == 0)
       Bytes += slotBytes(C.Refill->getType(), C.Shared);
+  for (const OperandChain &C : Dropped)
+    Bytes += slotBytes(C.Refill->getType(), C.Shared);
   // A tile ahead, the rings hold the next tile's first fills through the
   // epilogue: the shared memory the epilogue's stores take (a conversion
   // of the tile, or its staging slot) cannot lie over them.
@@ -362,10 +387,17 @@ std::string RingBuilder::keepRingsWithinBudget() {
   }
   if (!Best)
     return refuse(Chains[0].Dot, Why);
-  OverBudget = Why;
   std::vector<OperandChain> Kept;
-  for (size_t K = 0; K < All.size(); ++K)
-    ((*Best & (1u << K)) ? Kept : Dropped).push_back(std::move(Chains[K]));
+  for (size_t K = 0; K < All.size(); ++K) {
+    if (*Best & (1u << K)) {
+      Kept.push_back(std::move(Chains[K]));
+      continue;
+    }
+    Dropped.push_back(std::move(Chains[K]));
+    DroppedWhy.push_back(
+        Why + "; the rings kept (" + std::to_string(BestBytes / 1024) +
+        " KB, next to the operands their dots stage) copy the most bytes that fit");
+  }
   Chains = std::move(Kept);
   ExtraSlots = BestExtra;
   return "";
@@ -915,11 +947,9 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
       continue;
     }
     // Before the rewrite, which erases the kept operands' loads.
-    for (const Instruction *Load : B.droppedLoads())
+    for (const auto &[Load, Why] : B.droppedOperands())
       Remark(RemarkKind::Missed, *Load,
-             "dot operand not copied into a shared-memory ring, loaded into registers: " +
-                 B.overBudget() + "; the rings kept (" + std::to_string(B.keptBytes() / 1024) +
-                 " KB, next to the operands their dots stage) copy the most bytes that fit");
+             "dot operand not copied into a shared-memory ring, loaded into registers: " + Why);
     B.rewrite();
     Changed = true;
     unsigned N = B.numRings();

@@ -70,11 +70,12 @@
 // wgmma dot does, whatever its loads, and so does every one of an mma.sync
 // dot (f16/bf16): ldmatrix reads the 16-byte chunks of its slots' columns
 // as matrix rows (`.trans` for A; LowerDot.cpp).
-// The GPU back end runs it with an AsyncRingsTarget: it then also
-// declines, with a remark, every loop whose rings the back end would not
-// fill with cp.async (copies narrower than 4 bytes); the dots of those
-// loops read their operands from registers, which their lowering stages
-// through shared memory itself (LowerDot.cpp, LowerWgmma.cpp). Where the
+// The GPU back end runs it with an AsyncRingsTarget: it then also leaves
+// in registers, with a remark, every operand whose ring the back end would
+// not fill with cp.async (copies narrower than 4 bytes), and declines the
+// loops where that is every operand; the dots read those operands from
+// registers, which their lowering stages through shared memory itself
+// (LowerDot.cpp, LowerWgmma.cpp). Where the
 // rings of all of a loop's operands would exceed the shared-memory budget
 // (the target's, or `ring-budget=N`), it keeps those that copy the most
 // bytes within it, the operands left out staged by their dots next to
