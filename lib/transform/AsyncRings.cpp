@@ -88,6 +88,7 @@ public:
 private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
                            bool ViaTrans);
+  std::string leaveShallowerInRegisters(OperandChain &C);
   std::string collectTileAhead(OperandChain &C, unsigned J, Instruction *TilePhi);
   std::optional<analysis::DotPlan> planOf(const Instruction &Dot) const;
   bool runsOnFmaOrTF32(const OperandChain &C) const;
@@ -174,8 +175,9 @@ std::string RingBuilder::analyze() {
                           "`pipeline` first, or see its remark)");
       if (VI->getOpcode() != Opcode::Phi || VI->getParent() != Header)
         continue; // computed in registers: nothing to copy
-      bool Seen = std::any_of(Chains.begin(), Chains.end(),
-                              [&](const OperandChain &C) { return C.Phis[0] == VI; });
+      auto Is = [&](const OperandChain &C) { return C.Phis[0] == VI; };
+      bool Seen = std::any_of(Chains.begin(), Chains.end(), Is) ||
+                  std::any_of(Dropped.begin(), Dropped.end(), Is);
       if (!Seen)
         if (std::string Why = collectChain(VI, I.get(), K, Stripped != I->getOperand(K));
             !Why.empty())
@@ -457,18 +459,10 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
   }
   unsigned Depth = static_cast<unsigned>(C.Phis.size());
   if (D != 0 && Depth != D) {
-    // The back end's pipeline issues the loads it will not copy fewer
-    // iterations ahead (LoopPipeline.h): that is the reason to give.
-    std::vector<Instruction *> Refills = {C.Refill};
-    for (const OperandChain &Other : Chains)
-      Refills.push_back(Other.Refill);
-    for (Instruction *Load : Refills)
-      if (std::string Why =
-              Target && Target->CopyFilter ? Target->CopyFilter(*Load, nullptr, false) : "";
-          !Why.empty())
-        return refuse(Load, Why);
-    return refuse(Q0, "the dot operands are issued different numbers of iterations ahead (" +
-                          std::to_string(D) + " and " + std::to_string(Depth) + ")");
+    if (std::string Why = leaveShallowerInRegisters(C); Why != "rings")
+      return Why;
+    if (Depth < D)
+      return "";
   }
   D = Depth;
   for (unsigned J = 0; J < D; ++J) {
@@ -510,6 +504,50 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
     return refuse(C.Refill, "the refill load has other uses");
   Chains.push_back(std::move(C));
   return "";
+}
+
+/// The back end's pipeline issues the loads it will not copy fewer
+/// iterations ahead (LoopPipeline.h): where C and the chains collected so
+/// far differ in depth, the shallower ones stay in registers (their dots
+/// stage them) if the back end would not copy their loads, and the others
+/// may get rings. Returns "rings" where the deeper ones go on, else why
+/// the loop is declined (the reason to give: such a load).
+std::string RingBuilder::leaveShallowerInRegisters(OperandChain &C) {
+  unsigned Depth = static_cast<unsigned>(C.Phis.size());
+  std::vector<OperandChain *> Shallower;
+  if (Depth < D)
+    Shallower.push_back(&C);
+  else
+    for (OperandChain &Other : Chains)
+      Shallower.push_back(&Other);
+  std::vector<std::string> Whys;
+  for (OperandChain *S : Shallower) {
+    std::string Why =
+        Target && Target->CopyFilter ? Target->CopyFilter(*S->Refill, nullptr, false) : "";
+    if (Why.empty())
+      break;
+    Whys.push_back(std::move(Why));
+  }
+  if (Whys.size() != Shallower.size()) {
+    std::vector<Instruction *> Refills = {C.Refill};
+    for (const OperandChain &Other : Chains)
+      Refills.push_back(Other.Refill);
+    for (Instruction *Load : Refills)
+      if (std::string Why =
+              Target && Target->CopyFilter ? Target->CopyFilter(*Load, nullptr, false) : "";
+          !Why.empty())
+        return refuse(Load, Why);
+    return refuse(C.Phis[0], "the dot operands are issued different numbers of iterations ahead (" +
+                                 std::to_string(D) + " and " + std::to_string(Depth) + ")");
+  }
+  for (size_t K = 0; K < Shallower.size(); ++K) {
+    Shallower[K]->Shared = chooseLayout(Shallower[K]->Refill);
+    DroppedWhy.push_back(std::move(Whys[K]));
+    Dropped.push_back(std::move(*Shallower[K]));
+  }
+  if (Depth > D)
+    Chains.clear();
+  return "rings";
 }
 
 /// The prologue load of iteration J of C issued a tile ahead, carried by
