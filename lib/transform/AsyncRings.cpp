@@ -88,7 +88,7 @@ public:
 private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
                            bool ViaTrans);
-  std::string leaveShallowerInRegisters(OperandChain &C);
+  std::optional<std::string> leaveShallowerInRegisters(OperandChain &C);
   std::string collectTileAhead(OperandChain &C, unsigned J, Instruction *TilePhi);
   std::optional<analysis::DotPlan> planOf(const Instruction &Dot) const;
   bool runsOnFmaOrTF32(const OperandChain &C) const;
@@ -459,8 +459,8 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
   }
   unsigned Depth = static_cast<unsigned>(C.Phis.size());
   if (D != 0 && Depth != D) {
-    if (std::string Why = leaveShallowerInRegisters(C); Why != "rings")
-      return Why;
+    if (std::optional<std::string> Why = leaveShallowerInRegisters(C))
+      return *Why;
     if (Depth < D)
       return "";
   }
@@ -510,9 +510,9 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
 /// iterations ahead (LoopPipeline.h): where C and the chains collected so
 /// far differ in depth, the shallower ones stay in registers (their dots
 /// stage them) if the back end would not copy their loads, and the others
-/// may get rings. Returns "rings" where the deeper ones go on, else why
-/// the loop is declined (the reason to give: such a load).
-std::string RingBuilder::leaveShallowerInRegisters(OperandChain &C) {
+/// may get rings. Returns nothing where the deeper ones go on, else why the
+/// loop is declined (the reason to give: such a load).
+std::optional<std::string> RingBuilder::leaveShallowerInRegisters(OperandChain &C) {
   unsigned Depth = static_cast<unsigned>(C.Phis.size());
   std::vector<OperandChain *> Shallower;
   if (Depth < D)
@@ -547,7 +547,7 @@ std::string RingBuilder::leaveShallowerInRegisters(OperandChain &C) {
   }
   if (Depth > D)
     Chains.clear();
-  return "rings";
+  return std::nullopt;
 }
 
 /// The prologue load of iteration J of C issued a tile ahead, carried by
