@@ -3,11 +3,10 @@
 // The GPU-level operations that GPU-level IR states itself (docs/IR.md, "GPU
 // level"), each lowered to one PTX sequence:
 //
-//   smem_alloc          the buffer's address: buffers are placed after the
-//                       rings the back end plans itself, before the scratch,
-//                       and no scratch ever overlaps them (every block counts
-//                       as ring-live), so the barrier placement of scratch
-//                       accesses never has to consider them
+//   smem_alloc          the buffer's address: at its allocate-shared offset,
+//                       else after the buffers before it; scratch reuses the
+//                       buffers' bytes only in blocks where none holds data
+//                       (bufferLiveBlocks), after draining their copies
 //   smem_slot           buffer + index * slot bytes
 //   local_load/store    ld.shared / st.shared at the addresses the slot's
 //                       #shared layout gives (row-major without one),
@@ -107,6 +106,18 @@ bool keepsChunks(const LinearLayout &Inverse, unsigned Along, int32_t RunBits) {
   return true;
 }
 
+/// Whether a `tma_store_wait 0` follows a bulk tensor store in its block
+/// (the store's reads of its slot end there).
+bool tmaStoreWaitedInItsBlock(const Instruction &Store) {
+  bool After = false;
+  for (const auto &I : Store.getParent()->instructions()) {
+    if (After && I->getOpcode() == Opcode::TmaStoreWait && I->Count == 0)
+      return true;
+    After = After || I.get() == &Store;
+  }
+  return false;
+}
+
 } // namespace
 
 // --- Placement ---------------------------------------------------------------
@@ -201,6 +212,16 @@ std::set<const ir::BasicBlock *> FunctionLowering::bufferLiveBlocks(const Instru
       if (U->getOpcode() == Opcode::TmaLoad && U->getOperand(U->getNumOperands() - 2) == V) {
         Writes.push_back(U->getParent());
         ExplicitCopyBlocks.insert(U->getParent());
+        continue;
+      }
+      // A bulk tensor store reads its slot until a `tma_store_wait 0`: in
+      // its block, or, for a store in a loop (TensorStores.h), on into the
+      // next iteration, where scratch over the slot would have to be
+      // separated from the slot's next write in every iteration: such a
+      // slot stays live everywhere (below).
+      if (U->getOpcode() == Opcode::TmaStore && U->getOperand(U->getNumOperands() - 1) == V &&
+          tmaStoreWaitedInItsBlock(*U)) {
+        Reads.push_back(U->getParent());
         continue;
       }
       bool Slot = U->getNumOperands() > 0 && U->getOperand(0) == V;

@@ -299,7 +299,9 @@ void FunctionLowering::fillDuplicateRegisters(const LinearLayout &L, Regs &Out) 
 // --- Shared memory bookkeeping -----------------------------------------------
 
 void FunctionLowering::waitForCopiesAndMmas() {
-  B.emit("cp.async.wait_all;");
+  // Only IR cp_async issues cp.async (the lowering copies nothing itself).
+  if (HasExplicitCopies)
+    B.emit("cp.async.wait_all;");
   forcedBarrier();
 }
 

@@ -496,8 +496,9 @@ public:
   /// reuse in blocks where they hold no data (RingLiveBlocks).
   bool hasRingSpace() const { return !BufferOffsets.empty(); }
   /// The blocks where the slots of Alloc may hold data a later read needs:
-  /// on a path from a block that writes a slot to one that reads one; every
-  /// block where a use of the buffer is not such a read or write.
+  /// on a path from a block that writes a slot to one that reads one (a
+  /// bulk tensor store waited for in its block reads there); every block
+  /// where a use of the buffer is not such a read or write.
   std::set<const ir::BasicBlock *> bufferLiveBlocks(const ir::Instruction &Alloc);
   /// smem_alloc buffers whose slots mma.sync or FMA dots read directly: their
   /// copies ask L2 for 256-byte blocks.
@@ -524,8 +525,8 @@ public:
   // --- Scratch over the buffers (LowerAsync.cpp) ------------------------------
   /// Fills AfterScratchOverRings (see below).
   void markBlocksAfterScratchOverRings();
-  /// Waits for every cp.async copy, then a barrier: before scratch reuses
-  /// the buffers' space.
+  /// Waits for every cp.async copy (where the function issues any), then a
+  /// barrier: before scratch reuses the buffers' space.
   void waitForCopiesAndMmas();
   /// Before the first copy into a buffer in a block that scratch over the
   /// buffers may precede: a proxy fence and a barrier.

@@ -72,11 +72,12 @@ class RingBuilder {
 public:
   /// WhyNotTensorStore: tensor-stores' answer about a store (Target's
   /// TensorStores).
+  /// Budget: the bytes all rings may take (0: no limit).
   RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target,
-              const AssignLayoutsTarget *Dots, bool TransOperands,
+              const AssignLayoutsTarget *Dots, bool TransOperands, uint64_t Budget,
               std::function<std::string(Instruction &Store)> WhyNotTensorStore,
               BulkFillQuery WhyNotBulkFills)
-      : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands),
+      : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands), Budget(Budget),
         WhyNotTensorStore(std::move(WhyNotTensorStore)),
         WhyNotBulkFills(std::move(WhyNotBulkFills)), Header(L.getHeader()),
         M(*Header->getParent()->getParent()) {}
@@ -92,18 +93,34 @@ public:
     return static_cast<unsigned>(std::count_if(Chains.begin(), Chains.end(),
                                                [](const OperandChain &C) { return C.BulkOnly; }));
   }
+  /// The refill loads of the operands left in registers while the others
+  /// get rings, and why each is.
+  std::vector<std::pair<const Instruction *, std::string>> droppedOperands() const {
+    std::vector<std::pair<const Instruction *, std::string>> Out;
+    for (size_t K = 0; K < Dropped.size(); ++K)
+      Out.emplace_back(Dropped[K].Refill, DroppedWhy[K]);
+    return Out;
+  }
 
 private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
                            bool ViaTrans);
+  std::optional<std::string> leaveShallowerInRegisters(OperandChain &C);
   std::string collectTileAhead(OperandChain &C, unsigned J, Instruction *TilePhi);
   std::optional<analysis::DotPlan> planOf(const Instruction &Dot) const;
   bool runsOnFmaOrTF32(const OperandChain &C) const;
   const Layout *plainSlotLayout(const OperandChain &C) const;
   std::string checkTarget();
+  std::string whyNotCopied(OperandChain &C, const Instruction *&At);
+  uint64_t ringBytes(const std::vector<const OperandChain *> &Kept, unsigned Slots) const;
+  unsigned extraSlotsFor(const std::vector<const OperandChain *> &Kept) const;
+  std::string whyOverBudget(const std::vector<const OperandChain *> &Kept, unsigned Slots);
+  std::string keepRingsWithinBudget();
   /// Why tensor-stores will not stage Store, the exit's only tile store,
-  /// in the slots the tile-ahead prologue leaves free, or "".
-  std::string whyNotInFreeSlots(Instruction *Store, unsigned TileStores);
+  /// in the slots the tile-ahead prologue of the rings of Kept (of Slots
+  /// slots each) leaves free, or "".
+  std::string whyNotInFreeSlots(Instruction *Store, unsigned TileStores,
+                                const std::vector<const OperandChain *> &Kept, unsigned Slots);
   std::string checkCopyable(Instruction *Load, const char *What);
   std::string whyNotFilledInBulk(OperandChain &C, const std::string &WhyNotCopied);
   const Type *ringType(const OperandChain &C) const;
@@ -127,8 +144,11 @@ private:
   /// Every `trans` operand of a wgmma dot gets column-major slots, not only
   /// descriptor boxes (the pass's `trans` option; see transposesInRing).
   bool TransOperands;
+  uint64_t Budget;
   std::function<std::string(Instruction &Store)> WhyNotTensorStore;
   BulkFillQuery WhyNotBulkFills;
+  /// WhyNotTensorStore's answer, once asked.
+  std::optional<std::string> StoreAnswer;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   /// Set when the prologue is issued a tile ahead: the preheader of the
@@ -143,6 +163,11 @@ private:
   /// iteration i - 2, which every warpgroup retired before the barrier.
   unsigned ExtraSlots = 0;
   std::vector<OperandChain> Chains;
+  /// Chains left in registers while the others get rings: the back end
+  /// would not copy them (checkTarget) or their rings do not fit the budget
+  /// with the others' (keepRingsWithinBudget); and why, for the remarks.
+  std::vector<OperandChain> Dropped;
+  std::vector<std::string> DroppedWhy;
   const Instruction *Culprit = nullptr;
 };
 
@@ -170,8 +195,9 @@ std::string RingBuilder::analyze() {
                           "`pipeline` first, or see its remark)");
       if (VI->getOpcode() != Opcode::Phi || VI->getParent() != Header)
         continue; // computed in registers: nothing to copy
-      bool Seen = std::any_of(Chains.begin(), Chains.end(),
-                              [&](const OperandChain &C) { return C.Phis[0] == VI; });
+      auto Is = [&](const OperandChain &C) { return C.Phis[0] == VI; };
+      bool Seen = std::any_of(Chains.begin(), Chains.end(), Is) ||
+                  std::any_of(Dropped.begin(), Dropped.end(), Is);
       if (!Seen)
         if (std::string Why = collectChain(VI, I.get(), K, Stripped != I->getOperand(K));
             !Why.empty())
@@ -200,7 +226,10 @@ std::string RingBuilder::analyze() {
       if (analysis::planDot(*C.Dot, Dots->NumWarps, Dots->HasMmaV2, Dots->AllowTF32, Dots->HasWgmma)
               .Kind == analysis::DotKind::Wgmma)
         ExtraSlots = 1;
-  return Target ? checkTarget() : "";
+  if (Target)
+    if (std::string Why = checkTarget(); !Why.empty())
+      return Why;
+  return Budget ? keepRingsWithinBudget() : "";
 }
 
 /// Bytes between consecutive slots, as the back end places them
@@ -214,39 +243,99 @@ uint64_t slotBytes(const Type *Tile, const Layout *Shared) {
 /// The loops the back end hands over to this pass: those whose rings it
 /// would fill with cp.async (see the header).
 std::string RingBuilder::checkTarget() {
-  uint64_t Bytes = 0;
+  // An operand the back end would not copy stays in registers, and the
+  // dot stages it: the others still get their rings (the convolution's
+  // aligned B next to its gathered A); the loop is declined where none
+  // would be copied.
+  std::vector<OperandChain> Copied;
+  std::vector<std::pair<const Instruction *, std::string>> NotCopied;
   for (OperandChain &C : Chains) {
-    analysis::DotPlan Plan = *planOf(*C.Dot);
-    bool Plain = runsOnFmaOrTF32(C);
-    if (C.ViaTrans && !C.Transposed)
-      return refuse(C.Refill, "the operand reaches the dot through a `trans` (the `trans` "
-                              "option rings it in column-major slots)");
-    if (Plan.Kind == analysis::DotKind::Wgmma) {
-      // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
-      // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
-      if (C.Shared->getSwizzleBytes() == 0)
-        return refuse(C.Refill, "wgmma reads its operands from slots in a swizzle mode, and this "
-                                "operand's contiguous rows are under 32 bytes");
-      ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
-    } else if (!Plain && !C.Transposed && C.Shared->getOrder()[0] != 1)
-      // A transposed operand's slot is read with or without ldmatrix's
-      // `.trans`, as its order asks; the others take the row-major path.
-      return refuse(C.Refill, "mma.sync reads its operands from row-major slots (ldmatrix), and "
-                              "this operand's loads are contiguous along its first dimension");
-    std::vector<Instruction *> Loads = C.Initial;
-    Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
-    Loads.push_back(C.Refill);
-    for (Instruction *Load : Loads)
-      if (std::string Why =
-              Target->CopyFilter ? Target->CopyFilter(*Load, C.Shared, C.Transposed) : "";
-          !Why.empty()) {
-        if (std::string Still = whyNotFilledInBulk(C, Why); !Still.empty())
-          return refuse(Load, Still);
-        break;
-      }
+    const Instruction *At = nullptr;
+    if (std::string Why = whyNotCopied(C, At); !Why.empty()) {
+      NotCopied.emplace_back(At, Why);
+      DroppedWhy.push_back(std::move(Why));
+      Dropped.push_back(std::move(C));
+    } else {
+      Copied.push_back(std::move(C));
+    }
   }
-  for (OperandChain &C : Chains)
-    Bytes += slotBytes(C.Refill->getType(), C.Shared) * slots();
+  Chains = std::move(Copied);
+  if (Chains.empty())
+    return refuse(NotCopied[0].first, NotCopied[0].second);
+  return "";
+}
+
+/// Why the back end would not copy C's loads into the ring of C, or "",
+/// with At the instruction the reason is about.
+std::string RingBuilder::whyNotCopied(OperandChain &C, const Instruction *&At) {
+  analysis::DotPlan Plan = *planOf(*C.Dot);
+  bool Plain = runsOnFmaOrTF32(C);
+  At = C.Refill;
+  if (C.ViaTrans && !C.Transposed)
+    return "the operand reaches the dot through a `trans` (the `trans` option rings it in "
+           "column-major slots)";
+  if (Plan.Kind == analysis::DotKind::Wgmma) {
+    // A swizzle mode (rows wider than it are column blocks, docs/IR.md);
+    // a wgmma operand has 16 rows or more per block, whole 8-row patterns.
+    if (C.Shared->getSwizzleBytes() == 0)
+      return "wgmma reads its operands from slots in a swizzle mode, and this operand's "
+             "contiguous rows are under 32 bytes";
+    ExtraSlots = Target->NumWarps > 4 ? 1 : 0;
+  } else if (!Plain && !C.Transposed && C.Shared->getOrder()[0] != 1)
+    // A transposed operand's slot is read with or without ldmatrix's
+    // `.trans`, as its order asks; the others take the row-major path.
+    return "mma.sync reads its operands from row-major slots (ldmatrix), and this operand's "
+           "loads are contiguous along its first dimension";
+  std::vector<Instruction *> Loads = C.Initial;
+  Loads.insert(Loads.end(), C.NextTile.begin(), C.NextTile.end());
+  Loads.push_back(C.Refill);
+  for (Instruction *Load : Loads)
+    if (std::string Why =
+            Target->CopyFilter ? Target->CopyFilter(*Load, C.Shared, C.Transposed) : "";
+        !Why.empty()) {
+      At = Load;
+      return whyNotFilledInBulk(C, Why);
+    }
+  return "";
+}
+
+/// The shared memory the rings of Kept take with Slots slots each.
+uint64_t RingBuilder::ringBytes(const std::vector<const OperandChain *> &Kept,
+                                unsigned Slots) const {
+  uint64_t Bytes = 0;
+  for (const OperandChain *C : Kept)
+    Bytes += slotBytes(C->Refill->getType(), C->Shared) * Slots;
+  return Bytes;
+}
+
+/// The slot more of several warpgroups serves a wgmma group left in flight
+/// (mma-in-flight), which needs both of its dot's operands in rings
+/// (accelerate-dot): a dot whose other operand stays in registers does
+/// not need it.
+unsigned RingBuilder::extraSlotsFor(const std::vector<const OperandChain *> &Kept) const {
+  for (const OperandChain *C : Kept) {
+    bool WholeDot = std::all_of(Chains.begin(), Chains.end(), [&](const OperandChain &Other) {
+      return Other.Dot != C->Dot || std::count(Kept.begin(), Kept.end(), &Other) != 0;
+    });
+    WholeDot = WholeDot && std::none_of(Dropped.begin(), Dropped.end(),
+                                        [&](const OperandChain &O) { return O.Dot == C->Dot; });
+    if (WholeDot)
+      return ExtraSlots;
+  }
+  return 0;
+}
+
+/// Why the rings of Kept, of Slots slots each, would not fit the ring
+/// budget, or "". The dots stage the operands left out through shared
+/// memory next to the rings, every iteration: their tiles count too.
+std::string RingBuilder::whyOverBudget(const std::vector<const OperandChain *> &Kept,
+                                       unsigned Slots) {
+  uint64_t Bytes = ringBytes(Kept, Slots);
+  for (const OperandChain &C : Chains)
+    if (std::count(Kept.begin(), Kept.end(), &C) == 0)
+      Bytes += slotBytes(C.Refill->getType(), C.Shared);
+  for (const OperandChain &C : Dropped)
+    Bytes += slotBytes(C.Refill->getType(), C.Shared);
   // A tile ahead, the rings hold the next tile's first fills through the
   // epilogue: the shared memory the epilogue's stores take (a conversion
   // of the tile, or its staging slot) cannot lie over them.
@@ -266,21 +355,18 @@ std::string RingBuilder::checkTarget() {
           Largest = I.get();
         }
       }
-    if (Bytes + Epilogue > Target->RingBudget)
-      if (std::string Why = whyNotInFreeSlots(Largest, TileStores); !Why.empty())
-        return refuse(Chains[0].Dot,
-                      "the rings would take " + std::to_string(Bytes / 1024) +
-                          " KB of shared memory and, as the next tile's prologue is issued "
-                          "above the epilogue, stay in use under its " +
-                          std::to_string(Epilogue / 1024) + " KB tile: more than the " +
-                          std::to_string(Target->RingBudget / 1024) +
-                          " KB the back end gives rings, and " + Why);
+    if (Bytes + Epilogue > Budget)
+      if (std::string Why = whyNotInFreeSlots(Largest, TileStores, Kept, Slots); !Why.empty())
+        return "the rings would take " + std::to_string(Bytes / 1024) +
+               " KB of shared memory and, as the next tile's prologue is issued above the "
+               "epilogue, stay in use under its " +
+               std::to_string(Epilogue / 1024) + " KB tile: more than the " +
+               std::to_string(Budget / 1024) + " KB the back end gives rings, and " + Why;
   }
-  if (Bytes > Target->RingBudget)
-    return refuse(Chains[0].Dot, "the rings would take " + std::to_string(Bytes / 1024) +
-                                     " KB of shared memory, more than the " +
-                                     std::to_string(Target->RingBudget / 1024) +
-                                     " KB the back end gives rings");
+  if (Bytes > Budget)
+    return "the rings would take " + std::to_string(Bytes / 1024) +
+           " KB of shared memory, more than the " + std::to_string(Budget / 1024) +
+           " KB the back end gives rings";
   return "";
 }
 
@@ -311,24 +397,84 @@ std::string RingBuilder::whyNotFilledInBulk(OperandChain &C, const std::string &
   return "";
 }
 
-std::string RingBuilder::whyNotInFreeSlots(Instruction *Store, unsigned TileStores) {
-  if (!Target->TensorStores || !WhyNotTensorStore)
+/// Where the rings of all operands would exceed the budget, keeps those
+/// that fit. Each ring saves its operand's trip through registers and the
+/// dot's staging of it through shared memory every iteration, both in
+/// proportion to its tile's bytes, and costs a slot of those bytes per
+/// stage, the same number for every ring of the loop: per byte of shared
+/// memory all rings save alike, so the rings kept are those that copy the
+/// most bytes within the budget. Fewer stages for all rings are not this
+/// pass's to give: `pipeline` chose the depth of the loads it issued ahead
+/// (on sm_90a already lowered to what wgmma rings hold, CodeGen.cpp's
+/// stagesThatFit). Returns why no ring fits, or "".
+std::string RingBuilder::keepRingsWithinBudget() {
+  std::vector<const OperandChain *> All;
+  for (const OperandChain &C : Chains)
+    All.push_back(&C);
+  std::string Why = whyOverBudget(All, slots());
+  if (Why.empty())
+    return "";
+  // Every subset, where few enough rings make that cheap (a loop has two
+  // per dot); the first of the largest wins ties.
+  constexpr size_t MaxChosen = 10;
+  std::optional<uint32_t> Best;
+  uint64_t BestBytes = 0;
+  unsigned BestExtra = 0;
+  uint32_t Subsets = All.size() <= MaxChosen ? (1u << All.size()) - 1 : 0;
+  for (uint32_t Mask = 1; Mask < Subsets; ++Mask) {
+    std::vector<const OperandChain *> Kept;
+    for (size_t K = 0; K < All.size(); ++K)
+      if (Mask & (1u << K))
+        Kept.push_back(All[K]);
+    unsigned Extra = extraSlotsFor(Kept);
+    uint64_t Bytes = ringBytes(Kept, D + 1 + Extra);
+    if (Bytes > BestBytes && whyOverBudget(Kept, D + 1 + Extra).empty()) {
+      Best = Mask;
+      BestBytes = Bytes;
+      BestExtra = Extra;
+    }
+  }
+  if (!Best)
+    return refuse(Chains[0].Dot, Why);
+  std::vector<OperandChain> Kept;
+  for (size_t K = 0; K < All.size(); ++K) {
+    if (*Best & (1u << K)) {
+      Kept.push_back(std::move(Chains[K]));
+      continue;
+    }
+    Dropped.push_back(std::move(Chains[K]));
+    DroppedWhy.push_back(
+        Why + "; the rings kept (" + std::to_string(BestBytes / 1024) +
+        " KB, next to the operands their dots stage) copy the most bytes that fit");
+  }
+  Chains = std::move(Kept);
+  ExtraSlots = BestExtra;
+  return "";
+}
+
+std::string RingBuilder::whyNotInFreeSlots(Instruction *Store, unsigned TileStores,
+                                           const std::vector<const OperandChain *> &Kept,
+                                           unsigned Slots) {
+  if (!Target || !Target->TensorStores || !WhyNotTensorStore)
     return "its store is no bulk tensor store, which could take free ring slots";
   if (TileStores != 1)
     return "the epilogue has " + std::to_string(TileStores) +
            " tile stores, of which only one could take free ring slots";
-  if (std::string Why = WhyNotTensorStore(*Store); !Why.empty())
-    return "its store is no bulk tensor store, which could take free ring slots: " + Why;
+  // The answer is the same for every choice of rings (keepRingsWithinBudget).
+  if (!StoreAnswer)
+    StoreAnswer = WhyNotTensorStore(*Store);
+  if (!StoreAnswer->empty())
+    return "its store is no bulk tensor store, which could take free ring slots: " + *StoreAnswer;
   // The prologue fills D slots of each ring; the others hold no data under
   // the epilogue.
   const Type *Tile = Store->getOperand(1)->getType();
-  for (const OperandChain &C : Chains) {
-    const Type *T = C.Refill->getType();
-    const Type *Ring = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C.Shared, slots());
-    if (ringStagingPieces(Tile, Ring, slots() - D) != 0)
+  for (const OperandChain *C : Kept) {
+    const Type *T = C->Refill->getType();
+    const Type *Ring = Type::getSharedBuffer(T->getScalarType(), T->getShape(), C->Shared, Slots);
+    if (ringStagingPieces(Tile, Ring, Slots - D) != 0)
       return "";
   }
-  return "its tile's column pieces fit in no ring's " + std::to_string(slots() - D) +
+  return "its tile's column pieces fit in no ring's " + std::to_string(Slots - D) +
          " slots the prologue leaves free";
 }
 
@@ -360,18 +506,10 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
   }
   unsigned Depth = static_cast<unsigned>(C.Phis.size());
   if (D != 0 && Depth != D) {
-    // The back end's pipeline issues the loads it will not copy fewer
-    // iterations ahead (LoopPipeline.h): that is the reason to give.
-    std::vector<Instruction *> Refills = {C.Refill};
-    for (const OperandChain &Other : Chains)
-      Refills.push_back(Other.Refill);
-    for (Instruction *Load : Refills)
-      if (std::string Why =
-              Target && Target->CopyFilter ? Target->CopyFilter(*Load, nullptr, false) : "";
-          !Why.empty())
-        return refuse(Load, Why);
-    return refuse(Q0, "the dot operands are issued different numbers of iterations ahead (" +
-                          std::to_string(D) + " and " + std::to_string(Depth) + ")");
+    if (std::optional<std::string> Why = leaveShallowerInRegisters(C))
+      return *Why;
+    if (Depth < D)
+      return "";
   }
   D = Depth;
   for (unsigned J = 0; J < D; ++J) {
@@ -413,6 +551,50 @@ std::string RingBuilder::collectChain(Instruction *Q0, const Instruction *Dot, u
     return refuse(C.Refill, "the refill load has other uses");
   Chains.push_back(std::move(C));
   return "";
+}
+
+/// The back end's pipeline issues the loads it will not copy fewer
+/// iterations ahead (LoopPipeline.h): where C and the chains collected so
+/// far differ in depth, the shallower ones stay in registers (their dots
+/// stage them) if the back end would not copy their loads, and the others
+/// may get rings. Returns nothing where the deeper ones go on, else why the
+/// loop is declined (the reason to give: such a load).
+std::optional<std::string> RingBuilder::leaveShallowerInRegisters(OperandChain &C) {
+  unsigned Depth = static_cast<unsigned>(C.Phis.size());
+  std::vector<OperandChain *> Shallower;
+  if (Depth < D)
+    Shallower.push_back(&C);
+  else
+    for (OperandChain &Other : Chains)
+      Shallower.push_back(&Other);
+  std::vector<std::string> Whys;
+  for (OperandChain *S : Shallower) {
+    std::string Why =
+        Target && Target->CopyFilter ? Target->CopyFilter(*S->Refill, nullptr, false) : "";
+    if (Why.empty())
+      break;
+    Whys.push_back(std::move(Why));
+  }
+  if (Whys.size() != Shallower.size()) {
+    std::vector<Instruction *> Refills = {C.Refill};
+    for (const OperandChain &Other : Chains)
+      Refills.push_back(Other.Refill);
+    for (Instruction *Load : Refills)
+      if (std::string Why =
+              Target && Target->CopyFilter ? Target->CopyFilter(*Load, nullptr, false) : "";
+          !Why.empty())
+        return refuse(Load, Why);
+    return refuse(C.Phis[0], "the dot operands are issued different numbers of iterations ahead (" +
+                                 std::to_string(D) + " and " + std::to_string(Depth) + ")");
+  }
+  for (size_t K = 0; K < Shallower.size(); ++K) {
+    Shallower[K]->Shared = chooseLayout(Shallower[K]->Refill);
+    DroppedWhy.push_back(std::move(Whys[K]));
+    Dropped.push_back(std::move(*Shallower[K]));
+  }
+  if (Depth > D)
+    Chains.clear();
+  return std::nullopt;
 }
 
 /// The prologue load of iteration J of C issued a tile ahead, carried by
@@ -837,6 +1019,7 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
     const Instruction &LoopAt = T ? *T : *Dot;
     RingBuilder B(
         *L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr, Target || TransOperands,
+        Target ? Target->RingBudget : RingBudget,
         [&](Instruction &Store) { return whyNotBulkTensorStore(F, Store, AM); },
         [&](const std::vector<Instruction *> &Prologue, const std::vector<Instruction *> &NextTile,
             Instruction *Refill, const Type *RingTy, bool Transposed) {
@@ -847,6 +1030,10 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
              "dot operands not copied into shared-memory rings: " + Why);
       continue;
     }
+    // Before the rewrite, which erases the kept operands' loads.
+    for (const auto &[Load, Why] : B.droppedOperands())
+      Remark(RemarkKind::Missed, *Load,
+             "dot operand not copied into a shared-memory ring, loaded into registers: " + Why);
     B.rewrite();
     Changed = true;
     unsigned N = B.numRings(), Bulk = B.numBulkOnlyRings();
@@ -868,8 +1055,9 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target) {
   return std::make_unique<AsyncRingsPass>(std::move(Target));
 }
 
-std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands) {
-  return std::make_unique<AsyncRingsPass>(Dots, TransOperands);
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands,
+                                           uint64_t RingBudget) {
+  return std::make_unique<AsyncRingsPass>(Dots, TransOperands, RingBudget);
 }
 
 } // namespace tritonc::transform

@@ -42,6 +42,19 @@ bool flagValue(const std::string &Pass, const std::pair<std::string, std::string
   return false;
 }
 
+/// Value as a number of bytes: decimal digits, at most 11 of them.
+bool bytesValue(const std::string &Pass, const std::pair<std::string, std::string> &Option,
+                uint64_t &Out, std::string &Error) {
+  const std::string &V = Option.second;
+  if (V.empty() || V.size() >= 12 || V.find_first_not_of("0123456789") != std::string::npos) {
+    Error =
+        "pass '" + Pass + "': option '" + Option.first + "' is a number of bytes, not '" + V + "'";
+    return false;
+  }
+  Out = std::stoull(V);
+  return true;
+}
+
 /// Value as a number of warps: 1, 2, 4, 8 or 16.
 bool numWarpsValue(const std::string &Pass, const std::string &V, unsigned &Out,
                    std::string &Error) {
@@ -93,22 +106,29 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
   if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot" ||
       Name == "async-rings") {
     // async-rings{trans}: every `trans` operand of a wgmma or mma.sync dot in
-    // column-major slots (AsyncRings.h); the other options are the dots'.
+    // column-major slots (AsyncRings.h); async-rings{ring-budget=N}: the
+    // bytes a loop's rings may take, as in the back end; the other options
+    // are the dots'.
     PassOptionList DotOptions;
     bool TransOperands = false;
+    uint64_t RingBudget = 0;
     for (const auto &Option : Options) {
-      if (Name != "async-rings" || Option.first != "trans")
+      if (Name == "async-rings" && Option.first == "ring-budget") {
+        if (!bytesValue(Name, Option, RingBudget, Error))
+          return nullptr;
+      } else if (Name != "async-rings" || Option.first != "trans")
         DotOptions.push_back(Option);
       else if (!flagValue(Name, Option, TransOperands, Error))
         return nullptr;
     }
     AssignLayoutsTarget Target;
-    if (!layoutsTarget(Name, DotOptions, Target, Error, Name == "async-rings" ? ", trans" : ""))
+    if (!layoutsTarget(Name, DotOptions, Target, Error,
+                       Name == "async-rings" ? ", trans, ring-budget=N" : ""))
       return nullptr;
     if (Name == "accelerate-dot")
       return createAccelerateDotPass(Target);
     if (Name == "async-rings")
-      return createAsyncRingsPass(Target, TransOperands);
+      return createAsyncRingsPass(Target, TransOperands, RingBudget);
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);
   }
   if (Name == "insert-barriers" || Name == "mma-in-flight") {

@@ -70,15 +70,20 @@
 // wgmma dot does, whatever its loads, and so does every one of an mma.sync
 // dot (f16/bf16): ldmatrix reads the 16-byte chunks of its slots' columns
 // as matrix rows (`.trans` for A; LowerDot.cpp).
-// The GPU back end runs it with an AsyncRingsTarget: it then also
-// declines, with a remark, every loop whose rings the back end would not
-// fill with cp.async (copies narrower than 4 bytes, rings over the
-// shared-memory budget), but for rings that tensor-copies, run after it on
-// sm_90a with TMA on, will fill with bulk tensor copies (it asks
-// tensor-copies: whyNotBulkTensorFills; masks along K that a box bounds);
-// the dots of those loops read their operands from
+// The GPU back end runs it with an AsyncRingsTarget: it then also leaves
+// in registers, with a remark, every operand whose ring the back end would
+// not fill with cp.async (copies narrower than 4 bytes), but for rings that
+// tensor-copies, run after it on sm_90a with TMA on, will fill with bulk
+// tensor copies (it asks tensor-copies: whyNotBulkTensorFills; masks along
+// K that a box bounds), and declines the loops where that is every
+// operand; the dots read those operands from
 // registers, which their lowering stages through shared memory itself
-// (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of several
+// (LowerDot.cpp, LowerWgmma.cpp). Where the
+// rings of all of a loop's operands would exceed the shared-memory budget
+// (the target's, or `ring-budget=N`), it keeps those that copy the most
+// bytes within it, the operands left out staged by their dots next to
+// them, and leaves those operands' loads in registers with a remark; a
+// loop where no ring fits is declined. The rings of a wgmma dot of several
 // warpgroups get one slot more: mma-in-flight then leaves each iteration's
 // MMAs running into the next, and the refill overwrites the slot of
 // iteration i - 2, which every warpgroup has retired before the barrier of
@@ -105,7 +110,9 @@ struct AsyncRingsTarget {
   bool HasWgmma = false;
   unsigned NumWarps = 4;
   bool AllowTF32 = false;
-  /// Bytes of shared memory all rings of a function may take.
+  /// Bytes of shared memory all rings of a loop may take. Where the rings
+  /// of all its operands would take more, the pass keeps those that copy
+  /// the most bytes within it and leaves the others in registers.
   uint64_t RingBudget = 0;
   /// "" when the back end lowers a cp_async of Load's pointers (transposed
   /// with Transposed) into a slot of layout Slot with copies of 4 bytes or
@@ -135,8 +142,11 @@ public:
   /// loops than without them, but the rings of a dot that runs on wgmma with
   /// several warpgroups get their slot more, as in the back end, so that
   /// `tritonc opt` and the interpreter see the back end's rings.
-  explicit AsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false)
-      : Dots(Dots), TransOperands(TransOperands) {}
+  /// RingBudget (`ring-budget=N`, 0 for none): the bytes all rings of a
+  /// loop may take, as the back end's AsyncRingsTarget::RingBudget.
+  explicit AsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false,
+                          uint64_t RingBudget = 0)
+      : Dots(Dots), TransOperands(TransOperands), RingBudget(RingBudget) {}
   const char *name() const override { return "async-rings"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
@@ -147,6 +157,7 @@ private:
   /// wgmma or mma.sync dot in column-major slots, not only descriptor boxes
   /// read by wgmma. The back end's target implies it.
   bool TransOperands = false;
+  uint64_t RingBudget = 0;
 };
 
 } // namespace tritonc::transform

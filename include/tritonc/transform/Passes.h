@@ -37,7 +37,8 @@ std::unique_ptr<Pass> createTensorDescLoweringPass(bool TensorCopies, bool Copie
 /// async-rings for the GPU back end's target (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// async-rings with the dots' target as options (AsyncRings.h).
-std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false);
+std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false,
+                                           uint64_t RingBudget = 0);
 /// tensor-stores for the GPU back end (TensorStores.h), with the program's
 /// shared memory in bytes.
 std::unique_ptr<Pass> createTensorStoresPass(uint64_t SharedBytes);
