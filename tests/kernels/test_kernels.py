@@ -149,6 +149,13 @@ class Launcher:
                 assert "ERROR SUMMARY: 0 errors" in report or "(0 errors, 0 warnings)" in report, report
 
         run(command("--device" if ON_DEVICE else "--interpret", outdir))
+        ws_log = os.environ.get("TRITONC_WS_LOG", "")
+        if ws_log and self.pipeline_args == ["--passes=" + WS_PASSES]:
+            source = command("--interpret", outdir)[2]
+            opt = tritonc(["opt", source, "--passes=" + WS_PASSES])
+            with open(ws_log, "a") as log:
+                split = "warp_specialize" in opt.stdout
+                log.write(f"{kernel} {config_id(defines)} grid={grid} {'split' if split else 'declined'}\n")
         if self.same_bits_as_default and not ON_DEVICE:
             default_dir = workdir / "default"
             default_dir.mkdir()
@@ -283,6 +290,18 @@ TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # launch's options), on IR with the launch's facts written into the parameters (specialized_ir). The back
 # end pads tiles to powers of two first, which reassociates reductions over padded extents: the reference is
 # the default pipeline followed by pad-tiles.
+# The tma list with the wgmma passes, then warp-specialize (not in the back end's list yet): a kernel whose
+# wgmma loops read rings only bulk tensor copies fill becomes a producer partition issuing the fills and a
+# consumer partition running the wgmmas and the epilogue, which the interpreter runs as coroutines (it fails a
+# slot refilled while a wgmma reads it, a missing release, a deadlock); then the barriers per partition,
+# mma-in-flight (which leaves the consumer's groups waited for in their iteration) and allocate-shared over
+# the fork. Other kernels run the same list unsplit. With TRITONC_WS_LOG=FILE each launch appends whether
+# the pass split its kernel to FILE.
+WS_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
+                                      "lower-tensor-descs{tma,rings},remat-inductions,simplifycfg")
+             + ",async-rings{num-warps=4,wgmma,trans},tensor-copies,accelerate-dot{num-warps=4,wgmma},"
+             "accumulator-init,tensor-stores,cse,dce,warp-specialize,dce,insert-barriers,mma-in-flight,"
+             "allocate-shared")
 BACKEND_ARGS = ["--backend-passes"]
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
@@ -303,6 +322,11 @@ LAUNCH_VARIANTS = (["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIA
 # `backend` runs them through wgmma.
 with_backend80 = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80"]), indirect=True)
+# The kernels whose wgmma loops may read rings of bulk tensor copies also run WS_PASSES (`ws`).
+with_warp_specialize = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws"]), indirect=True)
+with_backend80_and_ws = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "ws"]), indirect=True)
 
 
 @pytest.fixture(params=LAUNCH_VARIANTS)
@@ -319,6 +343,8 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + LAYOUTS_PASSES], same_bits_as_default=True)
     if request.param == "tma":
         return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
+    if request.param == "ws":
+        return Launcher(tmp_path, ["--passes=" + WS_PASSES], same_bits_as_default=True, specialize=True)
     if request.param == "rings_w8":
         return Launcher(tmp_path, ["--passes=" + RINGS_W8_PASSES], same_bits_as_default=True, specialize=True)
     if request.param in ("backend", "backend80"):
@@ -688,7 +714,7 @@ def test_transpose_checked(defines, rng, launch):
 # ---------------------------------------------------------------------------------------------------------
 
 
-@with_backend80
+@with_backend80_and_ws
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_CONFIGS])
 def test_matmul(defines, trans_a, trans_b, rng, launch):
@@ -724,7 +750,7 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
 MATMUL_ALIGNED_CONFIGS = [c for c in MATMUL_CONFIGS if c[0].get("TM", 32) >= 64]
 
 
-@with_backend80
+@with_backend80_and_ws
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
 def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
@@ -816,6 +842,7 @@ def check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc,
     assert_poison(out["C"][:, n:], ty, "C")
 
 
+@with_warp_specialize
 @pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_CONFIGS])
 def test_matmul_persistent(defines, programs, rng, launch):
@@ -842,6 +869,7 @@ def test_matmul_streamk(defines, programs, rng, launch):
 MATMUL_PERSISTENT_ALIGNED_CONFIGS = [c for c in MATMUL_PERSISTENT_CONFIGS if c[0]["TM"] >= 64]
 
 
+@with_warp_specialize
 @pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])
 def test_matmul_persistent_aligned(defines, programs, rng, launch):
@@ -2005,6 +2033,7 @@ CONV_NHWC_DESC_CONFIGS = [
 ]
 
 
+@with_warp_specialize
 @pytest.mark.parametrize("defines,rs,pad,dil,aligned", CONV_NHWC_DESC_CONFIGS,
                          ids=[config_id(c[0]) for c in CONV_NHWC_DESC_CONFIGS])
 def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
