@@ -151,12 +151,14 @@ std::string Specializer::findForkAndRings() {
   BasicBlock *Entry = F.getEntryBlock();
   Instruction *LastInit = nullptr;
   for (const auto &BB : F.blocks())
+    for (const auto &I : BB->instructions())
+      if (!FirstWgmma && I->getOpcode() == Opcode::Wgmma)
+        FirstWgmma = I.get();
+  if (!FirstWgmma)
+    return fail(nullptr, "no wgmma");
+  for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions()) {
       switch (I->getOpcode()) {
-      case Opcode::Wgmma:
-        if (!FirstWgmma)
-          FirstWgmma = I.get();
-        break;
       case Opcode::CpAsync:
         return fail(I.get(), "a ring is filled by cp_async (the producer issues bulk tensor "
                              "copies only)");
@@ -171,8 +173,6 @@ std::string Specializer::findForkAndRings() {
         break;
       }
     }
-  if (!FirstWgmma)
-    return fail(nullptr, "no wgmma");
   if (!LastInit)
     return fail(FirstWgmma, "no ring is filled by bulk tensor copies on mbarriers");
   for (auto It = Entry->iteratorTo(LastInit); It != Entry->instructions().end(); ++It)
@@ -359,14 +359,15 @@ std::string Specializer::producerSlice() {
 std::string Specializer::analyze() {
   if (!F.attrs().IsKernel)
     return fail(nullptr, "not a kernel");
-  if (O.NumWarps % 4 || (O.ProducerRegisters && O.ProducerWarps % 4))
-    return fail(FirstWgmma, "the partitions must be whole warpgroups");
   for (auto Step : {&Specializer::findForkAndRings, &Specializer::checkSlotUses,
                     &Specializer::findReleases, &Specializer::producerSlice}) {
     std::string Why = (this->*Step)();
     if (!Why.empty())
       return Why;
   }
+  // wgmma runs on warpgroups; setmaxnreg acts on whole ones.
+  if (O.NumWarps % 4 || (O.ProducerRegisters && O.ProducerWarps % 4))
+    return fail(FirstWgmma, "the partitions must be whole warpgroups");
   return "";
 }
 
