@@ -8,7 +8,9 @@
 #include "tritonc/transform/WarpSpecialize.h"
 
 #include "tritonc/ir/Builder.h"
+#include "tritonc/ir/Dominance.h"
 #include "tritonc/support/Diagnostics.h"
+#include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
 #include "tritonc/transform/Utils.h"
 
@@ -63,6 +65,12 @@ struct Release {
   Instruction *After = nullptr; ///< The wait itself or the wgmma_wait 0.
   Value *Index = nullptr;
   Ring *R = nullptr;
+  /// A group left in flight (`wgmma_wait 1`, mma-in-flight's form): the
+  /// slot is retired by the next iteration's wait or the `wgmma_wait 0` at
+  /// each exit, all after a phi of Header that holds the previous
+  /// iteration's slot (the ring's spare empty barrier on entry).
+  BasicBlock *Header = nullptr;
+  std::vector<Instruction *> ExitWaits;
 };
 
 /// A copy of I outside any block, its operands, successors and incoming
@@ -93,7 +101,9 @@ std::unique_ptr<Instruction> cloneDetached(const Instruction &I) {
 
 class Specializer {
 public:
-  Specializer(Function &F, const WarpSpecializeOptions &O) : F(F), O(O) {}
+  Specializer(Function &F, const WarpSpecializeOptions &O, const LoopInfo &LI,
+              const DominatorTree &DT)
+      : F(F), O(O), LI(LI), DT(DT) {}
 
   /// Checks that the kernel can be split; returns why not ("" when it can).
   /// Culprit is the instruction a remark points at.
@@ -111,6 +121,7 @@ private:
   std::string findForkAndRings();
   std::string checkSlotUses();
   std::string findReleases();
+  std::string inFlightRelease(Release &Rel, Instruction *InFlightWait);
   std::string producerSlice();
 
   void hoistBuffers();
@@ -120,6 +131,7 @@ private:
   void addEmptyWaits(BasicBlock *ProducerEntry, Ring &R);
   void removeFills();
   void addReleases();
+  void arriveAfter(Instruction *After, const Release &Rel, Value *Index);
 
   Function &F;
   const WarpSpecializeOptions &O;
@@ -130,7 +142,9 @@ private:
   std::map<Instruction *, Ring *> RingOfData;
   std::set<Instruction *> Fills; ///< expect_tx, tma_load, arrive.
   std::vector<Release> Releases;
-  std::vector<BasicBlock *> Region;    ///< Blocks after the fork.
+  std::vector<BasicBlock *> Region; ///< Blocks after the fork.
+  const LoopInfo &LI;
+  const DominatorTree &DT;
   std::set<const Instruction *> Slice; ///< What the producer runs.
   std::map<Value *, Value *> Clones;
 };
@@ -175,13 +189,20 @@ std::string Specializer::findForkAndRings() {
     }
   if (!LastInit)
     return fail(FirstWgmma, "no ring is filled by bulk tensor copies on mbarriers");
-  for (auto It = Entry->iteratorTo(LastInit); It != Entry->instructions().end(); ++It)
-    if ((*It)->getOpcode() == Opcode::Barrier) {
-      ForkBarrier = It->get();
+  // The fork goes after the barrier that publishes the initialization, or
+  // after the last initialization followed by a new barrier (a kernel whose
+  // one thread initializes and uses the mbarriers needs none without
+  // partitions).
+  ForkBarrier = LastInit;
+  for (auto It = std::next(Entry->iteratorTo(LastInit)); It != Entry->instructions().end(); ++It) {
+    Instruction *I = It->get();
+    if (I->getOpcode() == Opcode::Barrier) {
+      ForkBarrier = I;
       break;
     }
-  if (!ForkBarrier)
-    return fail(LastInit, "no barrier publishes the mbarriers' initialization");
+    if (I->isTerminator() || (I->hasSideEffects() && I->getOpcode() != Opcode::SmemAlloc))
+      break;
+  }
   for (const auto &BB : F.blocks())
     for (const auto &I : BB->instructions()) {
       if (I->getOpcode() != Opcode::TmaLoad)
@@ -270,7 +291,7 @@ std::string Specializer::findReleases() {
         if (inEntryBeforeFork(W, ForkBarrier))
           return fail(W, "a ring's mbarrier is waited for before the fork");
         Value *Index = S->getOperand(1);
-        Release Rel{W, W, Index, &R};
+        Release Rel{W, W, Index, &R, nullptr, {}};
         bool Read = false;
         BasicBlock *BB = W->getParent();
         for (auto It = std::next(BB->iteratorTo(W)); It != BB->instructions().end(); ++It) {
@@ -284,16 +305,19 @@ std::string Specializer::findReleases() {
                 Rel.After = nullptr;
               }
             }
-          } else if (I->getOpcode() == Opcode::WgmmaWait && Read && !Rel.After && I->Count == 0) {
+          } else if (I->getOpcode() == Opcode::WgmmaWait && Read && !Rel.After) {
             Rel.After = I;
+            std::string Why = I->Count == 0 ? "" : inFlightRelease(Rel, I);
+            if (!Why.empty())
+              return Why;
           } else if (I->getOpcode() == Opcode::MbarrierWait &&
                      slotOf(I->getOperand(0)).Buffer == Bars) {
             break; // the next wait of this ring claims what follows
           }
         }
         if (!Rel.After)
-          return fail(W, "the slot this wait is for has no wgmma_wait 0 after its wgmmas in "
-                         "their block (run warp-specialize before mma-in-flight)");
+          return fail(W, "the slot this wait is for has no wgmma_wait after its wgmmas in "
+                         "their block");
         Releases.push_back(Rel);
       }
   for (const auto &BB : F.blocks())
@@ -307,6 +331,47 @@ std::string Specializer::findReleases() {
       if (!Claimed.count(I.get()))
         return fail(I.get(), "a wgmma reads slots no wait on their full barrier before it in "
                              "its block names");
+    }
+  return "";
+}
+
+/// A slot read by a group that `wgmma_wait 1` leaves in flight across the
+/// back edge of the wgmma's loop goes back after the next iteration's wait
+/// or the exit's `wgmma_wait 0`: the wgmma must run in every iteration and
+/// be the loop's only one, and every exit must leave from the header (which
+/// then carries the slot read last) and start with `wgmma_wait 0`.
+std::string Specializer::inFlightRelease(Release &Rel, Instruction *InFlightWait) {
+  BasicBlock *BB = InFlightWait->getParent();
+  const Loop *L = LI.getLoopFor(BB);
+  if (InFlightWait->Count != 1 || !L)
+    return fail(InFlightWait, "a wgmma_wait leaves groups in flight outside the form of "
+                              "mma-in-flight (one group across a loop's back edge)");
+  for (BasicBlock *Latch : L->getLatches())
+    if (!DT.dominates(BB, Latch))
+      return fail(InFlightWait, "the wgmma left in flight does not run in every iteration");
+  unsigned Wgmmas = 0;
+  for (BasicBlock *Member : L->blocks())
+    for (const auto &I : Member->instructions())
+      Wgmmas += I->getOpcode() == Opcode::Wgmma;
+  if (Wgmmas != 1)
+    return fail(InFlightWait, "the loop with a wgmma group in flight issues other wgmmas");
+  Rel.Header = L->getHeader();
+  for (BasicBlock *Member : L->blocks())
+    for (BasicBlock *Exit : Member->successors()) {
+      if (L->contains(Exit))
+        continue;
+      Instruction *Drain = nullptr;
+      for (const auto &I : Exit->instructions())
+        if (I->getOpcode() == Opcode::WgmmaWait || I->getOpcode() == Opcode::Wgmma) {
+          Drain = I.get();
+          break;
+        }
+      if (Member != Rel.Header || !DT.dominates(Rel.Header, Exit) || !Drain ||
+          Drain->getOpcode() != Opcode::WgmmaWait || Drain->Count != 0)
+        return fail(InFlightWait, "an exit of the loop with a wgmma group in flight does not "
+                                  "leave from its header and wait for the group first");
+      if (std::find(Rel.ExitWaits.begin(), Rel.ExitWaits.end(), Drain) == Rel.ExitWaits.end())
+        Rel.ExitWaits.push_back(Drain);
     }
   return "";
 }
@@ -386,11 +451,20 @@ void Specializer::addEmptyBarriers() {
   auto Pos = Entry->iteratorTo(ForkBarrier);
   Module &M = *F.getParent();
   for (auto &[Bars, R] : Rings) {
-    auto Alloc = Instruction::create(Opcode::SmemAlloc, Bars->getType(), {});
+    // A spare barrier after the ring's: the release of "the previous
+    // iteration's slot" in a loop's first iteration (nobody waits on it).
+    bool Spare = std::any_of(Releases.begin(), Releases.end(),
+                             [&](const Release &Rel) { return Rel.R == &R && Rel.Header; });
+    const Type *T = Bars->getType();
+    auto Alloc = Instruction::create(Opcode::SmemAlloc,
+                                     Type::getSharedBuffer(T->getElementType(), T->getShape(),
+                                                           T->getLayout(),
+                                                           T->getNumSlots() + (Spare ? 1 : 0)),
+                                     {});
     Alloc->setName(Bars->getName().empty() ? "ws.empty" : Bars->getName() + ".empty");
     Alloc->Loc = Bars->Loc;
     R.Empty = Entry->insert(Pos, std::move(Alloc));
-    for (int64_t S = 0; S < Bars->getType()->getNumSlots(); ++S) {
+    for (int64_t S = 0; S < R.Empty->getType()->getNumSlots(); ++S) {
       Instruction *Slot =
           Entry->insert(Pos, Instruction::create(Opcode::SmemSlot, R.BarSlotType,
                                                  {R.Empty, M.getI32(static_cast<int32_t>(S))}));
@@ -548,21 +622,47 @@ void Specializer::removeFills() {
   eraseTriviallyDead(Operands);
 }
 
+/// The consumer's arrive on the empty barrier of slot Index, after After.
+void Specializer::arriveAfter(Instruction *After, const Release &Rel, Value *Index) {
+  BasicBlock *BB = After->getParent();
+  auto Pos = std::next(BB->iteratorTo(After));
+  Instruction *Slot = BB->insert(
+      Pos, Instruction::create(Opcode::SmemSlot, Rel.R->BarSlotType, {Rel.R->Empty, Index}));
+  Slot->setName(Rel.R->Empty->getName() + ".slot");
+  Slot->Loc = Rel.Wait->Loc;
+  auto Arrive = Instruction::create(Opcode::MbarrierArrive, Type::getVoid(), {Slot});
+  Arrive->Loc = Rel.Wait->Loc;
+  BB->insert(Pos, std::move(Arrive));
+}
+
 void Specializer::addReleases() {
+  Module &M = *F.getParent();
   for (const Release &Rel : Releases) {
-    BasicBlock *BB = Rel.After->getParent();
-    auto Pos = std::next(BB->iteratorTo(Rel.After));
-    Instruction *Slot = BB->insert(
-        Pos, Instruction::create(Opcode::SmemSlot, Rel.R->BarSlotType, {Rel.R->Empty, Rel.Index}));
-    Slot->setName(Rel.R->Empty->getName() + ".slot");
-    Slot->Loc = Rel.Wait->Loc;
-    auto Arrive = Instruction::create(Opcode::MbarrierArrive, Type::getVoid(), {Slot});
-    Arrive->Loc = Rel.Wait->Loc;
-    BB->insert(Pos, std::move(Arrive));
+    if (!Rel.Header) {
+      arriveAfter(Rel.After, Rel, Rel.Index);
+      continue;
+    }
+    // The slot the previous iteration read: the spare barrier on entry.
+    auto Phi = Instruction::create(Opcode::Phi, Rel.Index->getType(), {});
+    Phi->setName("ws.retiring");
+    Instruction *Previous = Rel.Header->insert(Rel.Header->instructions().begin(), std::move(Phi));
+    Value *Spare = M.getInt(Rel.Index->getType(), Rel.R->Bars->getType()->getNumSlots());
+    const Loop *L = LI.getLoopFor(Rel.After->getParent());
+    for (BasicBlock *Pred : Rel.Header->predecessors())
+      Previous->addIncoming(L->contains(Pred) ? Rel.Index : Spare, Pred);
+    arriveAfter(Rel.After, Rel, Previous);
+    for (Instruction *Drain : Rel.ExitWaits)
+      arriveAfter(Drain, Rel, Previous);
   }
 }
 
 void Specializer::rewrite() {
+  if (ForkBarrier->getOpcode() != Opcode::Barrier) {
+    BasicBlock *Entry = F.getEntryBlock();
+    auto Barrier = Instruction::create(Opcode::Barrier, Type::getVoid(), {});
+    Barrier->Loc = ForkBarrier->Loc;
+    ForkBarrier = Entry->insert(std::next(Entry->iteratorTo(ForkBarrier)), std::move(Barrier));
+  }
   hoistBuffers();
   addEmptyBarriers();
   BasicBlock *Entry = F.getEntryBlock();
@@ -607,7 +707,7 @@ void Specializer::rewrite() {
 
 bool WarpSpecializePass::run(Function &F, AnalysisManager &AM) {
   DiagnosticEngine *Diags = AM.diagnostics();
-  Specializer S(F, Options);
+  Specializer S(F, Options, AM.get<LoopInfo>(F), AM.get<DominatorTree>(F));
   std::string Why = S.analyze();
   if (!Why.empty()) {
     if (Diags && S.firstWgmma() && S.culprit())

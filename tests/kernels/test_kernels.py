@@ -152,10 +152,12 @@ class Launcher:
         ws_log = os.environ.get("TRITONC_WS_LOG", "")
         if ws_log and self.pipeline_args == ["--passes=" + WS_PASSES]:
             source = command("--interpret", outdir)[2]
-            opt = tritonc(["opt", source, "--passes=" + WS_PASSES])
+            opt = tritonc(["opt", source, "--passes=" + WS_PASSES, "--remarks=missed:warp-specialize"])
+            why = re.findall(r"not warp-specialized: (.*) \[missed", opt.stderr)
             with open(ws_log, "a") as log:
                 split = "warp_specialize" in opt.stdout
-                log.write(f"{kernel} {config_id(defines)} grid={grid} {'split' if split else 'declined'}\n")
+                log.write(f"{kernel} {config_id(defines)} grid={grid} "
+                          f"{'split' if split else 'declined: ' + (why[0] if why else 'no wgmma')}\n")
         if self.same_bits_as_default and not ON_DEVICE:
             default_dir = workdir / "default"
             default_dir.mkdir()
@@ -290,17 +292,17 @@ TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # launch's options), on IR with the launch's facts written into the parameters (specialized_ir). The back
 # end pads tiles to powers of two first, which reassociates reductions over padded extents: the reference is
 # the default pipeline followed by pad-tiles.
-# The tma list with the wgmma passes, then warp-specialize (not in the back end's list yet): a kernel whose
-# wgmma loops read rings only bulk tensor copies fill becomes a producer partition issuing the fills and a
-# consumer partition running the wgmmas and the epilogue, which the interpreter runs as coroutines (it fails a
-# slot refilled while a wgmma reads it, a missing release, a deadlock); then the barriers per partition,
-# mma-in-flight (which leaves the consumer's groups waited for in their iteration) and allocate-shared over
+# The tma list with the wgmma passes (one group in flight across the back edge: mma-in-flight, for one
+# warpgroup), then warp-specialize (not in the back end's list yet): a kernel whose wgmma loops read rings
+# only bulk tensor copies fill becomes a producer partition issuing the fills and a consumer partition running
+# the wgmmas and the epilogue, which the interpreter runs as coroutines (it fails a slot refilled while a
+# wgmma reads it, a missing release, a deadlock); then the barriers per partition and allocate-shared over
 # the fork. Other kernels run the same list unsplit. With TRITONC_WS_LOG=FILE each launch appends whether
 # the pass split its kernel to FILE.
 WS_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
                                       "lower-tensor-descs{tma,rings},remat-inductions,simplifycfg")
              + ",async-rings{num-warps=4,wgmma,trans},tensor-copies,accelerate-dot{num-warps=4,wgmma},"
-             "accumulator-init,tensor-stores,cse,dce,warp-specialize,dce,insert-barriers,mma-in-flight,"
+             "accumulator-init,tensor-stores,cse,dce,mma-in-flight,warp-specialize,dce,insert-barriers,"
              "allocate-shared")
 BACKEND_ARGS = ["--backend-passes"]
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
