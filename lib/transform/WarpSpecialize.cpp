@@ -54,7 +54,7 @@ Value *tmaLoadBarrier(const Instruction &I) { return I.getOperand(I.getNumOperan
 /// what the pass adds for them.
 struct Ring {
   Instruction *Bars = nullptr;
-  std::set<Instruction *> Data; ///< The buffers its tma_loads fill.
+  std::vector<Instruction *> Data; ///< The buffers its tma_loads fill, in order.
   const Type *BarSlotType = nullptr;
   Instruction *Empty = nullptr; ///< The empty barriers (rewrite).
 };
@@ -72,32 +72,6 @@ struct Release {
   BasicBlock *Header = nullptr;
   std::vector<Instruction *> ExitWaits;
 };
-
-/// A copy of I outside any block, its operands, successors and incoming
-/// blocks the same as I's.
-std::unique_ptr<Instruction> cloneDetached(const Instruction &I) {
-  bool Phi = I.getOpcode() == Opcode::Phi;
-  std::unique_ptr<Instruction> C =
-      Instruction::create(I.getOpcode(), I.getType(), Phi ? std::vector<Value *>{} : I.operands());
-  for (unsigned K = 0; Phi && K < I.getNumOperands(); ++K)
-    C->addIncoming(I.getOperand(K), I.getIncomingBlock(K));
-  for (BasicBlock *S : I.successors())
-    C->addSuccessor(S);
-  C->Predicate = I.Predicate;
-  C->Reduction = I.Reduction;
-  C->Axis = I.Axis;
-  C->RangeStart = I.RangeStart;
-  C->RangeEnd = I.RangeEnd;
-  C->Loc = I.Loc;
-  C->Text = I.Text;
-  C->MultipleOf = I.MultipleOf;
-  C->Count = I.Count;
-  C->WaitsForWrites = I.WaitsForWrites;
-  C->Partitions = I.Partitions;
-  if (!I.getName().empty())
-    C->setName(I.getName() + ".p");
-  return C;
-}
 
 class Specializer {
 public:
@@ -139,6 +113,10 @@ private:
   const Instruction *FirstWgmma = nullptr;
   Instruction *ForkBarrier = nullptr;
   std::map<Instruction *, Ring> Rings; ///< By full-barrier buffer.
+  /// The rings in the order their first fill appears (what the rewrite
+  /// adds for them comes in that order: the output does not depend on
+  /// addresses).
+  std::vector<Ring *> RingOrder;
   std::map<Instruction *, Ring *> RingOfData;
   std::set<Instruction *> Fills; ///< expect_tx, tma_load, arrive.
   std::vector<Release> Releases;
@@ -215,9 +193,12 @@ std::string Specializer::findForkAndRings() {
       if (inEntryBeforeFork(I.get(), ForkBarrier))
         return fail(I.get(), "a ring is filled before its mbarriers are initialized");
       Ring &R = Rings[Bar.Buffer];
+      if (!R.Bars)
+        RingOrder.push_back(&R);
       R.Bars = Bar.Buffer;
       R.BarSlotType = tmaLoadBarrier(*I)->getType();
-      R.Data.insert(Data.Buffer);
+      if (std::find(R.Data.begin(), R.Data.end(), Data.Buffer) == R.Data.end())
+        R.Data.push_back(Data.Buffer);
       auto [It, New] = RingOfData.insert({Data.Buffer, &R});
       if (!New && It->second != &R)
         return fail(I.get(), "a ring is filled on the barriers of two rings");
@@ -231,8 +212,10 @@ std::string Specializer::findForkAndRings() {
 /// slot of its barriers only initialized, expected, filled on, arrived on
 /// and waited for.
 std::string Specializer::checkSlotUses() {
-  for (auto &[Bars, R] : Rings) {
-    std::vector<Instruction *> Buffers(R.Data.begin(), R.Data.end());
+  for (Ring *Ptr : RingOrder) {
+    Ring &R = *Ptr;
+    Instruction *Bars = R.Bars;
+    std::vector<Instruction *> Buffers = R.Data;
     Buffers.push_back(Bars);
     for (Instruction *Buffer : Buffers) {
       bool IsBars = Buffer == Bars;
@@ -283,15 +266,15 @@ std::string Specializer::checkSlotUses() {
 /// and every wgmma's slots claimed by such a wait.
 std::string Specializer::findReleases() {
   std::set<const Instruction *> Claimed;
-  for (auto &[Bars, R] : Rings)
-    for (Instruction *S : Bars->users())
+  for (Ring *R : RingOrder)
+    for (Instruction *S : R->Bars->users())
       for (Instruction *W : S->users()) {
         if (W->getOpcode() != Opcode::MbarrierWait)
           continue;
         if (inEntryBeforeFork(W, ForkBarrier))
           return fail(W, "a ring's mbarrier is waited for before the fork");
         Value *Index = S->getOperand(1);
-        Release Rel{W, W, Index, &R, nullptr, {}};
+        Release Rel{W, W, Index, R, nullptr, {}};
         bool Read = false;
         BasicBlock *BB = W->getParent();
         for (auto It = std::next(BB->iteratorTo(W)); It != BB->instructions().end(); ++It) {
@@ -299,7 +282,8 @@ std::string Specializer::findReleases() {
           if (I->getOpcode() == Opcode::Wgmma) {
             for (unsigned Op = 0; Op < 2; ++Op) {
               SlotOf Slot = slotOf(I->getOperand(Op));
-              if (Slot.Buffer && R.Data.count(Slot.Buffer) && Slot.Index == Index) {
+              if (Slot.Buffer && RingOfData.count(Slot.Buffer) && RingOfData.at(Slot.Buffer) == R &&
+                  Slot.Index == Index) {
                 Read = true;
                 Claimed.insert(I);
                 Rel.After = nullptr;
@@ -311,7 +295,7 @@ std::string Specializer::findReleases() {
             if (!Why.empty())
               return Why;
           } else if (I->getOpcode() == Opcode::MbarrierWait &&
-                     slotOf(I->getOperand(0)).Buffer == Bars) {
+                     slotOf(I->getOperand(0)).Buffer == R->Bars) {
             break; // the next wait of this ring claims what follows
           }
         }
@@ -440,8 +424,8 @@ std::string Specializer::analyze() {
 /// them.
 void Specializer::hoistBuffers() {
   BasicBlock *Entry = F.getEntryBlock();
-  for (auto &[Bars, R] : Rings)
-    for (Instruction *Buffer : R.Data)
+  for (Ring *R : RingOrder)
+    for (Instruction *Buffer : R->Data)
       if (!inEntryBeforeFork(Buffer, ForkBarrier))
         Entry->insert(Entry->iteratorTo(ForkBarrier), Buffer->removeFromParent());
 }
@@ -450,7 +434,9 @@ void Specializer::addEmptyBarriers() {
   BasicBlock *Entry = F.getEntryBlock();
   auto Pos = Entry->iteratorTo(ForkBarrier);
   Module &M = *F.getParent();
-  for (auto &[Bars, R] : Rings) {
+  for (Ring *Ptr : RingOrder) {
+    Ring &R = *Ptr;
+    Instruction *Bars = R.Bars;
     // A spare barrier after the ring's: the release of "the previous
     // iteration's slot" in a loop's first iteration (nobody waits on it).
     bool Spare = std::any_of(Releases.begin(), Releases.end(),
@@ -508,6 +494,8 @@ BasicBlock *Specializer::cloneProducer(BasicBlock *ConsumerEntry, BasicBlock *Jo
       if (!Slice.count(I.get()) && !I->isTerminator())
         continue;
       Instruction *C = BlockClones[BB]->append(cloneDetached(*I));
+      if (!C->getName().empty())
+        C->setName(C->getName() + ".p");
       for (unsigned K = 0; K < C->successors().size(); ++K)
         C->setSuccessor(K, BlockClones.at(C->successors()[K]));
       for (unsigned K = 0; K < C->incomingBlocks().size(); ++K)
@@ -697,8 +685,8 @@ void Specializer::rewrite() {
                       {int64_t(O.NumWarps), ConsumerRegisters}};
   Fork->Loc = ForkBarrier->Loc;
   Entry->append(std::move(Fork));
-  for (auto &[Bars, R] : Rings)
-    addEmptyWaits(Producer, R);
+  for (Ring *R : RingOrder)
+    addEmptyWaits(Producer, *R);
   removeFills();
   addReleases();
 }
