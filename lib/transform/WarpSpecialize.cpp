@@ -380,6 +380,13 @@ std::string Specializer::producerSlice() {
   for (const auto &BB : F.blocks())
     if (InRegion.count(BB.get()))
       Region.push_back(BB.get());
+  // The producer copies these blocks: each is entered from the entry or
+  // another of them (not from an unreachable block).
+  for (BasicBlock *BB : Region)
+    for (BasicBlock *Pred : BB->predecessors())
+      if (Pred != Entry && !InRegion.count(Pred))
+        return fail(BB->front(), "a block after the fork is entered from an unreachable block "
+                                 "(run dce first)");
   auto AfterFork = [&](const Instruction *I) {
     return I->getParent() == Entry ? !inEntryBeforeFork(I, ForkBarrier) && I != ForkBarrier
                                    : InRegion.count(I->getParent()) != 0;
