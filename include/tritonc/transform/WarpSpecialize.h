@@ -4,7 +4,8 @@
 // A kernel whose wgmma loops read rings that only bulk tensor copies fill,
 // on one mbarrier per slot (tensor-copies' output, after accelerate-dot,
 // accumulator-init and tensor-stores), is split at the `barrier` after the
-// mbarriers' initialization into two partitions of a `warp_specialize`:
+// mbarriers' initialization (added where the kernel has none) into two
+// partitions of a `warp_specialize`:
 //
 //   - the producer (partition 0, producer-warps, one warpgroup by default)
 //     runs a copy of the kernel's control flow that keeps only the fills
@@ -19,7 +20,11 @@
 //     waits on the full barriers, wgmmas and epilogue. After the
 //     `wgmma_wait 0` that retires the wgmmas reading a slot it arrives on
 //     the slot's empty barrier; a wait whose slot nothing reads (the fills
-//     drained at a loop's exit) releases the slot at once.
+//     drained at a loop's exit) releases the slot at once. Where
+//     mma-in-flight left one group in flight (`wgmma_wait 1`), the slot
+//     goes back one iteration later: after the next iteration's wait or the
+//     exit's `wgmma_wait 0`, through a header phi that enters with a spare
+//     empty barrier nobody waits on.
 //
 // Both partitions end with `warp_join` at a new block that returns. The
 // rings and barriers are allocated before the fork (a value a partition
@@ -33,8 +38,9 @@
 // ring slot read or written by anything but its fills and wgmmas (an
 // epilogue staged in ring slots), a bulk tensor copy outside the rings,
 // fills whose coordinates or whose loops' control depend on memory or on
-// the consumer's work, a slot read with no `wgmma_wait 0` after it in its
-// block (mma-in-flight already ran), and warps that are not warpgroups.
+// the consumer's work, a slot read with no `wgmma_wait` after it in its
+// block or groups in flight in another form than mma-in-flight's, blocks
+// entered from unreachable code, and warps that are not warpgroups.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
