@@ -321,8 +321,8 @@ std::string Specializer::findReleases() {
 
 /// A slot read by a group that `wgmma_wait 1` leaves in flight across the
 /// back edge of the wgmma's loop goes back after the next iteration's wait
-/// or the exit's `wgmma_wait 0`: the wgmma must run in every iteration and
-/// be the loop's only one, and every exit must leave from the header (which
+/// or the exit's `wgmma_wait 0`: the wgmma must run in every iteration, its
+/// group be the loop's only one, and every exit must leave from the header (which
 /// then carries the slot read last) and start with `wgmma_wait 0`.
 std::string Specializer::inFlightRelease(Release &Rel, Instruction *InFlightWait) {
   BasicBlock *BB = InFlightWait->getParent();
@@ -333,12 +333,14 @@ std::string Specializer::inFlightRelease(Release &Rel, Instruction *InFlightWait
   for (BasicBlock *Latch : L->getLatches())
     if (!DT.dominates(BB, Latch))
       return fail(InFlightWait, "the wgmma left in flight does not run in every iteration");
-  unsigned Wgmmas = 0;
+  // One group per iteration (its wgmmas may be several: the tile's column
+  // halves), so the wait 1 retires exactly the previous iteration's.
+  unsigned Commits = 0;
   for (BasicBlock *Member : L->blocks())
     for (const auto &I : Member->instructions())
-      Wgmmas += I->getOpcode() == Opcode::Wgmma;
-  if (Wgmmas != 1)
-    return fail(InFlightWait, "the loop with a wgmma group in flight issues other wgmmas");
+      Commits += I->getOpcode() == Opcode::WgmmaCommit;
+  if (Commits != 1)
+    return fail(InFlightWait, "the loop with a wgmma group in flight commits other groups");
   Rel.Header = L->getHeader();
   for (BasicBlock *Member : L->blocks())
     for (BasicBlock *Exit : Member->successors()) {

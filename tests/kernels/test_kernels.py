@@ -150,9 +150,9 @@ class Launcher:
 
         run(command("--device" if ON_DEVICE else "--interpret", outdir))
         ws_log = os.environ.get("TRITONC_WS_LOG", "")
-        if ws_log and self.pipeline_args == ["--passes=" + WS_PASSES]:
+        if ws_log and self.pipeline_args in (["--passes=" + WS_PASSES], ["--passes=" + WS_IR_PASSES]):
             source = command("--interpret", outdir)[2]
-            opt = tritonc(["opt", source, "--passes=" + WS_PASSES, "--remarks=missed:warp-specialize"])
+            opt = tritonc(["opt", source, self.pipeline_args[0], "--remarks=missed:warp-specialize"])
             why = re.findall(r"not warp-specialized: (.*) \[missed", opt.stderr)
             with open(ws_log, "a") as log:
                 split = "warp_specialize" in opt.stdout
@@ -297,13 +297,16 @@ TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # only bulk tensor copies fill becomes a producer partition issuing the fills and a consumer partition running
 # the wgmmas and the epilogue, which the interpreter runs as coroutines (it fails a slot refilled while a
 # wgmma reads it, a missing release, a deadlock); then the barriers per partition and allocate-shared over
-# the fork. Other kernels run the same list unsplit. With TRITONC_WS_LOG=FILE each launch appends whether
-# the pass split its kernel to FILE.
+# the fork. Other kernels run the same list unsplit. With TRITONC_WS_LOG=FILE each launch of this variant
+# and of ws_ir (below) appends whether the pass split its kernel, or why not, to FILE.
 WS_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
                                       "lower-tensor-descs{tma,rings},remat-inductions,simplifycfg")
              + ",async-rings{num-warps=4,wgmma,trans},tensor-copies,accelerate-dot{num-warps=4,wgmma},"
              "accumulator-init,tensor-stores,cse,dce,mma-in-flight,warp-specialize,dce,insert-barriers,"
              "allocate-shared")
+# The hand-written GPU-level kernels with TMA rings (tests/kernels/gpuir) after the default pipeline and
+# warp-specialize (their groups left in flight go back one iteration later), placed in shared memory.
+WS_IR_PASSES = "peephole,constfold,cse,licm,cse,dce,warp-specialize,dce,allocate-shared"
 BACKEND_ARGS = ["--backend-passes"]
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
@@ -327,6 +330,8 @@ with_backend80 = pytest.mark.parametrize(
 # The kernels whose wgmma loops may read rings of bulk tensor copies also run WS_PASSES (`ws`).
 with_warp_specialize = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws"]), indirect=True)
+with_warp_specialize_ir = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws_ir"]), indirect=True)
 with_backend80_and_ws = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "ws"]), indirect=True)
 
@@ -345,6 +350,8 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + LAYOUTS_PASSES], same_bits_as_default=True)
     if request.param == "tma":
         return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
+    if request.param == "ws_ir":
+        return Launcher(tmp_path, ["--passes=" + WS_IR_PASSES], same_bits_as_default=True)
     if request.param == "ws":
         return Launcher(tmp_path, ["--passes=" + WS_PASSES], same_bits_as_default=True, specialize=True)
     if request.param == "rings_w8":
@@ -2328,6 +2335,7 @@ def test_gpuir_matmul_ring(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+@with_warp_specialize_ir
 @pytest.mark.parametrize("form", ["wgmma", "store"])
 @pytest.mark.parametrize("shape", GPUIR_MATMUL_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_MATMUL_SHAPES])
 def test_gpuir_matmul_tma(form, shape, rng, launch):
@@ -2546,6 +2554,7 @@ def conv_tma_case_id(case):
     return f"{name}-{'x'.join(map(str, shape))}-r{rs[0]}s{rs[1]}"
 
 
+@with_warp_specialize_ir
 @pytest.mark.parametrize("case", CONV_TMA_CASES, ids=[conv_tma_case_id(c) for c in CONV_TMA_CASES])
 def test_gpuir_conv_tma(case, rng, launch, tmp_path):
     """conv_nhwc_tma*.tir against the float64 reference (and, on the GPU, the interpreter): padding and
