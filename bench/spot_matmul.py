@@ -11,6 +11,8 @@ tensor copies (tma=False), "g" to write C with st.global instead of bulk tensor 
 options of tritonc.compile (e.g. @register_stages=3); e.g.
 p128x256x64w8s3g_G4, or G256x128x16w8s3 against G256x128x16w8s3@register_stages=3. Same timer as bench.py
 (bench/common.py): fresh torch.randn inputs, CUDA events, L2 flushed before each run; TF32 off for float.
+--k K makes the GEMMs SIZE x SIZE x K instead of cubes, A's rows padded to a multiple of 16 elements (so
+pointers and strides stay aligned while K need not be: e.g. --sizes 4096 --k 4104).
 cuBLAS and the configurations are timed interleaved (Timer.compare: --rounds turns of --runs runs in
 all, median). Each result is checked against torch (relative max error printed) before it is timed.
 """
@@ -44,7 +46,7 @@ def parse_config(text):
                 group_m=group_m, options=options)
 
 
-def launcher(cfg, dtype_name, a, b, c, size):
+def launcher(cfg, dtype_name, a, b, c, size, k, lda):
     file = ("matmul_persistent.tc" if cfg["persistent"] else
             "matmul_grouped.tc" if cfg["grouped"] else "matmul.tc")
     defines = {"TYPE": dtype_name, "TM": cfg["tm"], "TN": cfg["tn"], "TK": cfg["tk"]}
@@ -61,7 +63,7 @@ def launcher(cfg, dtype_name, a, b, c, size):
         grid = (gm * gn,)
     else:
         grid = (gm, gn)
-    return lambda: kern[grid](a, b, c, size, size, size, size, size, size)
+    return lambda: kern[grid](a, b, c, size, size, k, lda, size, size)
 
 
 def main():
@@ -71,6 +73,8 @@ def main():
     ap.add_argument("--configs", default="128x256x64w8s3")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--k", type=int, default=None,
+                    help="K of SIZE x SIZE x K GEMMs (default: SIZE); A's rows padded to 16 elements")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     dtype = DTYPES[args.dtype]
@@ -80,15 +84,18 @@ def main():
     except ValueError as e:
         ap.error(str(e))
     for size in (int(s) for s in args.sizes.split(",")):
-        a = torch.randn(size, size, device="cuda", dtype=dtype)
-        b = torch.randn(size, size, device="cuda", dtype=dtype)
+        k = args.k or size
+        lda = k if args.k is None else -(-k // 16) * 16
+        a_rows = torch.randn(size, lda, device="cuda", dtype=dtype)  # A: its first k columns
+        a = a_rows[:, :k]
+        b = torch.randn(k, size, device="cuda", dtype=dtype)
         ref = (a @ b).float()
-        flops = 2.0 * size**3
+        flops = 2.0 * size * size * k
         runs = {"cuBLAS": lambda: a @ b}
         notes = {}
         for text, cfg in configs.items():
             c = torch.empty(size, size, device="cuda", dtype=dtype)
-            run = launcher(cfg, args.dtype, a, b, c, size)
+            run = launcher(cfg, args.dtype, a_rows, b, c, size, k, lda)
             torch.cuda.synchronize()
             start = time.perf_counter()
             run()  # compiles the specialized variant and loads it (cold with a fresh cache)
@@ -98,7 +105,7 @@ def main():
             notes[text] = f"relative error {err:.1e}, first launch {first_ms:.0f} ms"
             runs[text] = run
         times = timer.compare(runs, rounds=args.rounds)
-        print(f"{args.dtype} {size}^3:")
+        print(f"{args.dtype} {size}^3:" if k == size else f"{args.dtype} {size}x{size}x{k}:")
         for name, seconds in times.items():
             extra = f" ({notes[name]})" if name in notes else ""
             print(f"  {name}: {flops / seconds / 1e12:.1f} TFLOP/s{extra}", flush=True)

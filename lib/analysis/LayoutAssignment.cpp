@@ -258,6 +258,24 @@ static unsigned wordRunOfNarrowAccess(const Instruction &I, int64_t Contiguity, 
   return static_cast<unsigned>(std::min<int64_t>(Contiguity, 4 / ElemBytes));
 }
 
+/// How many elements the first bases of In (register or lane) step through
+/// along dimension Dim one Step after the other, up to Max: 4 for registers
+/// [0,1],[0,2] with Step 1 along dimension 1.
+static unsigned runAlong(const LinearLayout &L, const std::string &In, unsigned Dim, unsigned Step,
+                         unsigned Max) {
+  unsigned Run = 1;
+  for (int32_t Bit = 0; Bit < L.getInDimSizeLog2(In); ++Bit) {
+    const LinearLayout::Basis &B = L.getBasis(In, Bit);
+    bool Next = B[Dim] == static_cast<int32_t>(Run * Step);
+    for (size_t D = 0; D < B.size(); ++D)
+      Next = Next && (D == Dim || B[D] == 0);
+    if (!Next || Run * 2 > Max)
+      break;
+    Run *= 2;
+  }
+  return Run;
+}
+
 AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnalysis &AI) const {
   const ir::Value *Ptr = I.getOperand(pointerOperandIndex(I));
   const ir::Shape &S = Ptr->getType()->getShape();
@@ -310,20 +328,41 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
   // A pointer tile whose type names its layout is accessed in that layout,
   // vectorized as far as its registers run along the contiguous dimension.
   if (std::optional<LinearLayout> Typed = typedLayout(Ptr)) {
-    unsigned Run = 1;
-    for (int32_t Bit = 0; Bit < Typed->getInDimSizeLog2("register"); ++Bit) {
-      const LinearLayout::Basis &B = Typed->getBasis("register", Bit);
-      bool Next = B[Fast] == static_cast<int32_t>(Run);
-      for (unsigned D = 0; D < Rank; ++D)
-        Next = Next && (D == Fast || B[D] == 0);
-      if (!Next || Run * 2 > Plan.Vec)
-        break;
-      Run *= 2;
-    }
-    Plan.Vec = Run;
+    Plan.Vec = runAlong(*Typed, "register", Fast, 1, Plan.Vec);
     Plan.Layout = std::move(*Typed);
   }
   return Plan;
+}
+
+void LayoutAssignment::writeInValueLayout(const Instruction &I, const AxisInfoAnalysis &AI) {
+  Opcode Op = I.getOpcode();
+  if (Op != Opcode::Store && Op != Opcode::MaskedStore && (Op != Opcode::AtomicRMW || I.hasUses()))
+    return;
+  auto PlanIt = Accesses.find(&I);
+  auto Value = Layouts.find(I.getOperand(1));
+  const ir::Value *Ptr = I.getOperand(0);
+  if (PlanIt == Accesses.end() || Value == Layouts.end() || typedLayout(Ptr))
+    return;
+  AccessPlan &Plan = PlanIt->second;
+  const LinearLayout &L = Value->second;
+  // The pointers and the mask are computed where they are used (rematerialized),
+  // so only the value would have moved; and no element may be written (added)
+  // by two threads.
+  for (unsigned K = 0; K < I.getNumOperands(); ++K)
+    if (K != 1 && Layouts.count(I.getOperand(K)))
+      return;
+  if (L == Plan.Layout || !L.isInjective())
+    return;
+  unsigned Fast = Plan.VecDim;
+  int64_t VecBytes = Plan.Vec * Ptr->getType()->getPointee()->getScalarSizeInBytes();
+  unsigned SectorVectors = static_cast<unsigned>(std::max<int64_t>(1, 32 / VecBytes));
+  if (runAlong(L, "register", Fast, 1, Plan.Vec) != Plan.Vec ||
+      runAlong(L, "lane", Fast, Plan.Vec, SectorVectors) != SectorVectors ||
+      Plan.Vec * SectorVectors > AI.get(Ptr).Contiguity[Fast])
+    return;
+  Plan.Layout = L;
+  if (Op == Opcode::AtomicRMW)
+    Layouts[&I] = L;
 }
 
 std::optional<LinearLayout> typedLayout(const ir::Value *V) {
@@ -738,6 +777,9 @@ void LayoutAssignment::assign(const ir::Function &F, const AxisInfoAnalysis &AI)
     for (const auto &IP : BB->instructions())
       if (isTileValue(IP.get()) && !isRematerializable(IP.get()) && !Layouts.count(IP.get()))
         Layouts.emplace(IP.get(), defaultLayout(IP->getType()->getShape()));
+  for (const auto &BB : F.blocks())
+    for (const auto &IP : BB->instructions())
+      writeInValueLayout(*IP, AI);
   DT = nullptr;
   DemandCache.clear();
   for (const auto &[V, L] : Layouts)

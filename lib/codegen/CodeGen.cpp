@@ -16,6 +16,7 @@
 #include "tritonc/ir/Printer.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace tritonc::codegen {
 
@@ -142,40 +143,47 @@ int64_t warpsOfLayout(const ir::Layout *L) {
 }
 
 /// GPU-level IR names layouts for one number of warps: a layout on a tile
-/// whose warps differ from the kernel's would leave elements to warps that
-/// do not exist (or hand them to two), so it is an error at the value.
+/// whose warps differ from those that run it would leave elements to warps
+/// that do not exist (or hand them to two), so it is an error at the value.
+/// Inside a partition of a warp_specialize that is the partition's warps,
+/// which must also be num_warps (the layout passes and the emitter's layout
+/// assignment work for num_warps); elsewhere the kernel's.
 bool checkLayoutWarps(const ir::Module &M, const CodeGenOptions &Options, DiagnosticEngine &Diags) {
-  for (const auto &F : M.functions())
+  for (const auto &F : M.functions()) {
+    const ir::Instruction *At = nullptr;
+    std::string Error;
+    std::vector<PartitionBlocks> Partitions = warpPartitionBlocks(*F, At, Error);
+    if (!Error.empty()) {
+      Diags.error(SourceRange(At->Loc), Error);
+      return false;
+    }
+    std::map<const ir::BasicBlock *, const PartitionBlocks *> Owner;
+    for (const PartitionBlocks &P : Partitions)
+      for (const ir::BasicBlock *BB : P.Blocks)
+        Owner[BB] = &P;
+    unsigned Kernel = kernelWarps(Partitions, Options.NumWarps);
     for (const auto &BB : F->blocks())
       for (const auto &I : BB->instructions()) {
         const ir::Type *T = I->getType();
         if (!T->isTile() || !T->getLayout())
           continue;
         int64_t Warps = warpsOfLayout(T->getLayout());
-        if (Warps == 0 || Warps == Options.NumWarps)
+        const PartitionBlocks *P = Owner.count(BB.get()) ? Owner[BB.get()] : nullptr;
+        unsigned Runs = P ? P->Warps : Kernel;
+        if (Warps == 0 || (Warps == Runs && (!P || Runs == Options.NumWarps)))
           continue;
+        std::string Runner =
+            P ? "partition " + std::to_string(P->Index) + " runs with " + std::to_string(Runs)
+              : "the kernel runs with " + std::to_string(Runs);
         Diags.error(SourceRange(I->Loc),
                     "the layout of " + T->str() + " spreads the tile over " +
-                        std::to_string(Warps) + " warps, but the kernel runs with " +
-                        std::to_string(Options.NumWarps) +
-                        " (num_warps): GPU-level IR is written for one number of warps");
+                        std::to_string(Warps) + " warps, but " + Runner +
+                        (P ? " and num_warps is " + std::to_string(Options.NumWarps) +
+                                 ": tiles in a partition need num_warps warps"
+                           : " (num_warps): GPU-level IR is written for one number of warps"));
         return false;
       }
-  return true;
-}
-
-/// The back end does not lower warp specialization yet
-/// (docs/WARP-SPECIALIZATION.md): an error at the fork, before any pass
-/// treats its partitions as branches of one thread group.
-bool checkNoWarpPartitions(const ir::Module &M, DiagnosticEngine &Diags) {
-  for (const auto &F : M.functions())
-    for (const auto &BB : F->blocks())
-      if (const ir::Instruction *T = BB->getTerminator();
-          T && T->getOpcode() == ir::Opcode::WarpSpecialize) {
-        Diags.error(SourceRange(T->Loc), "warp_specialize is not lowered by the GPU back end yet "
-                                         "(docs/WARP-SPECIALIZATION.md); the interpreter runs it");
-        return false;
-      }
+  }
   return true;
 }
 
@@ -282,8 +290,7 @@ public:
     unsigned Vector = Plan.Vec * ElemBytes;
     if (Vector < 4)
       return "each thread reads " + std::to_string(Vector) +
-             "-byte vectors, and cp.async copies 4, 8 or 16 bytes (the pointers are not known to "
-             "be contiguous and aligned, or the mask may change from one element to the next)";
+             "-byte vectors, and cp.async copies 4, 8 or 16 bytes" + whyNarrow(Load);
     if (!Slot)
       return "";
     unsigned Piece = copyPieceElements(Load, Plan, *Slot, Transposed) * ElemBytes;
@@ -296,6 +303,74 @@ public:
   }
 
 private:
+  /// Why Load's vectors are under 4 bytes, in a kernel author's words: its
+  /// pointers have no aligned run of 4 bytes, or (naming the condition and
+  /// the dimension) a condition of its mask may change within one: `k < K`
+  /// along the contiguous dimension with K not known a multiple of the run.
+  std::string whyNarrow(const ir::Instruction &Load) const {
+    const ir::Value *Ptr = Load.getOperand(0);
+    const analysis::AxisInfo &P = AI->get(Ptr);
+    int64_t Bytes = memBytesOf(Ptr->getType()->getPointee());
+    unsigned Dim = 0;
+    int64_t Run = 0; // bytes
+    for (unsigned D = 0; D < P.rank(); ++D)
+      if (int64_t R = std::min(P.Contiguity[D] * Bytes, P.Divisibility[D]); R > Run) {
+        Run = R;
+        Dim = D;
+      }
+    if (Run < 4)
+      return " (the pointers are not known to be contiguous in aligned runs of 4 bytes or more)";
+    if (Load.getOpcode() != ir::Opcode::MaskedLoad)
+      return " (the layout's vectors are narrower than the pointers' runs)";
+    // The mask's conjunct that changes within a run along Dim, through the
+    // `and`s, splats and broadcasts down to its comparison.
+    auto Splits = [&](const ir::Value *V) {
+      return AI->get(V).rank() > Dim && AI->get(V).Constancy[Dim] * Bytes < 4;
+    };
+    const ir::Value *Cond = Load.getOperand(1);
+    if (!Splits(Cond))
+      return " (the layout's vectors are narrower than the pointers' runs)";
+    for (bool Deeper = true; Deeper;) {
+      Deeper = false;
+      const ir::Instruction *I = ir::asInstruction(const_cast<ir::Value *>(Cond));
+      if (!I || (I->getOpcode() != ir::Opcode::And && I->getOpcode() != ir::Opcode::Broadcast))
+        break;
+      for (const ir::Value *Op : I->operands())
+        if (Splits(Op)) {
+          Cond = Op;
+          Deeper = true;
+          break;
+        }
+    }
+    std::string Why = ": the mask's condition " + describe(*Cond) +
+                      " may change from one element to the next along dimension " +
+                      std::to_string(Dim) + ", the one its pointers are contiguous along in " +
+                      std::to_string(Run) + "-byte runs";
+    // `index < bound`: the bound is what is not known to be a multiple.
+    const ir::Instruction *Cmp = ir::asInstruction(const_cast<ir::Value *>(Cond));
+    if (Cmp && Cmp->getOpcode() == ir::Opcode::ICmp)
+      for (const ir::Value *Side : Cmp->operands()) {
+        const ir::Value *Scalar = Side;
+        if (const ir::Instruction *S = ir::asInstruction(const_cast<ir::Value *>(Side));
+            S && S->getOpcode() == ir::Opcode::Splat)
+          Scalar = S->getOperand(0);
+        if (!Scalar->getType()->isTile() && !ir::asConstant(const_cast<ir::Value *>(Scalar)))
+          return Why + " (its bound " + describe(*Scalar) + " is not known to be a multiple of " +
+                 std::to_string(Run / Bytes) + ")";
+      }
+    return Why;
+  }
+
+  /// `%name` of V, with its defining instruction where it has no name of
+  /// its own.
+  static std::string describe(const ir::Value &V) {
+    std::string Name = ir::printOperand(V);
+    const ir::Instruction *I = ir::asInstruction(const_cast<ir::Value *>(&V));
+    if (!I || (Name.size() > 1 && !std::isdigit(static_cast<unsigned char>(Name[1]))))
+      return Name;
+    return "`" + ir::printInstruction(*I) + "`";
+  }
+
   /// The elements of Plan's vectors that the slot keeps contiguous.
   static unsigned copyPieceElements(const ir::Instruction &Load, const AccessPlan &Plan,
                                     const ir::Layout &Slot, bool Transposed) {
@@ -328,6 +403,7 @@ std::unique_ptr<transform::Pass> explicitRingsPass(const CodeGenOptions &Options
   Target.NumWarps = Options.NumWarps;
   Target.AllowTF32 = Options.AllowTF32;
   Target.RingBudget = ringBudget(Options);
+  Target.TensorCopies = explicitTensorCopies(Options);
   Target.TensorStores = explicitTensorCopies(Options) && Options.TensorStores;
   auto Copies = std::make_shared<ExplicitRingCopies>(Options);
   Target.CopyFilter = [Copies](const ir::Instruction &Load, const ir::Layout *Slot,
@@ -517,8 +593,7 @@ bool runBackendPassList(ir::Module &M, const CodeGenOptions &Options, Diagnostic
     return false;
   }
   // Sizes first: padding a tile that is already too large would only make it larger.
-  bool Padded = checkNoWarpPartitions(M, Diags) && checkTileSizes(M, Diags) &&
-                checkLayoutWarps(M, Options, Diags);
+  bool Padded = checkTileSizes(M, Diags) && checkLayoutWarps(M, Options, Diags);
   for (const auto &FP : M.functions())
     if (std::optional<transform::PadTilesError> E =
             Padded ? transform::padTilesToPowersOfTwo(*FP) : std::nullopt) {
@@ -593,7 +668,7 @@ PTXOutput generatePTX(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
     B.comment("dynamic shared memory: " + std::to_string(FL.sharedBytes()) + " bytes");
     KernelInfo Info;
     Info.Name = F.getName();
-    Info.NumWarps = Options.NumWarps;
+    Info.NumWarps = FL.numWarps(); // a warp-specialized kernel's partitions' sum
     Info.SharedMemBytes = FL.sharedBytes();
     Info.NumBarriers = FL.numBarriers();
     Info.TensorMaps = FL.tensorMaps();

@@ -148,6 +148,7 @@ void FunctionLowering::planSharedBuffers() {
   for (const auto &[Alloc, Offset] : BufferOffsets)
     for (const ir::BasicBlock *BB : bufferLiveBlocks(*Alloc))
       RingLiveBlocks.insert(BlockIndex.at(BB));
+  ringsLiveAcrossPartitions();
   markBlocksAfterScratchOverRings();
   // Dots that read their operands' slots directly; a local_load used only
   // by them loads nothing.
@@ -278,6 +279,8 @@ void FunctionLowering::markBlocksAfterScratchOverRings() {
   // iteration of a loop nested in one whose body uses scratch (a persistent
   // kernel's epilogue).
   auto DirtyAtEnd = [&](const ir::BasicBlock *BB) {
+    if (isForkBlock(*BB)) // separates the partitions from it (lowerWarpSpecialize)
+      return false;
     unsigned Index = BlockIndex.at(BB);
     if (!RingLiveBlocks.count(Index))
       return true;

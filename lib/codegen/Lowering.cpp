@@ -114,7 +114,7 @@ FunctionLowering::FunctionLowering(const ir::Function &F, const LayoutAssignment
 Reg FunctionLowering::threadId() {
   if (!Tid.valid()) {
     auto P = B.prologue();
-    Tid = B.special(ptx::SpecialReg::TidX);
+    Tid = partitionThreadId();
   }
   return Tid;
 }
@@ -304,6 +304,7 @@ void FunctionLowering::waitForCopiesAndMmas() {
 }
 
 void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
+  partitionUsesScratch();
   if (hasRingSpace() && !RingLiveBlocks.count(CurrentBlock)) {
     // Scratch over the rings: the copies and MMAs that may still use them
     // (masked-off copies of the last iterations, other warpgroups' MMAs)
@@ -319,14 +320,14 @@ void FunctionLowering::sharedAccess(bool Write, uint64_t Bytes) {
   addStatement(std::move(S));
 }
 
-void FunctionLowering::forcedBarrier() {
+void FunctionLowering::forcedBarrier(bool WholeCTA) {
   PendingBarrier = false; // this one serves a pending `barrier` op too
   analysis::SyncStatement S;
   S.IsBarrier = true;
   Sync[CurrentBlock].Statements.push_back(std::move(S));
   SyncOwners[CurrentBlock].push_back(StatementOwner);
   Segment.clear();
-  B.barSync(0);
+  emitBarrier(WholeCTA);
   ++NumBarriers;
 }
 
@@ -541,6 +542,8 @@ const Regs &FunctionLowering::phiRegs(const Instruction &Phi) {
 
 void FunctionLowering::lowerTerminator(const Instruction &I) {
   const ir::BasicBlock &BB = *I.getParent();
+  if (I.getOpcode() == Opcode::WarpJoin)
+    return lowerWarpJoin(I); // the join block starts with no phi
   if (I.getOpcode() == Opcode::Ret) {
     if (HasExplicitCopies) // no copy may still be writing when the program ends
       B.emit("cp.async.wait_all;");
@@ -592,6 +595,11 @@ void FunctionLowering::lowerTerminator(const Instruction &I) {
       for (size_t R = 0; R < C.Dst.size(); ++R)
         B.movTo(C.Dst[R], C.Src[R]);
   };
+  if (I.getOpcode() == Opcode::WarpSpecialize) {
+    for (const std::vector<Copy> &Copies : EdgeCopies)
+      EmitCopies(Copies);
+    return lowerWarpSpecialize(I);
+  }
   if (I.getOpcode() == Opcode::Br) {
     EmitCopies(EdgeCopies[0]);
     B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
@@ -677,6 +685,7 @@ void FunctionLowering::lowerInstruction(const Instruction &I) {
 
 void FunctionLowering::lowerBlock(const ir::BasicBlock &BB) {
   CurrentBlock = BlockIndex.at(&BB);
+  enterPartitionOf(BB);
   CurrentBlockRunsOnce = !BB.leadsTo(&BB);
   BlockCache.clear();
   B.label(Labels.at(&BB));
@@ -716,6 +725,10 @@ void FunctionLowering::remarkSharedConversion(const ir::Value &V) {
 
 const std::vector<FunctionLowering::Step> &FunctionLowering::steps() {
   static const std::vector<Step> Steps = {
+      {"plan-warp-partitions",
+       "the partitions of each warp_specialize: their warps, named barriers and register "
+       "budgets (.maxnreg), the kernel's warps (LowerWarpSpecialize.cpp)",
+       &FunctionLowering::planWarpPartitions},
       {"declare-parameters", "kernel parameters, block labels, the dominator tree",
        &FunctionLowering::declareParameters},
       {"report-dots", "remarks on the unit each dot runs on", &FunctionLowering::remarkDots},
@@ -749,7 +762,7 @@ void FunctionLowering::run() {
 }
 
 void FunctionLowering::declareParameters() {
-  B.setNumWarps(Options.NumWarps, ptx::ThreadBound::ReqNTid);
+  B.setNumWarps(KernelWarps, ptx::ThreadBound::ReqNTid);
   for (unsigned A = 0; A < F.getNumArgs(); ++A) {
     const ir::Argument *Arg = F.getArg(A);
     Ty T = ptxTypeOf(Arg->getType());

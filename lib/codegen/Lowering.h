@@ -17,6 +17,7 @@
 //   LowerAsync.cpp       shared buffers, slots, cp.async (GPU-level IR)
 //   LowerHopper.cpp      mbarriers, tensor maps, bulk copies, wgmma ops
 //   PackedNarrowing.cpp  f32 -> f16 conversions packed in pairs by their store
+//   LowerWarpSpecialize.cpp  warp_specialize partitions, their joins, setmaxnreg
 //
 // Shared memory is one dynamic buffer: the smem_alloc buffers of GPU-level
 // IR (LowerAsync.cpp, LowerHopper.cpp), then scratch used by one instruction
@@ -175,6 +176,22 @@ struct SwizzledScratch {
   uint64_t bytes(int64_t Rows) const { return static_cast<uint64_t>(Rows) << RowShift; }
 };
 
+/// One partition of a warp_specialize: its fork, index, warps (from
+/// FirstWarp of the CTA's), register budget (0: none), blocks, and the named
+/// barrier its threads synchronize with (set by planWarpPartitions).
+struct PartitionBlocks {
+  const ir::Instruction *Fork = nullptr;
+  unsigned Index = 0, FirstWarp = 0, Warps = 1, Registers = 0, BarrierId = 0;
+  std::vector<const ir::BasicBlock *> Blocks;
+};
+/// The partitions of every warp_specialize of F, in function order; on a
+/// broken rule (ir/WarpPartitions.h) none, with Error and At.
+std::vector<PartitionBlocks> warpPartitionBlocks(const ir::Function &F, const ir::Instruction *&At,
+                                                 std::string &Error);
+/// The warps a kernel with these partitions launches: their sum (the last
+/// fork's), or NumWarps without partitions.
+unsigned kernelWarps(const std::vector<PartitionBlocks> &Partitions, unsigned NumWarps);
+
 class FunctionLowering {
 public:
   FunctionLowering(const ir::Function &F, const LayoutAssignment &LA,
@@ -198,6 +215,8 @@ public:
     return static_cast<unsigned>(MbarBytes ? mbarrierOffset() + MbarBytes : dataSharedBytes());
   }
   unsigned numBarriers() const { return NumBarriers; }
+  /// The warps the kernel launches: num_warps, or its partitions' sum.
+  unsigned numWarps() const { return KernelWarps; }
   /// Where the planning steps report optimization remarks (null: nowhere).
   void setRemarks(DiagnosticEngine *D) { Remarks = D; }
 
@@ -271,8 +290,10 @@ public:
   /// Records that the following code reads or writes scratch bytes
   /// [0, Bytes) of shared memory (addStatement).
   void sharedAccess(bool Write, uint64_t Bytes);
-  /// A barrier that is always needed (around scalar atomics).
-  void forcedBarrier();
+  /// A barrier that is always needed (around scalar atomics): of the threads
+  /// that run the current code (the partition's named barrier inside one),
+  /// or of the whole CTA.
+  void forcedBarrier(bool WholeCTA = false);
   /// A `barrier` op of the IR (insert-barriers): before a GPU-level
   /// operation or a terminator it is emitted here; otherwise at the first
   /// statement or barrier of the next instruction's lowering (so that a
@@ -540,6 +561,50 @@ public:
   std::set<const ir::Value *> InPlaceWgmma;
 
   const std::vector<TensorMapSpec> &tensorMaps() const { return TensorMaps; }
+
+  // --- Warp specialization (LowerWarpSpecialize.cpp) ---------------------------
+  /// The partitions, the partition of each block, the kernel's warps and
+  /// register budget (the first step of run()).
+  void planWarpPartitions();
+  /// The fork: dispatch by warp index, setmaxnreg at each partition's entry.
+  void lowerWarpSpecialize(const ir::Instruction &I);
+  /// A partition's end: registers back, a CTA-wide barrier, the join block.
+  void lowerWarpJoin(const ir::Instruction &I);
+  /// Makes BB's partition (or none) the one whose thread geometry the
+  /// prologue values (threadId, threadCoords, ...) are for.
+  void enterPartitionOf(const ir::BasicBlock &BB);
+  /// The partition of the block being lowered, or null.
+  const PartitionBlocks *currentPartition() const;
+  /// %tid.x relative to the current partition's first thread.
+  Reg partitionThreadId();
+  /// `bar.sync`: the current partition's named barrier, or 0 for the CTA.
+  void emitBarrier(bool WholeCTA);
+  /// Before an operation one elected thread does for a whole partition
+  /// (mbarrier_arrive): the partition's other warps are done first.
+  void electedArrivalBarrier();
+  /// Partitions run at the same time: the buffers hold data in every block
+  /// of a fork's regions where one of them fills or reads a buffer.
+  void ringsLiveAcrossPartitions();
+  /// Records that the current partition uses the lowering's scratch, which
+  /// starts at one address for all: a second partition of the same fork
+  /// doing so is a located error (the two run at the same time).
+  void partitionUsesScratch();
+  std::map<const ir::Instruction *, int> ScratchPartition;
+  /// Whether BB ends with a warp_specialize.
+  bool isForkBlock(const ir::BasicBlock &BB) const;
+  std::vector<PartitionBlocks> Partitions;
+  std::map<const ir::BasicBlock *, int> BlockPartition;
+  int CurrentPartition = -1;
+  /// The kernel's warps, and its `.maxnreg` with register budgets (else 0).
+  unsigned KernelWarps = 0, MaxRegisters = 0;
+  /// Per partition (-1: outside), the prologue's thread geometry.
+  struct ThreadGeometry {
+    Reg Tid, Lane, Warp;
+    std::map<unsigned, Regs> Coords;
+    std::map<unsigned, Reg> Owners;
+    std::map<std::string, Reg> SlotOffsets;
+  };
+  std::map<int, ThreadGeometry> SavedGeometry;
 
   // --- Conversions packed where stored (PackedNarrowing.cpp) ----------------
   /// Whether I rounds an f32 tile to f16 or bf16 whose f32 registers are at

@@ -1,5 +1,6 @@
 //===- AsyncRings.cpp - Pipelined dot operands as async-copy rings --------===//
 #include "tritonc/transform/AsyncRings.h"
+#include "tritonc/transform/TensorCopies.h"
 #include "tritonc/transform/TensorStores.h"
 
 #include "BoxGathers.h"
@@ -55,7 +56,17 @@ struct OperandChain {
   /// The ring holds the operand as the dot reads it, the transposition of
   /// the loaded tile (column-major slots; see transposesInRing).
   bool Transposed = false;
+  /// Only tensor-copies' bulk tensor copies fill the ring: cp.async cannot
+  /// copy its loads (see whyNotFilledInBulk).
+  bool BulkOnly = false;
 };
+
+/// tensor-copies' answer about a ring (whyNotBulkTensorFills): its
+/// prologue's loads, the next tile's, the refill, the ring's type and
+/// whether the copies go through transposed pointers.
+using BulkFillQuery = std::function<std::string(
+    const std::vector<Instruction *> &Prologue, const std::vector<Instruction *> &NextTile,
+    Instruction *Refill, const Type *RingTy, bool Transposed)>;
 
 class RingBuilder {
 public:
@@ -63,9 +74,11 @@ public:
   /// TensorStores).
   RingBuilder(const Loop &L, const analysis::AxisInfoAnalysis &AI, const AsyncRingsTarget *Target,
               const AssignLayoutsTarget *Dots, bool TransOperands,
-              std::function<std::string(Instruction &Store)> WhyNotTensorStore)
+              std::function<std::string(Instruction &Store)> WhyNotTensorStore,
+              BulkFillQuery WhyNotBulkFills)
       : L(L), AI(AI), Target(Target), Dots(Dots), TransOperands(TransOperands),
-        WhyNotTensorStore(std::move(WhyNotTensorStore)), Header(L.getHeader()),
+        WhyNotTensorStore(std::move(WhyNotTensorStore)),
+        WhyNotBulkFills(std::move(WhyNotBulkFills)), Header(L.getHeader()),
         M(*Header->getParent()->getParent()) {}
 
   /// Checks that the loop has the form `pipeline` leaves; returns why not.
@@ -75,6 +88,10 @@ public:
   unsigned depth() const { return D; }
   unsigned slots() const { return D + 1 + ExtraSlots; }
   unsigned numRings() const { return static_cast<unsigned>(Chains.size()); }
+  unsigned numBulkOnlyRings() const {
+    return static_cast<unsigned>(std::count_if(Chains.begin(), Chains.end(),
+                                               [](const OperandChain &C) { return C.BulkOnly; }));
+  }
 
 private:
   std::string collectChain(Instruction *Q0, const Instruction *Dot, unsigned OperandIdx,
@@ -88,6 +105,8 @@ private:
   /// in the slots the tile-ahead prologue leaves free, or "".
   std::string whyNotInFreeSlots(Instruction *Store, unsigned TileStores);
   std::string checkCopyable(Instruction *Load, const char *What);
+  std::string whyNotFilledInBulk(OperandChain &C, const std::string &WhyNotCopied);
+  const Type *ringType(const OperandChain &C) const;
   bool transposesInRing(const OperandChain &C) const;
   std::string refuse(const Instruction *At, std::string Why) {
     Culprit = At;
@@ -109,6 +128,7 @@ private:
   /// descriptor boxes (the pass's `trans` option; see transposesInRing).
   bool TransOperands;
   std::function<std::string(Instruction &Store)> WhyNotTensorStore;
+  BulkFillQuery WhyNotBulkFills;
   BasicBlock *Header;
   BasicBlock *Preheader = nullptr, *Body = nullptr, *Exit = nullptr;
   /// Set when the prologue is issued a tile ahead: the preheader of the
@@ -219,8 +239,11 @@ std::string RingBuilder::checkTarget() {
     for (Instruction *Load : Loads)
       if (std::string Why =
               Target->CopyFilter ? Target->CopyFilter(*Load, C.Shared, C.Transposed) : "";
-          !Why.empty())
-        return refuse(Load, Why);
+          !Why.empty()) {
+        if (std::string Still = whyNotFilledInBulk(C, Why); !Still.empty())
+          return refuse(Load, Still);
+        break;
+      }
   }
   for (OperandChain &C : Chains)
     Bytes += slotBytes(C.Refill->getType(), C.Shared) * slots();
@@ -258,6 +281,33 @@ std::string RingBuilder::checkTarget() {
                                      " KB of shared memory, more than the " +
                                      std::to_string(Target->RingBudget / 1024) +
                                      " KB the back end gives rings");
+  return "";
+}
+
+/// The ring C's loads become: S slots of the operand as the ring holds it.
+const Type *RingBuilder::ringType(const OperandChain &C) const {
+  const Type *T = C.Refill->getType();
+  Shape Sh = T->getShape();
+  if (C.Transposed)
+    std::swap(Sh[0], Sh[1]);
+  return Type::getSharedBuffer(T->getScalarType(), Sh, C.Shared, slots());
+}
+
+/// Where cp.async cannot copy a load of C (WhyNotCopied, the back end's
+/// CopyFilter: masks along K that vary within a 4-byte copy, K not known a
+/// multiple of the vector), the ring is still made when tensor-copies runs
+/// after this pass and will fill it with bulk tensor copies, whose boxes
+/// bound the masks themselves (the copy engine zero-fills outside the
+/// tensor map's extents). That is tensor-copies' own decision, asked here
+/// (whyNotBulkTensorFills), so no ring is made that nothing can fill.
+/// Returns "" and marks C when it will, else the combined reason.
+std::string RingBuilder::whyNotFilledInBulk(OperandChain &C, const std::string &WhyNotCopied) {
+  if (!Target->TensorCopies || !WhyNotBulkFills)
+    return WhyNotCopied;
+  std::string Why = WhyNotBulkFills(C.Initial, C.NextTile, C.Refill, ringType(C), C.Transposed);
+  if (!Why.empty())
+    return WhyNotCopied + "; nor would tensor-copies fill the ring with bulk tensor copies: " + Why;
+  C.BulkOnly = true;
   return "";
 }
 
@@ -626,15 +676,9 @@ void RingBuilder::rewrite() {
   // Preheader (the outer one with a prologue a tile ahead): the rings, then
   // the copies of iterations 0 .. D-1, one commit group per iteration.
   Instruction *PreEnd = (OuterPreheader ? OuterPreheader : Preheader)->getTerminator();
-  for (OperandChain &C : Chains) {
-    const Type *T = C.Refill->getType();
-    Shape Sh = T->getShape();
-    if (C.Transposed)
-      std::swap(Sh[0], Sh[1]);
-    const Type *RingTy = Type::getSharedBuffer(T->getScalarType(), Sh, C.Shared, slots());
-    C.Ring = insertBefore(PreEnd, Instruction::create(Opcode::SmemAlloc, RingTy, {}),
+  for (OperandChain &C : Chains)
+    C.Ring = insertBefore(PreEnd, Instruction::create(Opcode::SmemAlloc, ringType(C), {}),
                           baseName(C.Phis[0]) + ".ring", C.Initial[0]);
-  }
   for (unsigned J = 0; J < D; ++J) {
     for (OperandChain &C : Chains)
       copyInto(C.Ring, M.getInt(I32, J), C.Initial[J], PreEnd, C.Transposed);
@@ -791,9 +835,13 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
       continue;
     const Instruction *T = L->getHeader()->getTerminator();
     const Instruction &LoopAt = T ? *T : *Dot;
-    RingBuilder B(*L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr,
-                  Target || TransOperands,
-                  [&](Instruction &Store) { return whyNotBulkTensorStore(F, Store, AM); });
+    RingBuilder B(
+        *L, AI, Target ? &*Target : nullptr, Dots ? &*Dots : nullptr, Target || TransOperands,
+        [&](Instruction &Store) { return whyNotBulkTensorStore(F, Store, AM); },
+        [&](const std::vector<Instruction *> &Prologue, const std::vector<Instruction *> &NextTile,
+            Instruction *Refill, const Type *RingTy, bool Transposed) {
+          return whyNotBulkTensorFills(F, AM, *L, Prologue, NextTile, Refill, RingTy, Transposed);
+        });
     if (std::string Why = B.analyze(); !Why.empty()) {
       Remark(RemarkKind::Missed, B.culprit() ? *B.culprit() : LoopAt,
              "dot operands not copied into shared-memory rings: " + Why);
@@ -801,12 +849,15 @@ bool AsyncRingsPass::run(Function &F, AnalysisManager &AM) {
     }
     B.rewrite();
     Changed = true;
-    unsigned N = B.numRings();
+    unsigned N = B.numRings(), Bulk = B.numBulkOnlyRings();
     Remark(RemarkKind::Passed, LoopAt,
            std::to_string(N) + " dot operand" + (N == 1 ? "" : "s") +
                " copied asynchronously (cp_async) into shared-memory ring" + (N == 1 ? "" : "s") +
                " of " + std::to_string(B.slots()) + " slots, waiting with cp_async_wait " +
-               std::to_string(B.depth() - 1));
+               std::to_string(B.depth() - 1) +
+               (Bulk ? "; " + std::to_string(Bulk) + " of them for tensor-copies' bulk tensor " +
+                           "copies only, whose boxes bound the masks cp.async could not copy"
+                     : ""));
   }
   return Changed;
 }

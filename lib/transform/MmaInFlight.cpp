@@ -327,7 +327,12 @@ unsigned InFlightCandidate::retiredDistance(const Instruction &I) const {
   bool EarlierInIteration = barrierIn(*BB, nullptr, &I) ||
                             (After.count(BB) && barrierIn(*WB, nullptr, nullptr)) ||
                             (BB != L.getHeader() && barrierIn(*L.getHeader(), nullptr, nullptr));
-  return EarlierInIteration ? 2 : 0;
+  // WB runs whole in every iteration, so a barrier after its wait runs in
+  // iteration i - 1 after that iteration's wait, before anything of
+  // iteration i: where insert-barriers places the loop's barrier below a
+  // refill it proved apart from the slots read in the same iteration.
+  bool AfterPreviousWait = barrierIn(*WB, Wait, nullptr);
+  return EarlierInIteration || AfterPreviousWait ? 2 : 0;
 }
 
 std::string InFlightCandidate::checkWrites() {

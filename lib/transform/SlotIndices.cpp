@@ -16,9 +16,10 @@ std::optional<int64_t> intConstant(Value *V) {
   return C->getInt();
 }
 
-/// S when Next is `select (icmp eq (X + 1), S), 0, X + 1`: the ring advance
-/// async-rings writes (or with sge/uge, the same while X is in [0, S)).
-std::optional<int64_t> advanceModulus(Value *Next, const Value *X) {
+/// (X, S) when Next is `select (icmp eq (X + 1), S), 0, X + 1`: the ring
+/// advance async-rings writes (or with sge/uge, the same while X is in
+/// [0, S)).
+std::optional<std::pair<Value *, int64_t>> ringAdvance(Value *Next) {
   Instruction *Sel = asInstruction(Next);
   if (!Sel || Sel->getOpcode() != Opcode::Select || intConstant(Sel->getOperand(1)) != 0)
     return std::nullopt;
@@ -29,16 +30,47 @@ std::optional<int64_t> advanceModulus(Value *Next, const Value *X) {
       (Cmp->Predicate != CmpPredicate::EQ && Cmp->Predicate != CmpPredicate::SGE &&
        Cmp->Predicate != CmpPredicate::UGE))
     return std::nullopt;
-  bool AddsOne = (Add->getOperand(0) == X && intConstant(Add->getOperand(1)) == 1) ||
-                 (Add->getOperand(1) == X && intConstant(Add->getOperand(0)) == 1);
+  Value *X = nullptr;
+  if (intConstant(Add->getOperand(1)) == 1)
+    X = Add->getOperand(0);
+  else if (intConstant(Add->getOperand(0)) == 1)
+    X = Add->getOperand(1);
   std::optional<int64_t> S = intConstant(Cmp->getOperand(1));
-  if (!AddsOne || !S || *S <= 0)
+  if (!X || !S || *S <= 0)
     return std::nullopt;
-  return S;
+  return std::make_pair(X, *S);
+}
+
+/// S when Next is the ring advance of X modulo S.
+std::optional<int64_t> advanceModulus(Value *Next, const Value *X) {
+  std::optional<std::pair<Value *, int64_t>> Adv = ringAdvance(Next);
+  if (!Adv || Adv->first != X)
+    return std::nullopt;
+  return Adv->second;
+}
+
+/// (S, D) when B is A advanced D times (0 < D < S) modulo S: the start of a
+/// write counter a fixed distance ahead of a read counter whose start is not
+/// a constant (a ring whose slots carry on across an outer loop, as
+/// tensor-copies writes for nested loops). The two then name different
+/// slots as long as A is a slot index in [0, S).
+std::optional<std::pair<int64_t, int64_t>> advancedFrom(Value *B, const Value *A) {
+  std::optional<int64_t> Modulus;
+  for (int64_t D = 1; (!Modulus || D < *Modulus) && D <= 64; ++D) {
+    std::optional<std::pair<Value *, int64_t>> Adv = ringAdvance(B);
+    if (!Adv || (Modulus && *Modulus != Adv->second))
+      return std::nullopt;
+    Modulus = Adv->second;
+    if (Adv->first == A)
+      return D < *Modulus ? std::optional(std::make_pair(*Modulus, D)) : std::nullopt;
+    B = Adv->first;
+  }
+  return std::nullopt;
 }
 
 /// Whether ring counters P and Q always differ: phis of one block that
-/// every edge either enters with two different constants in [0, S) or
+/// every edge either enters with two different constants in [0, S), or
+/// with a start and that start advanced 0 < D < S times modulo S, or
 /// advances both modulo the same S (their difference modulo S never
 /// changes within one run of the loop).
 bool distinctCounters(const Value *PV, const Value *QV) {
@@ -49,6 +81,7 @@ bool distinctCounters(const Value *PV, const Value *QV) {
     return false;
   std::optional<int64_t> Modulus;
   std::vector<std::pair<int64_t, int64_t>> Starts;
+  std::vector<int64_t> StartModuli; ///< of starts a fixed distance apart
   for (const BasicBlock *Pred : P->getParent()->predecessors()) {
     Value *A = P->getIncomingValueFor(Pred), *B = Q->getIncomingValueFor(Pred);
     if (!A || !B)
@@ -58,6 +91,13 @@ bool distinctCounters(const Value *PV, const Value *QV) {
       Starts.push_back({*CA, *CB});
       continue;
     }
+    std::optional<std::pair<int64_t, int64_t>> Apart;
+    if (A != B && !(Apart = advancedFrom(B, A)))
+      Apart = advancedFrom(A, B);
+    if (Apart) {
+      StartModuli.push_back(Apart->first);
+      continue;
+    }
     std::optional<int64_t> MA = advanceModulus(A, P), MB = advanceModulus(B, Q);
     if (!MA || MA != MB || (Modulus && Modulus != MA))
       return false;
@@ -65,6 +105,10 @@ bool distinctCounters(const Value *PV, const Value *QV) {
   }
   for (auto [A, B] : Starts)
     if (A == B || (Modulus && (A < 0 || B < 0 || A >= *Modulus || B >= *Modulus)))
+      return false;
+  // A distance is kept only modulo the loop's own advance.
+  for (int64_t S : StartModuli)
+    if (S != Modulus)
       return false;
   return true;
 }

@@ -5,7 +5,9 @@
 // operand names a buffer (an smem_alloc) and a constant slot, the slot an
 // index value selects, or any slot. Two index values name different slots
 // when they are ring counters that advance together: phis of one block that
-// every edge either enters with two different constants in [0, S) or
+// every edge either enters with two different constants in [0, S), or with
+// a start and that start advanced 0 < D < S times (a ring whose slots carry
+// on across an outer loop, as tensor-copies writes nested rings), or
 // advances both by `select (icmp eq (x + 1), S), 0, x + 1` (or sge/uge,
 // the same while x is in [0, S)), as async-rings writes them, and so do
 // one index advanced that way a different number of times modulo S (ring

@@ -56,6 +56,9 @@ Instruction *moduloIndexWraps(const Value *V, const Loop &L, const BasicBlock *P
 /// One ring as async-rings leaves it.
 struct Ring {
   Instruction *Alloc = nullptr;
+  /// The ring's type (Alloc's; async-rings asks about a ring it has not
+  /// made yet, see whyNotBulkTensorFills).
+  const Type *Ty = nullptr;
   int64_t Slots = 0;
   /// The cp_async of fill j < P (slot j, in the preheader; P is S-1, or
   /// less where the ring has slots to spare), then the refill (slot
@@ -75,8 +78,19 @@ struct Ring {
   std::vector<BoxGather> Boxes;
   std::string Why;
   const Instruction *At = nullptr;
+  /// Set where Fills are the loads async-rings asks about, which it will
+  /// copy through transposed pointers (whyNotBulkTensorFills).
+  bool TransposedLoads = false;
 
   Instruction *refill() const { return Fills.back(); }
+  /// Whether the slot receives the transposition of what Fill's pointers,
+  /// as they stand, address: a cp_async's pointers are already those the
+  /// copy reads (transposed by async-rings' copyInto where it does); a load
+  /// async-rings asks about is copied through transposed pointers where
+  /// TransposedLoads says so.
+  bool transposes(const Instruction &Fill) const {
+    return TransposedLoads && Fill.getOpcode() != Opcode::CpAsync;
+  }
   /// Fill K of Fills, then of Ahead (the numbering of Forms and Boxes).
   Instruction *fill(size_t K) const {
     return K < Fills.size() ? Fills[K] : Ahead[K - Fills.size()];
@@ -84,7 +98,7 @@ struct Ring {
   size_t numFills() const { return Fills.size() + Ahead.size(); }
   bool converted() const { return !Forms.empty() || !Boxes.empty(); }
   uint64_t slotBytes() const {
-    const Type *T = Alloc->getType();
+    const Type *T = Ty;
     return static_cast<uint64_t>(T->getNumElements()) * T->getElementType()->getScalarSizeInBytes();
   }
   bool decline(const Instruction *Where, std::string Reason) {
@@ -93,6 +107,18 @@ struct Ring {
     return false;
   }
 };
+
+/// A fill's pointers and mask (null without one): a cp_async's, or those of
+/// the load async-rings will make one of (whyNotBulkTensorFills).
+Value *fillPointers(const Instruction &Fill) {
+  return Fill.getOperand(Fill.getOpcode() == Opcode::CpAsync ? 1 : 0);
+}
+Value *fillMask(const Instruction &Fill) {
+  unsigned Mask = Fill.getOpcode() == Opcode::CpAsync ? 2 : 1;
+  bool Masked = Fill.getOpcode() == Opcode::CpAsync ? Fill.getNumOperands() > 2
+                                                    : Fill.getOpcode() == Opcode::MaskedLoad;
+  return Masked ? Fill.getOperand(Mask) : nullptr;
+}
 
 bool isColumnMajor(const Type *RingTy) {
   return RingTy->getLayout() && RingTy->getLayout()->getOrder()[0] == 0;
@@ -152,6 +178,15 @@ std::string outerLoopProblem(const Loop &L, const BasicBlock *Exit, const Domina
     return "the loop around it may go round without leaving this loop to its exit, where the "
            "mbarriers' phases are carried from (not handled)";
   return "";
+}
+
+/// The exit of L, entered from its header alone, or null.
+BasicBlock *headerExit(const Loop &L) {
+  BasicBlock *Exit = nullptr;
+  for (BasicBlock *S : L.getHeader()->successors())
+    if (!L.contains(S))
+      Exit = Exit ? nullptr : S;
+  return Exit && Exit->predecessors().size() == 1 ? Exit : nullptr;
 }
 
 class TensorCopyRewriter {
@@ -218,6 +253,7 @@ std::vector<Ring> &TensorCopyRewriter::collect() {
         continue;
       Ring R;
       R.Alloc = I.get();
+      R.Ty = I->getType();
       R.Slots = I->getType()->getNumSlots();
       Rings.push_back(std::move(R));
     }
@@ -279,11 +315,8 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
       return R.decline(S, NotRing);
   // The exit: the header's only successor outside the loop, entered from
   // the header alone (its phis see %read as the loop left it).
-  BasicBlock *Exit = nullptr;
-  for (BasicBlock *S : L->getHeader()->successors())
-    if (!L->contains(S))
-      Exit = Exit ? nullptr : S;
-  if (!Exit || Exit->predecessors().size() != 1)
+  BasicBlock *Exit = headerExit(*L);
+  if (!Exit)
     return R.decline(Refill, "the loop is not left from its header alone");
   if (L->getParentLoop())
     if (std::string Why = outerLoopProblem(*L, Exit, DT); !Why.empty())
@@ -325,10 +358,9 @@ bool TensorCopyRewriter::recognize(Ring &R, LoopRings &LR) {
 
 bool TensorCopyRewriter::checkForms(Ring &R) {
   Instruction *Refill = R.refill();
-  if (matchBoxGather(Refill->getOperand(1),
-                     Refill->getNumOperands() > 2 ? Refill->getOperand(2) : nullptr))
+  if (matchBoxGather(fillPointers(*Refill), fillMask(*Refill)))
     return checkBoxes(R);
-  const Type *RingTy = R.Alloc->getType();
+  const Type *RingTy = R.Ty;
   // A column-major ring (async-rings' slots of a `trans` operand, filled
   // through transposed pointers) is the row-major slot of the loaded tile:
   // the engine writes that, from the untransposed access.
@@ -352,7 +384,7 @@ bool TensorCopyRewriter::checkForms(Ring &R) {
                                   : "its fill of slot " + std::to_string(K - R.Fills.size()) +
                                         " for the next tile: ") +
                                  Why);
-    if (ColumnMajor)
+    if (ColumnMajor != R.transposes(*Fill))
       transposeAccess(*TA);
     if (TA->UnitDim != 1)
       return R.decline(Fill, "the fill is contiguous along the slot's first dimension, and the "
@@ -380,15 +412,14 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
   // issued stages ahead by the pipeline: the same tensor map for every
   // fill, the box of each fill's coordinates, under lower-tensor-descs'
   // rules (the innermost coordinate a multiple of 16 bytes included).
-  const Type *RingTy = R.Alloc->getType();
+  const Type *RingTy = R.Ty;
   const Type *Elem = RingTy->getElementType();
   bool ColumnMajor = isColumnMajor(RingTy);
   std::vector<BoxGather> Boxes;
   for (size_t K = 0; K < R.numFills(); ++K) {
     Instruction *Fill = R.fill(K);
     std::string Why;
-    std::optional<BoxGather> G = matchBoxGather(
-        Fill->getOperand(1), Fill->getNumOperands() > 2 ? Fill->getOperand(2) : nullptr, &Why);
+    std::optional<BoxGather> G = matchBoxGather(fillPointers(*Fill), fillMask(*Fill), &Why);
     if (!G)
       return R.decline(Fill, "its fill " +
                                  std::string(Fill == R.refill() ? "in the loop"
@@ -409,7 +440,7 @@ bool TensorCopyRewriter::checkBoxes(Ring &R) {
     if (G->Base != G0.Base || !Same(G->Extents, G0.Extents) || !Same(G->Strides, G0.Strides) ||
         G->Box != G0.Box || G->Transposed != G0.Transposed)
       return R.decline(Fill, "the fills do not read boxes of one tensor descriptor");
-    if (G->Transposed != ColumnMajor)
+    if ((G->Transposed != R.transposes(*Fill)) != ColumnMajor)
       return R.decline(Fill, "the slots' order is not the boxes' (a transposed gather fills "
                              "column-major slots)");
     if (std::string Why = TD.whyNotAlignedBoxStart(G->Coords.back(), Elem->getScalarSizeInBytes());
@@ -726,6 +757,35 @@ void TensorCopyRewriter::eraseDead() {
 }
 
 } // namespace
+
+std::string whyNotBulkTensorFills(Function &F, AnalysisManager &AM, const Loop &L,
+                                  const std::vector<Instruction *> &Prologue,
+                                  const std::vector<Instruction *> &NextTile, Instruction *Refill,
+                                  const Type *RingTy, bool Transposed) {
+  // The checks of the pass's run on the ring async-rings would make: the
+  // loop's (recognize) and every fill's (checkForms), on the loads the
+  // fills copy.
+  const LoopInfo &LI = AM.get<LoopInfo>(F);
+  const auto &AI = AM.get<analysis::AxisInfoAnalysis>(F);
+  DominatorTree DT(F);
+  BasicBlock *Exit = headerExit(L);
+  if (!Exit)
+    return "the loop is not left from its header alone";
+  if (L.getParentLoop())
+    if (std::string Why = outerLoopProblem(L, Exit, DT); !Why.empty())
+      return Why;
+  analysis::AffineAccessAnalysis AA(F, DT);
+  TensorDescriptorBuilder TD(F, AA, AI, DT);
+  TensorCopyRewriter RW(F, LI, DT, TD, AA);
+  Ring R;
+  R.Ty = RingTy;
+  R.Slots = RingTy->getNumSlots();
+  R.Fills = Prologue;
+  R.Fills.push_back(Refill);
+  R.Ahead = NextTile;
+  R.TransposedLoads = Transposed;
+  return RW.checkForms(R) ? "" : R.Why;
+}
 
 bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
   DiagnosticEngine *Diags = AM.diagnostics();

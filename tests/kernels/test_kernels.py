@@ -550,6 +550,10 @@ MATMUL_STREAMK_CONFIGS = [
     ({"TYPE": "float", "TM": 32, "TN": 32, "TK": 8}, 7),
     ({"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 16}, 5),
     ({"TYPE": "float", "TM": 16, "TN": 16, "TK": 8}, 64),
+    # FMA dots of 4 x 4 blocks per thread (64 x 32 on 4 warps), the ring carried across the loop over
+    # tiles refilled with no barrier between an iteration's reads and its refill (SlotIndices: a
+    # carried start advanced twice); aligned (below), the accumulator stored and added in its own layout.
+    ({"TYPE": "float", "TM": 64, "TN": 32, "TK": 16}, 5),
 ]
 MATMUL_SPLITK_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 1},
@@ -791,6 +795,33 @@ def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
     assert_poison(out["C"][:, n:], ty, "C")
 
 
+# Pointers and leading dimensions aligned (multiples of 16) but K not: the masks along K vary by element.
+# Where K is the contiguous dimension (A, and B under TRANS_B) cp.async cannot copy the 2-byte pieces, and on
+# sm_90a with TMA on async-rings still makes the ring for tensor-copies, whose boxes bound K themselves (the
+# copy engine zero-fills past the tensor map's extent); `backend` runs that list on the interpreter.
+@with_backend80
+@pytest.mark.parametrize("k", [40, 1000])
+@pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
+def test_matmul_aligned_k_masked(defines, trans_a, trans_b, k, rng, launch):
+    ty = defines["TYPE"]
+    tm, tn = defines["TM"], defines["TN"]
+    m, n = 16 * int(rng.integers(2, tm // 16 + 2)), 16 * int(rng.integers(2, tn // 16 + 2))
+    kpad = 16 * cdiv(k, 16)
+    lda = (m if trans_a else kpad) + 16 * int(rng.integers(0, 2))
+    ldb = (kpad if trans_b else n) + 16 * int(rng.integers(0, 2))
+    a, av = padded_matrix(rng, k, m, lda, ty) if trans_a else padded_matrix(rng, m, k, lda, ty)
+    b, bv = padded_matrix(rng, n, k, ldb, ty) if trans_b else padded_matrix(rng, k, n, ldb, ty)
+    av, bv = (av.T if trans_a else av), (bv.T if trans_b else bv)
+    ldc = n + 16 * int(rng.integers(0, 2))
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
+                  ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
 @pytest.mark.parametrize("defines", [{"TYPE": "float", "TM": 32, "TN": 32, "TK": 16},
                                      {"TYPE": "float", "TM": 64, "TN": 32, "TK": 8}], ids=config_id)
 def test_matmul_tf32(defines, rng, launch):
@@ -872,6 +903,23 @@ def test_matmul_streamk(defines, programs, rng, launch):
     check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc, kernel="matmul_streamk.tc")
 
 
+# Sizes and strides that are multiples of 16, as the fp32 benchmark's: the FMA accumulator (4 x 4 blocks
+# per thread) is stored, and added with red, in its own layout in 16-byte vectors (no conversion).
+MATMUL_STREAMK_ALIGNED_CONFIGS = [c for c in MATMUL_STREAMK_CONFIGS if c[0]["TM"] >= 64]
+
+
+@pytest.mark.parametrize("defines,programs", MATMUL_STREAMK_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_STREAMK_ALIGNED_CONFIGS])
+def test_matmul_streamk_aligned(defines, programs, rng, launch):
+    tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
+    m = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16))
+    n = 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16 + 1))
+    k = 16 * int(rng.integers(2 * tk // 16 + 1, 4 * tk // 16 + 1))
+    pad = lambda: 16 * int(rng.integers(0, 2))
+    lda, ldb, ldc = k + pad(), n + pad(), n + pad()
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc, kernel="matmul_streamk.tc")
+
+
 # Sizes and strides that are multiples of 16: on sm_90a the operand rings fill through tensor maps and
 # each tile's fp16/bf16 result leaves through shared memory with bulk tensor stores, while the next tile's
 # loads are already in flight.
@@ -888,6 +936,21 @@ def test_matmul_persistent_aligned(defines, programs, rng, launch):
     k = 16 * int(rng.integers(tk // 16 + 1, 3 * tk // 16))
     pad = lambda: 16 * int(rng.integers(0, 2))
     lda, ldb, ldc = k + pad(), n + pad(), n + pad()
+    check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
+
+
+# The same with K not a multiple of 16 (aligned pointers and strides): on sm_90a the rings async-rings makes
+# for tensor-copies alone (A's K mask changes by element), filled again on every tile, the next tile's
+# prologue a tile ahead.
+@pytest.mark.parametrize("k", [40, 200])
+@pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
+                         ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])
+def test_matmul_persistent_aligned_k_masked(defines, programs, k, rng, launch):
+    tm, tn = defines["TM"], defines["TN"]
+    m = 16 * int(rng.integers(2 * tm // 16 + 1, 3 * tm // 16))
+    n = 16 * int(rng.integers(tn // 16 + 1, 2 * tn // 16))
+    pad = lambda: 16 * int(rng.integers(0, 2))
+    lda, ldb, ldc = 16 * cdiv(k, 16) + pad(), n + pad(), n + pad()
     check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
 
 
@@ -2365,6 +2428,45 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
                  [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
                   ("ldc", ldc)])
     assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], "float", "C")
+
+
+# (M, N, K) of the warp-specialized matmul: 128 x 64 tiles; K = 232 takes 8 k-steps (the four-slot rings
+# wrap once), K = 8 one, K = 0 none (zeros).
+GPUIR_WS_SHAPES = [(128, 64, 64), (200, 136, 232), (17, 8, 8), (130, 72, 520), (64, 64, 0)]
+
+
+@pytest.mark.parametrize("shape", GPUIR_WS_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_WS_SHAPES])
+def test_gpuir_matmul_ws(shape, rng, launch):
+    """matmul_ws.tir, warp-specialized as the vendor libraries' Hopper GEMMs are (docs/WARP-SPECIALIZATION.md):
+    a producer warpgroup fills four-slot rings with bulk tensor copies, each slot guarded by a full and an
+    empty mbarrier, and two consumer warpgroups multiply their halves of a 128 x 64 tile with wgmma, one group
+    in flight, each releasing a slot after the wait that retires its reader; setmaxnreg moves registers from
+    the producer (40) to the consumers (232). The kernel launches the partitions' 12 warps whatever num_warps
+    is (checked in the PTX and the launch); its consumers' layouts are for 4 warps, so other warp counts and
+    sm_80 are located errors."""
+    kernel = GPUIR / "matmul_ws.tir"
+    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    sm80 = "--arch=sm_80" in launch.pipeline_args
+    if sm80 or (warps and warps[0] != "--num-warps=4"):
+        r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull]
+                           + launch.pipeline_args, capture_output=True, text=True)
+        assert r.returncode == 1, r.stderr
+        assert f"{kernel.name}:" in r.stderr, r.stderr
+        assert ("need sm_90a" if sm80 else "tiles in a partition need num_warps warps") in r.stderr, r.stderr
+        return
+    ptx = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", "-"], capture_output=True, text=True)
+    assert ptx.returncode == 0, ptx.stderr
+    assert ".reqntid 384, 1, 1" in ptx.stdout and ".maxnreg 168" in ptx.stdout, ptx.stdout[:2000]
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + 3
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(kernel), {}, (cdiv(m, 128), cdiv(n, 64)),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
     assert_poison(out["C"][:, n:], "float", "C")
 
 

@@ -47,6 +47,15 @@ def test_compile_file_gives_ptx_and_metadata():
     assert tritonc.compile(str(TRANSPOSE)).ptx == k.ptx
 
 
+def test_a_warp_specialized_kernel_launches_its_partitions_warps():
+    # tests/kernels/gpuir/matmul_ws.tir: a producer and two consumer warpgroups, each consumer laid out for
+    # num_warps = 4; the kernel (and every launch of it) has the partitions' 12 warps.
+    k = tritonc.compile(pathlib.Path(__file__).resolve().parents[1] / "kernels" / "gpuir" / "matmul_ws.tir",
+                        num_warps=4, arch="sm_90a")
+    assert k.num_warps == 12
+    assert ".reqntid 384, 1, 1" in k.ptx
+
+
 def test_a_lazy_kernel_compiles_only_the_variants_asked_for():
     k = tritonc.compile(TRANSPOSE, lazy=True, cache=False)
     # The front end alone: the parameters, no variant.

@@ -218,7 +218,10 @@ def test_the_descriptor_forward_splits_its_k_steps_on_the_interpreter(monkeypatc
     """conv_nhwc_desc.tc with SPLIT = 3 alone (the interpreter's tiles replaced, the descriptor kernel
     forced): 3 * 2 * CDIV(16, 8) = 12 k-steps in 3 slices adding through the workspace match float64
     torch twice in a row, and the kept counters are zero again."""
-    monkeypatch.setitem(ops._CONV_DESC_INTERPRETER_TILES, "conv_nhwc_desc.tc", [(4, 4, 8, 8, 3, 4, 3)])
+    # The interpreter's unsplit tile with SPLIT = 3, built by macro name so new macros keep it valid.
+    tile = list(ops._CONV_DESC_INTERPRETER_TILES["conv_nhwc_desc.tc"][0])
+    tile[ops._CONV_DESC_KERNELS["conv_nhwc_desc.tc"][0].index("SPLIT")] = 3
+    monkeypatch.setitem(ops._CONV_DESC_INTERPRETER_TILES, "conv_nhwc_desc.tc", [tuple(tile)])
     ops._conv_desc_tuner.cache_clear()
     try:
         _prefer(monkeypatch, ("conv_nhwc_desc.tc",))

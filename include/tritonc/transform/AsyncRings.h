@@ -73,7 +73,10 @@
 // The GPU back end runs it with an AsyncRingsTarget: it then also
 // declines, with a remark, every loop whose rings the back end would not
 // fill with cp.async (copies narrower than 4 bytes, rings over the
-// shared-memory budget); the dots of those loops read their operands from
+// shared-memory budget), but for rings that tensor-copies, run after it on
+// sm_90a with TMA on, will fill with bulk tensor copies (it asks
+// tensor-copies: whyNotBulkTensorFills; masks along K that a box bounds);
+// the dots of those loops read their operands from
 // registers, which their lowering stages through shared memory itself
 // (LowerDot.cpp, LowerWgmma.cpp). The rings of a wgmma dot of several
 // warpgroups get one slot more: mma-in-flight then leaves each iteration's
@@ -110,6 +113,12 @@ struct AsyncRingsTarget {
   /// (not chosen yet), whether the pointers' vectors alone are that wide.
   std::function<std::string(const ir::Instruction &Load, const ir::Layout *Slot, bool Transposed)>
       CopyFilter;
+  /// tensor-copies runs after it: a ring whose loads CopyFilter declines is
+  /// still made where tensor-copies will fill it with bulk tensor copies
+  /// (whyNotBulkTensorFills, TensorCopies.h), whose boxes bound the masks
+  /// that cp.async could not copy (`k < K` along the contiguous dimension,
+  /// K not known a multiple of the vector).
+  bool TensorCopies = false;
   /// tensor-stores runs after it with the program's shared memory: a store
   /// in the exit of a loop whose prologue is issued a tile ahead may be
   /// staged in the ring slots that prologue leaves free (TensorStores.h),

@@ -89,9 +89,29 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/PassManager.h"
 
+#include <string>
+#include <vector>
+
 namespace tritonc::transform {
+
+/// Why the pass would not fill by bulk tensor copies the ring of type RingTy
+/// that async-rings would make in loop L of the loads Prologue (slots 0 ..
+/// P-1, before the loop or, a tile ahead, in the outer preheader), NextTile
+/// (a tile ahead: the next tile's, in the exit) and Refill (in the body),
+/// copied through transposed pointers where Transposed (the slots hold the
+/// loaded tile's transposition), or "" when it would. async-rings asks it
+/// about a ring cp.async cannot fill (masks that vary within cp.async's 4
+/// bytes: `k < K` along the contiguous dimension with K not known a
+/// multiple of the vector), whose masks a box bounds itself. The checks are
+/// the pass's own (the loop around L, then each fill's form), run on the
+/// loads.
+std::string whyNotBulkTensorFills(ir::Function &F, AnalysisManager &AM, const Loop &L,
+                                  const std::vector<ir::Instruction *> &Prologue,
+                                  const std::vector<ir::Instruction *> &NextTile,
+                                  ir::Instruction *Refill, const ir::Type *RingTy, bool Transposed);
 
 class TensorCopiesPass : public Pass {
 public:

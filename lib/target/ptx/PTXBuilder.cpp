@@ -642,6 +642,13 @@ void PTXFunctionBuilder::fence(FenceScope Scope) {
 
 void PTXFunctionBuilder::barSync(unsigned Id) { emitInst("bar.sync " + std::to_string(Id)); }
 
+void PTXFunctionBuilder::barSync(unsigned Id, unsigned Threads) {
+  if (Id > 15 || Threads == 0 || Threads % 32)
+    reportInternalError("PTXBuilder::barSync: barrier " + std::to_string(Id) + " of " +
+                        std::to_string(Threads) + " threads");
+  emitInst("bar.sync " + std::to_string(Id) + ", " + std::to_string(Threads));
+}
+
 Reg PTXFunctionBuilder::shflSync(ShflMode M, const Reg &Val, const Operand &Lane,
                                  const Operand &Clamp, uint32_t MemberMask) {
   static const char *const Names[] = {"bfly", "up", "down", "idx"};
@@ -697,6 +704,8 @@ std::string PTXFunctionBuilder::str() const {
     S += Bound == ThreadBound::MaxNTid ? ".maxntid " : ".reqntid ";
     S += std::to_string(NumThreads) + ", 1, 1\n";
   }
+  if (MaxRegisters)
+    S += ".maxnreg " + std::to_string(MaxRegisters) + "\n";
   S += "{\n";
   for (unsigned C = 0; C < 6; ++C)
     if (Counts[C])

@@ -75,6 +75,21 @@ TEST(PTXBuilder, ReqNTidAndNoParams) {
   EXPECT_FALSE(contains(M.str(), ".reg"));
 }
 
+// A warp-specialized kernel: its launch registers (.maxnreg, after the
+// thread count) and the named barriers of its partitions.
+TEST(PTXBuilder, MaxRegistersAndNamedBarriers) {
+  PTXModule M;
+  PTXFunctionBuilder &B = M.addKernel("w");
+  B.setNumWarps(12, ThreadBound::ReqNTid);
+  B.setMaxRegisters(168);
+  B.barSync(2, 128);
+  B.ret();
+  EXPECT_CONTAINS(M.str(), ".visible .entry w()\n.reqntid 384, 1, 1\n.maxnreg 168\n{\n");
+  EXPECT_CONTAINS(M.str(), "\tbar.sync 2, 128;\n");
+  EXPECT_THROW(B.barSync(16, 128), InternalError);
+  EXPECT_THROW(B.barSync(1, 48), InternalError);
+}
+
 TEST(PTXBuilder, PrologueGoesFirstAndIgnoresGuards) {
   PTXModule M;
   PTXFunctionBuilder &B = M.addKernel("p");

@@ -198,6 +198,9 @@ public:
   std::string addByteArrayParam(unsigned Bytes, unsigned Align);
   /// Threads per CTA = NumWarps * 32, printed as `.maxntid` or `.reqntid`.
   void setNumWarps(unsigned NumWarps, ThreadBound Bound = ThreadBound::MaxNTid);
+  /// Registers per thread at launch, printed as `.maxnreg` (0: none). A
+  /// kernel whose warpgroups rebalance registers with `setmaxnreg` needs one.
+  void setMaxRegisters(unsigned Registers) { MaxRegisters = Registers; }
   /// Kernel-scope `.local .align A .b8 Name[Bytes];` (per-thread memory).
   void addLocalArray(const std::string &ArrayName, unsigned Bytes, unsigned Align = 8);
 
@@ -362,6 +365,9 @@ public:
   void fence(FenceScope Scope);
   /// `bar.sync Id;`
   void barSync(unsigned Id = 0);
+  /// `bar.sync Id, Threads;` (a named barrier of Threads threads, a
+  /// multiple of 32).
+  void barSync(unsigned Id, unsigned Threads);
   /// `shfl.sync.<mode>.b32 %x, Val, Lane, Clamp, MemberMask;` Val is any
   /// 32-bit register; the result has its type.
   Reg shflSync(ShflMode M, const Reg &Val, const Operand &Lane, const Operand &Clamp,
@@ -393,7 +399,7 @@ private:
   std::vector<std::pair<std::string, Ty>> Params;
   /// Per parameter: the declaration of a byte-array parameter, else empty.
   std::vector<std::string> ParamDecls;
-  unsigned NumThreads = 0;
+  unsigned NumThreads = 0, MaxRegisters = 0;
   ThreadBound Bound = ThreadBound::None;
   std::vector<std::string> LocalDecls;
   std::vector<std::string> &activeLines() { return InPrologue ? Prologue : Body; }
