@@ -9,7 +9,7 @@ const std::vector<std::string> &remarkPassNames() {
   static const std::vector<std::string> Names = {
       "pipeline",      "dot",           "layout-conversion", "async-rings",
       "tensor-copies", "tensor-stores", "schedule-refills",  "accelerate-dot",
-      "mma-in-flight", "tensor-descs",  "accumulator-init"};
+      "mma-in-flight", "tensor-descs",  "accumulator-init",  "warp-specialize"};
   return Names;
 }
 

@@ -7,6 +7,7 @@
 
 #include "tritonc/analysis/LayoutAttributes.h"
 #include "tritonc/analysis/SharedMemoryAllocator.h"
+#include "tritonc/ir/WarpPartitions.h"
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
 
@@ -24,7 +25,7 @@ constexpr uint64_t BufferAlignment = 1024;
 
 /// Linear program points: the instructions of a reverse post-order in
 /// which every loop's blocks are contiguous, numbered, and each loop's
-/// [first, last + 1) range.
+/// [first, last + 1) range (and each warp_specialize's: its partitions').
 struct ProgramPoints {
   std::map<const Instruction *, uint64_t> Of;
   std::vector<const Instruction *> InOrder;
@@ -51,6 +52,24 @@ struct ProgramPoints {
         Range = {std::min(Range.first, It->second.first),
                  std::max(Range.second, It->second.second)};
       }
+      if (Range.first < Range.second)
+        LoopRanges.push_back(Range);
+    }
+    // The partitions of a warp_specialize run at the same time: a buffer
+    // one of them uses is live over all of them, as over a loop.
+    for (const BasicBlock *BB : Blocks) {
+      const Instruction *Fork = BB->getTerminator();
+      WarpRegions Regions;
+      const Instruction *At = nullptr;
+      if (!Fork || Fork->getOpcode() != Opcode::WarpSpecialize ||
+          !collectWarpRegions(*Fork, Regions, At).empty())
+        continue;
+      std::pair<uint64_t, uint64_t> Range{UINT64_MAX, 0};
+      for (const auto &Partition : Regions.Partitions)
+        for (const BasicBlock *Member : Partition)
+          if (auto It = BlockRange.find(Member); It != BlockRange.end())
+            Range = {std::min(Range.first, It->second.first),
+                     std::max(Range.second, It->second.second)};
       if (Range.first < Range.second)
         LoopRanges.push_back(Range);
     }

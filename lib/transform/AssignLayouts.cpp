@@ -46,22 +46,6 @@ bool isGlobalAccess(const Instruction &I) {
          I.getOperand(I.getOpcode() == Opcode::CpAsync ? 1 : 0)->getType()->isTile();
 }
 
-std::unique_ptr<Instruction> cloneDetached(const Instruction &I) {
-  std::unique_ptr<Instruction> C = Instruction::create(I.getOpcode(), I.getType(), I.operands());
-  C->Predicate = I.Predicate;
-  C->Reduction = I.Reduction;
-  C->Axis = I.Axis;
-  C->RangeStart = I.RangeStart;
-  C->RangeEnd = I.RangeEnd;
-  C->Loc = I.Loc;
-  C->Text = I.Text;
-  C->MultipleOf = I.MultipleOf;
-  C->Count = I.Count;
-  C->WaitsForWrites = I.WaitsForWrites;
-  C->setName(I.getName());
-  return C;
-}
-
 /// Whether A comes before B in their (common) block.
 bool precedes(const Instruction *A, const Instruction *B) {
   if (A->getParent() != B->getParent())

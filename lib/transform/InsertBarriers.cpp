@@ -258,6 +258,7 @@ Effects BarrierInserter::effectsOf(Instruction &I) {
         E.AsyncReads.push_back({SlotOperand(K), AnyThread});
     break;
   case Opcode::Barrier:
+  case Opcode::WarpJoin: // the CTA goes on once every partition has joined
     E.Barrier = true;
     break;
   case Opcode::FenceProxyAsync:

@@ -40,6 +40,18 @@ Value *writtenSlot(const Instruction &I) {
   }
 }
 
+/// Whether Bar is a slot of a buffer of mbarriers that some tma_load fills
+/// on (a ring's full barriers, whose arrives are the fills').
+bool namedByFill(Value *Bar) {
+  Instruction *Slot = asInstruction(Bar);
+  Value *Buffer = Slot && Slot->getOpcode() == Opcode::SmemSlot ? Slot->getOperand(0) : Bar;
+  for (Instruction *S : Buffer->users())
+    for (Instruction *U : S->users())
+      if (U->getOpcode() == Opcode::TmaLoad && U->getOperand(U->getNumOperands() - 1) == S)
+        return true;
+  return false;
+}
+
 /// A slot of a buffer: the smem_alloc, and the index (null for a one-slot
 /// buffer used whole).
 struct SlotRef {
@@ -241,9 +253,17 @@ std::string InFlightCandidate::analyze(const DominatorTree &DT) {
     if (!DT.dominates(WB, Latch))
       return refuse(&W, "the wgmma does not run in every iteration");
   for (BasicBlock *BB : L.blocks())
-    for (const auto &I : BB->instructions())
+    for (const auto &I : BB->instructions()) {
       if (I->getOpcode() == Opcode::Wgmma && I.get() != &W)
         return refuse(I.get(), "the loop issues another wgmma, whose groups the wait counts too");
+      // A warp-specialized consumer hands each slot back to the producer on
+      // an empty barrier after the wait (an arrive on a barrier no fill
+      // names); with the group left in flight it would hand back a slot
+      // still read. Moving the release one iteration later is not done yet.
+      if (I->getOpcode() == Opcode::MbarrierArrive && !namedByFill(I->getOperand(0)))
+        return refuse(I.get(), "the loop releases a slot on an mbarrier after the wait (a "
+                               "warp-specialized consumer), which a group in flight still reads");
+    }
   std::vector<const BasicBlock *> Work = {WB};
   while (!Work.empty()) {
     const BasicBlock *BB = Work.back();

@@ -172,6 +172,33 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
     }
     return createTensorStoresPass(SharedBytes);
   }
+  if (Name == "warp-specialize") {
+    // warp-specialize{num-warps=N,producer-warps=P,producer-registers=R}:
+    // the consumers' warps (the kernel's own), the producer's warps and its
+    // setmaxnreg budget (0: no budgets); WarpSpecialize.h.
+    WarpSpecializeOptions Ws;
+    for (const auto &Option : Options) {
+      unsigned Value = 0;
+      const std::string &V = Option.second;
+      auto [End, Ec] = std::from_chars(V.data(), V.data() + V.size(), Value);
+      bool Number = Ec == std::errc() && End == V.data() + V.size();
+      if (Option.first == "num-warps") {
+        if (!numWarpsValue(Name, V, Ws.NumWarps, Error))
+          return nullptr;
+      } else if (Option.first == "producer-warps" && Number && Value >= 1 && Value <= 16) {
+        Ws.ProducerWarps = Value;
+      } else if (Option.first == "producer-registers" && Number &&
+                 (Value == 0 || (Value % 8 == 0 && Value >= 24 && Value <= 256))) {
+        Ws.ProducerRegisters = Value;
+      } else {
+        Error = "pass '" + Name + "' has no option '" + Option.first + "=" + V +
+                "' (its options: num-warps=N, producer-warps=1..16, producer-registers=0 or a "
+                "multiple of 8 from 24 to 256)";
+        return nullptr;
+      }
+    }
+    return createWarpSpecializePass(Ws);
+  }
   if (Name == "lower-tensor-descs") {
     // tma: bulk tensor copies (sm_90a); all: also for loads feeding a dot
     // in a loop, which are otherwise left to the pipeline as gathers; rings:

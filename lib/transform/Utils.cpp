@@ -86,6 +86,29 @@ void eraseTriviallyDead(const std::vector<Value *> &Roots) {
   }
 }
 
+std::unique_ptr<Instruction> cloneDetached(const Instruction &I) {
+  bool Phi = I.getOpcode() == Opcode::Phi;
+  std::unique_ptr<Instruction> C =
+      Instruction::create(I.getOpcode(), I.getType(), Phi ? std::vector<Value *>{} : I.operands());
+  for (unsigned K = 0; Phi && K < I.getNumOperands(); ++K)
+    C->addIncoming(I.getOperand(K), I.getIncomingBlock(K));
+  for (BasicBlock *S : I.successors())
+    C->addSuccessor(S);
+  C->Predicate = I.Predicate;
+  C->Reduction = I.Reduction;
+  C->Axis = I.Axis;
+  C->RangeStart = I.RangeStart;
+  C->RangeEnd = I.RangeEnd;
+  C->Loc = I.Loc;
+  C->Text = I.Text;
+  C->MultipleOf = I.MultipleOf;
+  C->Count = I.Count;
+  C->WaitsForWrites = I.WaitsForWrites;
+  C->Partitions = I.Partitions;
+  C->setName(I.getName());
+  return C;
+}
+
 void replaceAndErase(Instruction *I, Value *V) {
   I->replaceAllUsesWith(V);
   eraseIfTriviallyDead(I);

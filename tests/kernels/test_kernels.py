@@ -149,6 +149,15 @@ class Launcher:
                 assert "ERROR SUMMARY: 0 errors" in report or "(0 errors, 0 warnings)" in report, report
 
         run(command("--device" if ON_DEVICE else "--interpret", outdir))
+        ws_log = os.environ.get("TRITONC_WS_LOG", "")
+        if ws_log and self.pipeline_args in (["--passes=" + WS_PASSES], ["--passes=" + WS_IR_PASSES]):
+            source = command("--interpret", outdir)[2]
+            opt = tritonc(["opt", source, self.pipeline_args[0], "--remarks=missed:warp-specialize"])
+            why = re.findall(r"not warp-specialized: (.*) \[missed", opt.stderr)
+            with open(ws_log, "a") as log:
+                split = "warp_specialize" in opt.stdout
+                log.write(f"{kernel} {config_id(defines)} grid={grid} "
+                          f"{'split' if split else 'declined: ' + (why[0] if why else 'no wgmma')}\n")
         if self.same_bits_as_default and not ON_DEVICE:
             default_dir = workdir / "default"
             default_dir.mkdir()
@@ -283,6 +292,21 @@ TMA_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # launch's options), on IR with the launch's facts written into the parameters (specialized_ir). The back
 # end pads tiles to powers of two first, which reassociates reductions over padded extents: the reference is
 # the default pipeline followed by pad-tiles.
+# The tma list with the wgmma passes (one group in flight across the back edge: mma-in-flight, for one
+# warpgroup), then warp-specialize (not in the back end's list yet): a kernel whose wgmma loops read rings
+# only bulk tensor copies fill becomes a producer partition issuing the fills and a consumer partition running
+# the wgmmas and the epilogue, which the interpreter runs as coroutines (it fails a slot refilled while a
+# wgmma reads it, a missing release, a deadlock); then the barriers per partition and allocate-shared over
+# the fork. Other kernels run the same list unsplit. With TRITONC_WS_LOG=FILE each launch of this variant
+# and of ws_ir (below) appends whether the pass split its kernel, or why not, to FILE.
+WS_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
+                                      "lower-tensor-descs{tma,rings},remat-inductions,simplifycfg")
+             + ",async-rings{num-warps=4,wgmma,trans},tensor-copies,accelerate-dot{num-warps=4,wgmma},"
+             "accumulator-init,tensor-stores,cse,dce,mma-in-flight,warp-specialize,dce,insert-barriers,"
+             "allocate-shared")
+# The hand-written GPU-level kernels with TMA rings (tests/kernels/gpuir) after the default pipeline and
+# warp-specialize (their groups left in flight go back one iteration later), placed in shared memory.
+WS_IR_PASSES = "peephole,constfold,cse,licm,cse,dce,warp-specialize,dce,allocate-shared"
 BACKEND_ARGS = ["--backend-passes"]
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
@@ -303,6 +327,13 @@ LAUNCH_VARIANTS = (["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIA
 # `backend` runs them through wgmma.
 with_backend80 = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80"]), indirect=True)
+# The kernels whose wgmma loops may read rings of bulk tensor copies also run WS_PASSES (`ws`).
+with_warp_specialize = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws"]), indirect=True)
+with_warp_specialize_ir = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws_ir"]), indirect=True)
+with_backend80_and_ws = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "ws"]), indirect=True)
 
 
 @pytest.fixture(params=LAUNCH_VARIANTS)
@@ -319,6 +350,10 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + LAYOUTS_PASSES], same_bits_as_default=True)
     if request.param == "tma":
         return Launcher(tmp_path, ["--passes=" + TMA_PASSES], same_bits_as_default=True, specialize=True)
+    if request.param == "ws_ir":
+        return Launcher(tmp_path, ["--passes=" + WS_IR_PASSES], same_bits_as_default=True)
+    if request.param == "ws":
+        return Launcher(tmp_path, ["--passes=" + WS_PASSES], same_bits_as_default=True, specialize=True)
     if request.param == "rings_w8":
         return Launcher(tmp_path, ["--passes=" + RINGS_W8_PASSES], same_bits_as_default=True, specialize=True)
     if request.param in ("backend", "backend80"):
@@ -692,7 +727,7 @@ def test_transpose_checked(defines, rng, launch):
 # ---------------------------------------------------------------------------------------------------------
 
 
-@with_backend80
+@with_backend80_and_ws
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_CONFIGS])
 def test_matmul(defines, trans_a, trans_b, rng, launch):
@@ -728,7 +763,7 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
 MATMUL_ALIGNED_CONFIGS = [c for c in MATMUL_CONFIGS if c[0].get("TM", 32) >= 64]
 
 
-@with_backend80
+@with_backend80_and_ws
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
 def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
@@ -847,6 +882,7 @@ def check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc,
     assert_poison(out["C"][:, n:], ty, "C")
 
 
+@with_warp_specialize
 @pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_CONFIGS])
 def test_matmul_persistent(defines, programs, rng, launch):
@@ -890,6 +926,7 @@ def test_matmul_streamk_aligned(defines, programs, rng, launch):
 MATMUL_PERSISTENT_ALIGNED_CONFIGS = [c for c in MATMUL_PERSISTENT_CONFIGS if c[0]["TM"] >= 64]
 
 
+@with_warp_specialize
 @pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])
 def test_matmul_persistent_aligned(defines, programs, rng, launch):
@@ -2068,6 +2105,7 @@ CONV_NHWC_DESC_CONFIGS = [
 ]
 
 
+@with_warp_specialize
 @pytest.mark.parametrize("defines,rs,pad,dil,aligned", CONV_NHWC_DESC_CONFIGS,
                          ids=[config_id(c[0]) for c in CONV_NHWC_DESC_CONFIGS])
 def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
@@ -2360,6 +2398,7 @@ def test_gpuir_matmul_ring(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+@with_warp_specialize_ir
 @pytest.mark.parametrize("form", ["wgmma", "store"])
 @pytest.mark.parametrize("shape", GPUIR_MATMUL_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_MATMUL_SHAPES])
 def test_gpuir_matmul_tma(form, shape, rng, launch):
@@ -2617,6 +2656,7 @@ def conv_tma_case_id(case):
     return f"{name}-{'x'.join(map(str, shape))}-r{rs[0]}s{rs[1]}"
 
 
+@with_warp_specialize_ir
 @pytest.mark.parametrize("case", CONV_TMA_CASES, ids=[conv_tma_case_id(c) for c in CONV_TMA_CASES])
 def test_gpuir_conv_tma(case, rng, launch, tmp_path):
     """conv_nhwc_tma*.tir against the float64 reference (and, on the GPU, the interpreter): padding and

@@ -16,7 +16,9 @@
 //  - A loop the interval touches is covered whole: an smem_alloc executed
 //    again yields the same buffer, so data written in one iteration may be
 //    read in the next (a ring), and the uses before the back edge need the
-//    bytes until the loop ends.
+//    bytes until the loop ends. The partitions of a `warp_specialize` count
+//    as one loop: they run at the same time, so a buffer one of them uses
+//    is live over all of them (docs/WARP-SPECIALIZATION.md).
 //  - Asynchronous writes (cp_async, tma_load) land after the instruction
 //    that issues them, and asynchronous reads (wgmma, tma_store) continue
 //    after it: the interval extends to the first wait after it (in program

@@ -24,6 +24,19 @@
 //                         slot it overwrites was read in an earlier
 //                         iteration, before that iteration's barrier)
 //   barrier               clears both sets
+//   warp_join             clears both sets: the CTA goes on at the join
+//                         block once every partition has joined
+//
+// Partitions (docs/WARP-SPECIALIZATION.md). A partition's blocks are a path
+// of the CFG of their own, so the equations run per partition: a `barrier`
+// in a partition orders that partition's warps (the emitter makes it a
+// named barrier of them), which are all the accesses the partition's path
+// has seen. The accesses of different partitions meet only through
+// mbarriers (a ring's slots: the producer's tma_load waits on the empty
+// barrier the consumer arrives on after its wgmma_wait, the consumer's
+// wgmma on the full barrier), which need no barrier; warp-specialize forks
+// right after a barrier, so nothing before the fork is pending in a
+// partition. NumWarps is then the partition's warps for the layouts in it.
 //
 // A barrier goes right after the statement before the one that needs it (in
 // the same block), so it follows the wait whose data it publishes.

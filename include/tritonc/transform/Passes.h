@@ -12,6 +12,7 @@
 #include "tritonc/transform/Coalesce.h"
 #include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/PassManager.h"
+#include "tritonc/transform/WarpSpecialize.h"
 
 #include <memory>
 
@@ -51,6 +52,9 @@ std::unique_ptr<Pass> createCoalescePass(AssignLayoutsTarget Target);
 std::unique_ptr<Pass> createInsertBarriersPass(unsigned NumWarps, bool Lowering = false);
 /// accelerate-dot for the GPU back end's target (AccelerateDot.h).
 std::unique_ptr<Pass> createAccelerateDotPass(AssignLayoutsTarget Target);
+/// warp-specialize with its partitions' warps and registers
+/// (WarpSpecialize.h).
+std::unique_ptr<Pass> createWarpSpecializePass(const WarpSpecializeOptions &Options);
 /// mma-in-flight for programs of NumWarps warps (MmaInFlight.h).
 std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps);
 

@@ -37,6 +37,10 @@ bool eraseIfTriviallyDead(ir::Instruction *I);
 /// root erased as another's operand would be read after it was freed).
 void eraseTriviallyDead(const std::vector<ir::Value *> &Roots);
 
+/// A copy of I outside any block: its opcode, type, attributes, name,
+/// operands, successors and (for a phi) incoming blocks.
+std::unique_ptr<ir::Instruction> cloneDetached(const ir::Instruction &I);
+
 /// Replaces every use of I with V, then erases I if it became dead.
 void replaceAndErase(ir::Instruction *I, ir::Value *V);
 
