@@ -2398,6 +2398,22 @@ def test_gpuir_matmul_ring(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+def refuses_other_targets(path, launch, warps, warps_error):
+    """For a hand-written sm_90a kernel laid out for `warps` warps, under a launch variant for sm_80 or
+    another warp count: checks that compiling it is a located error (warps_error: the message for the other
+    warp count) and returns True; returns False where the variant runs the kernel."""
+    warp_args = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
+    sm80 = "--arch=sm_80" in launch.pipeline_args
+    if not sm80 and (not warp_args or warp_args[-1] == f"--num-warps={warps}"):
+        return False
+    res = subprocess.run([TRITONC, "compile", str(path), "--emit=ptx", "-o", os.devnull, f"--num-warps={warps}"]
+                         + launch.pipeline_args, capture_output=True, text=True)
+    assert res.returncode == 1, res.stderr
+    assert f"{path.name}:" in res.stderr, res.stderr
+    assert ("need sm_90a" if sm80 else warps_error) in res.stderr, res.stderr
+    return True
+
+
 @with_warp_specialize_ir
 @pytest.mark.parametrize("form", ["wgmma", "store"])
 @pytest.mark.parametrize("shape", GPUIR_MATMUL_SHAPES, ids=["x".join(map(str, s)) for s in GPUIR_MATMUL_SHAPES])
@@ -2408,15 +2424,7 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
     and a bulk tensor store (fence_proxy_async, tma_store_wait). The copy engine zero-fills and clips at M,
     N and K. Both name 4 warps and need sm_90a: other warp counts and sm_80 are located errors."""
     kernel = GPUIR / f"matmul_tma_{form}.tir"
-    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
-    sm80 = "--arch=sm_80" in launch.pipeline_args
-    if sm80 or (warps and warps[0] != "--num-warps=4"):
-        r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull]
-                           + launch.pipeline_args, capture_output=True, text=True)
-        assert r.returncode == 1, r.stderr
-        assert f"{kernel.name}:" in r.stderr, r.stderr
-        assert ("need sm_90a" if sm80 else "spreads the tile over 4 warps, but the kernel runs with") in r.stderr, \
-            r.stderr
+    if refuses_other_targets(kernel, launch, 4, "spreads the tile over 4 warps, but the kernel runs with"):
         return
     m, n, k = shape
     # Tensor maps need 16-byte strides: the leading dimensions of A and B (and of C for the bulk store).
@@ -2446,14 +2454,7 @@ def test_gpuir_matmul_ws(shape, rng, launch):
     is (checked in the PTX and the launch); its consumers' layouts are for 4 warps, so other warp counts and
     sm_80 are located errors."""
     kernel = GPUIR / "matmul_ws.tir"
-    warps = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
-    sm80 = "--arch=sm_80" in launch.pipeline_args
-    if sm80 or (warps and warps[0] != "--num-warps=4"):
-        r = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", os.devnull]
-                           + launch.pipeline_args, capture_output=True, text=True)
-        assert r.returncode == 1, r.stderr
-        assert f"{kernel.name}:" in r.stderr, r.stderr
-        assert ("need sm_90a" if sm80 else "tiles in a partition need num_warps warps") in r.stderr, r.stderr
+    if refuses_other_targets(kernel, launch, 4, "tiles in a partition need num_warps warps"):
         return
     ptx = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", "-"], capture_output=True, text=True)
     assert ptx.returncode == 0, ptx.stderr
@@ -2676,15 +2677,7 @@ def test_gpuir_conv_tma(case, rng, launch, tmp_path):
     # The launcher compares bf16 outputs (uint16 buffers) with the interpreter's by value when TYPE says
     # so; .tir files ignore the define.
     defines = {"TYPE": ty}
-    warp_args = [a for a in launch.pipeline_args if a.startswith("--num-warps=")]
-    sm80 = "--arch=sm_80" in launch.pipeline_args
-    if sm80 or (warp_args and warp_args[-1] != f"--num-warps={warps}"):
-        res = subprocess.run([TRITONC, "compile", str(path), "--emit=ptx", "-o", os.devnull,
-                              f"--num-warps={warps}"] + launch.pipeline_args, capture_output=True, text=True)
-        assert res.returncode == 1, res.stderr
-        assert f"{path.name}:" in res.stderr, res.stderr
-        assert ("need sm_90a" if sm80 else f"spreads the tile over {warps} warps, but the kernel runs with") \
-            in res.stderr, res.stderr
+    if refuses_other_targets(path, launch, warps, f"spreads the tile over {warps} warps, but the kernel runs with"):
         return
     p = (h + 2 * pad[0] - dil[0] * (r - 1) - 1) // stride[0] + 1
     q = (w + 2 * pad[1] - dil[1] * (s - 1) - 1) // stride[1] + 1
