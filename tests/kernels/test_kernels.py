@@ -2398,6 +2398,23 @@ def test_gpuir_matmul_ring(form, shape, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+def check_gpuir_matmul(kernel, shape, rng, launch, tile, ldc_pad, extra=(), poison=True):
+    """Launches a hand-written C = A @ B kernel (f16 operands, f32 C, tiles of `tile` = (rows, columns))
+    on padded A and B and a poisoned C (rows ldc_pad elements longer than N) and checks C against numpy
+    and, with `poison`, that the padding is untouched."""
+    m, n, k = shape
+    lda, ldb, ldc = k + 8, n + 16, n + ldc_pad
+    a, av = padded_matrix(rng, m, k, lda, "half")
+    b, bv = padded_matrix(rng, k, n, ldb, "half")
+    c = poisoned((m, ldc), "float")
+    out = launch(str(kernel), {}, (cdiv(m, tile[0]), cdiv(n, tile[1])),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
+                  ("ldc", ldc)], extra=list(extra))
+    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
+    if poison:
+        assert_poison(out["C"][:, n:], "float", "C")
+
+
 def refuses_other_targets(path, launch, warps, warps_error):
     """For a hand-written sm_90a kernel laid out for `warps` warps, under a launch variant for sm_80 or
     another warp count: checks that compiling it is a located error (warps_error: the message for the other
@@ -2426,17 +2443,8 @@ def test_gpuir_matmul_tma(form, shape, rng, launch):
     kernel = GPUIR / f"matmul_tma_{form}.tir"
     if refuses_other_targets(kernel, launch, 4, "spreads the tile over 4 warps, but the kernel runs with"):
         return
-    m, n, k = shape
     # Tensor maps need 16-byte strides: the leading dimensions of A and B (and of C for the bulk store).
-    lda, ldb, ldc = k + 8, n + 16, n + (4 if form == "store" else 3)
-    a, av = padded_matrix(rng, m, k, lda, "half")
-    b, bv = padded_matrix(rng, k, n, ldb, "half")
-    c = poisoned((m, ldc), "float")
-    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
-                  ("ldc", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], "float", "C")
+    check_gpuir_matmul(kernel, shape, rng, launch, (64, 64), 4 if form == "store" else 3)
 
 
 # (M, N, K) of the warp-specialized matmul: 128 x 64 tiles; K = 232 takes 8 k-steps (the four-slot rings
@@ -2459,16 +2467,7 @@ def test_gpuir_matmul_ws(shape, rng, launch):
     ptx = subprocess.run([TRITONC, "compile", str(kernel), "--emit=ptx", "-o", "-"], capture_output=True, text=True)
     assert ptx.returncode == 0, ptx.stderr
     assert ".reqntid 384, 1, 1" in ptx.stdout and ".maxnreg 168" in ptx.stdout, ptx.stdout[:2000]
-    m, n, k = shape
-    lda, ldb, ldc = k + 8, n + 16, n + 3
-    a, av = padded_matrix(rng, m, k, lda, "half")
-    b, bv = padded_matrix(rng, k, n, ldb, "half")
-    c = poisoned((m, ldc), "float")
-    out = launch(str(kernel), {}, (cdiv(m, 128), cdiv(n, 64)),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
-                  ("ldc", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], "float", "C")
+    check_gpuir_matmul(kernel, shape, rng, launch, (128, 64), 3)
 
 
 TUTORIAL_SHAPES = GPUIR_MATMUL_SHAPES + [(40, 16, 0)]
@@ -2497,16 +2496,8 @@ def test_gpuir_matmul_tutorial(form, shape, rng, launch):
         assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx.stdout
         assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx.stdout
         assert "cp.async.cg" not in ptx.stdout and "cp.async.ca" not in ptx.stdout
-    m, n, k = shape
     # The kernel declares its leading dimensions multiples of 8 (16-byte rows for the tensor maps).
-    lda, ldb, ldc = k + 8, n + 16, n + 8
-    a, av = padded_matrix(rng, m, k, lda, "half")
-    b, bv = padded_matrix(rng, k, n, ldb, "half")
-    c = poisoned((m, ldc), "float")
-    out = launch(str(kernel), {}, (cdiv(m, 64), cdiv(n, 64)),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda), ("ldb", ldb),
-                  ("ldc", ldc)], extra=extra)
-    assert_close(out["C"][:, :n], av @ bv, "float", scale=math.sqrt(max(k, 1)), what=f"C, M={m} N={n} K={k}")
+    check_gpuir_matmul(kernel, shape, rng, launch, (64, 64), 8, extra=extra, poison=False)
 def test_gpuir_own_elements(rng, launch):
     """own_elements.tir: each thread reads back and overwrites its own elements of a slot with no barrier (one
     #blocked layout holding each element once on 4 warps): insert-barriers places none, the interpreter
