@@ -727,6 +727,20 @@ def test_transpose_checked(defines, rng, launch):
 # ---------------------------------------------------------------------------------------------------------
 
 
+def run_matmul_tc(launch, defines, ty, tile, a, b, ldc):
+    """Launches matmul.tc on a = (buffer, values, lda) and b = (buffer, values, ldb) into a poisoned C of
+    row stride ldc, one program per tile = (TM, TN), and checks C against numpy and its padding."""
+    (a, av, lda), (b, bv, ldb) = a, b
+    m, k = av.shape
+    n = bv.shape[1]
+    c = poisoned((m, ldc), ty)
+    out = launch("matmul.tc", defines, (cdiv(m, tile[0]), cdiv(n, tile[1])),
+                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
+                  ("ldb", ldb), ("ldc", ldc)])
+    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
+    assert_poison(out["C"][:, n:], ty, "C")
+
+
 @with_backend80_and_ws
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_CONFIGS])
@@ -750,12 +764,7 @@ def test_matmul(defines, trans_a, trans_b, rng, launch):
         ldb = n + int(rng.integers(1, 5))
         b, bv = padded_matrix(rng, k, n, ldb, ty)
     ldc = n + int(rng.integers(1, 5))
-    c = poisoned((m, ldc), ty)
-    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
-                  ("ldb", ldb), ("ldc", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], ty, "C")
+    run_matmul_tc(launch, defines, ty, (tm, tn), (a, av, lda), (b, bv, ldb), ldc)
 
 
 # Sizes and leading dimensions that are multiples of 16: launches specialize them, loads vectorize along K
@@ -787,12 +796,7 @@ def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
         ldb = n + pad()
         b, bv = padded_matrix(rng, k, n, ldb, ty)
     ldc = n + pad()
-    c = poisoned((m, ldc), ty)
-    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
-                  ("ldb", ldb), ("ldc", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], ty, "C")
+    run_matmul_tc(launch, defines, ty, (tm, tn), (a, av, lda), (b, bv, ldb), ldc)
 
 
 # Pointers and leading dimensions aligned (multiples of 16) but K not: the masks along K vary by element.
@@ -814,12 +818,7 @@ def test_matmul_aligned_k_masked(defines, trans_a, trans_b, k, rng, launch):
     b, bv = padded_matrix(rng, n, k, ldb, ty) if trans_b else padded_matrix(rng, k, n, ldb, ty)
     av, bv = (av.T if trans_a else av), (bv.T if trans_b else bv)
     ldc = n + 16 * int(rng.integers(0, 2))
-    c = poisoned((m, ldc), ty)
-    out = launch("matmul.tc", defines, (cdiv(m, tm), cdiv(n, tn)),
-                 [("A", a), ("B", b), ("C", c), ("M", m), ("N", n), ("K", k), ("lda", lda),
-                  ("ldb", ldb), ("ldc", ldc)])
-    assert_close(out["C"][:, :n], av @ bv, ty, scale=math.sqrt(k), what=f"C, M={m} N={n} K={k}")
-    assert_poison(out["C"][:, n:], ty, "C")
+    run_matmul_tc(launch, defines, ty, (tm, tn), (a, av, lda), (b, bv, ldb), ldc)
 
 
 @pytest.mark.parametrize("defines", [{"TYPE": "float", "TM": 32, "TN": 32, "TK": 16},
