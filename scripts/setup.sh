@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing tritonc needs, skipping what is already there.
 # Debian/Ubuntu: cmake, ninja, g++, GoogleTest, FileCheck (LLVM tools), Python headers; PyPI: lit, numpy,
-# pytest, nanobind, scikit-build-core, matplotlib.
+# pytest, pytest-xdist, nanobind, scikit-build-core, matplotlib.
 set -euo pipefail
 
 need_apt=()
@@ -31,6 +31,8 @@ missing_py=()
 python3 -c "import lit" 2>/dev/null || missing_py+=(lit)
 python3 -c "import numpy" 2>/dev/null || missing_py+=(numpy)
 python3 -c "import pytest" 2>/dev/null || missing_py+=(pytest)
+# The kernel and Python tests run on every core (pytest -n).
+python3 -c "import xdist" 2>/dev/null || missing_py+=(pytest-xdist)
 python3 -c "import nanobind" 2>/dev/null || missing_py+=(nanobind)
 # The wheel is built from the test build, without build isolation (scripts/test.sh).
 python3 -c "import scikit_build_core" 2>/dev/null || missing_py+=(scikit-build-core)
