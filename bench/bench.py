@@ -46,6 +46,9 @@ def parse_args():
     p.add_argument("--compile-option", action="append", default=[], metavar="NAME=VALUE",
                    help="a tritonc.compile keyword for every kernel (a Python literal, e.g. "
                         "register_stages=3), to time a back-end option against the default; repeatable")
+    p.add_argument("--ws-candidates", action="store_true",
+                   help="the convolution steps' autotuners also try conv_nhwc_desc.tc's unsplit candidates "
+                        "with warp_specialize=True (bench/conv_suite.py WARP_SPECIALIZE)")
     p.add_argument("--no-triton", action="store_true",
                    help="do not treat a missing upstream Triton as a failure")
     p.add_argument("--time-limit", type=float, default=450,
@@ -104,6 +107,7 @@ def main():
     for option in args.compile_option:
         name, _, value = option.partition("=")
         EXTRA_COMPILE_OPTIONS[name] = ast.literal_eval(value)
+    conv_suite.WARP_SPECIALIZE = args.ws_candidates
 
     if not torch.cuda.is_available() or not tritonc.cuda_available():
         print(f"bench: no usable CUDA device (torch: {torch.cuda.is_available()}, tritonc: "

@@ -31,12 +31,16 @@ the fastest of all.
 channels_last pixels by the transposed filter rows, no copy) is tuned with the convolution kernels, and
 "tritonc config" names the kernel that won.
 
+With WARP_SPECIALIZE set (bench.py --ws-candidates) conv_nhwc_desc.tc's unsplit candidates are also tried
+compiled with warp_specialize=True (a producer warpgroup issues the bulk tensor copies, the candidate's
+warps run the wgmmas; "ws" after its name): the autotuner picks whichever is faster.
+
 unaligned: fp16 C = A·B with row strides that are not multiples of 16 bytes (no bulk tensor copies
 possible), `kernels/matmul.tc` autotuned, against upstream Triton's tutorial matmul and cuBLAS; and the
 same candidates compiled with register_stages = num_stages (the pipelining rule before it: loads that
 cannot be copied asynchronously issued as far ahead as the copies, held in registers), autotuned and
 timed in the same comparison as "tritonc, regs ahead"."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
@@ -58,6 +62,8 @@ CONV_SHAPES = [
     (32, 256, 1024, 14, 14, 1, 1, 1, 0),
 ]
 QUICK_CONV_SHAPES = [(1, 64, 64, 56, 56, 3, 3, 1, 1), (1, 256, 256, 8, 8, 3, 3, 1, 1)]
+# bench.py --ws-candidates: the descriptor kernels' candidates also warp-specialized (DescCandidate.ws).
+WARP_SPECIALIZE = False
 # (TM, TN, TK, warps, stages). ptxas -v (sm_90a) reports no spills for any of these; 128x64x32 with 4
 # warps (188 bytes) and 128x256x64 with 8 (180 bytes) spilled.
 CONV_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 8, 3), (64, 128, 32, 4, 3), (128, 128, 32, 8, 3),
@@ -195,20 +201,32 @@ def shape_label(z, ci, co, h, w, r, s, stride, pad):
 class DescCandidate:
     """A configuration of another kernel than the step's for _tune_against_cudnn (a descriptor kernel,
     or matmul.tc for a 1x1 convolution): its file, its block macros as (name, value) pairs, warps, stages,
-    and whether its reduction is split into slices (as many as the ConvShape's desc_*_slices choose for
-    the GPU)."""
+    whether its reduction is split into slices (as many as the ConvShape's desc_*_slices choose for the
+    GPU) and whether it is compiled with warp_specialize=True (ws)."""
     file: str
     blocks: tuple
     warps: int
     stages: int
     split: bool = False
+    ws: bool = False
 
     def block(self, name):
         return dict(self.blocks)[name]
 
     def __str__(self):
         return (f"{self.file} " + " ".join(f"{name}={value}" for name, value in self.blocks)
-                + f" w{self.warps} s{self.stages}" + (" split" if self.split else ""))
+                + f" w{self.warps} s{self.stages}" + (" split" if self.split else "")
+                + (" ws" if self.ws else ""))
+
+
+def _with_warp_specialized(candidates):
+    """candidates, and with WARP_SPECIALIZE conv_nhwc_desc.tc's unsplit ones also warp-specialized: the
+    split ones and the dgrad and wgrad descriptor kernels take their loops' bounds from a semaphore's
+    atomic (their slices), which the pass declines (they would compile as without the option)."""
+    if not WARP_SPECIALIZE:
+        return candidates
+    return candidates + [replace(c, ws=True) for c in candidates
+                         if c.file == "conv_nhwc_desc.tc" and "SPLIT" not in dict(c.blocks)]
 
 
 def _desc_candidates(cs, file, macros, configs, split=None):
@@ -219,9 +237,9 @@ def _desc_candidates(cs, file, macros, configs, split=None):
     if cs.stride != (1, 1):
         return []
     found = [DescCandidate(file, tuple(zip(macros, cfg[:-2])), *cfg[-2:]) for cfg in configs]
-    if split is None:
-        return found
-    return found + [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
+    if split is not None:
+        found += [DescCandidate(c.file, c.blocks, c.warps, c.stages, True) for c in found if split(c) > 1]
+    return _with_warp_specialized(found)
 
 
 def _forward_desc_candidates(cs, quick, sms):
@@ -240,9 +258,10 @@ def _forward_desc_candidates(cs, quick, sms):
     configs = [c for c in configs if cs.ci % c[3] == 0 and c[2] <= max(64, cs.co)
                and cs.desc_split_worthwhile(*c[:5], sms, c[5])]
     # SPLIT and BOXES named only where not 1 (the kernel's defaults)
-    return [DescCandidate("conv_nhwc_desc.tc", tuple(zip(("TP", "TQ", "TN", "TK"), c[:4]))
-                          + tuple((name, v) for name, v in (("SPLIT", c[4]), ("BOXES", c[5])) if v > 1),
-                          *c[6:]) for c in configs]
+    return _with_warp_specialized([
+        DescCandidate("conv_nhwc_desc.tc", tuple(zip(("TP", "TQ", "TN", "TK"), c[:4]))
+                      + tuple((name, v) for name, v in (("SPLIT", c[4]), ("BOXES", c[5])) if v > 1),
+                      *c[6:]) for c in configs])
 
 
 def _problem(shape, dtype):
@@ -277,7 +296,8 @@ def _tune_against_cudnn(results, timer, family, label, cs, kernel, dtype, candid
     def build(cfg):
         if isinstance(cfg, DescCandidate):
             defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", **dict(cfg.blocks)}
-            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages)
+            kern = compile_kernel(cfg.file, defines, cfg.warps, cfg.stages,
+                                  **({"warp_specialize": True} if cfg.ws else {}))
             return kern, launch(cfg, kern)
         tm, tn, tk, warps, stages = cfg[:5]
         defines = {"TYPE": DTYPE_NAMES[dtype], "ACC": "float", "TM": tm, "TN": tn, "TK": tk}

@@ -15,6 +15,9 @@ p128x256x64w8s3g_G4, or G256x128x16w8s3 against G256x128x16w8s3@register_stages=
 pointers and strides stay aligned while K need not be: e.g. --sizes 4096 --k 4104).
 cuBLAS and the configurations are timed interleaved (Timer.compare: --rounds turns of --runs runs in
 all, median). Each result is checked against torch (relative max error printed) before it is timed.
+--warp-specialize times every configuration also with warp_specialize=True (as CONFIG@warp_specialize=True,
+side by side): the note says whether the launched variant was split ("ws": its PTX sets register budgets)
+and the driver's registers and spill bytes per thread.
 """
 import argparse
 import re
@@ -63,7 +66,16 @@ def launcher(cfg, dtype_name, a, b, c, size, k, lda):
         grid = (gm * gn,)
     else:
         grid = (gm, gn)
-    return lambda: kern[grid](a, b, c, size, size, k, lda, size, size)
+    return kern, lambda: kern[grid](a, b, c, size, size, k, lda, size, size)
+
+
+def variant_note(kern):
+    """Whether the variant the launches run was warp-specialized, its registers and spills."""
+    spec = kern.last_specialization
+    attrs = kern.attributes(spec)
+    split = "setmaxnreg" in kern.variant_ptx(spec)
+    return (f"{'ws, ' if split else ''}{attrs['num_regs']} registers"
+            f"{', %d spill bytes' % attrs['local_bytes'] if attrs['local_bytes'] else ''}")
 
 
 def main():
@@ -75,12 +87,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--k", type=int, default=None,
                     help="K of SIZE x SIZE x K GEMMs (default: SIZE); A's rows padded to 16 elements")
+    ap.add_argument("--warp-specialize", action="store_true",
+                    help="also time every configuration with warp_specialize=True")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     dtype = DTYPES[args.dtype]
     timer = Timer(warmup=3, runs=args.runs)
     try:
-        configs = {text: parse_config(text) for text in args.configs.split(",")}
+        texts = args.configs.split(",")
+        if args.warp_specialize:
+            texts = [t for text in texts
+                     for t in (text, text + ("+" if "@" in text else "@") + "warp_specialize=True")]
+        configs = {text: parse_config(text) for text in texts}
     except ValueError as e:
         ap.error(str(e))
     for size in (int(s) for s in args.sizes.split(",")):
@@ -95,14 +113,15 @@ def main():
         notes = {}
         for text, cfg in configs.items():
             c = torch.empty(size, size, device="cuda", dtype=dtype)
-            run = launcher(cfg, args.dtype, a_rows, b, c, size, k, lda)
+            kern, run = launcher(cfg, args.dtype, a_rows, b, c, size, k, lda)
             torch.cuda.synchronize()
             start = time.perf_counter()
             run()  # compiles the specialized variant and loads it (cold with a fresh cache)
             torch.cuda.synchronize()
             first_ms = (time.perf_counter() - start) * 1e3
             err = ((c.float() - ref).abs().max() / ref.abs().max()).item()
-            notes[text] = f"relative error {err:.1e}, first launch {first_ms:.0f} ms"
+            notes[text] = (f"relative error {err:.1e}, first launch {first_ms:.0f} ms, "
+                           f"{variant_note(kern)}")
             runs[text] = run
         times = timer.compare(runs, rounds=args.rounds)
         print(f"{args.dtype} {size}^3:" if k == size else f"{args.dtype} {size}x{size}x{k}:")

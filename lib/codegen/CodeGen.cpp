@@ -30,6 +30,8 @@ std::string CodeGenOptions::optionsString() const {
     S += " smem=" + std::to_string(sharedMemoryLimit());
   if (RegisterStages != DefaultRegisterStages)
     S += " register_stages=" + std::to_string(RegisterStages);
+  if (WarpSpecialize)
+    S += " ws=1";
   return S;
 }
 
@@ -61,6 +63,11 @@ std::string CodeGenOptions::check() const {
   if (MaxSharedBytes && (MaxSharedBytes < MinSharedBytes || MaxSharedBytes > MaxSharedBytesLimit))
     return "the shared memory per program must be " + std::to_string(MinSharedBytes) + " to " +
            std::to_string(MaxSharedBytesLimit) + " bytes, not " + std::to_string(MaxSharedBytes);
+  // The producer partition issues bulk tensor copies only: elsewhere the
+  // option would silently do nothing.
+  if (WarpSpecialize && (Arch != ptx::Arch::SM90a || !TensorCopies))
+    return std::string("warp_specialize needs sm_90a with bulk tensor copies (tma), not ") +
+           ptx::archName(Arch) + (TensorCopies ? "" : " without them");
   return "";
 }
 
@@ -544,6 +551,20 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   }
   Steps.push_back({"cse", describePass("cse")});
   Steps.push_back({"dce", describePass("dce")});
+  // The split sees the rings and wgmmas the passes above made, before the
+  // layouts and barriers, which then follow each partition's code. A group
+  // left in flight across the back edge must be there before it (the pass
+  // releases its slots one iteration later): the first mma-in-flight runs
+  // only on kernels the split will take, whose slots go back through the
+  // empty barriers whatever the warpgroups; the others keep the one below.
+  if (Options.WarpSpecialize && explicitTensorCopies(Options)) {
+    std::string Warps = "num-warps=" + std::to_string(Options.NumWarps);
+    Steps.push_back({"mma-in-flight{" + Warps + ",warp-specialized}",
+                     "on a kernel warp-specialize splits: one wgmma group left in flight across "
+                     "the back edge, whatever the consumer's warpgroups"});
+    Steps.push_back({"warp-specialize{" + Warps + "}", describePass("warp-specialize")});
+    Steps.push_back({"dce", describePass("dce")});
+  }
   Steps.push_back({"coalesce" + LayoutTarget,
                    "every global access of a tile in the layout its pointers' axis "
                    "info asks for (thread order, 16-byte vectors), operands and "

@@ -87,6 +87,10 @@ const char *CompileUsage =
     "                        cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        sm_90a: write tiles with st.global instead of bulk\n"
     "                        tensor stores (TMA)\n"
+    "  --warp-specialize     sm_90a with TMA: a producer warpgroup issues the bulk\n"
+    "                        tensor copies, the --num-warps consumer warps run the\n"
+    "                        wgmmas (kernels the pass declines compile as without;\n"
+    "                        --remarks says why)\n"
     "  --max-shared=BYTES    shared memory one program may use (default: 232448 for\n"
     "                        sm_90a, 166912 for sm_80; 101376 on sm_86/sm_89 cards):\n"
     "                        sizes the operand rings and scratch\n"
@@ -133,7 +137,7 @@ const char *TuneUsage =
     "\n"
     "Options:\n"
     "  -D NAME=VALUE, -I DIR, --arch, --num-warps, --num-stages, --register-stages,\n"
-    "  --allow-tf32, --no-tma, --no-tma-store, --max-shared\n"
+    "  --allow-tf32, --no-tma, --no-tma-store, --warp-specialize, --max-shared\n"
     "  as for `tritonc run --device`\n"
     "  --grid EXPR[,EXPR[,EXPR]]   the launch grid (required)\n"
     "  --runs N              timed launches per configuration (default 20)\n";
@@ -171,6 +175,8 @@ const char *RunUsage =
     "  --allow-tf32          --device: f32 dots on tensor cores (tf32 inputs)\n"
     "  --no-tma              --device: cp.async instead of bulk tensor copies (TMA)\n"
     "  --no-tma-store        --device: st.global instead of bulk tensor stores (TMA)\n"
+    "  --warp-specialize     --device: a producer warpgroup issues the bulk tensor\n"
+    "                        copies (see tritonc compile --help)\n"
     "  --max-shared=BYTES    --device: shared memory per program (default: the\n"
     "                        device's)\n"
     "  --out DIR             after the run, write each pointer argument's buffer to\n"
@@ -426,6 +432,7 @@ int Tool::backEndOptions(const std::string &Command, const ParsedArgs &P,
   Back.AllowTF32 = P.has("--allow-tf32");
   Back.TensorCopies = !P.has("--no-tma");
   Back.TensorStores = !P.has("--no-tma-store");
+  Back.WarpSpecialize = P.has("--warp-specialize");
   if (const std::string *V = P.last("--register-stages")) {
     uint64_t Stages; // the range: validateBackendOptions
     if (!cli::parseUnsigned(*V, Stages) || Stages > std::numeric_limits<unsigned>::max())
@@ -504,6 +511,7 @@ int Tool::compile(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
+                      {"--warp-specialize", false},
                       {"--max-shared", true},
                       {"--specialize", true},
                       {"--remarks", true, true},
@@ -667,6 +675,7 @@ int Tool::run(const std::vector<std::string> &Args) {
                       {"--allow-tf32", false},
                       {"--no-tma", false},
                       {"--no-tma-store", false},
+                      {"--warp-specialize", false},
                       {"--max-shared", true},
                       {"--remarks", true, true}},
                      P);
@@ -792,7 +801,7 @@ int Tool::tune(const std::vector<std::string> &Args) {
   ParsedArgs P;
   std::vector<OptionSpec> Specs = {{"-D", true}, {"-I", true}, {"--grid", true}, {"--runs", true}};
   // The back end's options, as `run --device` takes them.
-  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store"})
+  for (const char *Flag : {"--allow-tf32", "--no-tma", "--no-tma-store", "--warp-specialize"})
     Specs.push_back({Flag, false});
   for (const char *Option :
        {"--arch", "--num-warps", "--num-stages", "--register-stages", "--max-shared"})

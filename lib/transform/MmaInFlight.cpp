@@ -10,6 +10,7 @@
 #include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/Passes.h"
+#include "tritonc/transform/WarpSpecialize.h"
 
 #include <optional>
 #include <set>
@@ -174,10 +175,15 @@ public:
 
   /// "" when the rewrite applies; else why not, with Culprit set. An empty
   /// result with no Wait means there is nothing to do (already in flight).
-  std::string analyze(const DominatorTree &DT);
+  /// CheckWrites: whether the loop's writes of the slots matter (not where
+  /// warp-specialize moves them into a producer partition).
+  std::string analyze(const DominatorTree &DT, bool CheckWrites = true);
   void rewrite();
+  /// Undoes rewrite().
+  void undo();
   const Instruction *culprit() const { return Culprit; }
   bool hasWait() const { return Wait != nullptr; }
+  const Instruction &wgmma() const { return W; }
 
 private:
   std::string refuse(const Instruction *At, std::string Why) {
@@ -200,6 +206,8 @@ private:
   /// The loop's blocks after WB in an iteration (reached without the header).
   std::set<const BasicBlock *> After;
   std::vector<BasicBlock *> Exits;
+  /// The exits' `wgmma_wait 0` rewrite() added.
+  std::vector<Instruction *> Drains;
   const Instruction *Culprit = nullptr;
 };
 
@@ -229,7 +237,7 @@ bool InFlightCandidate::barrierIn(const BasicBlock &BB, const Instruction *From,
   return false;
 }
 
-std::string InFlightCandidate::analyze(const DominatorTree &DT) {
+std::string InFlightCandidate::analyze(const DominatorTree &DT, bool CheckWrites) {
   // The commit of W's group and the wait after it, in W's block.
   Instruction *Commit = nullptr;
   for (auto It = std::next(WB->iteratorTo(&W)); It != WB->instructions().end(); ++It) {
@@ -283,7 +291,7 @@ std::string InFlightCandidate::analyze(const DominatorTree &DT) {
                                           "where no wgmma_wait 0 may go");
   if (std::string Why = checkAccumulator(); !Why.empty())
     return Why;
-  return checkWrites();
+  return CheckWrites ? checkWrites() : "";
 }
 
 std::string InFlightCandidate::checkAccumulator() {
@@ -404,14 +412,26 @@ void InFlightCandidate::rewrite() {
     auto Drain = Instruction::create(Opcode::WgmmaWait, Type::getVoid(), {});
     Drain->Count = 0;
     Drain->Loc = L.getHeader()->getTerminator()->Loc;
+    Drains.push_back(Drain.get());
     E->insert(Pos, std::move(Drain));
   }
+}
+
+void InFlightCandidate::undo() {
+  Wait->Count = 0;
+  for (Instruction *Drain : Drains)
+    Drain->eraseFromParent();
+  Drains.clear();
 }
 
 } // namespace
 
 bool MmaInFlightPass::run(Function &F, AnalysisManager &AM) {
   DiagnosticEngine *Diags = AM.diagnostics();
+  WarpSpecializeOptions Split;
+  Split.NumWarps = NumWarps;
+  if (BeforeSplit && !whyNotWarpSpecialized(F, Split, AM).empty())
+    return false;
   const LoopInfo &LI = AM.get<LoopInfo>(F);
   const DominatorTree &DT = AM.get<DominatorTree>(F);
   std::vector<Instruction *> Wgmmas;
@@ -421,33 +441,51 @@ bool MmaInFlightPass::run(Function &F, AnalysisManager &AM) {
         Wgmmas.push_back(I.get());
   // The rewrite adds no blocks and changes no operand: the loop info and
   // the dominator tree stay valid from one wgmma to the next.
-  bool Changed = false;
+  std::vector<InFlightCandidate> Rewritten;
+  std::vector<std::pair<const Instruction *, std::string>> Missed;
   for (Instruction *W : Wgmmas) {
     InFlightCandidate C(*W, *LI.getLoopFor(W->getParent()), NumWarps);
-    std::string Why = C.analyze(DT);
+    std::string Why = C.analyze(DT, /*CheckWrites=*/!BeforeSplit);
     if (Why.empty() && !C.hasWait())
       continue;
     if (!Why.empty()) {
-      if (Diags)
-        Diags->remark(RemarkKind::Missed, "mma-in-flight",
-                      SourceRange((C.culprit() ? C.culprit() : W)->Loc),
-                      "the wgmma's group is waited for in its own iteration: " + Why);
+      Missed.push_back({C.culprit() ? C.culprit() : W, Why});
       continue;
     }
     C.rewrite();
-    Changed = true;
-    if (Diags)
-      Diags->remark(RemarkKind::Passed, "mma-in-flight", SourceRange(W->Loc),
+    Rewritten.push_back(std::move(C));
+  }
+  // A wait 1 outside warp-specialize's form (an exit that does not leave
+  // from the header) would make it decline, leaving the group in flight in
+  // a kernel of several warpgroups with no barriers checked: undone.
+  std::string SplitDeclines =
+      BeforeSplit && !Rewritten.empty() ? whyNotWarpSpecialized(F, Split, AM) : std::string();
+  if (!SplitDeclines.empty()) {
+    for (InFlightCandidate &C : Rewritten)
+      C.undo();
+    Rewritten.clear();
+  }
+  if (Diags) {
+    for (const auto &[At, Why] : Missed)
+      Diags->remark(RemarkKind::Missed, "mma-in-flight", SourceRange(At->Loc),
+                    "the wgmma's group is waited for in its own iteration: " + Why);
+    if (!SplitDeclines.empty())
+      Diags->remark(RemarkKind::Missed, "mma-in-flight", SourceRange(Wgmmas.front()->Loc),
+                    "no wgmma group is left in flight before warp-specialize: with it the "
+                    "kernel would not be split (" +
+                        SplitDeclines + ")");
+    for (const InFlightCandidate &C : Rewritten)
+      Diags->remark(RemarkKind::Passed, "mma-in-flight", SourceRange(C.wgmma().Loc),
                     "one wgmma group left in flight across the back edge (wgmma_wait 1); the "
                     "loop's exits wait for it");
   }
-  return Changed;
+  return !Rewritten.empty();
 }
 
 std::unique_ptr<Pass> createMmaInFlightPass() { return std::make_unique<MmaInFlightPass>(); }
 
-std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps) {
-  return std::make_unique<MmaInFlightPass>(NumWarps);
+std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps, bool BeforeSplit) {
+  return std::make_unique<MmaInFlightPass>(NumWarps, BeforeSplit);
 }
 
 } // namespace tritonc::transform

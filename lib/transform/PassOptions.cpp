@@ -135,25 +135,27 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
     // Only the warp count matters to them (insert-barriers: which layouts
     // cover every warp; mma-in-flight: how many warpgroups read a slot).
     // insert-barriers{lowering}: also the barriers of the lowering's own
-    // accesses (InsertBarriers.h).
+    // accesses (InsertBarriers.h); mma-in-flight{warp-specialized}: before
+    // warp-specialize, on the kernels it splits (MmaInFlight.h).
     unsigned NumWarps = 4;
-    bool Lowering = false;
+    bool Lowering = false, BeforeSplit = false;
+    const char *FlagName = Name == "insert-barriers" ? "lowering" : "warp-specialized";
     for (const auto &Option : Options) {
-      if (Name == "insert-barriers" && Option.first == "lowering") {
-        if (!flagValue(Name, Option, Lowering, Error))
+      if (Option.first == FlagName) {
+        if (!flagValue(Name, Option, Name == "insert-barriers" ? Lowering : BeforeSplit, Error))
           return nullptr;
         continue;
       }
       if (Option.first != "num-warps") {
-        Error = "pass '" + Name + "' has no option '" + Option.first + "' (its option" +
-                (Name == "insert-barriers" ? "s: num-warps=N, lowering)" : ": num-warps=N)");
+        Error = "pass '" + Name + "' has no option '" + Option.first +
+                "' (its options: num-warps=N, " + FlagName + ")";
         return nullptr;
       }
       if (!numWarpsValue(Name, Option.second, NumWarps, Error))
         return nullptr;
     }
     return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps, Lowering)
-                                     : createMmaInFlightPass(NumWarps);
+                                     : createMmaInFlightPass(NumWarps, BeforeSplit);
   }
   if (Name == "tensor-stores") {
     // tensor-stores{shared-bytes=N}: the program's shared memory, which a

@@ -702,6 +702,11 @@ void Specializer::rewrite() {
 
 } // namespace
 
+std::string whyNotWarpSpecialized(Function &F, const WarpSpecializeOptions &Options,
+                                  AnalysisManager &AM) {
+  return Specializer(F, Options, AM.get<LoopInfo>(F), AM.get<DominatorTree>(F)).analyze();
+}
+
 bool WarpSpecializePass::run(Function &F, AnalysisManager &AM) {
   DiagnosticEngine *Diags = AM.diagnostics();
   Specializer S(F, Options, AM.get<LoopInfo>(F), AM.get<DominatorTree>(F));

@@ -500,7 +500,8 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
                        bool TensorCopies, bool TensorStores, const std::string &Kernel, bool Debug,
                        const std::string &Remarks, int Device, bool Lazy,
                        const std::vector<unsigned> &NumWarpsList,
-                       const std::vector<unsigned> &NumStagesList, unsigned RegisterStages) {
+                       const std::vector<unsigned> &NumStagesList, unsigned RegisterStages,
+                       bool WarpSpecialize) {
   driver::DeviceCompileOptions Opts;
   Opts.Front.Kernel = Kernel;
   Opts.Front.Debug = Debug;
@@ -521,9 +522,8 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
   Opts.Back.TensorCopies = TensorCopies;
   Opts.Back.TensorStores = TensorStores;
   Opts.Back.RegisterStages = RegisterStages;
+  Opts.Back.WarpSpecialize = WarpSpecialize;
   Opts.Front.Tuned = {NumWarpsList, NumStagesList};
-  if (runtime::Status S = driver::checkBackEndOptions(Opts.Back, Opts.Front.Tuned); !S)
-    throw std::invalid_argument(S.error());
   // For the target and shared memory of the device the kernel will run on;
   // without a CUDA driver (and without arch=) the back end's default target.
   runtime::Expected<runtime::CudaDriver *> D = runtime::CudaDriver::get(Device);
@@ -533,6 +533,9 @@ PyKernel compileKernel(const std::string &Name, std::optional<std::string> Text,
       throw std::invalid_argument(S.error());
     throw LaunchFailure(S.error());
   }
+  // After the target: warp_specialize needs sm_90a, which may be the device's.
+  if (runtime::Status S = driver::checkBackEndOptions(Opts.Back, Opts.Front.Tuned); !S)
+    throw std::invalid_argument(S.error());
   driver::KernelSource Src =
       Text ? driver::KernelSource::text(Name, std::move(*Text)) : driver::KernelSource::file(Name);
   driver::CacheConfig Cache = UseCache ? driver::defaultCacheConfig() : driver::CacheConfig{};
@@ -698,7 +701,7 @@ NB_MODULE(_tritonc, m) {
         "use_cache"_a, "tma"_a = true, "tma_store"_a = true, "kernel"_a = "", "debug"_a = false,
         "remarks"_a = "", "device"_a = 0, "lazy"_a = false,
         "num_warps_list"_a = std::vector<unsigned>(), "num_stages_list"_a = std::vector<unsigned>(),
-        "register_stages"_a = codegen::DefaultRegisterStages);
+        "register_stages"_a = codegen::DefaultRegisterStages, "warp_specialize"_a = false);
 
   nb::class_<PyDeviceBuffer>(m, "DeviceBuffer")
       .def(nb::init<size_t>(), "nbytes"_a)

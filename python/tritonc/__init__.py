@@ -347,7 +347,7 @@ def _interpret_default():
 def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(),
             config=None, allow_tf32=False, name=None, cache=True, num_stages=3, tma=True,
             tma_store=True, interpret=None, kernel=None, debug=False, remarks=False, device=None,
-            lazy=False, register_stages=2):
+            lazy=False, register_stages=2, warp_specialize=False):
     """Compiles a Triton-C kernel for the GPU.
 
     path_or_source: a path (str or os.PathLike) to a .tc file, or Triton-C source
@@ -382,7 +382,11 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
     by the compiler, with the messages of ``tritonc compile``). register_stages: the
     pipelining depth (1 to 8) of the dot operand loads the back end cannot copy
     asynchronously (odd row strides of 16-bit data), which stay in registers: 2 issues
-    them one iteration ahead; num_stages or more as far as the copies.
+    them one iteration ahead; num_stages or more as far as the copies. warp_specialize: on
+    sm_90a with tma, a producer warpgroup issues the bulk tensor copies and the num_warps
+    consumer warps run the wgmmas and the epilogue (the kernel launches 4 more warps); a
+    kernel the compiler cannot split compiles as without it (``remarks`` says why); a
+    ValueError elsewhere.
     """
     text = None
     if _is_file(path_or_source):
@@ -402,7 +406,7 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                         name=name, cache=cache, tma=tma, tma_store=tma_store,
                         interpret=interpret, kernel=kernel, debug=debug, remarks=remarks,
                         device=device, lazy=lazy, define_list=define_list,
-                        register_stages=register_stages)
+                        register_stages=register_stages, warp_specialize=warp_specialize)
     if _interpret_default() if interpret is None else interpret:
         impl = _tritonc.compile_for_interpreter(path, text, define_list, includes, config,
                                                 str(kernel or ""), bool(debug), warps, stages,
@@ -413,7 +417,7 @@ def compile(path_or_source, defines=None, num_warps=4, arch=None, include_dirs=(
                             str(kernel or ""), bool(debug),
                             "missed" if remarks is True else (remarks or ""),
                             _device_index(device), bool(lazy), warps_list, stages_list,
-                            int(register_stages))
+                            int(register_stages), bool(warp_specialize))
     return Kernel(impl, compile_args)
 
 

@@ -38,17 +38,23 @@ __all__ = ["Config", "Autotuner", "autotune"]
 
 
 class Config:
-    """One candidate: defines (merged over the kernel's own), warps and pipeline stages."""
+    """One candidate: defines (merged over the kernel's own), warps and pipeline stages, and
+    warp_specialize (None: the kernel's compile option; True or False: this candidate's)."""
 
     def __init__(self, defines: Optional[Dict[str, Any]] = None, num_warps: int = 4,
-                 num_stages: int = 3):
+                 num_stages: int = 3, warp_specialize: Optional[bool] = None):
         self.defines = dict(defines or {})
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.warp_specialize = warp_specialize
 
     def describe(self) -> str:
         parts = [f"{k}={v}" for k, v in self.defines.items()]
-        return " ".join(parts + [f"num_warps={self.num_warps}", f"num_stages={self.num_stages}"])
+        parts += [f"num_warps={self.num_warps}", f"num_stages={self.num_stages}"]
+        # Only when set: the descriptions (and persisted choices) of other configs stay as they were.
+        if self.warp_specialize is not None:
+            parts.append(f"warp_specialize={int(bool(self.warp_specialize))}")
+        return " ".join(parts)
 
     def __repr__(self):
         return f"Config({self.describe()})"
@@ -160,6 +166,8 @@ class Autotuner:
         defines.update(config.defines)
         options.pop("num_warps", None)
         options.pop("num_stages", None)
+        if config.warp_specialize is not None:
+            options["warp_specialize"] = bool(config.warp_specialize)
         return compile_kernel(options.pop("path_or_source"), defines=defines,
                               num_warps=config.num_warps, num_stages=config.num_stages,
                               **options)

@@ -153,11 +153,15 @@ class Launcher:
         if ws_log and self.pipeline_args in (["--passes=" + WS_PASSES], ["--passes=" + WS_IR_PASSES]):
             source = command("--interpret", outdir)[2]
             opt = tritonc(["opt", source, self.pipeline_args[0], "--remarks=missed:warp-specialize"])
-            why = re.findall(r"not warp-specialized: (.*) \[missed", opt.stderr)
-            with open(ws_log, "a") as log:
-                split = "warp_specialize" in opt.stdout
-                log.write(f"{kernel} {config_id(defines)} grid={grid} "
-                          f"{'split' if split else 'declined: ' + (why[0] if why else 'no wgmma')}\n")
+            log_warp_specialization(ws_log, kernel, defines, grid, "warp_specialize" in opt.stdout,
+                                    opt.stderr)
+        elif ws_log and self.pipeline_args in BACKEND_WS_VARIANTS.values():
+            source = command("--interpret", outdir)[2]
+            ptx = tritonc(["compile", source, "--emit=ptx", "--remarks=missed:warp-specialize"]
+                          + [e for e in extra if not e.startswith(("--passes=", "--config="))]
+                          + self.pipeline_args[1:])
+            log_warp_specialization(ws_log, kernel, defines, grid, "setmaxnreg" in ptx.stdout, ptx.stderr,
+                                    " ".join(self.pipeline_args[1:]))
         if self.same_bits_as_default and not ON_DEVICE:
             default_dir = workdir / "default"
             default_dir.mkdir()
@@ -202,6 +206,14 @@ class Launcher:
                 assert out.size == value.size, f"{name}: {out.size} elements, expected {value.size}"
                 results[name] = out.reshape(value.shape)
         return results
+
+
+def log_warp_specialization(path, kernel, defines, grid, split, remarks, options=""):
+    """TRITONC_WS_LOG: one line per launch, whether warp-specialize split the kernel or why not."""
+    why = re.findall(r"not warp-specialized: (.*) \[missed", remarks)
+    with open(path, "a") as log:
+        log.write(f"{kernel} {config_id(defines)} grid={grid}{' ' + options if options else ''} "
+                  f"{'split' if split else 'declined: ' + (why[0] if why else 'no wgmma')}\n")
 
 
 # Every launch runs twice: after the default pass pipeline and with no passes at all, so that a pass that
@@ -308,6 +320,12 @@ WS_PASSES = (PIPELINED_PASSES.replace("lower-tensor-descs,simplifycfg",
 # warp-specialize (their groups left in flight go back one iteration later), placed in shared memory.
 WS_IR_PASSES = "peephole,constfold,cse,licm,cse,dce,warp-specialize,dce,allocate-shared"
 BACKEND_ARGS = ["--backend-passes"]
+# The back end's whole list with its option --warp-specialize (`backend_ws`, and `backend_ws_w8` with 8
+# consumer warps): the kernels the pass splits run a producer and a consumer partition, with one wgmma group
+# in flight (mma-in-flight{warp-specialized} before the split), the others the list without the option.
+# TRITONC_WS_LOG=FILE logs them as for `ws`.
+BACKEND_WS_VARIANTS = {"backend_ws": BACKEND_ARGS + ["--warp-specialize"],
+                       "backend_ws_w8": BACKEND_ARGS + ["--warp-specialize", "--num-warps=8"]}
 PADDED_DEFAULT_ARGS = ["--passes=peephole,constfold,cse,licm,cse,dce,pad-tiles"]
 PIPELINE_VARIANTS = [] if ON_DEVICE else ["pipelined", "rings", "layouts", "tma", "rings_w8", "backend"]
 # On the GPU with TRITONC_TEST_RING_VARIANTS=1, every launch also runs compiled for sm_80 (mma.sync loops,
@@ -327,13 +345,16 @@ LAUNCH_VARIANTS = (["optimized", "unoptimized"] + WARP_VARIANTS + PIPELINE_VARIA
 # `backend` runs them through wgmma.
 with_backend80 = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80"]), indirect=True)
-# The kernels whose wgmma loops may read rings of bulk tensor copies also run WS_PASSES (`ws`).
+# The kernels whose wgmma loops may read rings of bulk tensor copies also run WS_PASSES (`ws`) and the back
+# end's list with --warp-specialize (BACKEND_WS_VARIANTS).
+WS_VARIANTS = [] if ON_DEVICE else list(BACKEND_WS_VARIANTS)
 with_warp_specialize = pytest.mark.parametrize(
-    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws"]), indirect=True)
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws"]) + WS_VARIANTS, indirect=True)
+with_backend_ws = pytest.mark.parametrize("launch", LAUNCH_VARIANTS + WS_VARIANTS, indirect=True)
 with_warp_specialize_ir = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws_ir"]), indirect=True)
 with_backend80_and_ws = pytest.mark.parametrize(
-    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "ws"]), indirect=True)
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "ws"]) + WS_VARIANTS, indirect=True)
 
 
 @pytest.fixture(params=LAUNCH_VARIANTS)
@@ -360,6 +381,9 @@ def launch(request, tmp_path):
         arch = ["--arch=sm_80"] if request.param == "backend80" else []
         return Launcher(tmp_path, BACKEND_ARGS + arch, same_bits_as_default=True, specialize=True,
                         default_args=PADDED_DEFAULT_ARGS)
+    if request.param in BACKEND_WS_VARIANTS:
+        return Launcher(tmp_path, BACKEND_WS_VARIANTS[request.param], same_bits_as_default=True,
+                        specialize=True, default_args=PADDED_DEFAULT_ARGS)
     return Launcher(tmp_path, ["--passes="] if request.param == "unoptimized" else [])
 
 
@@ -841,6 +865,7 @@ def test_matmul_tf32(defines, rng, launch):
     assert_poison(out["C"][:, n:], "float", "C")
 
 
+@with_backend_ws
 @pytest.mark.parametrize("defines", MATMUL_GROUPED_CONFIGS, ids=config_id)
 def test_matmul_grouped(defines, rng, launch):
     ty = defines["TYPE"]
@@ -2158,6 +2183,7 @@ CONV_NHWC_DESC_DGRAD_CONFIGS = [
 ]
 
 
+@with_backend_ws
 @pytest.mark.parametrize("defines,rs,pad,dil,slices,aligned", CONV_NHWC_DESC_DGRAD_CONFIGS,
                          ids=[config_id(c[0]) + f"-slices{c[4]}" for c in CONV_NHWC_DESC_DGRAD_CONFIGS])
 def test_conv_nhwc_desc_dgrad(defines, rs, pad, dil, slices, aligned, rng, launch):
@@ -2206,6 +2232,7 @@ CONV_NHWC_DESC_WGRAD_CONFIGS = [
 ]
 
 
+@with_backend_ws
 @pytest.mark.parametrize("defines,rs,pad,dil,slices,aligned", CONV_NHWC_DESC_WGRAD_CONFIGS,
                          ids=[config_id(c[0]) + f"-slices{c[4]}" for c in CONV_NHWC_DESC_WGRAD_CONFIGS])
 def test_conv_nhwc_desc_wgrad(defines, rs, pad, dil, slices, aligned, rng, launch):

@@ -193,3 +193,20 @@ def test_a_second_process_compiles_and_tunes_nothing(tmp_path):
     assert ("{'tuned': 0, 'compiled': 0, 'benchmarked': 0, 'from_disk': 1} "
             "BLOCK=64 num_warps=2 num_stages=3") in second.stdout
     assert "tritonc.autotune: scale key {'N': 100}: BLOCK=64" in second.stderr
+
+
+def test_configs_may_set_warp_specialize(cache):
+    # A Config carries the back-end option warp_specialize (None: the kernel's own); it is named in the
+    # description (and the persisted choice) only when set, so other configurations' records stay valid.
+    assert tritonc.Config({"BLOCK": 64}, num_warps=4).describe() == "BLOCK=64 num_warps=4 num_stages=3"
+    both = [tritonc.Config({"BLOCK": 64}, num_warps=4, warp_specialize=flag) for flag in (False, True)]
+    assert [c.describe() for c in both] == ["BLOCK=64 num_warps=4 num_stages=3 warp_specialize=0",
+                                            "BLOCK=64 num_warps=4 num_stages=3 warp_specialize=1"]
+    assert both[0] != both[1]
+    tuned = tritonc.autotune(SCALE, configs=both, key=["N"], interpret=True, progress=False,
+                             do_bench=FakeBench([2.0, 1.0]), reset_to_zero=["Y"])
+    x = np.ones(64, dtype=np.float32)
+    y = np.zeros(64, dtype=np.float32)
+    tuned[_grid](x, y, 2.0, 64)
+    assert tuned.best_config == both[1]
+    np.testing.assert_array_equal(y, 2 * x)

@@ -111,6 +111,20 @@ def test_mma_sync_loops_get_rings_as_gpu_level_ir():
         tritonc.compile(KERNELS / "matmul.tc", explicit_rings=False, **opts)
 
 
+def test_warp_specialize_option():
+    # warp_specialize=True: the aligned variant of a TMA-ring wgmma matmul is split into a producer warpgroup
+    # and the kernel's 4 warps as consumers (8 warps launched, register budgets set); off by default.
+    opts = dict(defines={"TYPE": "half", "TM": 64, "TN": 64, "TK": 32}, arch="sm_90a", cache=False)
+    split = tritonc.compile(KERNELS / "matmul.tc", warp_specialize=True, **opts).variant_ptx("D" * 9)
+    assert ".reqntid 256, 1, 1" in split and "setmaxnreg.dec.sync.aligned.u32 40;" in split
+    assert "setmaxnreg" not in tritonc.compile(KERNELS / "matmul.tc", **opts).variant_ptx("D" * 9)
+    # It needs sm_90a with bulk tensor copies: the compiler's own usage error, as a ValueError.
+    for other in (dict(arch="sm_80"), dict(arch="sm_90a", tma=False)):
+        with pytest.raises(ValueError, match="warp_specialize needs sm_90a with bulk tensor copies"):
+            tritonc.compile(KERNELS / "matmul.tc", warp_specialize=True, cache=False,
+                            defines=opts["defines"], **other)
+
+
 def test_trans_operands_in_async_rings():
     # B stored N x K (TRANS_B) reaches the wgmma dot through a `trans`: async-rings rings it in column-major
     # slots (one commit group per iteration, wait_group 1).

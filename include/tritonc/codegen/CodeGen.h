@@ -54,6 +54,13 @@ struct CodeGenOptions {
   /// tensor stores (TMA) where the pointer tile and the code after the store
   /// allow it, else with st.global.
   bool TensorStores = true;
+  /// sm_90a, with TensorCopies: split each kernel whose wgmma loops read
+  /// rings that only bulk tensor copies fill into a producer warpgroup that
+  /// issues the copies and the NumWarps consumer warps that run the wgmmas
+  /// and the epilogue (the warp-specialize pass; the kernel then launches
+  /// 4 + NumWarps warps). A kernel the pass declines compiles as without
+  /// this option, with a remark. Off by default.
+  bool WarpSpecialize = false;
   /// Dynamic shared memory one program may use, in bytes: the opt-in limit
   /// of the device the kernel will run on. 0 means the target's own
   /// (sharedMemoryOfTarget). The operand rings get up to 192 KB of it, and
@@ -61,7 +68,8 @@ struct CodeGenOptions {
   unsigned MaxSharedBytes = 0;
 
   /// Canonical text form, e.g. "arch=sm_90a num_warps=4 tf32=0 stages=3 tma=1 tma_store=1"
-  /// (and " smem=N" where MaxSharedBytes differs from the target's).
+  /// (and " smem=N" where MaxSharedBytes differs from the target's, " ws=1"
+  /// with WarpSpecialize).
   std::string optionsString() const;
   /// MaxSharedBytes, or the target's where it is 0.
   unsigned sharedMemoryLimit() const;

@@ -39,6 +39,17 @@
 // the group before anything after the loop (where insert-barriers put the
 // barriers such writes need) runs.
 //
+// mma-in-flight{warp-specialized} runs before warp-specialize (the back
+// end's list with its option): only on a kernel that pass splits, checked
+// before and after the rewrite (undone where the wait 1 would make the split
+// decline), and without the check of the writes above. The split moves the
+// fills to a producer partition that refills a slot only after the consumer's
+// release on its empty barrier, which warp-specialize issues one iteration
+// later for a group left in flight, after the partition's named barrier
+// (one release for every warpgroup): whatever the warpgroups, no refill can
+// overtake a group that still reads its slot. On other kernels it does
+// nothing and says nothing; the pass after insert-barriers decides.
+//
 // Declined, with a remark: an accumulator read in the loop other than by the
 // next wgmma, a loop with other wgmma groups, a wgmma that does not run in
 // every iteration, a wait that is not `wgmma_wait 0` after the commit, slots
@@ -54,13 +65,17 @@ namespace tritonc::transform {
 class MmaInFlightPass : public Pass {
 public:
   MmaInFlightPass() = default;
-  explicit MmaInFlightPass(unsigned NumWarps) : NumWarps(NumWarps) {}
+  MmaInFlightPass(unsigned NumWarps, bool BeforeSplit)
+      : NumWarps(NumWarps), BeforeSplit(BeforeSplit) {}
   const char *name() const override { return "mma-in-flight"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
 
 private:
-  /// The warps of a program: above 4, several warpgroups.
+  /// The warps of a program (with BeforeSplit, of the consumer partition):
+  /// above 4, several warpgroups.
   unsigned NumWarps = 4;
+  /// The option warp-specialized: only on kernels warp-specialize splits.
+  bool BeforeSplit = false;
 };
 
 } // namespace tritonc::transform

@@ -55,7 +55,8 @@ std::unique_ptr<Pass> createAccelerateDotPass(AssignLayoutsTarget Target);
 /// warp-specialize with its partitions' warps and registers
 /// (WarpSpecialize.h).
 std::unique_ptr<Pass> createWarpSpecializePass(const WarpSpecializeOptions &Options);
-/// mma-in-flight for programs of NumWarps warps (MmaInFlight.h).
-std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps);
+/// mma-in-flight for programs of NumWarps warps; BeforeSplit: its option
+/// warp-specialized, before warp-specialize (MmaInFlight.h).
+std::unique_ptr<Pass> createMmaInFlightPass(unsigned NumWarps, bool BeforeSplit = false);
 
 } // namespace tritonc::transform

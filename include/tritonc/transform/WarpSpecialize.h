@@ -47,6 +47,8 @@
 
 #include "tritonc/transform/PassManager.h"
 
+#include <string>
+
 namespace tritonc::transform {
 
 struct WarpSpecializeOptions {
@@ -57,6 +59,12 @@ struct WarpSpecializeOptions {
   /// The producer's registers per thread (setmaxnreg); 0: no budgets.
   unsigned ProducerRegisters = 40;
 };
+
+/// Why warp-specialize with Options would leave F as it is ("" when it
+/// would split it); F is not changed. mma-in-flight{warp-specialized} asks
+/// before the split.
+std::string whyNotWarpSpecialized(ir::Function &F, const WarpSpecializeOptions &Options,
+                                  AnalysisManager &AM);
 
 class WarpSpecializePass : public Pass {
 public:
