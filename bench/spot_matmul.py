@@ -3,13 +3,16 @@
     export PYTHONPATH=$(scripts/build-python.sh)
     python3 bench/spot_matmul.py --dtype float --sizes 4096,8192 --configs 128x128x16w8s2,64x64x32w4s2
 
-Each configuration is [p|G]TMxTNxTKwWARPSsSTAGES[c][g][_GN][@OPTION=VALUE+...]: a prefix "p" for
+Each configuration is [p|G|S]TMxTNxTKwWARPSsSTAGES[c][g][_GN][@OPTION=VALUE+...]: a prefix "p" for
 matmul_persistent.tc (one program per SM at most, tiles spread evenly as bench/matmul_suite.py launches
-it), "G" for matmul_grouped.tc, a suffix "c" to fill the operand buffers with cp.async instead of bulk
-tensor copies (tma=False), "g" to write C with st.global instead of bulk tensor stores (tma_store=False),
-"_G4" for GROUP_M=4 (grouped and persistent kernels only; 8 by default for grouped), "@..." for other
+it), "G" for matmul_grouped.tc, "S" for matmul_streamk.tc (one program per SM, C zeroed inside the timed
+call, as bench/matmul_suite.py launches it), a suffix "c" to fill the operand buffers with cp.async
+instead of bulk tensor copies (tma=False), "g" to write C with st.global instead of bulk tensor stores
+(tma_store=False), "_G4" for GROUP_M=4 (grouped, stream-K and persistent kernels only; 8 by default for
+grouped and stream-K), "@..." for other
 options of tritonc.compile (e.g. @register_stages=3); e.g.
-p128x256x64w8s3g_G4, or G256x128x16w8s3 against G256x128x16w8s3@register_stages=3. Same timer as bench.py
+p128x256x64w8s3g_G4, or G256x128x16w8s3 against G256x128x16w8s3@register_stages=3, or the fp32 stream-K
+tile S256x128x16w8s3 against S256x128x16w8s3c. Same timer as bench.py
 (bench/common.py): fresh torch.randn inputs, CUDA events, L2 flushed before each run; TF32 off for float.
 --k K makes the GEMMs SIZE x SIZE x K instead of cubes, A's rows padded to a multiple of 16 elements (so
 pointers and strides stay aligned while K need not be: e.g. --sizes 4096 --k 4104).
@@ -34,24 +37,25 @@ DTYPES = {"half": torch.float16, "bfloat16": torch.bfloat16, "float": torch.floa
 
 
 def parse_config(text):
-    m = re.fullmatch(r"([pG]?)(\d+)x(\d+)x(\d+)w(\d+)s(\d+)(c?)(g?)(?:_G(\d+))?(?:@(.+))?", text)
+    m = re.fullmatch(r"([pGS]?)(\d+)x(\d+)x(\d+)w(\d+)s(\d+)(c?)(g?)(?:_G(\d+))?(?:@(.+))?", text)
     if not m:
         raise ValueError(f"bad configuration {text!r}: expected "
-                         "[p|G]TMxTNxTKwWARPSsSTAGES[c][g][_GN][@OPTION=VALUE+...]")
+                         "[p|G|S]TMxTNxTKwWARPSsSTAGES[c][g][_GN][@OPTION=VALUE+...]")
     tm, tn, tk, warps, stages = (int(g) for g in m.groups()[1:6])
     options = {}
     for item in (m.group(10).split("+") if m.group(10) else []):
         name, _, value = item.partition("=")
         options[name] = {"True": True, "False": False}.get(value, int(value) if value.isdigit() else value)
-    group_m = m.group(9) or ("8" if m.group(1) == "G" else None)
-    return dict(persistent=m.group(1) == "p", grouped=m.group(1) == "G", tm=tm, tn=tn, tk=tk,
-                warps=warps, stages=stages, tma=m.group(7) != "c", tma_store=m.group(8) != "g",
-                group_m=group_m, options=options)
+    group_m = m.group(9) or ("8" if m.group(1) in ("G", "S") else None)
+    return dict(persistent=m.group(1) == "p", grouped=m.group(1) == "G", streamk=m.group(1) == "S",
+                tm=tm, tn=tn, tk=tk, warps=warps, stages=stages, tma=m.group(7) != "c",
+                tma_store=m.group(8) != "g", group_m=group_m, options=options)
 
 
 def launcher(cfg, dtype_name, a, b, c, size, k, lda):
     file = ("matmul_persistent.tc" if cfg["persistent"] else
-            "matmul_grouped.tc" if cfg["grouped"] else "matmul.tc")
+            "matmul_grouped.tc" if cfg["grouped"] else
+            "matmul_streamk.tc" if cfg["streamk"] else "matmul.tc")
     defines = {"TYPE": dtype_name, "TM": cfg["tm"], "TN": cfg["tn"], "TK": cfg["tk"]}
     if cfg["group_m"]:
         defines["GROUP_M"] = int(cfg["group_m"])
@@ -59,8 +63,14 @@ def launcher(cfg, dtype_name, a, b, c, size, k, lda):
                            defines=defines, **{"tma": cfg["tma"], "tma_store": cfg["tma_store"],
                                                **cfg["options"]})
     gm, gn = -(-size // cfg["tm"]), -(-size // cfg["tn"])
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    if cfg["streamk"]:
+        # The split tiles are added into C, which must start at zero.
+        def run():
+            c.zero_()
+            kern[(sms,)](a, b, c, size, size, k, lda, size, size)
+        return run
     if cfg["persistent"]:
-        sms = torch.cuda.get_device_properties(a.device).multi_processor_count
         grid = (-(-gm * gn // -(-gm * gn // sms)),)
     elif cfg["grouped"]:
         grid = (gm * gn,)

@@ -542,7 +542,7 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
                    "with cp.async (mma.sync and wgmma) become explicit rings (smem_alloc, "
                    "cp_async, commit, wait N, local_load)"});
   if (explicitTensorCopies(Options))
-    Steps.push_back({"tensor-copies", describePass("tensor-copies")});
+    Steps.push_back({"tensor-copies" + LayoutTarget, describePass("tensor-copies")});
   if (Options.Arch == ptx::Arch::SM90a) {
     Steps.push_back({"accelerate-dot" + LayoutTarget, describePass("accelerate-dot")});
     Steps.push_back({"accumulator-init", describePass("accumulator-init")});

@@ -104,7 +104,7 @@ bool layoutsTarget(const std::string &Pass, const PassOptionList &Options,
 std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassOptionList &Options,
                                             std::string &Error) {
   if (Name == "assign-layouts" || Name == "coalesce" || Name == "accelerate-dot" ||
-      Name == "async-rings") {
+      Name == "async-rings" || Name == "tensor-copies") {
     // async-rings{trans}: every `trans` operand of a wgmma or mma.sync dot in
     // column-major slots (AsyncRings.h); async-rings{ring-budget=N}: the
     // bytes a loop's rings may take, as in the back end; the other options
@@ -127,6 +127,8 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
       return nullptr;
     if (Name == "accelerate-dot")
       return createAccelerateDotPass(Target);
+    if (Name == "tensor-copies")
+      return createTensorCopiesPass(Target);
     if (Name == "async-rings")
       return createAsyncRingsPass(Target, TransOperands, RingBudget);
     return Name == "coalesce" ? createCoalescePass(Target) : createAssignLayoutsPass(Target);

@@ -9,6 +9,7 @@
 #include "TensorDescriptors.h"
 
 #include "tritonc/analysis/AxisInfo.h"
+#include "tritonc/analysis/LayoutAssignment.h"
 #include "tritonc/ir/Printer.h"
 #include "tritonc/support/Diagnostics.h"
 #include "tritonc/transform/LoopInfo.h"
@@ -187,6 +188,32 @@ BasicBlock *headerExit(const Loop &L) {
     if (!L.contains(S))
       Exit = Exit ? nullptr : S;
   return Exit && Exit->predecessors().size() == 1 ? Exit : nullptr;
+}
+
+/// Why the ring stays filled by cp.async although the copy engine may fill
+/// it, or "": its slots hold elements of 4 bytes or more (cp.async copies
+/// each of them whatever the masks, so the ring never needs the engine) and
+/// feed a dot on FMA units, which reads them into registers with ld.shared.
+/// In such a loop ptxas wraps the issue of a bulk copy by one thread in a
+/// convergence region (or an elect loop), and the loop comes out longer: the
+/// f32 stream-K tile 256 x 128 x 16 moved 80 accumulators with MOVs every
+/// iteration (docs/BACKEND-NOTES.md, "stream-K fp32").
+std::string whyLeftToCpAsync(const Ring &R, const AssignLayoutsTarget &Dots) {
+  if (R.Ty->getElementType()->getScalarSizeInBytes() < 4)
+    return "";
+  for (const Instruction *Slot : R.Reads)
+    for (const Instruction *Load : Slot->users()) {
+      if (Load->getOpcode() != Opcode::LocalLoad)
+        continue;
+      for (const Instruction *Dot : Load->users())
+        if (Dot->getOpcode() == Opcode::Dot &&
+            analysis::planDot(*Dot, Dots.NumWarps, Dots.HasMmaV2, Dots.AllowTF32, Dots.HasWgmma)
+                    .Kind == analysis::DotKind::FMA)
+          return "the dot that reads it runs on FMA units, whose loop ptxas makes longer around "
+                 "a bulk copy's issue than around cp.async (which copies its 4-byte elements "
+                 "whatever the masks)";
+    }
+  return "";
 }
 
 class TensorCopyRewriter {
@@ -819,6 +846,11 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
       continue;
     }
     LR.Rings.push_back(&R);
+    if (Dots)
+      if (std::string Why = whyLeftToCpAsync(R, *Dots); !Why.empty()) {
+        R.decline(R.refill(), Why);
+        continue;
+      }
     RW.checkForms(R);
   }
   // Commit groups and cp_async waits go only if no cp_async stays.
@@ -855,5 +887,9 @@ bool TensorCopiesPass::run(Function &F, AnalysisManager &AM) {
 }
 
 std::unique_ptr<Pass> createTensorCopiesPass() { return std::make_unique<TensorCopiesPass>(); }
+
+std::unique_ptr<Pass> createTensorCopiesPass(AssignLayoutsTarget Dots) {
+  return std::make_unique<TensorCopiesPass>(Dots);
+}
 
 } // namespace tritonc::transform

@@ -40,6 +40,9 @@ std::unique_ptr<Pass> createAsyncRingsPass(AsyncRingsTarget Target);
 /// async-rings with the dots' target as options (AsyncRings.h).
 std::unique_ptr<Pass> createAsyncRingsPass(AssignLayoutsTarget Dots, bool TransOperands = false,
                                            uint64_t RingBudget = 0);
+/// tensor-copies with the dots' target as options (TensorCopies.h): the
+/// rings of dots on FMA units stay with cp.async.
+std::unique_ptr<Pass> createTensorCopiesPass(AssignLayoutsTarget Dots);
 /// tensor-stores for the GPU back end (TensorStores.h), with the program's
 /// shared memory in bytes.
 std::unique_ptr<Pass> createTensorStoresPass(uint64_t SharedBytes);

@@ -79,6 +79,13 @@
 // as that slot: boxes of the loaded tile, which the emitter copies one box
 // per column block whatever the slot's order.
 //
+// With the dots' target as options (`tensor-copies{num-warps=N,wgmma,tf32}`,
+// as assign-layouts'; the back end names it), a ring of elements of 4 bytes
+// or more that a dot on FMA units reads stays with cp.async: cp.async copies
+// each such element whatever the masks, and ptxas makes the FMA loop longer
+// around the issue of a bulk copy (see whyLeftToCpAsync). Without them the
+// pass does not know how a dot runs and fills every ring it can.
+//
 // Declined, with a remark that says why: rings of another form, loops inside
 // two loops, or inside one that has no preheader, several latches, or may go
 // round without running the loop to its exit (the phases are carried from
@@ -89,9 +96,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "tritonc/transform/AssignLayouts.h"
 #include "tritonc/transform/LoopInfo.h"
 #include "tritonc/transform/PassManager.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,8 +124,15 @@ std::string whyNotBulkTensorFills(ir::Function &F, AnalysisManager &AM, const Lo
 
 class TensorCopiesPass : public Pass {
 public:
+  TensorCopiesPass() = default;
+  /// With the dots' target (options as assign-layouts'), the rings of dots
+  /// on FMA units stay with cp.async (see above).
+  explicit TensorCopiesPass(AssignLayoutsTarget Dots) : Dots(Dots) {}
   const char *name() const override { return "tensor-copies"; }
   bool run(ir::Function &F, AnalysisManager &AM) override;
+
+private:
+  std::optional<AssignLayoutsTarget> Dots;
 };
 
 } // namespace tritonc::transform
