@@ -3,6 +3,7 @@
 #include "tritonc/analysis/LayoutAssignment.h"
 #include "tritonc/analysis/LayoutAttributes.h"
 #include "tritonc/analysis/PointerBase.h"
+#include "tritonc/analysis/PrefixMask.h"
 
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/ir/Printer.h"
@@ -276,7 +277,8 @@ static unsigned runAlong(const LinearLayout &L, const std::string &In, unsigned 
   return Run;
 }
 
-AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnalysis &AI) const {
+AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnalysis &AI,
+                                        bool AsCopy) const {
   const ir::Value *Ptr = I.getOperand(pointerOperandIndex(I));
   const ir::Shape &S = Ptr->getType()->getShape();
   const AxisInfo &P = AI.get(Ptr);
@@ -295,7 +297,9 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
       Ptr->getType()->getPointee()->getScalarBits() != 1) {
     Vec = std::min<int64_t>(P.Contiguity[Fast], 16 / ElemBytes);
     Vec = std::min<int64_t>(Vec, std::max<int64_t>(1, P.Divisibility[Fast] / ElemBytes));
-    // A masked access is vectorized only as far as the mask is constant.
+    // A masked access is vectorized only as far as the mask is constant, a
+    // copy also as far as the mask is true on a prefix of each vector: its
+    // source size reads that prefix and zero-fills the rest.
     const ir::Value *Mask = nullptr;
     if (I.getOpcode() == Opcode::MaskedLoad)
       Mask = I.getOperand(1);
@@ -303,8 +307,13 @@ AccessPlan LayoutAssignment::planAccess(const Instruction &I, const AxisInfoAnal
       Mask = I.getOperand(2);
     else if (I.getOpcode() == Opcode::CpAsync && I.getNumOperands() > 2)
       Mask = I.getOperand(2);
-    if (Mask && Mask->getType()->isTile())
-      Vec = std::min<int64_t>(Vec, AI.get(Mask).Constancy[Fast]);
+    if (Mask && Mask->getType()->isTile()) {
+      int64_t Run = AI.get(Mask).Constancy[Fast];
+      if (AsCopy || I.getOpcode() == Opcode::CpAsync)
+        if (std::optional<PrefixMask> Prefix = findPrefixMask(Mask, Fast, AI))
+          Run = std::max(Run, Prefix->Run);
+      Vec = std::min<int64_t>(Vec, Run);
+    }
     Vec = std::max<int64_t>(Vec, 1);
   }
   // sm_90 adds up to 4 f32 in one vector reduction (red.global.add.v4.f32)

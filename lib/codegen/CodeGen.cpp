@@ -272,7 +272,9 @@ std::string copiedAsynchronously(const ir::Instruction &Load) {
 
 /// The back end's answer to async-rings about a dot operand load
 /// (AsyncRingsTarget::CopyFilter): "" when the access plan its layout
-/// assignment gives the load (on the function as it is then) has vectors of
+/// assignment gives the cp_async of the load (on the function as it is then;
+/// its vectors reach past the mask's constancy where the mask is true on a
+/// prefix of each, copied with a source size) has vectors of
 /// 4 bytes or more that also lie contiguously in the ring's slot, which
 /// cp.async copies (LowerAsync.cpp's lowerCpAsync, through the same
 /// slotVectorElements). A `trans` operand of an FMA dot, ringed as the dot
@@ -292,7 +294,7 @@ public:
       LA = std::make_unique<LayoutAssignment>(F, *AI, Options.NumWarps, /*HasMmaV2=*/true,
                                               Options.AllowTF32, Options.Arch == ptx::Arch::SM90a);
     }
-    const AccessPlan &Plan = LA->accessOf(&Load);
+    AccessPlan Plan = LA->copyPlanOf(Load, *AI);
     unsigned ElemBytes = memBytesOf(Load.getType()->getScalarType());
     unsigned Vector = Plan.Vec * ElemBytes;
     if (Vector < 4)
@@ -361,11 +363,14 @@ private:
         if (const ir::Instruction *S = ir::asInstruction(const_cast<ir::Value *>(Side));
             S && S->getOpcode() == ir::Opcode::Splat)
           Scalar = S->getOperand(0);
-        if (!Scalar->getType()->isTile() && !ir::asConstant(const_cast<ir::Value *>(Scalar)))
-          return Why + " (its bound " + describe(*Scalar) + " is not known to be a multiple of " +
+        if (!Scalar->getType()->isTile() && !ir::asConstant(const_cast<ir::Value *>(Scalar))) {
+          Why += " (its bound " + describe(*Scalar) + " is not known to be a multiple of " +
                  std::to_string(Run / Bytes) + ")";
+          break;
+        }
       }
-    return Why;
+    return Why + ", and the mask is not known to be true on a prefix of each run (`index < "
+                 "bound` with the index contiguous along it, which a copy's source size bounds)";
   }
 
   /// `%name` of V, with its defining instruction where it has no name of

@@ -13,6 +13,7 @@
 //                       vectorized where registers and offsets both run
 //   cp_async            cp.async of each thread's elements (its layout of the
 //                       pointer tile), 4/8/16 bytes, src-size 0 where masked
+//                       (a prefix mask: up to the bound, copySourceSize)
 //   cp_async_commit     cp.async.commit_group
 //   cp_async_wait N     cp.async.wait_group N
 //   barrier             bar.sync 0
@@ -567,9 +568,7 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
   // vector, as in the back end's own FMA rings.
   unsigned HeadVec = std::max(Plan.Vec, A.Vec);
   Regs Ptrs = getVectorHeads(I.getOperand(1), L, HeadVec);
-  Regs Mask;
-  if (I.getNumOperands() > 2)
-    Mask = getVectorHeads(I.getOperand(2), L, HeadVec);
+  CopyMask M = copyMask(I, Plan, A.Vec, HeadVec);
   separateFromScratchOverRings();
   Reg SlotAddr = Values.at(I.getOperand(0))[0];
   Reg Owner = ownerPredicate(L);
@@ -585,20 +584,19 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
                   PrefetchedBuffers.count(asInstr(SlotOf->getOperand(0)));
   std::string Op = std::string("cp.async.") + (Bytes == 16 ? "cg" : "ca") + ".shared.global" +
                    (Prefetch ? ".L2::256B " : " ");
-  std::map<int32_t, std::string> Sizes; // per vector head
+  std::map<int32_t, std::string> Sizes; // per copy's first register
   for (int32_t R0 = 0; R0 < numRegisters(L); R0 += static_cast<int32_t>(A.Vec)) {
     if (Dup[R0])
       continue;
     auto [Base, Off] = slotAddress(A, SlotAddr, R0, Bases);
     int32_t Head = R0 / static_cast<int32_t>(HeadVec) * static_cast<int32_t>(HeadVec);
     int64_t SourceOff = static_cast<int64_t>(R0 - Head) * A.ElemBytes;
-    // Masked-off elements copy 0 source bytes: the slot is zero-filled.
-    std::string &Size = Sizes[Head];
+    // One source size per vector, which its pieces share, or under a
+    // prefix mask one per copy.
+    int32_t SizeAt = M.Prefix ? R0 : Head;
+    std::string &Size = Sizes[SizeAt];
     if (Size.empty())
-      Size =
-          Mask.empty()
-              ? std::to_string(Bytes)
-              : B.selp(Ty::U32, static_cast<int64_t>(Bytes), B.mov(Ty::U32, 0), Mask[Head]).name();
+      Size = copySourceSize(M, SizeAt, A.Vec, A.ElemBytes);
     std::string Text = Op + "[" + Base.name() + (Off ? "+" + std::to_string(Off) : "") + "], [" +
                        Ptrs[Head].name() + (SourceOff ? "+" + std::to_string(SourceOff) : "") +
                        "], " + std::to_string(Bytes) + ", " + Size + ";";
@@ -606,6 +604,61 @@ void FunctionLowering::lowerCpAsync(const Instruction &I) {
       Text = "@" + Owner.name() + " " + Text;
     B.emit(Text);
   }
+}
+
+FunctionLowering::CopyMask FunctionLowering::copyMask(const Instruction &I, const AccessPlan &Plan,
+                                                      unsigned CopyVec, unsigned HeadVec) {
+  CopyMask M;
+  if (I.getNumOperands() <= 2)
+    return M;
+  const LinearLayout &L = Plan.Layout;
+  const ir::Value *Mask = I.getOperand(2);
+  if (Mask->getType()->isTile() && AI.get(Mask).Constancy[Plan.VecDim] < HeadVec) {
+    M.Prefix = analysis::findPrefixMask(Mask, Plan.VecDim, AI);
+    if (!M.Prefix || M.Prefix->Run < HeadVec)
+      reportInternalError("codegen: cp_async's vectors reach past its mask's constancy, but the "
+                          "mask is not true on a prefix of each");
+  }
+  if (!M.Prefix) {
+    M.Bits = getVectorHeads(Mask, L, HeadVec);
+    return M;
+  }
+  // The comparison's operands in the registers of the mask's elements,
+  // through the broadcasts between them.
+  LinearLayout At = L;
+  for (const Instruction *Step : M.Prefix->Path)
+    if (Step->getOpcode() == Opcode::Broadcast)
+      At = analysis::broadcastOperandLayout(At, Step->getOperand(0)->getType()->getShape());
+  M.Bits = getVectorHeads(Mask, L, CopyVec);
+  M.Index = getVectorHeads(M.Prefix->Index, At, CopyVec);
+  M.Bound = getVectorHeads(M.Prefix->Bound, At, CopyVec);
+  return M;
+}
+
+std::string FunctionLowering::copySourceSize(const CopyMask &M, int32_t R, unsigned Elements,
+                                             unsigned ElemBytes) {
+  int64_t Bytes = static_cast<int64_t>(Elements * ElemBytes);
+  if (M.Bits.empty())
+    return std::to_string(Bytes);
+  // Masked off: 0 source bytes, the slot zero-filled.
+  if (!M.Prefix || Elements == 1)
+    return B.selp(Ty::U32, Bytes, B.mov(Ty::U32, 0), M.Bits[R]).name();
+  // Where the copy's first element is masked off, none (the other
+  // conjuncts are constant over it); else min(bound - index, elements),
+  // exact unsigned: the comparison held, so the difference lies in
+  // [1, 2^bits - 1] (`<=`: in [0, 2^bits - 1], one more, hence the
+  // minimum with one less).
+  Ty T = ptxTypeOf(M.Prefix->Index->getType()->getScalarType());
+  bool Wide = ptx::tyBits(T) == 64;
+  Ty U = Wide ? Ty::U64 : Ty::U32;
+  int64_t Limit = static_cast<int64_t>(Elements) - (M.Prefix->Inclusive ? 1 : 0);
+  Reg Count = B.min(U, B.sub(T, M.Bound[R], M.Index[R]).as(U), Limit);
+  if (Wide)
+    Count = B.cvt(Ty::U32, Ty::U64, Count);
+  if (M.Prefix->Inclusive)
+    Count = B.add(Ty::U32, Count, 1);
+  Reg Size = ElemBytes == 1 ? Count : B.shl(Ty::U32, Count, std::countr_zero(ElemBytes));
+  return B.selp(Ty::U32, Size, B.mov(Ty::U32, 0), M.Bits[R]).name();
 }
 
 // --- Dots reading slots -------------------------------------------------------

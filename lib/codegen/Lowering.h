@@ -35,6 +35,7 @@
 #include "tritonc/analysis/GlobalOrdering.h"
 #include "tritonc/analysis/LayoutAssignment.h"
 #include "tritonc/analysis/LoweringAccesses.h"
+#include "tritonc/analysis/PrefixMask.h"
 #include "tritonc/codegen/CodeGen.h"
 #include "tritonc/ir/Dominance.h"
 #include "tritonc/target/ptx/PTXBuilder.h"
@@ -423,6 +424,22 @@ public:
     Reg ThreadOffset;
   };
   SlotAccess slotAccess(const ir::Type *Slot, const LinearLayout &L, unsigned MaxVec);
+  /// A cp_async's mask as its copies' source sizes read it: one bit per
+  /// vector (a mask constant over each), or under a prefix mask
+  /// (analysis::findPrefixMask) the mask and the comparison's operands at
+  /// each copy's first register.
+  struct CopyMask {
+    Regs Bits; ///< empty: no mask
+    std::optional<analysis::PrefixMask> Prefix;
+    Regs Index, Bound;
+  };
+  CopyMask copyMask(const ir::Instruction &I, const AccessPlan &Plan, unsigned CopyVec,
+                    unsigned HeadVec);
+  /// The source size of the copy of Elements elements whose mask is read at
+  /// register R (its first, or its vector's): all of its bytes, none where
+  /// masked off, up to the bound under a prefix mask. A register name or an
+  /// immediate.
+  std::string copySourceSize(const CopyMask &M, int32_t R, unsigned Elements, unsigned ElemBytes);
   /// The address of register R's element: a base register (one per set of
   /// offset bits shared with the thread's, kept in Bases) and an immediate.
   std::pair<Reg, int64_t> slotAddress(const SlotAccess &A, const Reg &Slot, int32_t R,

@@ -355,6 +355,13 @@ with_warp_specialize_ir = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["ws_ir"]), indirect=True)
 with_backend80_and_ws = pytest.mark.parametrize(
     "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "ws"]) + WS_VARIANTS, indirect=True)
+# The tests whose masks along K change by element (aligned pointers, K not a multiple of 16) also run the
+# back end's lists that fill A's ring by cp.async with a source size (a mask true on a prefix of each
+# vector): sm_80's (`backend80`) and sm_90a's with --no-tma (`backend_notma`: wgmma on the slots).
+with_cp_async_backends = pytest.mark.parametrize(
+    "launch", LAUNCH_VARIANTS + ([] if ON_DEVICE else ["backend80", "backend_notma"]), indirect=True)
+# The back end's whole lists on the interpreter (`tritonc run --interpret --backend-passes`), by variant.
+BACKEND_VARIANTS = {"backend": [], "backend80": ["--arch=sm_80"], "backend_notma": ["--no-tma"]}
 
 
 @pytest.fixture(params=LAUNCH_VARIANTS)
@@ -377,10 +384,9 @@ def launch(request, tmp_path):
         return Launcher(tmp_path, ["--passes=" + WS_PASSES], same_bits_as_default=True, specialize=True)
     if request.param == "rings_w8":
         return Launcher(tmp_path, ["--passes=" + RINGS_W8_PASSES], same_bits_as_default=True, specialize=True)
-    if request.param in ("backend", "backend80"):
-        arch = ["--arch=sm_80"] if request.param == "backend80" else []
-        return Launcher(tmp_path, BACKEND_ARGS + arch, same_bits_as_default=True, specialize=True,
-                        default_args=PADDED_DEFAULT_ARGS)
+    if request.param in BACKEND_VARIANTS:
+        return Launcher(tmp_path, BACKEND_ARGS + BACKEND_VARIANTS[request.param], same_bits_as_default=True,
+                        specialize=True, default_args=PADDED_DEFAULT_ARGS)
     if request.param in BACKEND_WS_VARIANTS:
         return Launcher(tmp_path, BACKEND_WS_VARIANTS[request.param], same_bits_as_default=True,
                         specialize=True, default_args=PADDED_DEFAULT_ARGS)
@@ -824,10 +830,11 @@ def test_matmul_aligned(defines, trans_a, trans_b, rng, launch):
 
 
 # Pointers and leading dimensions aligned (multiples of 16) but K not: the masks along K vary by element.
-# Where K is the contiguous dimension (A, and B under TRANS_B) cp.async cannot copy the 2-byte pieces, and on
-# sm_90a with TMA on async-rings still makes the ring for tensor-copies, whose boxes bound K themselves (the
-# copy engine zero-fills past the tensor map's extent); `backend` runs that list on the interpreter.
-@with_backend80
+# Where K is the contiguous dimension (A, and B under TRANS_B) they are true on a prefix of each vector,
+# which cp.async copies with a source size (`backend80`, `backend_notma`); on sm_90a with TMA on
+# tensor-copies fills the rings, its boxes bounding K themselves (the copy engine zero-fills past the
+# tensor map's extent; `backend`).
+@with_cp_async_backends
 @pytest.mark.parametrize("k", [40, 1000])
 @pytest.mark.parametrize("defines,trans_a,trans_b", MATMUL_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) for c in MATMUL_ALIGNED_CONFIGS])
@@ -963,9 +970,10 @@ def test_matmul_persistent_aligned(defines, programs, rng, launch):
     check_persistent(defines, programs, rng, launch, m, n, k, lda, ldb, ldc)
 
 
-# The same with K not a multiple of 16 (aligned pointers and strides): on sm_90a the rings async-rings makes
-# for tensor-copies alone (A's K mask changes by element), filled again on every tile, the next tile's
-# prologue a tile ahead.
+# The same with K not a multiple of 16 (aligned pointers and strides): A's K mask changes by element; the
+# rings are filled again on every tile, on sm_90a by bulk tensor copies with the next tile's prologue a tile
+# ahead, on sm_80 and with --no-tma by cp.async with source sizes.
+@with_cp_async_backends
 @pytest.mark.parametrize("k", [40, 200])
 @pytest.mark.parametrize("defines,programs", MATMUL_PERSISTENT_ALIGNED_CONFIGS,
                          ids=[config_id(c[0]) + f"-p{c[1]}" for c in MATMUL_PERSISTENT_ALIGNED_CONFIGS])

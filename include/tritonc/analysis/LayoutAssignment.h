@@ -125,6 +125,13 @@ public:
   const LinearLayout &layoutOf(const ir::Value *V) const;
   /// The access plan of a load, masked load, store, masked store or tile atomic.
   const AccessPlan &accessOf(const ir::Instruction *I) const;
+  /// The access plan a cp_async of Load's pointers and mask would get (a
+  /// load or masked load; the back end's copy filter asks before async-rings
+  /// rewrites it): accessOf's, with vectors past the mask's constancy where
+  /// the mask is true on a prefix of each (findPrefixMask).
+  AccessPlan copyPlanOf(const ir::Instruction &Load, const AxisInfoAnalysis &AI) const {
+    return planAccess(Load, AI, /*AsCopy=*/true);
+  }
   const DotPlan &dotOf(const ir::Instruction *I) const;
 
   /// The default element-wise layout of a shape: 4 contiguous elements per
@@ -141,7 +148,9 @@ public:
 
 private:
   void assign(const ir::Function &F, const AxisInfoAnalysis &AI);
-  AccessPlan planAccess(const ir::Instruction &I, const AxisInfoAnalysis &AI) const;
+  /// AsCopy: plan I as the cp_async it becomes (cp_async always is).
+  AccessPlan planAccess(const ir::Instruction &I, const AxisInfoAnalysis &AI,
+                        bool AsCopy = false) const;
   /// Gives a store of a load's value, cast to a type of another width, and
   /// that load one layout (the longer of their vector runs).
   void widenConversionCopy(const ir::Instruction &Store);
