@@ -550,9 +550,9 @@ void GpuState::execMbarrier(const CInst &I) {
     int64_t Arrivals = I.Src->PerWarp ? group().Warps : 1;
     if (Arrivals > B.Pending)
       fail(I, std::string("arrives ") +
-                  (I.Src->PerWarp ? "for each of its partition's " + std::to_string(Arrivals) +
-                                        " warps"
-                                  : "once") +
+                  (I.Src->PerWarp
+                       ? "for each of its partition's " + std::to_string(Arrivals) + " warps"
+                       : "once") +
                   " on an mbarrier phase that misses only " + std::to_string(B.Pending) + " of " +
                   std::to_string(B.Arrivals) +
                   " arrivals: the rest would count towards the next phase (a wrong "

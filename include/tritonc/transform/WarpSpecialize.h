@@ -20,11 +20,12 @@
 //     waits on the full barriers, wgmmas and epilogue. After the
 //     `wgmma_wait 0` that retires the wgmmas reading a slot each of its
 //     warps arrives on the slot's empty barrier (`per_warp`: the barrier
-//     counts num-warps arrivals, no warp waits for another); a wait whose slot nothing reads (the fills
-//     drained at a loop's exit) releases the slot at once. Where
-//     mma-in-flight left one group in flight (`wgmma_wait 1`), the slot
-//     goes back one iteration later: after the next iteration's wait or the
-//     exit's `wgmma_wait 0`, through a header phi that enters with a spare
+//     counts num-warps arrivals, no warp waits for another); a wait whose
+//     slot nothing reads (the fills drained at a loop's exit) releases the
+//     slot at once. Where mma-in-flight left one group in flight
+//     (`wgmma_wait 1`), the slot goes back one iteration later: after the
+//     next iteration's wait or the exit's `wgmma_wait 0`, through a header
+//     phi that enters with a spare
 //     empty barrier nobody waits on.
 //
 // Both partitions end with `warp_join` at a new block that returns. The
