@@ -11,7 +11,8 @@
 //                        thread may arrive or wait before the init is seen
 //   mbarrier_arrive      thread 0: mbarrier.arrive (one arrival); in a
 //                        partition of a warp_specialize, its thread 0 after
-//                        the partition's barrier (LowerWarpSpecialize.cpp)
+//                        the partition's barrier; `per_warp`, lane 0 of
+//                        each warp (LowerWarpSpecialize.cpp)
 //   mbarrier_expect_tx   thread 0: mbarrier.expect_tx BYTES
 //   mbarrier_wait        every thread spins on mbarrier.try_wait.parity
 //   make_tensor_desc     a hidden kernel parameter: the tensor map that the
@@ -319,6 +320,8 @@ void FunctionLowering::lowerHopperOp(const Instruction &I) {
     return;
   }
   case Opcode::MbarrierArrive: {
+    if (I.PerWarp)
+      return lowerPerWarpArrival(I, barrierAddress());
     electedArrivalBarrier(); // in a partition: one arrival for all its warps
     Reg State = B.newReg(Ty::B64);
     B.emit(thread0() + "mbarrier.arrive.shared::cta.b64 " + State.name() + ", [" +

@@ -15,6 +15,9 @@
 //                 (the thread geometry of the prologue is kept per partition)
 //   barrier       inside a partition: `bar.sync 1 + k, 32 * Warps_k`, a named
 //                 barrier of the partition's threads (0 is the CTA's)
+//   mbarrier_arrive  one arrival for the partition: its thread 0 after the
+//                 partition's named barrier; `per_warp`: lane 0 of each warp
+//                 for its warp, no named barrier
 //   warp_join     `bar.sync 0` of every thread of the CTA, then the join block
 //
 // With register budgets the kernel is compiled with `.maxnreg M`, M the
@@ -31,6 +34,7 @@
 
 #include "tritonc/ir/Printer.h"
 #include "tritonc/ir/WarpPartitions.h"
+#include "tritonc/transform/Utils.h"
 
 namespace tritonc::codegen {
 
@@ -308,6 +312,32 @@ void FunctionLowering::lowerWarpJoin(const Instruction &I) {
   // Every partition waits here for the others: a barrier of the whole CTA.
   forcedBarrier(/*WholeCTA=*/true);
   B.bra(Labels.at(I.successors()[0]), /*Uniform=*/true);
+}
+
+void FunctionLowering::lowerPerWarpArrival(const Instruction &I, Reg Barrier) {
+  // Each warp arrives for itself: the barrier's count is the arriving
+  // partitions' warps, and no warp waits for another. Lane 0 arrives (with
+  // release semantics) for its warp, whose other lanes must be done with
+  // what the arrival releases first: a `bar.warp.sync` orders their
+  // accesses before lane 0's arrival. Right after a wgmma_wait (only pure
+  // operations between) it is not needed: wgmma.wait_group is .sync.aligned,
+  // so every lane of the warp has passed it with lane 0, and the wgmma
+  // reads it retires are the warpgroup's, complete for each of its threads.
+  ir::BasicBlock &BB = *const_cast<ir::BasicBlock *>(I.getParent());
+  bool AfterWgmmaWait = false;
+  for (auto It = BB.iteratorTo(const_cast<Instruction *>(&I)); It != BB.instructions().begin();) {
+    const Instruction &Prev = **--It;
+    if (Prev.getOpcode() == Opcode::WgmmaWait)
+      AfterWgmmaWait = true;
+    else if (transform::isPure(Prev))
+      continue;
+    break;
+  }
+  if (!AfterWgmmaWait)
+    B.emit("bar.warp.sync -1;");
+  Reg State = B.newReg(Ty::B64);
+  B.emit("@" + B.setp(ptx::Cmp::Eq, Ty::U32, laneId(), 0).name() +
+         " mbarrier.arrive.shared::cta.b64 " + State.name() + ", [" + Barrier.name() + "];");
 }
 
 void FunctionLowering::electedArrivalBarrier() {

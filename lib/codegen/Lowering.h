@@ -600,6 +600,10 @@ public:
   /// Before an operation one elected thread does for a whole partition
   /// (mbarrier_arrive): the partition's other warps are done first.
   void electedArrivalBarrier();
+  /// `mbarrier_arrive per_warp`: lane 0 of each warp of the partition
+  /// arrives for its warp once the warp is done, without the partition's
+  /// barrier.
+  void lowerPerWarpArrival(const ir::Instruction &I, Reg Barrier);
   /// Partitions run at the same time: the buffers hold data in every block
   /// of a fork's regions where one of them fills or reads a buffer.
   void ringsLiveAcrossPartitions();

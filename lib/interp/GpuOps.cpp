@@ -50,12 +50,14 @@ void GpuState::startProgram() {
 // Warp specialization
 //===----------------------------------------------------------------------===//
 
-void GpuState::forkPartitions(size_t Count) {
+void GpuState::forkPartitions(const std::vector<ir::WarpPartition> &Partitions) {
+  size_t Count = Partitions.size();
   Groups.resize(1);
   Groups.resize(Count + 1);
   for (size_t K = 1; K <= Count; ++K) {
     Groups[K].Clock.assign(Count + 1, 0);
     Groups[K].Clock[K] = 1;
+    Groups[K].Warps = Partitions[K - 1].Warps;
   }
   RetiredReads.clear();
   for (auto &[Addr, B] : Barriers) {
@@ -542,12 +544,25 @@ void GpuState::execMbarrier(const CInst &I) {
   }
   case Opcode::MbarrierArrive: {
     Mbarrier &B = barrierAt(I, Addr);
+    // Per warp: one arrival of each warp of the partition (the verifier
+    // keeps per_warp inside partitions), all in this phase: arrivals past
+    // its count would complete the next phase early.
+    int64_t Arrivals = I.Src->PerWarp ? group().Warps : 1;
+    if (Arrivals > B.Pending)
+      fail(I, std::string("arrives ") +
+                  (I.Src->PerWarp
+                       ? "for each of its partition's " + std::to_string(Arrivals) + " warps"
+                       : "once") +
+                  " on an mbarrier phase that misses only " + std::to_string(B.Pending) + " of " +
+                  std::to_string(B.Arrivals) +
+                  " arrivals: the rest would count towards the next phase (a wrong "
+                  "mbarrier_init count?)");
     if (Current) {
       // The arrival releases what the partition did so far.
       joinClocks(B.Released, group().Clock);
       ++group().Clock[Current];
     }
-    --B.Pending;
+    B.Pending -= Arrivals;
     tryCompletePhase(Addr, B);
     return;
   }

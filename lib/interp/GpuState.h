@@ -81,8 +81,8 @@ public:
   void copyPendingMarks(const std::vector<std::pair<uint32_t, uint32_t>> &DstSrc);
 
   // Warp specialization (Interpreter.cpp schedules the partitions).
-  /// warp_specialize: Count partitions start, none with work in flight.
-  void forkPartitions(size_t Count);
+  /// warp_specialize: its partitions start, none with work in flight.
+  void forkPartitions(const std::vector<ir::WarpPartition> &Partitions);
   /// The following instructions run as partition K (0-based).
   void enterPartition(size_t K) { Current = static_cast<uint8_t>(K + 1); }
   /// warp_join of the current partition: fails if it leaves shared-memory
@@ -234,6 +234,8 @@ private:
   struct ThreadGroup {
     int64_t NextCpGroup = 0, NextStoreGroup = 0, NextWgmmaGroup = 0;
     bool WgmmaFenced = false;
+    /// A partition's warps: the arrivals of its `mbarrier_arrive per_warp`.
+    int64_t Warps = 0;
     /// Inside a warp_specialize, a vector clock: Clock[k] is the last epoch
     /// of partition k (thread group k) this group is ordered after; its own
     /// entry is its current epoch, which each mbarrier_arrive ends.

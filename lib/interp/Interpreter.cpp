@@ -269,7 +269,7 @@ void Machine::runProgram(uint32_t X, uint32_t Y, uint32_t Z) {
 void Machine::fork(const CInst &I, uint32_t &B, uint32_t &Idx) {
   if (!Strands.empty())
     fail(I, "warp_specialize inside a partition (nesting is not supported)");
-  Gpu.forkPartitions(I.D0);
+  Gpu.forkPartitions(I.Src->Partitions);
   Strands.assign(I.D0, Strand{});
   for (uint32_t K = 0; K < I.D0; ++K) {
     const CEdge &E = CF.Edges[I.Edge[0] + K];

@@ -1083,6 +1083,13 @@ private:
         I->WaitsForWrites = true;
       }
       break;
+    case Opcode::MbarrierArrive:
+      parseOperandList(*I);
+      if (isIdent("per_warp") && lineOf(cur()) == lineOf(OpTok)) {
+        advance();
+        I->PerWarp = true;
+      }
+      break;
     case Opcode::MbarrierInit:
     case Opcode::MbarrierExpectTx:
       I->addOperand(parseOperand());

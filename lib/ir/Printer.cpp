@@ -241,6 +241,11 @@ std::string instructionText(const Instruction &I, const NameTable &Names) {
     AppendOperands("");
     Out += ", " + std::to_string(I.Count);
     break;
+  case Opcode::MbarrierArrive:
+    AppendOperands("");
+    if (I.PerWarp)
+      Out += " per_warp";
+    break;
   case Opcode::MakeTensorDesc:
   case Opcode::TmaLoad:
   case Opcode::TmaStore:

@@ -139,11 +139,20 @@ std::string checkWarpRegions(const Function &F, const Instruction *&At) {
       InPartition.insert(Blocks.begin(), Blocks.end());
   }
   for (const auto &BB : F.blocks()) {
+    if (InPartition.count(BB.get()))
+      continue;
     const Instruction *T = BB->getTerminator();
-    if (T && T->getOpcode() == Opcode::WarpJoin && !InPartition.count(BB.get())) {
+    if (T && T->getOpcode() == Opcode::WarpJoin) {
       At = T;
       return "warp_join outside the partitions of a warp_specialize";
     }
+    // A per-warp arrival counts the warps of its partition.
+    for (const auto &I : BB->instructions())
+      if (I->getOpcode() == Opcode::MbarrierArrive && I->PerWarp) {
+        At = I.get();
+        return "mbarrier_arrive per_warp outside the partitions of a warp_specialize (it is one "
+               "arrival per warp of its partition)";
+      }
   }
   return "";
 }

@@ -35,6 +35,32 @@ std::string whyNotWgmmaSlot(const Type *T) {
   return "";
 }
 
+/// Whether bulk tensor copies, and only they, write the buffer of Slot (an
+/// smem_slot): their data reaches the async proxy through the mbarrier
+/// every reader waits on, so wgmma reading it needs no proxy fence. A generic write
+/// (local_store, cp_async) of any slot of the buffer needs the fence.
+bool writtenByTensorCopiesOnly(const Value *Slot) {
+  const Instruction *S = asInstruction(const_cast<Value *>(Slot));
+  if (!S || S->getOpcode() != Opcode::SmemSlot)
+    return false;
+  const Instruction *Buffer = asInstruction(S->getOperand(0));
+  if (!Buffer || Buffer->getOpcode() != Opcode::SmemAlloc)
+    return false;
+  bool Filled = false;
+  for (const Instruction *U : Buffer->users()) {
+    if (U->getOpcode() != Opcode::SmemSlot || U->getOperand(0) != Buffer)
+      return false;
+    for (const Instruction *Access : U->users()) {
+      Opcode Op = Access->getOpcode();
+      bool Fill = Op == Opcode::TmaLoad && Access->getOperand(Access->getNumOperands() - 2) == U;
+      if (!Fill && Op != Opcode::LocalLoad && Op != Opcode::Wgmma && Op != Opcode::TmaStore)
+        return false;
+      Filled |= Fill;
+    }
+  }
+  return Filled;
+}
+
 class DotRewriter {
 public:
   DotRewriter(Module &M, const LoopInfo &LI) : B(M), LI(LI) {}
@@ -116,10 +142,16 @@ Value *DotRewriter::accumulatorIn(Instruction &Dot, const Type *AccTy) {
 
 /// The async proxy reads the slots: a fence_proxy_async after their
 /// generic-proxy writes landed, before the barrier that publishes them (or
-/// before the MMA where the block has none), once per block.
+/// before the MMA where the block has none), once per block. Slots only
+/// bulk tensor copies fill have no generic-proxy writes to publish.
 void DotRewriter::publishToAsyncProxy(Instruction &Dot) {
   BasicBlock *BB = Dot.getParent();
-  if (!Fenced.insert(BB).second)
+  bool OnlyTensorCopies = true;
+  for (unsigned K = 0; K < 2; ++K) {
+    const Instruction *Load = asInstruction(Dot.getOperand(K));
+    OnlyTensorCopies &= Load && writtenByTensorCopiesOnly(Load->getOperand(0));
+  }
+  if (OnlyTensorCopies || !Fenced.insert(BB).second)
     return;
   Instruction *Pos = &Dot;
   for (auto It = BB->iteratorTo(&Dot); It != BB->instructions().begin();) {

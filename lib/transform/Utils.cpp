@@ -104,6 +104,7 @@ std::unique_ptr<Instruction> cloneDetached(const Instruction &I) {
   C->MultipleOf = I.MultipleOf;
   C->Count = I.Count;
   C->WaitsForWrites = I.WaitsForWrites;
+  C->PerWarp = I.PerWarp;
   C->Partitions = I.Partitions;
   C->setName(I.getName());
   return C;

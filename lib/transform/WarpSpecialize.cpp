@@ -464,9 +464,10 @@ void Specializer::addEmptyBarriers() {
           Entry->insert(Pos, Instruction::create(Opcode::SmemSlot, R.BarSlotType,
                                                  {R.Empty, M.getI32(static_cast<int32_t>(S))}));
       Slot->setName(R.Empty->getName() + ".slot");
-      // One arrival per phase: the consumer partition's release.
+      // One arrival per consumer warp and phase: each warp releases the
+      // slot after its own wgmma_wait (per_warp), no warp waits for another.
       auto Init = Instruction::create(Opcode::MbarrierInit, Type::getVoid(), {Slot});
-      Init->Count = 1;
+      Init->Count = int64_t(O.NumWarps);
       Entry->insert(Pos, std::move(Init));
     }
   }
@@ -628,6 +629,7 @@ void Specializer::arriveAfter(Instruction *After, const Release &Rel, Value *Ind
   Slot->setName(Rel.R->Empty->getName() + ".slot");
   Slot->Loc = Rel.Wait->Loc;
   auto Arrive = Instruction::create(Opcode::MbarrierArrive, Type::getVoid(), {Slot});
+  Arrive->PerWarp = true;
   Arrive->Loc = Rel.Wait->Loc;
   BB->insert(Pos, std::move(Arrive));
 }

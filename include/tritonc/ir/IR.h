@@ -276,6 +276,10 @@ public:
   /// tma_store_wait: wait until the stores' writes to global memory are
   /// done too, not only their reads of shared memory (`writes`).
   bool WaitsForWrites = false;
+  /// mbarrier_arrive: every warp of the partition that runs it arrives,
+  /// each once its own work is done (`per_warp`), instead of one arrival
+  /// for the whole partition.
+  bool PerWarp = false;
   /// smem_alloc: the buffer's byte offset in the program's shared memory,
   /// chosen by the `allocate-shared` pass over live ranges; -1: not placed
   /// (the interpreter and the emitter then place buffers one after another).

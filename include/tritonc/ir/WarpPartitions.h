@@ -34,7 +34,8 @@ std::string checkWarpPartitions(const Instruction &Fork);
 std::string collectWarpRegions(const Instruction &Fork, WarpRegions &Out, const Instruction *&At);
 
 /// Checks every warp_specialize of F (collectWarpRegions) and that each
-/// warp_join belongs to one of their partitions. Returns a message or "".
+/// warp_join and each `mbarrier_arrive per_warp` belongs to one of their
+/// partitions. Returns a message or "".
 std::string checkWarpRegions(const Function &F, const Instruction *&At);
 
 } // namespace tritonc::ir

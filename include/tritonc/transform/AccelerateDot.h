@@ -26,7 +26,9 @@
 // accumulator-init recognizes it; other readers get `convert_layout` to the
 // type they had. The slots are read by the async proxy: where the slots'
 // writes are published by a `barrier` in the dot's block, a
-// `fence_proxy_async` goes before it, else before the wgmma.
+// `fence_proxy_async` goes before it, else before the wgmma. Slots of
+// buffers that only bulk tensor copies write get no fence: their data
+// reaches the async proxy through the mbarrier the readers wait on.
 //
 // A slot wgmma reads is 2-D, of 16-bit elements, in a hardware swizzle mode
 // (`#shared<swizzle=32|64|128>`): rows of the swizzle width, or wider rows

@@ -18,12 +18,14 @@
 //   - the consumer (partition 1, num-warps warps: the kernel's own, for
 //     which the layouts were chosen) is the kernel without the fills: its
 //     waits on the full barriers, wgmmas and epilogue. After the
-//     `wgmma_wait 0` that retires the wgmmas reading a slot it arrives on
-//     the slot's empty barrier; a wait whose slot nothing reads (the fills
-//     drained at a loop's exit) releases the slot at once. Where
-//     mma-in-flight left one group in flight (`wgmma_wait 1`), the slot
-//     goes back one iteration later: after the next iteration's wait or the
-//     exit's `wgmma_wait 0`, through a header phi that enters with a spare
+//     `wgmma_wait 0` that retires the wgmmas reading a slot each of its
+//     warps arrives on the slot's empty barrier (`per_warp`: the barrier
+//     counts num-warps arrivals, no warp waits for another); a wait whose
+//     slot nothing reads (the fills drained at a loop's exit) releases the
+//     slot at once. Where mma-in-flight left one group in flight
+//     (`wgmma_wait 1`), the slot goes back one iteration later: after the
+//     next iteration's wait or the exit's `wgmma_wait 0`, through a header
+//     phi that enters with a spare
 //     empty barrier nobody waits on.
 //
 // Both partitions end with `warp_join` at a new block that returns. The
