@@ -25,7 +25,9 @@ alone, in NCHW and in channels_last layout (the faster of the two is the peer). 
 autotuner also times the descriptor kernels `kernels/conv_nhwc_desc_dgrad.tc` (a k-step is a box of DY at
 the tap's shifted pixels and a box of the channels_last filter as it is) and
 `kernels/conv_nhwc_desc_wgrad.tc` (a k-step is a rectangle of output pixels: boxes of DY and X) and keeps
-the fastest of all.
+the fastest of all. Where the data gradient is a forward convolution (stride 1: ConvShape.dgrad_as_forward)
+it also times conv_nhwc_desc.tc's forward candidates with DGRAD=1 on DY (the filter read flipped, channels
+exchanged, as it is), and for 1x1 layers matmul.tc on DY's pixels by the filter rows as they are.
 
 1x1 layers in conv_nhwc and conv_bf16: at stride 1 without padding the GEMM `kernels/matmul.tc` (the
 channels_last pixels by the transposed filter rows, no copy) is tuned with the convolution kernels, and
@@ -367,12 +369,13 @@ def _is_gemm_shape(cs):
     return (cs.r, cs.s, cs.stride, cs.padding) == (1, 1, (1, 1), (0, 0))
 
 
-def _gemm_candidates(cs, quick):
+def _gemm_candidates(cs, quick, trans_b=True):
     """matmul.tc candidates of a GEMM-shaped convolution (none otherwise), the filter rows transposed
-    (TRANS_B)."""
+    (TRANS_B) for the forward one, as they are for the data gradient (trans_b False)."""
     if not _is_gemm_shape(cs):
         return []
-    return [DescCandidate("matmul.tc", (("TM", tm), ("TN", tn), ("TK", tk), ("TRANS_B", 1)), warps, stages)
+    return [DescCandidate("matmul.tc", (("TM", tm), ("TN", tn), ("TK", tk))
+                          + ((("TRANS_B", 1),) if trans_b else ()), warps, stages)
             for tm, tn, tk, warps, stages in (QUICK_CONV_GEMM_CONFIGS if quick else CONV_GEMM_CONFIGS)]
 
 
@@ -492,9 +495,13 @@ def conv_dgrad(results, timer, quick):
         candidates += _desc_candidates(cs, "conv_nhwc_desc_dgrad.tc", ("TP", "TQ", "TN", "TK"),
                                        QUICK_CONV_DESC_DGRAD_CONFIGS if quick else CONV_DESC_DGRAD_CONFIGS,
                                        desc_slices)
+        forward = _dgrad_as_forward(cs, quick, programs // 2)
+        candidates += forward.candidates
 
         def launch(cfg, kern):
             dx.fill_(float("nan"))  # the check sees only what this candidate writes
+            if isinstance(cfg, DescCandidate) and (cfg.file == "matmul.tc" or dict(cfg.blocks).get("DGRAD")):
+                return forward.launch(cfg, kern, dy, weight, dx)
             if isinstance(cfg, DescCandidate):
                 tp, tq, tn = cfg.block("TP"), cfg.block("TQ"), cfg.block("TN")
                 # The workspace of the slices (zero on entry; the kernel leaves it zero).
@@ -512,6 +519,38 @@ def conv_dgrad(results, timer, quick):
 
         _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc_dgrad.tc", dtype, candidates,
                             launch, _checker(dx, ref, 2e-2), peers[0])
+
+
+@dataclass
+class _DgradAsForward:
+    """The data gradient of a stride-1 convolution as a forward one (ConvShape.dgrad_as_forward):
+    conv_nhwc_desc.tc's candidates with DGRAD=1 on the output gradient (the filter read flipped as it
+    is, no copy), and for a 1x1 filter without padding matmul.tc's (DY's pixels by the filter rows as
+    they are)."""
+    cs: ConvShape
+    candidates: list
+
+    def launch(self, cfg, kern, dy, weight, dx):
+        fcs = self.cs.dgrad_as_forward()
+        if cfg.file == "matmul.tc":
+            a = dy.permute(0, 2, 3, 1).reshape(self.cs.m, self.cs.co)
+            b = weight.reshape(self.cs.co, self.cs.ci)
+            c = dx.permute(0, 2, 3, 1).view(fcs.m, self.cs.ci)
+            grid = (-(-fcs.m // cfg.block("TM")), -(-self.cs.ci // cfg.block("TN")))
+            return lambda: kern[grid](a, b, c, fcs.m, self.cs.ci, self.cs.co, a.stride(0), b.stride(0),
+                                      c.stride(0))
+        # weight is channels_last: CO x R x S x CI in memory, the filter DGRAD reads (CO apart rows)
+        return _desc_launch(fcs, cfg, kern, dy, weight, dx)
+
+
+def _dgrad_as_forward(cs, quick, sms):
+    """The _DgradAsForward of cs (no candidates where its data gradient is not a forward convolution)."""
+    if not cs.dgrad_is_forward():
+        return _DgradAsForward(cs, [])
+    fcs = cs.dgrad_as_forward()
+    return _DgradAsForward(cs, [replace(c, blocks=c.blocks + (("DGRAD", 1),))
+                                for c in _forward_desc_candidates(fcs, quick, sms)]
+                           + _gemm_candidates(fcs, quick, trans_b=False))
 
 
 def conv_wgrad(results, timer, quick):

@@ -69,7 +69,7 @@ def launcher(cfg, dtype_name, a, b, c, size, k, lda):
         def run():
             c.zero_()
             kern[(sms,)](a, b, c, size, size, k, lda, size, size)
-        return run
+        return kern, run
     if cfg["persistent"]:
         grid = (-(-gm * gn // -(-gm * gn // sms)),)
     elif cfg["grouped"]:

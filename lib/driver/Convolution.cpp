@@ -66,6 +66,29 @@ std::array<int64_t, 3> nhwcDgradGrid(const ConvShape &Shape, int64_t TM, int64_t
   return {ceilDiv(Pixels, TM), ceilDiv(Shape.CI, TN), Shape.StrideH * Shape.StrideW};
 }
 
+bool dgradIsForward(const ConvShape &Shape) {
+  return Shape.StrideH == 1 && Shape.StrideW == 1 && Shape.PadH <= Shape.DilH * (Shape.R - 1) &&
+         Shape.PadW <= Shape.DilW * (Shape.S - 1);
+}
+
+std::optional<ConvShape> dgradAsForward(const ConvShape &Shape, std::string &Error) {
+  if (std::string Why = Shape.check(); !Why.empty()) {
+    Error = "the convolution has " + Why;
+    return std::nullopt;
+  }
+  if (!dgradIsForward(Shape)) {
+    Error = "its data gradient is not a forward convolution (stride 1 and padding at most "
+            "dilation * (taps - 1) are)";
+    return std::nullopt;
+  }
+  ConvShape Forward = Shape;
+  Forward.CI = Shape.CO, Forward.CO = Shape.CI;
+  Forward.H = Shape.outputHeight(), Forward.W = Shape.outputWidth();
+  Forward.PadH = Shape.DilH * (Shape.R - 1) - Shape.PadH;
+  Forward.PadW = Shape.DilW * (Shape.S - 1) - Shape.PadW;
+  return Forward;
+}
+
 /// The output tiles of the weight gradients: CO in TM rows, each filter
 /// tap's CI in TN columns.
 static int64_t wgradTiles(const ConvShape &Shape, int64_t TM, int64_t TN) {

@@ -28,6 +28,9 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
                                                   (its grid and workspace are wgrad_grid's and
                                                   wgrad_workspace's)
     shape.desc_wgrad_arguments(dy, x, df, ...)    its argument list
+    shape.dgrad_is_forward()                      whether the data gradient is a forward convolution
+    shape.dgrad_as_forward()                      that forward convolution's shape (output gradient in,
+                                                  input gradient out: conv_nhwc_desc.tc with DGRAD=1)
 
 Strides are in elements. conv.tc reads its filter as a (CI*R*S) x CO matrix whose rows are in the
 order (ci, r, s); conv_nhwc.tc as an (R*S*CI) x CO matrix in the order (r, s, ci). The data gradient
@@ -264,6 +267,27 @@ class ConvShape:
         self._require_stride_one("conv_nhwc_desc_dgrad.tc")
         return (dy, f, dx, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r, self.s,
                 self.p, self.q, *self.padding, *self.dilation, *dy_strides, ldf_co, *dx_strides)
+
+    def dgrad_is_forward(self):
+        """Whether the data gradient is the forward convolution dgrad_as_forward describes: stride 1
+        and, per axis, padding at most dil * (R - 1) (the forward one's padding is the difference)."""
+        return self.stride == (1, 1) and all(
+            pad <= dil * (taps - 1)
+            for pad, dil, taps in zip(self.padding, self.dilation, (self.r, self.s)))
+
+    def dgrad_as_forward(self):
+        """The data gradient as a forward convolution (stride 1 only, dgrad_is_forward): the output
+        gradient (Z x CO x P x Q) is its input, the input gradient (Z x CI x H x W) its output, its
+        filter this one flipped in both taps with the channels exchanged (conv_nhwc_desc.tc with DGRAD=1
+        reads this one's channels_last filter so, as it is), its padding dil * (R - 1) - pad."""
+        if not self.dgrad_is_forward():
+            raise ValueError(f"the data gradient of stride {self.stride}, padding {self.padding}, "
+                             f"dilation {self.dilation} and a {self.r} x {self.s} filter is not a "
+                             f"forward convolution (stride 1 and padding at most dil * (R - 1) are)")
+        padding = tuple(dil * (taps - 1) - pad
+                        for pad, dil, taps in zip(self.padding, self.dilation, (self.r, self.s)))
+        return ConvShape(self.z, self.co, self.p, self.q, self.ci, self.r, self.s, (1, 1), padding,
+                         self.dilation)
 
     def desc_wgrad_slices(self, tm, tn, tp, tq, programs, min_blocks=4):
         """How many slices conv_nhwc_desc_wgrad.tc splits its reduction over the Z * CDIV(P, TP) *

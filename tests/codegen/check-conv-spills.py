@@ -7,7 +7,7 @@ CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DG
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels conv_nhwc_desc.tc, conv_nhwc_desc_dgrad.tc and
 conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, the split-K CONV_NHWC_DESC_SMALL_CONFIGS, the
 tiles of two images CONV_NHWC_DESC_BOXES_CONFIGS, CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
-fp16 and bf16, as the benchmark compiles them) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+fp16 and bf16, and conv_nhwc_desc.tc's three lists with DGRAD=1 in fp16, as the benchmark compiles them) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -70,8 +70,10 @@ LISTS = [
     ("conv_nhwc_dgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
     ("conv_nhwc_wgrad.tc", OPS, "_CONV_BACKWARD_FLOAT_TILES", ("float",)),
 ]
-# The descriptor kernels' lists (kernel, list, its block macros, element types): block sizes in the order
-# of the macros, then warps and stages (their loads rings of bulk tensor copies, the default on sm_90a).
+# The descriptor kernels' lists (kernel, list, its block macros, element types[, more defines]): block sizes in
+# the order of the macros, then warps and stages (their loads rings of bulk tensor copies, the default on
+# sm_90a). The data gradient computed forward times conv_nhwc_desc.tc's candidates with DGRAD=1 (its filter
+# boxes [TK, 1, TN]).
 DESC_LISTS = [
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"),
@@ -80,6 +82,11 @@ DESC_LISTS = [
      ("half", "bfloat16")),
     ("conv_nhwc_desc_dgrad.tc", "CONV_DESC_DGRAD_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half", "bfloat16")),
     ("conv_nhwc_desc_wgrad.tc", "CONV_DESC_WGRAD_CONFIGS", ("TP", "TQ", "TM", "TN"), ("half", "bfloat16")),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_CONFIGS", ("TP", "TQ", "TN", "TK"), ("half",), ("-DDGRAD=1",)),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_SMALL_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT"), ("half",),
+     ("-DDGRAD=1",)),
+    ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_BOXES_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES"), ("half",),
+     ("-DDGRAD=1",)),
 ]
 # tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
 OPS_DESC_LISTS = [
@@ -127,13 +134,14 @@ def commands(tritonc, lists, ptx):
                         f"-DTM={tm}", f"-DTN={tn}", f"-DTK={tk}", *split_define, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx",
                         "-o", str(ptx)])
-    for kernel, list_name, macros, types in DESC_LISTS:
+    for kernel, list_name, macros, types, *extra in DESC_LISTS:
+        defines = extra[0] if extra else ()
         for *blocks, warps, stages in lists[SUITE].get(list_name, []):
             for ty in types:
                 yield (f"{kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
-                       + f" w{warps} s{stages}",
+                       + f" w{warps} s{stages}" + "".join(f" {d[2:]}" for d in defines),
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
-                        *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
+                        *(f"-D{m}={b}" for m, b in zip(macros, blocks)), *defines, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}", "--emit=ptx", "-o", str(ptx)])
     for kind, tm, tn, tk, warps, stages in lists[SUITE].get("UNALIGNED_CONFIGS", []):
         kernel, extra = UNALIGNED_KERNELS[kind]
@@ -189,7 +197,7 @@ def main():
                 print(f"ok: {what}, no spills")
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
-              | {(SUITE, list_name) for _, list_name, _, _ in DESC_LISTS}
+              | {(SUITE, entry[1]) for entry in DESC_LISTS}
               | {(OPS, list_name) for _, list_name, _ in OPS_DESC_LISTS} | {(SUITE, "CONV_GEMM_CONFIGS")})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:

@@ -2134,6 +2134,13 @@ CONV_NHWC_DESC_CONFIGS = [
      False),
     ({"TYPE": "half", "TP": 8, "TQ": 8, "TN": 64, "TK": 64, "BOXES": 2}, (3, 3), (1, 1), (1, 1), True),
     ({"TYPE": "half", "TP": 4, "TQ": 4, "TN": 64, "TK": 32, "BOXES": 4}, (3, 3), (0, 1), (1, 2), True),
+    # DGRAD: F is another convolution's filter (CI x R x S x CO), read flipped with the channels exchanged
+    # ([TK, 1, TN] boxes at tap R * S - 1 - t): odd sizes, padding and dilation; the aligned wgmma tile (its B
+    # slot row-major); BOXES and SPLIT with it.
+    ({"TYPE": "float", "TP": 4, "TQ": 4, "TN": 16, "TK": 8, "DGRAD": 1}, (3, 2), (2, 1), (1, 2), False),
+    ({"TYPE": "half", "TP": 4, "TQ": 16, "TN": 64, "TK": 32, "DGRAD": 1}, (3, 3), (1, 1), (1, 1), True),
+    ({"TYPE": "half", "TP": 8, "TQ": 8, "TN": 64, "TK": 64, "BOXES": 2, "SPLIT": 3, "DGRAD": 1}, (3, 3), (1, 1),
+     (1, 1), True),
 ]
 
 
@@ -2155,7 +2162,12 @@ def test_conv_nhwc_desc(defines, rs, pad, dil, aligned, rng, launch):
     h, w = int(rng.integers(5, 10)), int(rng.integers(5, 10))
     p, q = h + 2 * pad[0] - dil[0] * (r - 1), w + 2 * pad[1] - dil[1] * (s - 1)
     x, xv, (ldx_z, ldx_h, ldx_w) = nhwc_tensor(rng, (z, h, w, ci), ty, unit)
-    f, fv, ldf_co = crsk_filter(rng, (co, r, s, ci), ty, unit)
+    if defines.get("DGRAD"):
+        # The filter the kernel convolves with, CO x R x S x CI, is F's flipped taps, channels exchanged.
+        f, fv, ldf_co = crsk_filter(rng, (ci, r, s, co), ty, unit)
+        fv = fv[:, ::-1, ::-1, :].transpose(3, 1, 2, 0)
+    else:
+        f, fv, ldf_co = crsk_filter(rng, (co, r, s, ci), ty, unit)
     y, (ldy_z, ldy_p, ldy_q) = poisoned_nhwc(rng, (z, p, q, co), ty, unit)
     # Split-K: poisoned partial tiles (each slice writes its whole tile before any is read), zero counters.
     split = defines.get("SPLIT", 1)

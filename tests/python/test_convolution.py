@@ -249,6 +249,44 @@ def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilat
     assert not counters.any() and not partials.any()
 
 
+def test_dgrad_as_forward_shapes():
+    shape = ConvShape(2, 16, 7, 6, 8, 3, 2, (1, 1), (2, 0), (1, 2))
+    forward = shape.dgrad_as_forward()
+    # P = 7 + 4 - 2 = 9 and Q = 6 - 2 = 4 pixels of 8 channels in; 7 x 6 of 16 out.
+    assert (forward.ci, forward.co, forward.h, forward.w) == (8, 16, 9, 4)
+    assert (forward.padding, forward.dilation, forward.p, forward.q) == ((0, 2), (1, 2), 7, 6)
+    for other in (ConvShape(2, 16, 7, 6, 8, 3, 2, (1, 1), (2, 3), (1, 2)),  # pad_w past 2 * (2 - 1)
+                  ConvShape(2, 16, 7, 6, 8, 3, 2, (2, 1), (1, 0))):
+        assert not other.dgrad_is_forward()
+        with pytest.raises(ValueError, match="not a forward convolution"):
+            other.dgrad_as_forward()
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((2, 0), (1, 2))])
+def test_dgrad_as_forward_runs_on_the_interpreter(padding, dilation):
+    """conv_nhwc_desc.tc with DGRAD=1 on the output gradient and the filter as it is (the launch of
+    dgrad_as_forward's desc_grid and desc_arguments) gives the data gradient."""
+    rng = np.random.default_rng(7)
+    shape = ConvShape(2, 12, 8, 9, 10, 3, 2, (1, 1), padding, dilation)
+    wt = rng.uniform(-1, 1, (shape.co, shape.ci, shape.r, shape.s)).astype(np.float32)
+    dy = rng.uniform(-1, 1, (shape.z, shape.co, shape.p, shape.q)).astype(np.float32)
+    dx_expected, _ = backward_reference(np.zeros((shape.z, shape.ci, shape.h, shape.w)),
+                                        wt.astype(np.float64), dy.astype(np.float64), shape)
+    f = np.ascontiguousarray(wt.transpose(0, 2, 3, 1))  # CO x R x S x CI, as PyTorch's channels_last
+
+    forward = shape.dgrad_as_forward()
+    tp, tq, tn, tk = 4, 4, 8, 8
+    dy_nhwc = np.ascontiguousarray(dy.transpose(0, 2, 3, 1))
+    dx = np.full((shape.z, shape.h, shape.w, shape.ci), np.nan, dtype=np.float32)
+    conv = tritonc.compile(f"{tritonc.kernels_dir()}/conv_nhwc_desc.tc", interpret=True,
+                           defines={"TYPE": "float", "TP": tp, "TQ": tq, "TN": tn, "TK": tk, "DGRAD": 1})
+    conv[forward.desc_grid(tp, tq, tn)](*forward.desc_arguments(
+        dy_nhwc.ravel(), f.ravel(), dx.ravel(), (shape.p * shape.q * shape.co, shape.q * shape.co, shape.co),
+        shape.r * shape.s * shape.ci, (shape.h * shape.w * shape.ci, shape.w * shape.ci, shape.ci),
+        np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.int32)))
+    np.testing.assert_allclose(dx.transpose(0, 3, 1, 2), dx_expected, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("split,boxes", [(1, 1), (5, 1), (1, 2), (5, 2)])
 def test_conv_nhwc_desc_arguments_run_on_the_interpreter(split, boxes):
     """desc_grid, desc_workspace and desc_arguments launch conv_nhwc_desc.tc, unsplit and with 5 slices

@@ -181,6 +181,17 @@ def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(
     assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
 
 
+def test_1x1_channels_last_conv2d_data_gradient_as_a_gemm_on_the_interpreter(monkeypatch):
+    """A 1x1 filter at stride 1 without padding: the data gradient is DY's pixels times the filter rows
+    (matmul.tc, forced here), timed against the other routes, and matches float64 torch."""
+    timed = _prefer(monkeypatch, ("matmul.tc", "conv_nhwc_wgrad.tc"))
+    _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w),
+           torch.nn.functional.conv2d, (2, 16, 5, 3), (8, 16, 1, 1), rtol=1e-4, atol=1e-4, device="cpu")
+    assert timed.count(ops.DGRAD_GEMM) == 2  # the forward GEMM and the data gradient's
+    assert ops.DGRAD_FORWARD in timed
+    assert sorted(ops._KERNEL_CHOICES.values()) == ["conv_nhwc_wgrad.tc", "matmul.tc", "matmul.tc"]
+
+
 def _prefer(monkeypatch, preferred):
     """Makes tritonc.ops' choice among the kernels of a convolution deterministic: `preferred` times
     0 ms and every other kernel 1 ms. Returns the names timed, in order; choices start afresh."""
@@ -197,20 +208,21 @@ def _prefer(monkeypatch, preferred):
 
 @pytest.mark.parametrize("preferred", [("conv_nhwc_desc.tc", "conv_nhwc_desc_dgrad.tc",
                                         "conv_nhwc_desc_wgrad.tc"),
-                                       ("conv_nhwc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_wgrad.tc")])
+                                       ("conv_nhwc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_wgrad.tc"),
+                                       ("conv_nhwc.tc", ops.DGRAD_FORWARD, "conv_nhwc_wgrad.tc")])
 @pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((2, 0), (1, 2))])
 def test_stride_one_channels_last_conv2d_picks_among_the_descriptor_kernels_on_the_interpreter(
         preferred, padding, dilation, monkeypatch):
     """Stride 1, channels_last, CPU tensors: the forward, data and weight gradients each time the
-    descriptor kernel against the gathering one, keep the faster (forced here) and match float64 torch
-    with either."""
+    descriptor kernel against the gathering one (the data gradient also as a forward convolution,
+    conv_nhwc_desc.tc with DGRAD=1), keep the faster (forced here) and match float64 torch with any."""
     timed = _prefer(monkeypatch, preferred)
     _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, padding=padding,
                                    dilation=dilation),
            lambda x, w: torch.nn.functional.conv2d(x, w, padding=padding, dilation=dilation),
            (2, 16, 7, 6), (8, 16, 3, 2), rtol=1e-4, atol=1e-4, device="cpu")
-    assert timed == ["conv_nhwc.tc", "conv_nhwc_desc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_desc_dgrad.tc",
-                     "conv_nhwc_wgrad.tc", "conv_nhwc_desc_wgrad.tc"]
+    assert timed == ["conv_nhwc.tc", "conv_nhwc_desc.tc", "conv_nhwc_dgrad.tc", ops.DGRAD_FORWARD,
+                     "conv_nhwc_desc_dgrad.tc", "conv_nhwc_wgrad.tc", "conv_nhwc_desc_wgrad.tc"]
     assert sorted(ops._KERNEL_CHOICES.values()) == sorted(preferred)
 
 
@@ -346,7 +358,7 @@ def test_stride_one_channels_last_conv2d_and_descriptor_gradients_on_the_gpu(dty
                (2, 64, 17, 15), (64, 64, 3, 3), dtype=dtype, rtol=tol, atol=tol * 10)
     if preferred:
         assert sorted(set(timed)) == sorted(preferred + ("conv_nhwc.tc", "conv_nhwc_dgrad.tc",
-                                                          "conv_nhwc_wgrad.tc"))
+                                                          ops.DGRAD_FORWARD, "conv_nhwc_wgrad.tc"))
         assert set(ops._KERNEL_CHOICES.values()) == set(preferred)
 
 

@@ -54,6 +54,19 @@ int64_t nhwcBlockK(int64_t CI, int64_t Largest);
 /// phase (StrideH * StrideW).
 std::array<int64_t, 3> nhwcDgradGrid(const ConvShape &Shape, int64_t TM, int64_t TN);
 
+/// Whether the data gradient of Shape is a forward convolution
+/// (dgradAsForward): stride 1 and, on each axis, padding at most
+/// dilation * (taps - 1).
+bool dgradIsForward(const ConvShape &Shape);
+
+/// The data gradient of Shape as a forward convolution: the output gradient
+/// (Z x CO x P x Q) is its input, the input gradient (Z x CI x H x W) its
+/// output, its filter Shape's flipped in both taps with the channels
+/// exchanged (conv_nhwc_desc.tc with DGRAD=1 reads Shape's channels-last
+/// filter so, as it is), its padding dilation * (taps - 1) - padding.
+/// nullopt, with the reason in Error, where dgradIsForward is false.
+std::optional<ConvShape> dgradAsForward(const ConvShape &Shape, std::string &Error);
+
 /// How many slices conv_nhwc_wgrad.tc splits its reduction over the Z*P*Q
 /// output pixels into (grid axis 2) for TM x TN x TK tiles: enough for about
 /// Programs programs in all, but each slice at least MinBlocks K blocks long

@@ -17,8 +17,10 @@ On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpre
 for tests and small inputs). Gradients: matmul's are matmuls (through this op), softmax's is
 computed from its output. conv2d's, for a channels_last input, are the channels-last kernels
 conv_nhwc_dgrad.tc (data) and conv_nhwc_wgrad.tc (weights), or at stride 1 their descriptor versions
-conv_nhwc_desc_dgrad.tc and conv_nhwc_desc_wgrad.tc where those are faster (each kernel autotuned over
-its tiles, then the winners timed against each other once per shape); for an NCHW input (which has no
+conv_nhwc_desc_dgrad.tc and conv_nhwc_desc_wgrad.tc where those are faster, and the data gradient also
+as a forward convolution (conv_nhwc_desc.tc with DGRAD=1, reading the filter flipped, or for a 1x1
+filter a GEMM) where that is (each kernel autotuned over its tiles, then the winners timed against each other
+once per shape); for an NCHW input (which has no
 backward kernel) they are matmuls through this op on the unfolded input
 (torch.nn.functional.unfold / fold move the data).
 """
@@ -448,8 +450,9 @@ def _desc_candidates(kernel, configs, shape, sms):
 
 
 @functools.lru_cache(maxsize=None)
-def _conv_desc_tuner(kernel, type_name, device):
-    """A descriptor kernel autotuned per shape, or None where it has no tiles (float on the GPU)."""
+def _conv_desc_tuner(kernel, type_name, device, dgrad=False):
+    """A descriptor kernel autotuned per shape, or None where it has no tiles (float on the GPU);
+    dgrad: conv_nhwc_desc.tc with DGRAD=1 (a data gradient computed forward)."""
     interpret = device is None
     if interpret:
         tiles = _CONV_DESC_INTERPRETER_TILES[kernel]
@@ -465,16 +468,16 @@ def _conv_desc_tuner(kernel, type_name, device):
     return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_DESC_KEY,
                             prune=lambda cs, named: _desc_candidates(
                                 kernel, cs, _desc_shape_of_arguments(named), sms),
-                            defines={"TYPE": type_name, "ACC": "float"}, interpret=interpret,
-                            device=device, progress=False)
+                            defines={"TYPE": type_name, "ACC": "float", **({"DGRAD": 1} if dgrad else {})},
+                            interpret=interpret, device=device, progress=False)
 
 
-def _desc_tuner_for(kernel, shape, type_name, device):
+def _desc_tuner_for(kernel, shape, type_name, device, dgrad=False):
     """The descriptor kernel's tuner where it can compute shape (stride 1, channels: a tensor
     descriptor has no empty extent) with a tile that fits its channels, else None."""
     if shape.stride != (1, 1) or 0 in (shape.ci, shape.co):
         return None
-    tuner = _conv_desc_tuner(kernel, type_name, device)
+    tuner = _conv_desc_tuner(kernel, type_name, device, dgrad)
     channels = {"CI": shape.ci, "CO": shape.co}
     if tuner is None or not any(_desc_tile_fits(kernel, c.defines, channels) for c in tuner.configs):
         return None
@@ -548,12 +551,26 @@ def _conv_is_gemm(x, shape):
 def _conv2d_gemm(x, w, y, shape, type_name, device):
     """Y (Z*H*W x CO) = X (Z*H*W x CI) @ ^F (F: the CO x CI filter rows, read transposed by
     matmul.tc's TRANS_B), with ops.matmul's tuned configurations; y's matrix is a view of it."""
-    m, n, k = shape.m, shape.co, shape.ci
-    a = x.permute(0, 2, 3, 1).reshape(m, k)
-    b = w.reshape(n, k)
+    a = x.permute(0, 2, 3, 1).reshape(shape.m, shape.ci)
+    b = w.reshape(shape.co, shape.ci)
+    _pixel_gemm(a, b, y, True, type_name, device)
+
+
+def _conv2d_dgrad_gemm(grad, w, dx, shape, type_name, device):
+    """The data gradient of a 1x1 convolution at stride 1 without padding: DX (Z*H*W x CI) =
+    DY (Z*P*Q x CO) @ F (the CO x CI filter rows as they are)."""
+    a = grad.permute(0, 2, 3, 1).reshape(shape.m, shape.co)
+    _pixel_gemm(a, w.reshape(shape.co, shape.ci), dx, False, type_name, device)
+
+
+def _pixel_gemm(a, b, y, trans_b, type_name, device):
+    """y's pixels (a view of the channels_last y as Z*H*W x C) = a @ b, b read transposed from its rows
+    with trans_b (matmul.tc's TRANS_B), with ops.matmul's tuned configurations."""
+    m, k = a.shape
+    n = y.shape[1]
     b = b if b.stride(1) == 1 else b.contiguous()
     c = y.permute(0, 2, 3, 1).view(m, n)
-    tuner = _matmul_tuner(type_name, False, True, False, device)
+    tuner = _matmul_tuner(type_name, False, trans_b, False, device)
     tuner[lambda meta: (tritonc.cdiv(m, meta["TM"]), tritonc.cdiv(n, meta["TN"]))](
         a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
 
@@ -607,8 +624,9 @@ def _conv_backward_tuner(kernel, type_name, tk, device):
 
 
 def _conv2d_nhwc_dgrad(grad, w, shape, type_name):
-    """The data gradient of a channels_last convolution, channels_last: the faster of
-    conv_nhwc_dgrad.tc and (stride 1) conv_nhwc_desc_dgrad.tc."""
+    """The data gradient of a channels_last convolution, channels_last: the fastest of
+    conv_nhwc_dgrad.tc, and at stride 1 conv_nhwc_desc_dgrad.tc and the gradient computed as a
+    forward convolution (_dgrad_as_forward_launchers)."""
     dx = torch.empty(shape.z, shape.ci, shape.h, shape.w, dtype=grad.dtype, device=grad.device,
                      memory_format=torch.channels_last)
     if dx.numel() == 0:
@@ -617,9 +635,33 @@ def _conv2d_nhwc_dgrad(grad, w, shape, type_name):
         return dx.zero_()
     launchers = {"conv_nhwc_dgrad.tc": lambda: _conv2d_nhwc_dgrad_gathers(grad, w, dx, shape,
                                                                            type_name)}
+    launchers.update(_dgrad_as_forward_launchers(grad, w, dx, shape, type_name))
     _run_with_desc(("dgrad", grad.stride(), w.stride()), launchers, "conv_nhwc_desc_dgrad.tc",
                    lambda desc: _conv2d_desc_dgrad(desc, grad, w, dx, shape), shape, type_name, grad)
     return dx
+
+
+# The names of the data gradient's launchers that compute it as a forward convolution.
+DGRAD_FORWARD = "conv_nhwc_desc.tc DGRAD=1"
+DGRAD_GEMM = "matmul.tc"
+
+
+def _dgrad_as_forward_launchers(grad, w, dx, shape, type_name):
+    """Where the data gradient is a forward convolution (ConvShape.dgrad_as_forward): the forward
+    descriptor kernel with DGRAD=1 on the output gradient (it reads the filter flipped, as it is), and
+    for a 1x1 filter without padding the GEMM of the output gradient's pixels by the filter rows as they
+    are (no copy either)."""
+    if not shape.dgrad_is_forward():
+        return {}
+    forward = shape.dgrad_as_forward()
+    device = _device_of(grad)
+    launchers = {}
+    if _conv_is_gemm(grad, forward):
+        launchers[DGRAD_GEMM] = lambda: _conv2d_dgrad_gemm(grad, w, dx, shape, type_name, device)
+    desc = _desc_tuner_for("conv_nhwc_desc.tc", forward, type_name, device, dgrad=True)
+    if desc is not None:
+        launchers[DGRAD_FORWARD] = lambda: _conv2d_nhwc_desc(desc, grad, w, dx, forward)
+    return launchers
 
 
 def _conv2d_nhwc_dgrad_gathers(grad, w, dx, shape, type_name):
@@ -794,7 +836,9 @@ def conv2d(x, w, stride=1, padding=0, dilation=1):
     descriptor kernel conv_nhwc_desc.tc, and for a 1x1 filter without padding a GEMM, matmul.tc)
     and gives a channels_last result, and its gradients run the channels-last backward kernels
     (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc, at stride 1 also conv_nhwc_desc_dgrad.tc and
-    conv_nhwc_desc_wgrad.tc, the faster of each pair); any other layout is made contiguous
+    conv_nhwc_desc_wgrad.tc, and the data gradient as a forward convolution: conv_nhwc_desc.tc with
+    DGRAD=1, or for a 1x1 filter a GEMM; the fastest of each);
+    any other layout is made contiguous
     (NCHW), its gradients are computed with unfold / fold and matmuls (there is no NCHW backward
     kernel), and a dilated one is computed by the channels-last kernel too (conv.tc has no dilation)
     and returned in NCHW."""

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 using namespace tritonc::driver;
 
@@ -64,6 +65,28 @@ TEST(Convolution, DgradGridHasALayerPerStridePhase) {
   Shape.StrideH = Shape.StrideW = 1;
   // Stride 1: one phase of all 2 * 7 * 9 = 126 pixels.
   EXPECT_EQ(nhwcDgradGrid(Shape, 16, 32), (std::array<int64_t, 3>{8, 2, 1}));
+}
+
+TEST(Convolution, StrideOneDataGradientIsAForwardConvolution) {
+  ConvShape Shape;
+  Shape.Z = 2, Shape.CI = 16, Shape.H = 7, Shape.W = 6, Shape.CO = 8, Shape.R = 3, Shape.S = 2;
+  Shape.PadH = 2, Shape.DilW = 2;
+  std::string Error;
+  std::optional<ConvShape> Forward = dgradAsForward(Shape, Error);
+  ASSERT_TRUE(Forward) << Error;
+  // P = 7 + 4 - 2 = 9, Q = 6 - 2 = 4: the forward one maps 8 channels of 9 x 4 back to 16 of 7 x 6.
+  EXPECT_EQ(std::make_tuple(Forward->CI, Forward->CO, Forward->H, Forward->W),
+            std::make_tuple(int64_t{8}, int64_t{16}, int64_t{9}, int64_t{4}));
+  EXPECT_EQ(std::make_pair(Forward->PadH, Forward->PadW), std::make_pair(int64_t{0}, int64_t{2}));
+  EXPECT_EQ(std::make_pair(Forward->outputHeight(), Forward->outputWidth()),
+            std::make_pair(Shape.H, Shape.W));
+  // Padding past the dilated filter (a forward padding below 0) and stride 2 are not forward ones.
+  Shape.PadW = 3;
+  EXPECT_FALSE(dgradIsForward(Shape));
+  EXPECT_FALSE(dgradAsForward(Shape, Error));
+  EXPECT_NE(Error.find("not a forward convolution"), std::string::npos);
+  Shape.PadW = 0, Shape.StrideH = 2;
+  EXPECT_FALSE(dgradIsForward(Shape));
 }
 
 TEST(Convolution, WgradSlicesFillTheMachineButStayLong) {
