@@ -208,6 +208,15 @@ bool isSm90WgmmaDot(const ir::Instruction &I, const CodeGenOptions &Options) {
 /// operand would go through registers or the MMAs would be waited for every
 /// iteration, either slower than the shallower pipeline (128x256x64 with 8
 /// warps: 4 stages ran 25% slower than 3 before this clamp).
+/// The back end's `pipeline` step as `tritonc opt` runs it: num_stages as
+/// the pass's option where it is not the pass's default (generatePTX may
+/// lower it to what the wgmma rings hold).
+static std::string pipelineStepName(unsigned NumStages) {
+  if (NumStages == transform::DefaultPipelineStages)
+    return "pipeline";
+  return "pipeline{stages=" + std::to_string(NumStages) + "}";
+}
+
 unsigned stagesThatFit(const ir::Module &M, const CodeGenOptions &Options) {
   unsigned Stages = Options.NumStages;
   if (Options.Arch != ptx::Arch::SM90a)
@@ -461,7 +470,7 @@ bool runBackendPasses(ir::Module &M, const CodeGenOptions &Options, DiagnosticEn
       PM.addPass(transform::createTensorStoresPass(Options.sharedMemoryLimit()));
       continue;
     }
-    if (Step.Name != "pipeline") {
+    if (Step.Name != pipelineStepName(Options.NumStages)) {
       Ok = Ok && PM.addPipeline(Step.Name, Error);
       continue;
     }
@@ -532,7 +541,7 @@ std::vector<PipelineStep> backendPasses(const CodeGenOptions &Options) {
   std::vector<PipelineStep> Steps = {{DescPass, describePass("lower-tensor-descs")},
                                      {"remat-inductions", describePass("remat-inductions")},
                                      {"simplifycfg", describePass("simplifycfg")},
-                                     {"pipeline", Pipeline}};
+                                     {pipelineStepName(Options.NumStages), Pipeline}};
   // The layout passes' target facts as options in the step's name, so that
   // --print-pipeline shows a list `tritonc opt --passes=` runs as is.
   std::string LayoutTarget = "{num-warps=" + std::to_string(Options.NumWarps) +

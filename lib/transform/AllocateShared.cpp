@@ -23,14 +23,28 @@ namespace {
 
 constexpr uint64_t BufferAlignment = 1024;
 
+/// The smem_alloc a shared value (a buffer or a slot of one) is part of.
+const Value *bufferOf(const Value *V) {
+  while (const Instruction *I = asInstruction(const_cast<Value *>(V))) {
+    if (I->getOpcode() != Opcode::SmemSlot)
+      break;
+    V = I->getOperand(0);
+  }
+  return V;
+}
+
+bool isSharedValue(const Value *V) { return V->getType()->isSharedBuffer(); }
+
 /// Linear program points: the instructions of a reverse post-order in
-/// which every loop's blocks are contiguous, numbered, and each loop's
-/// [first, last + 1) range (and each warp_specialize's: its partitions').
+/// which every loop's blocks are contiguous, numbered, each loop's
+/// [first, last + 1) range, and each warp_specialize's: where its
+/// partitions run together.
 struct ProgramPoints {
   std::map<const Instruction *, uint64_t> Of;
   std::vector<const Instruction *> InOrder;
   std::vector<const BasicBlock *> Blocks;
   std::vector<std::pair<uint64_t, uint64_t>> LoopRanges;
+  std::vector<std::pair<uint64_t, uint64_t>> PartitionRanges;
 
   ProgramPoints(const Function &F, const LoopInfo &LI) {
     std::map<const BasicBlock *, std::pair<uint64_t, uint64_t>> BlockRange;
@@ -56,7 +70,8 @@ struct ProgramPoints {
         LoopRanges.push_back(Range);
     }
     // The partitions of a warp_specialize run at the same time: a buffer
-    // one of them uses is live over all of them, as over a loop.
+    // one of them uses is live over all of them, as over a loop, up to the
+    // point after which only the consumer still runs (concurrentEnd).
     for (const BasicBlock *BB : Blocks) {
       const Instruction *Fork = BB->getTerminator();
       WarpRegions Regions;
@@ -64,18 +79,84 @@ struct ProgramPoints {
       if (!Fork || Fork->getOpcode() != Opcode::WarpSpecialize ||
           !collectWarpRegions(*Fork, Regions, At).empty())
         continue;
-      std::pair<uint64_t, uint64_t> Range{UINT64_MAX, 0};
-      for (const auto &Partition : Regions.Partitions)
+      std::vector<std::pair<uint64_t, uint64_t>> Spans;
+      for (const auto &Partition : Regions.Partitions) {
+        std::pair<uint64_t, uint64_t> Span{UINT64_MAX, 0};
         for (const BasicBlock *Member : Partition)
           if (auto It = BlockRange.find(Member); It != BlockRange.end())
-            Range = {std::min(Range.first, It->second.first),
-                     std::max(Range.second, It->second.second)};
-      if (Range.first < Range.second)
-        LoopRanges.push_back(Range);
+            Span = {std::min(Span.first, It->second.first),
+                    std::max(Span.second, It->second.second)};
+        Spans.push_back(Span);
+      }
+      std::pair<uint64_t, uint64_t> Range{UINT64_MAX, 0};
+      for (auto [First, End] : Spans)
+        Range = {std::min(Range.first, First), std::max(Range.second, End)};
+      if (Range.first >= Range.second)
+        continue;
+      if (std::optional<uint64_t> End = concurrentEnd(Regions, Spans))
+        Range.second = *End;
+      PartitionRanges.push_back(Range);
     }
   }
 
 private:
+  /// Where the partitions of a producer/consumer warp_specialize stop
+  /// running together: after the consumer's last wait on the mbarriers of
+  /// the producer's tma_loads (widened over the loops around it), provided
+  /// the producer's only accesses of shared memory are those tma_loads and
+  /// mbarrier operations and its blocks all come before the consumer's.
+  /// Every producer access then happens before a fill whose completion
+  /// that wait observes (warp-specialize waits in the consumer for every
+  /// fill the producer issues), so the consumer's tail after it (the
+  /// epilogue's staging slot) may reuse the rings' bytes, as the epilogue
+  /// of a kernel without partitions does. nullopt otherwise.
+  std::optional<uint64_t> concurrentEnd(const WarpRegions &Regions,
+                                        const std::vector<std::pair<uint64_t, uint64_t>> &Spans) {
+    if (Regions.Partitions.size() != 2 || Spans[0].second > Spans[1].first)
+      return std::nullopt;
+    std::set<const Value *> FillBarriers;
+    for (const BasicBlock *BB : Regions.Partitions[0])
+      for (const auto &I : BB->instructions()) {
+        Opcode Op = I->getOpcode();
+        if (Op == Opcode::TmaLoad) {
+          FillBarriers.insert(bufferOf(I->getOperand(I->getNumOperands() - 1)));
+          continue;
+        }
+        if (Op == Opcode::SmemSlot || isMbarrierOperation(Op))
+          continue;
+        for (const Value *Operand : I->operands())
+          if (isSharedValue(Operand))
+            return std::nullopt;
+      }
+    std::optional<uint64_t> LastWait;
+    for (const BasicBlock *BB : Regions.Partitions[1])
+      for (const auto &I : BB->instructions()) {
+        if (I->getOpcode() == Opcode::TmaLoad)
+          return std::nullopt;
+        if (I->getOpcode() == Opcode::MbarrierWait &&
+            FillBarriers.count(bufferOf(I->getOperand(0))))
+          if (auto It = Of.find(I.get()); It != Of.end())
+            LastWait = std::max(LastWait.value_or(0), It->second);
+      }
+    if (!LastWait)
+      return std::nullopt;
+    uint64_t End = *LastWait + 1;
+    for (bool Grew = true; Grew;) {
+      Grew = false;
+      for (auto [LoopStart, LoopEnd] : LoopRanges)
+        if (LoopStart < End && End < LoopEnd) {
+          End = LoopEnd;
+          Grew = true;
+        }
+    }
+    return End;
+  }
+
+  static bool isMbarrierOperation(Opcode Op) {
+    return Op == Opcode::MbarrierInit || Op == Opcode::MbarrierArrive ||
+           Op == Opcode::MbarrierExpectTx || Op == Opcode::MbarrierWait;
+  }
+
   /// A depth-first search that visits a block's successors outside its
   /// innermost loop before those inside: the exits finish first, so in
   /// reverse post-order they follow the loop instead of splitting it.
@@ -89,6 +170,12 @@ private:
       for (const BasicBlock *S : BB->successors())
         (L && L->contains(S) ? In : Out).push_back(S);
       Out.insert(Out.end(), In.begin(), In.end());
+      // A warp_specialize's partitions in their order (the producer's blocks
+      // before the consumer's: concurrentEnd): the last one visited comes
+      // first in reverse post-order.
+      const Instruction *T = BB->getTerminator();
+      if (T && T->getOpcode() == Opcode::WarpSpecialize)
+        std::reverse(Out.begin(), Out.end());
       return Out;
     };
     std::vector<std::pair<const BasicBlock *, std::vector<const BasicBlock *>>> Stack;
@@ -129,18 +216,6 @@ std::optional<Opcode> asyncRetiredBy(const Instruction &I) {
     return std::nullopt;
   }
 }
-
-/// The smem_alloc a shared value (a buffer or a slot of one) is part of.
-const Value *bufferOf(const Value *V) {
-  while (const Instruction *I = asInstruction(const_cast<Value *>(V))) {
-    if (I->getOpcode() != Opcode::SmemSlot)
-      break;
-    V = I->getOperand(0);
-  }
-  return V;
-}
-
-bool isSharedValue(const Value *V) { return V->getType()->isSharedBuffer(); }
 
 class SharedAllocator {
 public:
@@ -204,16 +279,20 @@ private:
           Mbarriers.insert(bufferOf(U->getOperand(U->getNumOperands() - 1)));
       }
     }
-    coverLoops(Start, End);
-    // The retiring wait is searched after the widened interval: an operation
-    // issued in a loop's last iteration is still in flight at the loop's end.
+    cover(Start, End, Points.LoopRanges);
+    // The retiring wait is searched after the loops the interval covers: an
+    // operation issued in a loop's last iteration is still in flight at the
+    // loop's end (not after the partitions': the consumer may retire it in
+    // its tail).
     uint64_t Retired = End;
     for (Opcode Wait : Waits)
       if (!WaitedInBlock.count(Wait) || NotWaitedInBlock.count(Wait))
         Retired = std::max(Retired, retiredAt(End, Wait));
-    if (Retired > End) {
-      End = Retired;
-      coverLoops(Start, End);
+    End = std::max(End, Retired);
+    for (uint64_t Before = 0; Before != End - Start;) {
+      Before = End - Start;
+      cover(Start, End, Points.LoopRanges);
+      cover(Start, End, Points.PartitionRanges);
     }
     return {Start, End};
   }
@@ -225,7 +304,7 @@ private:
   /// function's end when none follows.
   uint64_t retiredAt(uint64_t From, Opcode Wait) const {
     uint64_t LastMbarrierWait = 0;
-    for (uint64_t P = From; P < Points.InOrder.size(); ++P) {
+    for (uint64_t P = Wait == Opcode::MbarrierWait ? 0 : From; P < Points.InOrder.size(); ++P) {
       const Instruction *I = Points.InOrder[P];
       if (I->getOpcode() != Wait)
         continue;
@@ -234,7 +313,10 @@ private:
       if (Wait == Opcode::MbarrierWait && Mbarriers.count(bufferOf(I->getOperand(0))))
         LastMbarrierWait = P + 1;
     }
-    return LastMbarrierWait ? LastMbarrierWait : Points.InOrder.size();
+    // Waits that all come before From are inside the interval already (a
+    // warp_specialize's consumer waits before its tail, where the interval
+    // of the partitions ends).
+    return LastMbarrierWait ? std::max(From, LastMbarrierWait) : Points.InOrder.size();
   }
 
   /// Whether a `Wait 0` follows I in its block (a loop that waits for its
@@ -249,11 +331,12 @@ private:
                        [&](const auto &P) { return P->getOpcode() == Wait && P->Count == 0; });
   }
 
-  /// Widens [Start, End) until it covers every loop it overlaps.
-  void coverLoops(uint64_t &Start, uint64_t &End) const {
+  /// Widens [Start, End) until it covers every range of Ranges it overlaps.
+  static void cover(uint64_t &Start, uint64_t &End,
+                    const std::vector<std::pair<uint64_t, uint64_t>> &Ranges) {
     for (bool Grew = true; Grew;) {
       Grew = false;
-      for (auto [LoopStart, LoopEnd] : Points.LoopRanges)
+      for (auto [LoopStart, LoopEnd] : Ranges)
         if (LoopStart < End && Start < LoopEnd && (LoopStart < Start || LoopEnd > End)) {
           Start = std::min(Start, LoopStart);
           End = std::max(End, LoopEnd);

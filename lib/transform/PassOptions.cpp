@@ -2,6 +2,7 @@
 #include "tritonc/transform/PassOptions.h"
 
 #include "tritonc/transform/AssignLayouts.h"
+#include "tritonc/transform/LoopPipeline.h"
 #include "tritonc/transform/Passes.h"
 
 #include <charconv>
@@ -158,6 +159,22 @@ std::unique_ptr<Pass> createPassWithOptions(const std::string &Name, const PassO
     }
     return Name == "insert-barriers" ? createInsertBarriersPass(NumWarps, Lowering)
                                      : createMmaInFlightPass(NumWarps, BeforeSplit);
+  }
+  if (Name == "pipeline") {
+    // pipeline{stages=N}: the depth the back end gives it (num_stages, as
+    // lowered to what the wgmma rings hold), 1 to 8; 3 without the option.
+    unsigned Stages = DefaultPipelineStages;
+    for (const auto &Option : Options) {
+      const std::string &V = Option.second;
+      auto [End, Ec] = std::from_chars(V.data(), V.data() + V.size(), Stages);
+      if (Option.first != "stages" || Ec != std::errc() || End != V.data() + V.size() ||
+          Stages < 1 || Stages > 8) {
+        Error = "pass '" + Name + "' has no option '" + Option.first + "=" + V +
+                "' (its option: stages=1..8)";
+        return nullptr;
+      }
+    }
+    return createLoopPipelinePass(Stages);
   }
   if (Name == "tensor-stores") {
     // tensor-stores{shared-bytes=N}: the program's shared memory, which a
