@@ -25,7 +25,8 @@ alone, in NCHW and in channels_last layout (the faster of the two is the peer). 
 autotuner also times the descriptor kernels `kernels/conv_nhwc_desc_dgrad.tc` (a k-step is a box of DY at
 the tap's shifted pixels and a box of the channels_last filter as it is) and
 `kernels/conv_nhwc_desc_wgrad.tc` (a k-step is a rectangle of output pixels: boxes of DY and X) and keeps
-the fastest of all. Where the data gradient is a forward convolution (stride 1: ConvShape.dgrad_as_forward)
+the fastest of all; for 1x1 layers the weight gradient also times matmul_splitk.tc (DY's pixels transposed
+times X's, split over the pixels). Where the data gradient is a forward convolution (stride 1: ConvShape.dgrad_as_forward)
 it also times conv_nhwc_desc.tc's forward candidates with DGRAD=1 on DY (the filter read flipped, channels
 exchanged, as it is), and for 1x1 layers matmul.tc on DY's pixels by the filter rows as they are.
 
@@ -139,6 +140,12 @@ QUICK_CONV_DESC_DGRAD_CONFIGS = [(8, 16, 128, 64, 8, 3)]
 CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3), (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3),
                            (8, 8, 64, 64, 4, 4)]
 QUICK_CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3)]
+# 1x1 layers at stride 1 without padding in conv_wgrad: DW (CO x CI) = DY^T X, a GEMM whose K is the Z*H*W
+# pixels, with matmul_splitk.tc (TRANS_A: DY's pixel rows read as ^a; ATOMIC=2: the K slices add through a
+# float workspace, the last one writes DW). (TM, TN, TK, warps, stages); the slices (TZ) per shape:
+# _wgrad_gemm_slices. ptxas -v (sm_90a, fp16): no spills (ctest conv_spills_ptxas).
+CONV_WGRAD_GEMM_CONFIGS = [(128, 128, 64, 4, 4), (64, 128, 64, 4, 4), (128, 256, 64, 8, 3), (64, 64, 64, 4, 4)]
+QUICK_CONV_WGRAD_GEMM_CONFIGS = [(128, 128, 64, 4, 4)]
 # (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
 # idle, timed only where ConvShape.nhwc_split_worthwhile keeps them (kernels/conv_nhwc.tc; why each
 # should win a shape is in the commit that added them). ptxas -v (sm_90a): no spills.
@@ -553,6 +560,37 @@ def _dgrad_as_forward(cs, quick, sms):
                            + _gemm_candidates(fcs, quick, trans_b=False))
 
 
+def _wgrad_gemm_slices(cs, tm, tn, tk, sms):
+    """The K slices (TZ) of a 1x1 weight gradient's split-K GEMM: about two programs per multiprocessor,
+    each slice at least four k-steps of TK pixels."""
+    tiles = -(-cs.co // tm) * -(-cs.ci // tn)
+    return max(1, min(-(-2 * sms // tiles), cs.m // (4 * tk)))
+
+
+def _wgrad_gemm_candidates(cs, quick, sms):
+    """matmul_splitk.tc candidates of a 1x1 weight gradient at stride 1 without padding (none otherwise)."""
+    if not _is_gemm_shape(cs):
+        return []
+    return [DescCandidate("matmul_splitk.tc", (("TM", tm), ("TN", tn), ("TK", tk),
+                                               ("TZ", _wgrad_gemm_slices(cs, tm, tn, tk, sms)),
+                                               ("ATOMIC", 2), ("TRANS_A", 1)), warps, stages)
+            for tm, tn, tk, warps, stages in
+            (QUICK_CONV_WGRAD_GEMM_CONFIGS if quick else CONV_WGRAD_GEMM_CONFIGS)]
+
+
+def _wgrad_gemm_launch(cs, cfg, kern, dy, x, dw):
+    """A run of a matmul_splitk.tc candidate: DW (CO x CI, the 1x1 filter's rows) = DY^T (DY's pixel rows
+    as a K x CO matrix) times X's pixel rows (K x CI), its workspace zero on entry (left zero)."""
+    tm, tn = cfg.block("TM"), cfg.block("TN")
+    a = dy.permute(0, 2, 3, 1).reshape(cs.m, cs.co)
+    b = x.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
+    grid = (-(-cs.co // tm), -(-cs.ci // tn), cfg.block("TZ"))
+    counters = torch.zeros(grid[0] * grid[1], dtype=torch.int32, device="cuda")
+    partials = torch.zeros(grid[0] * grid[1] * tm * tn, dtype=torch.float32, device="cuda")
+    return lambda: kern[grid](a, b, dw, counters, partials, 1.0, cs.co, cs.ci, cs.m, a.stride(0), b.stride(0),
+                              dw.stride(0))
+
+
 def conv_wgrad(results, timer, quick):
     """The weight gradient with conv_nhwc_wgrad.tc (DY's and X's rows copied with cp.async, the
     reduction over output pixels split into slices that add through a workspace) against cuDNN's,
@@ -570,6 +608,8 @@ def conv_wgrad(results, timer, quick):
 
         def launch(cfg, kern):
             dw.fill_(float("nan"))  # the check sees only what this candidate writes
+            if isinstance(cfg, DescCandidate) and cfg.file == "matmul_splitk.tc":
+                return _wgrad_gemm_launch(cs, cfg, kern, dy, x, dw)
             desc = isinstance(cfg, DescCandidate)
             tm, tn = (cfg.block("TM"), cfg.block("TN")) if desc else cfg[:2]
             # The workspace of the slices (zero on entry; the kernel leaves it zero).
@@ -591,6 +631,7 @@ def conv_wgrad(results, timer, quick):
         candidates = list(QUICK_CONV_WGRAD_CONFIGS if quick else CONV_WGRAD_CONFIGS)
         candidates += _desc_candidates(cs, "conv_nhwc_desc_wgrad.tc", ("TP", "TQ", "TM", "TN"),
                                        QUICK_CONV_DESC_WGRAD_CONFIGS if quick else CONV_DESC_WGRAD_CONFIGS)
+        candidates += _wgrad_gemm_candidates(cs, quick, programs // 2)
         _tune_against_cudnn(results, timer, family, label, cs, "conv_nhwc_wgrad.tc", dtype, candidates,
                             launch, _checker(dw.permute(0, 3, 1, 2), ref, 2e-2), peers[1])
 

@@ -5,7 +5,8 @@
 // instance; what the hardware wants done once per CTA is done by thread 0:
 //
 //   mbarrier_init N      thread 0: mbarrier.init N; after the last of
-//                        consecutive inits, fence.mbarrier_init and
+//                        consecutive inits (smem_alloc and smem_slot
+//                        between them do not count), fence.mbarrier_init and
 //                        fence.proxy.async (the copy engine signals it) and
 //                        a barrier unless the IR's next operation is one: no
 //                        thread may arrive or wait before the init is seen
@@ -132,12 +133,15 @@ std::optional<unsigned> tmaSwizzle(const ir::Type *T, std::string &Why) {
   return Swizzle;
 }
 
-/// The instruction after I in its block, or null.
-const Instruction *nextInBlock(const Instruction &I) {
+/// The first instruction after I in its block that is not a shared-memory
+/// address (smem_alloc, smem_slot: no thread reads or writes anything
+/// there), or null.
+const Instruction *nextAccessInBlock(const Instruction &I) {
   const auto &Insts = I.getParent()->instructions();
-  for (auto It = Insts.begin(); It != Insts.end(); ++It)
-    if (It->get() == &I)
-      return std::next(It) == Insts.end() ? nullptr : std::next(It)->get();
+  auto It = std::find_if(Insts.begin(), Insts.end(), [&](const auto &P) { return P.get() == &I; });
+  for (It = It == Insts.end() ? It : std::next(It); It != Insts.end(); ++It)
+    if ((*It)->getOpcode() != Opcode::SmemAlloc && (*It)->getOpcode() != Opcode::SmemSlot)
+      return It->get();
   return nullptr;
 }
 
@@ -310,7 +314,9 @@ void FunctionLowering::lowerHopperOp(const Instruction &I) {
   case Opcode::MbarrierInit: {
     B.emit(thread0() + "mbarrier.init.shared::cta.b64 [" + barrierAddress().name() + "], " +
            std::to_string(I.Count) + ";");
-    const Instruction *Next = nextInBlock(I);
+    // Slot addresses between the inits (warp-specialize's empty barriers)
+    // do not end the run.
+    const Instruction *Next = nextAccessInBlock(I);
     if (Next && Next->getOpcode() == Opcode::MbarrierInit)
       return; // the last init of the run makes them all visible
     B.emit("fence.mbarrier_init.release.cluster;");

@@ -7,7 +7,8 @@ CONV_NHWC_CONFIGS in fp16 and bf16, the split-K CONV_NHWC_SMALL_CONFIGS, CONV_DG
 CONV_WGRAD_CONFIGS in fp16, the descriptor kernels conv_nhwc_desc.tc, conv_nhwc_desc_dgrad.tc and
 conv_nhwc_desc_wgrad.tc at CONV_NHWC_DESC_CONFIGS, the split-K CONV_NHWC_DESC_SMALL_CONFIGS, the
 tiles of two images CONV_NHWC_DESC_BOXES_CONFIGS, CONV_DESC_DGRAD_CONFIGS and CONV_DESC_WGRAD_CONFIGS in
-fp16 and bf16, and conv_nhwc_desc.tc's three lists with DGRAD=1 in fp16, as the benchmark compiles them) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
+fp16 and bf16, conv_nhwc_desc.tc's three lists with DGRAD=1 in fp16, and the 1x1 weight gradient's split-K
+GEMMs CONV_WGRAD_GEMM_CONFIGS, as the benchmark compiles them) and the backward kernels at tritonc.ops.conv2d's tiles (fp16, bf16 and fp32),
 read without importing either file (they need torch), specialized as a launch on the benchmark's shapes is
 (pointers, channel counts and the strides they make multiples of 16), assembles each with
 `ptxas -v -arch=sm_90a` and fails when ptxas reports spill stores or loads, or when fewer configurations
@@ -52,6 +53,8 @@ SPECIALIZATIONS = {
     # X F Y Z H W CI CO R S P Q pad_h pad_w dil_h dil_w ldx_z ldx_h ldx_w ldf_co ldy_z ldy_p ldy_q partials
     # counters
     "conv_nhwc_desc.tc": "DDDNNNDDNNNNNNNNDDDDDDDDD",
+    # A B C locks partials alpha M N K lda ldb ldc (the 1x1 weight gradient's GEMM)
+    "matmul_splitk.tc": "DDDDDNDDDDDD",
 }
 # A B C M N K lda ldb ldc, all sizes and strides odd (1000x3000x555 is as the compiler sees it).
 UNALIGNED_SPECIALIZATION = "DDDNNNNNN"
@@ -87,6 +90,8 @@ DESC_LISTS = [
      ("-DDGRAD=1",)),
     ("conv_nhwc_desc.tc", "CONV_NHWC_DESC_BOXES_CONFIGS", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES"), ("half",),
      ("-DDGRAD=1",)),
+    ("matmul_splitk.tc", "CONV_WGRAD_GEMM_CONFIGS", ("TM", "TN", "TK"), ("half",),
+     ("-DTZ=8", "-DATOMIC=2", "-DTRANS_A=1")),
 ]
 # tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
 OPS_DESC_LISTS = [

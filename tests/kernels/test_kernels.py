@@ -590,6 +590,8 @@ MATMUL_SPLITK_CONFIGS = [
     {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3},
     {"TYPE": "half", "TM": 16, "TN": 32, "TK": 16, "TZ": 2},
     {"TYPE": "double", "ACC": "double", "TM": 16, "TN": 16, "TK": 16, "TZ": 4},
+    # A stored K x M (a 1x1 convolution's weight gradient: the output gradient's pixels are K)
+    {"TYPE": "float", "TM": 16, "TN": 16, "TK": 8, "TZ": 3, "TRANS_A": 1},
 ]
 # (defines, (R, S), (pad_h, pad_w), (stride_h, stride_w))
 CONV_CONFIGS = [
@@ -1063,11 +1065,16 @@ def test_matmul_ragged_columns(n, rng, launch):
     assert_poison(out["C"][:, n:], "half", "C columns past N")
 
 
-def splitk_operands(rng, ty, m, n, k):
-    """Padded leading dimensions, random M x K and K x N operands of type ty (with their float64 values) and a
-    poisoned M x ldc C: (lda, ldb, ldc, a, av, b, bv, c)."""
-    lda, ldb, ldc = k + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), n + int(rng.integers(1, 5))
-    a, av = padded_matrix(rng, m, k, lda, ty)
+def splitk_operands(rng, ty, m, n, k, trans_a=False):
+    """Padded leading dimensions, random M x K (with trans_a stored K x M) and K x N operands of type ty (with
+    their float64 values, av M x K) and a poisoned M x ldc C: (lda, ldb, ldc, a, av, b, bv, c)."""
+    lda, ldb, ldc = (m if trans_a else k) + int(rng.integers(1, 5)), n + int(rng.integers(1, 5)), \
+        n + int(rng.integers(1, 5))
+    if trans_a:
+        a, atv = padded_matrix(rng, k, m, lda, ty)
+        av = atv.T
+    else:
+        a, av = padded_matrix(rng, m, k, lda, ty)
     b, bv = padded_matrix(rng, k, n, ldb, ty)
     return lda, ldb, ldc, a, av, b, bv, poisoned((m, ldc), ty)
 
@@ -1079,7 +1086,7 @@ def test_matmul_splitk(defines, rng, launch):
     m, n = not_multiple(rng, 20, 45, tm), not_multiple(rng, 20, 45, tn)
     # with TZ == 4 and K < 3 * TK some slices are empty
     k = not_multiple(rng, 2 * tk + 1, 4 * tk + 10, tk)
-    lda, ldb, ldc, a, av, b, bv, c = splitk_operands(rng, ty, m, n, k)
+    lda, ldb, ldc, a, av, b, bv, c = splitk_operands(rng, ty, m, n, k, defines.get("TRANS_A", 0))
     grid = (cdiv(m, tm), cdiv(n, tn), tz)
     locks = np.zeros(2 * grid[0] * grid[1], dtype=np.int32)
     alpha = 1.5
@@ -1136,6 +1143,8 @@ def test_matmul_splitk_atomic(defines, rng, launch):
     # The covariance benchmark's form: half C straight from the float workspace, A and B streamed past L2.
     {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 2,
      "CACHE_A": "__evict_first", "CACHE_B": "__evict_first"},
+    # bench/conv_suite.py's 1x1 weight gradient: A (the output gradient) stored K x M, read through `^a`
+    {"TYPE": "half", "TM": 64, "TN": 64, "TK": 32, "TZ": 5, "ATOMIC": 2, "TRANS_A": 1},
 ], ids=config_id)
 def test_matmul_splitk_workspace(defines, rng, launch):
     """ATOMIC=2: the K slices add their partial products into a float workspace, and the last one to arrive
@@ -1143,7 +1152,8 @@ def test_matmul_splitk_workspace(defines, rng, launch):
     tm, tn, tk = defines["TM"], defines["TN"], defines["TK"]
     m, n = not_multiple(rng, 20, 90, tm), not_multiple(rng, 20, 90, tn)
     k = not_multiple(rng, 2 * tk + 1, 6 * tk + 10, tk)
-    check_splitk_workspace(defines, launch, m, n, k, splitk_operands(rng, defines["TYPE"], m, n, k))
+    check_splitk_workspace(defines, launch, m, n, k,
+                           splitk_operands(rng, defines["TYPE"], m, n, k, defines.get("TRANS_A", 0)))
 
 
 @pytest.mark.parametrize("flags", [[], ["--no-tma"]], ids=["tma", "no-tma"])
