@@ -34,7 +34,8 @@ exchanged, as it is), and for 1x1 layers matmul.tc on DY's pixels by the filter 
 channels_last pixels by the transposed filter rows, no copy) is tuned with the convolution kernels, and
 "tritonc config" names the kernel that won.
 
-With WARP_SPECIALIZE set (bench.py --ws-candidates) conv_nhwc_desc.tc's unsplit candidates are also tried
+With WARP_SPECIALIZE set (the default; bench.py --no-ws-candidates clears it) conv_nhwc_desc.tc's unsplit
+candidates (with DGRAD=1 in the data gradient too) are also tried
 compiled with warp_specialize=True (a producer warpgroup issues the bulk tensor copies, the candidate's
 warps run the wgmmas; "ws" after its name): the autotuner picks whichever is faster.
 
@@ -65,8 +66,9 @@ CONV_SHAPES = [
     (32, 256, 1024, 14, 14, 1, 1, 1, 0),
 ]
 QUICK_CONV_SHAPES = [(1, 64, 64, 56, 56, 3, 3, 1, 1), (1, 256, 256, 8, 8, 3, 3, 1, 1)]
-# bench.py --ws-candidates: the descriptor kernels' candidates also warp-specialized (DescCandidate.ws).
-WARP_SPECIALIZE = False
+# The descriptor kernels' candidates also warp-specialized (DescCandidate.ws); bench.py --no-ws-candidates
+# turns it off.
+WARP_SPECIALIZE = True
 # (TM, TN, TK, warps, stages). ptxas -v (sm_90a) reports no spills for any of these; 128x64x32 with 4
 # warps (188 bytes) and 128x256x64 with 8 (180 bytes) spilled.
 CONV_CONFIGS = [(64, 64, 32, 4, 3), (128, 64, 32, 8, 3), (64, 128, 32, 4, 3), (128, 128, 32, 8, 3),
