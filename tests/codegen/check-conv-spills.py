@@ -93,9 +93,11 @@ DESC_LISTS = [
     ("matmul_splitk.tc", "CONV_WGRAD_GEMM_CONFIGS", ("TM", "TN", "TK"), ("half",),
      ("-DTZ=8", "-DATOMIC=2", "-DTRANS_A=1")),
 ]
-# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros), as DESC_LISTS.
+# tritonc.ops.conv2d's descriptor tiles (kernel, list in OPS, block macros[, more options]), as DESC_LISTS.
 OPS_DESC_LISTS = [
     ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES")),
+    ("conv_nhwc_desc.tc", "_CONV_DESC_WS_TILES", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES"),
+     ("--warp-specialize",)),
     ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
     ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
 ]
@@ -154,13 +156,14 @@ def commands(tritonc, lists, ptx):
                [tritonc, "compile", str(REPO / "kernels" / kernel), "-DTYPE=half", f"-DTM={tm}",
                 f"-DTN={tn}", f"-DTK={tk}", *extra, f"--num-warps={warps}", f"--num-stages={stages}",
                 f"--specialize={UNALIGNED_SPECIALIZATION}", "--emit=ptx", "-o", str(ptx)])
-    for kernel, list_name, macros in OPS_DESC_LISTS:
+    for kernel, list_name, macros, *extra in OPS_DESC_LISTS:
+        options = extra[0] if extra else ()
         for *blocks, warps, stages in lists[OPS].get(list_name, []):
             for ty in ("half", "bfloat16"):
                 yield (f"ops {kernel} {ty} " + " ".join(f"{m}={b}" for m, b in zip(macros, blocks))
-                       + f" w{warps} s{stages}",
+                       + f" w{warps} s{stages}" + "".join(f" {o}" for o in options),
                        [tritonc, "compile", str(REPO / "kernels" / kernel), f"-DTYPE={ty}", "-DACC=float",
-                        *(f"-D{m}={b}" for m, b in zip(macros, blocks)), f"--num-warps={warps}",
+                        *(f"-D{m}={b}" for m, b in zip(macros, blocks)), *options, f"--num-warps={warps}",
                         f"--num-stages={stages}", f"--specialize={SPECIALIZATIONS[kernel]}",
                         "--emit=ptx", "-o", str(ptx)])
     # A B C M N K lda ldb ldc of a 1x1 layer as a GEMM: Z*H*W, CO, CI and the strides multiples of 16.
@@ -203,7 +206,7 @@ def main():
             checked += 1
     wanted = ({(path, list_name) for _, path, list_name, _ in LISTS} | {(SUITE, "UNALIGNED_CONFIGS")}
               | {(SUITE, entry[1]) for entry in DESC_LISTS}
-              | {(OPS, list_name) for _, list_name, _ in OPS_DESC_LISTS} | {(SUITE, "CONV_GEMM_CONFIGS")})
+              | {(OPS, entry[1]) for entry in OPS_DESC_LISTS} | {(SUITE, "CONV_GEMM_CONFIGS")})
     missing = sorted(name for path, name in wanted if name not in lists[path])
     if missing or checked < 70:
         failures.append(f"only {checked} configurations read from {SUITE} and {OPS}; lists missing: "

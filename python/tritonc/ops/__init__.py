@@ -386,6 +386,11 @@ _CONV_DESC_TILES = [(8, 16, 128, 64, 1, 1, 8, 4), (8, 16, 256, 64, 1, 1, 8, 3), 
                     (8, 16, 64, 64, 1, 1, 4, 4), (8, 8, 64, 64, 1, 1, 4, 4), (8, 8, 64, 64, 9, 1, 4, 4),
                     (8, 8, 64, 64, 18, 1, 4, 3), (8, 16, 128, 64, 2, 1, 8, 4), (8, 16, 128, 64, 4, 1, 8, 4),
                     (8, 8, 256, 64, 1, 2, 8, 3), (8, 8, 128, 64, 1, 2, 4, 4)]
+# conv_nhwc_desc.tc's tiles also compiled with warp_specialize=True (a producer warpgroup issues the bulk
+# tensor copies, the tile's warps run the wgmmas): the split candidates that won shapes in run 57 of
+# bench/conv_suite.py (Z = 1, 64 and 256 channels at 56 x 56, forward and data gradient). ptxas -v (sm_90a):
+# no spills (ctest conv_spills_ptxas).
+_CONV_DESC_WS_TILES = [(8, 8, 64, 64, 1, 1, 4, 4), (8, 8, 128, 64, 1, 1, 4, 4)]
 _CONV_DESC_DGRAD_TILES = [(8, 8, 128, 64, 4, 3), (8, 16, 128, 64, 8, 3), (8, 16, 64, 64, 4, 3),
                           (8, 16, 128, 32, 4, 4), (8, 8, 64, 64, 4, 4)]
 _CONV_DESC_WGRAD_TILES = [(8, 8, 128, 128, 8, 3), (8, 8, 64, 128, 4, 3), (8, 8, 128, 128, 4, 3),
@@ -464,6 +469,10 @@ def _conv_desc_tuner(kernel, type_name, device, dgrad=False):
     n = len(macros)
     configs = [tritonc.Config(dict(zip(macros, tile[:n])), num_warps=tile[n], num_stages=tile[n + 1])
                for tile in tiles]
+    # Warp specialization needs sm_90a's bulk tensor copies (a usage error elsewhere).
+    if not interpret and kernel == "conv_nhwc_desc.tc" and torch.cuda.get_device_capability(device)[0] == 9:
+        configs += [tritonc.Config(dict(zip(macros, tile[:n])), num_warps=tile[n], num_stages=tile[n + 1],
+                                   warp_specialize=True) for tile in _CONV_DESC_WS_TILES]
     sms = _multiprocessors(device)
     return tritonc.autotune(_kernel_path(kernel), configs=configs, key=_CONV_DESC_KEY,
                             prune=lambda cs, named: _desc_candidates(
