@@ -27,8 +27,9 @@ the tap's shifted pixels and a box of the channels_last filter as it is) and
 `kernels/conv_nhwc_desc_wgrad.tc` (a k-step is a rectangle of output pixels: boxes of DY and X) and keeps
 the fastest of all; for 1x1 layers the weight gradient also times matmul_splitk.tc (DY's pixels transposed
 times X's, split over the pixels). Where the data gradient is a forward convolution (stride 1:
-ConvShape.dgrad_as_forward) it also times conv_nhwc_desc.tc's forward candidates with DGRAD=1 on DY (the filter read flipped, channels
-exchanged, as it is), and for 1x1 layers matmul.tc on DY's pixels by the filter rows as they are.
+ConvShape.dgrad_as_forward) it also times conv_nhwc_desc.tc's forward candidates with DGRAD=1 on DY (the
+filter read flipped, channels exchanged, as it is), and for 1x1 layers matmul.tc on DY's pixels by the
+filter rows as they are.
 
 1x1 layers in conv_nhwc and conv_bf16: at stride 1 without padding the GEMM `kernels/matmul.tc` (the
 channels_last pixels by the transposed filter rows, no copy) is tuned with the convolution kernels, and
