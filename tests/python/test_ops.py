@@ -51,7 +51,8 @@ def test_cpu_tensors_run_on_the_interpreter():
 
 def test_channels_last_conv2d_runs_the_nhwc_kernel_on_the_interpreter():
     """A channels_last input runs conv_nhwc.tc (TK = 4 for 12 channels, dilation-free here) and
-    gives a channels_last output; an NCHW input still runs conv.tc."""
+    gives a channels_last output; an NCHW input gives an NCHW output (conv.tc or the channels-last
+    kernels through copies, whichever is faster: the next test)."""
     x = torch.randn(2, 12, 9, 7).to(memory_format=torch.channels_last)
     w = torch.randn(5, 12, 3, 2)
     ref = torch.nn.functional.conv2d(x.double(), w.double(), stride=(2, 1), padding=(1, 0))
@@ -61,6 +62,37 @@ def test_channels_last_conv2d_runs_the_nhwc_kernel_on_the_interpreter():
     y_nchw = ops.conv2d(x.contiguous(), w, stride=(2, 1), padding=(1, 0))
     assert y_nchw.is_contiguous()
     torch.testing.assert_close(y_nchw.double(), ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("preferred", ["conv.tc", "channels_last"])
+def test_nchw_conv2d_times_conv_tc_against_the_channels_last_kernels_on_the_interpreter(preferred,
+                                                                                    monkeypatch):
+    """An NCHW input: conv.tc against the channels-last kernels through copies of the input and the
+    output, the faster kept (forced here); an NCHW result equal to float64 torch with either, and
+    gradients from the channels-last backward kernels (no unfold / fold), the data gradient NCHW."""
+    timed = _prefer(monkeypatch, (preferred, "conv_nhwc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_wgrad.tc"))
+    calls = []
+    for name in ("_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"):
+        def spy(*args, _original=getattr(ops, name), _name=name):
+            calls.append(_name)
+            return _original(*args)
+        monkeypatch.setattr(ops, name, spy)
+    x = torch.randn(2, 12, 9, 7).requires_grad_()
+    w = torch.randn(6, 12, 3, 2).requires_grad_()
+    y = ops.conv2d(x, w, stride=(2, 1), padding=(1, 0))
+    xr, wr = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    ref = torch.nn.functional.conv2d(xr, wr, stride=(2, 1), padding=(1, 0))
+    assert y.is_contiguous()
+    torch.testing.assert_close(y.double(), ref, rtol=1e-5, atol=1e-5)
+    grad = torch.randn(ref.shape)
+    y.backward(grad)
+    ref.backward(grad.double())
+    assert x.grad.is_contiguous()
+    torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(w.grad.double(), wr.grad, rtol=1e-4, atol=1e-4)
+    assert "conv.tc" in timed and "channels_last" in timed
+    assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
+    assert preferred in ops._KERNEL_CHOICES.values()
 
 
 def test_dilated_conv2d_runs_the_nhwc_kernel_in_either_layout_on_the_interpreter():

@@ -6,23 +6,23 @@ without a graph break, and with autograd formulas:
                                     (a transposed view runs as TRANS_A / TRANS_B, no copy), autotuned
                                     per shape; allow_tf32=True lets fp32 use tensor cores
     tritonc.ops.softmax(x)          row softmax of a 2-D tensor
-    tritonc.ops.conv2d(x, w, stride, padding, dilation)   convolution (implicit GEMM): NCHW
-                                    input with conv.tc, channels_last input (and any dilated
-                                    one) with the fastest of conv_nhwc.tc, conv_nhwc_desc.tc
-                                    (stride 1) and matmul.tc (1x1, stride 1, no padding), output
-                                    in the input's memory format
+    tritonc.ops.conv2d(x, w, stride, padding, dilation)   convolution (implicit GEMM):
+                                    channels_last input with the fastest of conv_nhwc.tc,
+                                    conv_nhwc_desc.tc (stride 1) and matmul.tc (1x1, stride 1, no
+                                    padding); NCHW input with the faster of conv.tc (no dilation)
+                                    and those through channels_last copies; output in the
+                                    input's memory format
     tritonc.ops.transpose(x)        the transpose of a 2-D tensor, materialized
 
 On CUDA tensors the kernels run on the GPU; on CPU tensors on tritonc's interpreter (exact, slow:
 for tests and small inputs). Gradients: matmul's are matmuls (through this op), softmax's is
-computed from its output. conv2d's, for a channels_last input, are the channels-last kernels
-conv_nhwc_dgrad.tc (data) and conv_nhwc_wgrad.tc (weights), or at stride 1 their descriptor versions
-conv_nhwc_desc_dgrad.tc and conv_nhwc_desc_wgrad.tc where those are faster, and the data gradient also
-as a forward convolution (conv_nhwc_desc.tc with DGRAD=1, reading the filter flipped, or for a 1x1
-filter a GEMM) where that is (each kernel autotuned over its tiles, then the winners timed against each other
-once per shape); for an NCHW input (which has no
-backward kernel) they are matmuls through this op on the unfolded input
-(torch.nn.functional.unfold / fold move the data).
+computed from its output. conv2d's are the channels-last kernels conv_nhwc_dgrad.tc (data) and
+conv_nhwc_wgrad.tc (weights), or at stride 1 their descriptor versions conv_nhwc_desc_dgrad.tc and
+conv_nhwc_desc_wgrad.tc where those are faster, and the data gradient also as a forward convolution
+(conv_nhwc_desc.tc with DGRAD=1, reading the filter flipped, or for a 1x1 filter a GEMM) where that
+is (each kernel autotuned over its tiles, then the winners timed against each other once per
+shape); for an NCHW input (there is no NCHW backward kernel) through channels_last copies, the
+data gradient returned in NCHW.
 """
 
 import functools
@@ -768,21 +768,31 @@ def _conv2d_op(x: torch.Tensor, w: torch.Tensor, stride: List[int], padding: Lis
     shape = ConvShape(z, ci, h, wd, co, r, s, tuple(stride), tuple(padding), tuple(dilation))
     if _is_channels_last(x):
         return _conv2d_nhwc(x, w, shape, type_name)
-    if tuple(dilation) != (1, 1):
-        # conv.tc has no dilation: the channels-last kernel computes it, in and out of NHWC.
-        x_nhwc = x.contiguous(memory_format=torch.channels_last)
-        return _conv2d_nhwc(x_nhwc, w, shape, type_name).contiguous()
     x = x.contiguous()
     y = torch.empty(z, co, shape.p, shape.q, dtype=x.dtype, device=x.device)
     if y.numel() == 0:
         return y
+    # The channels-last kernels through copies of the input and the output (the input's copy outside
+    # the timed choice would hide its cost); conv.tc has no dilation.
+    launchers = {"channels_last": lambda: y.copy_(_conv2d_nhwc(
+        x.contiguous(memory_format=torch.channels_last), w, shape, type_name))}
+    if tuple(dilation) == (1, 1):
+        launchers["conv.tc"] = lambda: _conv2d_nchw(x, w, y, shape, type_name)
+    device = _device_of(x)
+    _run_fastest(("forward-nchw", x.stride(), w.stride(), device, type_name, shape), launchers,
+                 device is None)
+    return y
+
+
+def _conv2d_nchw(x, w, y, shape, type_name):
+    """conv.tc: the thesis' kernel on NCHW tensors, its filter as a (CI*R*S) x CO matrix and the
+    address increments of the reduction from a table."""
     kernel, tk = _conv_kernel(type_name, _device_of(x))
-    # The filter as a (CI*R*S) x CO matrix, and the address increments of the reduction.
-    b = w.reshape(co, shape.k).t().contiguous()
-    delta = _conv_increments(ci, r, s, x.stride(1), x.stride(2), x.stride(3), tk, x.device)
+    b = w.reshape(shape.co, shape.k).t().contiguous()
+    delta = _conv_increments(shape.ci, shape.r, shape.s, x.stride(1), x.stride(2), x.stride(3), tk,
+                             x.device)
     args = shape.nchw_arguments(x, b, y, delta, x.stride(), b.stride(0), y.stride()[:3])
     kernel[shape.grid(kernel.meta["TM"], kernel.meta["TN"])](*args)
-    return y
 
 
 @_conv2d_op.register_fake
@@ -796,36 +806,25 @@ def _(x, w, stride, padding, dilation):
 
 
 def _conv2d_backward(ctx, grad):
+    """The channels-last backward kernels, for an NCHW input through channels_last copies of it and
+    of the output gradient, its data gradient returned in NCHW again (there is no NCHW backward
+    kernel; unfold / fold and matmuls, before, held the CI*R*S x Z*P*Q unfolded input)."""
     x, w = ctx.saved_tensors
-    stride, padding, dilation = ctx.stride, ctx.padding, ctx.dilation
     z, ci, h, wd = x.shape
     co, _, r, s = w.shape
-    if _is_channels_last(x):
-        shape = ConvShape(z, ci, h, wd, co, r, s, stride, padding, dilation)
-        type_name = _type_name(x, "conv2d")
-        grad = grad.contiguous(memory_format=torch.channels_last)
-        grad_x = (_conv2d_nhwc_dgrad(grad, w, shape, type_name)
-                  if ctx.needs_input_grad[0] else None)
-        grad_w = None
-        if ctx.needs_input_grad[1]:
-            grad_w = _conv2d_nhwc_wgrad(grad, x, shape, type_name)
-            grad_w = grad_w.contiguous(memory_format=torch.channels_last
-                                       if _is_channels_last(w) else torch.contiguous_format)
-        return grad_x, grad_w, None, None, None
-    p, q = grad.shape[2], grad.shape[3]
-    # grad as a (CO) x (Z*P*Q) matrix and the input unfolded to (CI*R*S) x (Z*P*Q).
-    g = grad.permute(1, 0, 2, 3).reshape(co, z * p * q)
+    shape = ConvShape(z, ci, h, wd, co, r, s, ctx.stride, ctx.padding, ctx.dilation)
+    type_name = _type_name(x, "conv2d")
+    nchw = not _is_channels_last(x)
+    grad = grad.contiguous(memory_format=torch.channels_last)
     grad_x = grad_w = None
-    if ctx.needs_input_grad[1]:
-        cols = torch.nn.functional.unfold(x, (r, s), dilation=dilation, padding=padding,
-                                          stride=stride)
-        cols = cols.permute(1, 0, 2).reshape(ci * r * s, z * p * q)
-        grad_w = _matmul_op(g, cols.t(), False).reshape(co, ci, r, s)
     if ctx.needs_input_grad[0]:
-        cols = _matmul_op(w.reshape(co, ci * r * s).t(), g, False)  # (CI*R*S) x (Z*P*Q)
-        cols = cols.reshape(ci * r * s, z, p * q).permute(1, 0, 2)
-        grad_x = torch.nn.functional.fold(cols, (h, wd), (r, s), dilation=dilation,
-                                          padding=padding, stride=stride)
+        grad_x = _conv2d_nhwc_dgrad(grad, w, shape, type_name)
+        grad_x = grad_x.contiguous() if nchw else grad_x
+    if ctx.needs_input_grad[1]:
+        x = x.contiguous(memory_format=torch.channels_last)
+        grad_w = _conv2d_nhwc_wgrad(grad, x, shape, type_name)
+        grad_w = grad_w.contiguous(memory_format=torch.channels_last
+                                   if _is_channels_last(w) else torch.contiguous_format)
     return grad_x, grad_w, None, None, None
 
 
@@ -846,9 +845,8 @@ def conv2d(x, w, stride=1, padding=0, dilation=1):
     and gives a channels_last result, and its gradients run the channels-last backward kernels
     (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc, at stride 1 also conv_nhwc_desc_dgrad.tc and
     conv_nhwc_desc_wgrad.tc, and the data gradient as a forward convolution: conv_nhwc_desc.tc with
-    DGRAD=1, or for a 1x1 filter a GEMM; the fastest of each);
-    any other layout is made contiguous
-    (NCHW), its gradients are computed with unfold / fold and matmuls (there is no NCHW backward
-    kernel), and a dilated one is computed by the channels-last kernel too (conv.tc has no dilation)
-    and returned in NCHW."""
+    DGRAD=1, or for a 1x1 filter a GEMM; the fastest of each). Any other layout is made contiguous
+    (NCHW) and runs the faster of conv.tc (the thesis' kernel; no dilation) and the channels-last
+    kernels through a channels_last copy of x, the result an NCHW tensor either way; its gradients
+    run the channels-last backward kernels the same way (there is no NCHW backward kernel)."""
     return _conv2d_op(x, w, list(_pair(stride)), list(_pair(padding)), list(_pair(dilation)))
