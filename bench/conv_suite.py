@@ -146,7 +146,7 @@ QUICK_CONV_DESC_WGRAD_CONFIGS = [(8, 8, 128, 128, 8, 3)]
 # 1x1 layers at stride 1 without padding in conv_wgrad: DW (CO x CI) = DY^T X, a GEMM whose K is the Z*H*W
 # pixels, with matmul_splitk.tc (TRANS_A: DY's pixel rows read as ^a; ATOMIC=2: the K slices add through a
 # float workspace, the last one writes DW). (TM, TN, TK, warps, stages); the slices (TZ) per shape:
-# _wgrad_gemm_slices. ptxas -v (sm_90a, fp16): no spills (ctest conv_spills_ptxas).
+# ConvShape.gemm_wgrad_slices (about two programs per SM). ptxas -v (sm_90a, fp16): no spills (ctest conv_spills_ptxas).
 CONV_WGRAD_GEMM_CONFIGS = [(128, 128, 64, 4, 4), (64, 128, 64, 4, 4), (128, 256, 64, 8, 3), (64, 64, 64, 4, 4)]
 QUICK_CONV_WGRAD_GEMM_CONFIGS = [(128, 128, 64, 4, 4)]
 # (TM, TN, TK, warps, stages, SPLIT): small tiles and split-K for problems whose output tiles leave SMs
@@ -563,19 +563,12 @@ def _dgrad_as_forward(cs, quick, sms):
                            + _gemm_candidates(fcs, quick, trans_b=False))
 
 
-def _wgrad_gemm_slices(cs, tm, tn, tk, sms):
-    """The K slices (TZ) of a 1x1 weight gradient's split-K GEMM: about two programs per multiprocessor,
-    each slice at least four k-steps of TK pixels."""
-    tiles = -(-cs.co // tm) * -(-cs.ci // tn)
-    return max(1, min(-(-2 * sms // tiles), cs.m // (4 * tk)))
-
-
 def _wgrad_gemm_candidates(cs, quick, sms):
     """matmul_splitk.tc candidates of a 1x1 weight gradient at stride 1 without padding (none otherwise)."""
     if not _is_gemm_shape(cs):
         return []
     return [DescCandidate("matmul_splitk.tc", (("TM", tm), ("TN", tn), ("TK", tk),
-                                               ("TZ", _wgrad_gemm_slices(cs, tm, tn, tk, sms)),
+                                               ("TZ", cs.gemm_wgrad_slices(tm, tn, tk, 2 * sms)),
                                                ("ATOMIC", 2), ("TRANS_A", 1)), warps, stages)
             for tm, tn, tk, warps, stages in
             (QUICK_CONV_WGRAD_GEMM_CONFIGS if quick else CONV_WGRAD_GEMM_CONFIGS)]

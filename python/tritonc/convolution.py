@@ -28,6 +28,9 @@ benchmarks and the tests, so that no caller computes it again (and none needs to
                                                   (its grid and workspace are wgrad_grid's and
                                                   wgrad_workspace's)
     shape.desc_wgrad_arguments(dy, x, df, ...)    its argument list
+    shape.gemm_wgrad_slices(tm, tn, tk, programs) the K slices of a 1x1 weight gradient as a split-K GEMM
+                                                  (matmul_splitk.tc: DY^T X, K the Z*H*W pixels)
+    splitk_slices(m, n, k, tm, tn, tk, programs)  the same rule for any split-K GEMM
     shape.dgrad_is_forward()                      whether the data gradient is a forward convolution
     shape.dgrad_as_forward()                      that forward convolution's shape (output gradient in,
                                                   input gradient out: conv_nhwc_desc.tc with DGRAD=1)
@@ -268,6 +271,11 @@ class ConvShape:
         return (dy, f, dx, counters, partials, self.z, self.h, self.w, self.ci, self.co, self.r, self.s,
                 self.p, self.q, *self.padding, *self.dilation, *dy_strides, ldf_co, *dx_strides)
 
+    def gemm_wgrad_slices(self, tm, tn, tk, programs):
+        """The K slices (matmul_splitk.tc's TZ) of the weight gradient of a 1x1 convolution at stride 1
+        without padding as a GEMM, DW (CO x CI) = DY^T X over the Z*H*W pixels: splitk_slices."""
+        return splitk_slices(self.co, self.ci, self.m, tm, tn, tk, programs)
+
     def dgrad_is_forward(self):
         """Whether the data gradient is the forward convolution dgrad_as_forward describes: stride 1
         and, per axis, padding at most dil * (R - 1) (the forward one's padding is the difference)."""
@@ -326,6 +334,15 @@ def _split_worthwhile(tiles, blocks, split, sms):
     if split == 1:
         return True
     return tiles < sms and 2 * split <= blocks and tiles * split <= 2 * sms
+
+
+def splitk_slices(m, n, k, tm, tn, tk, programs, min_blocks=4):
+    """How many slices a split-K GEMM of M x N x K at TM x TN x TK splits K into: enough for about
+    `programs` programs in all, each slice at least min_blocks k-steps of TK; at least 1."""
+    tiles = _cdiv(m, tm) * _cdiv(n, tn)
+    if tiles < 1:
+        return 1
+    return max(1, min(_cdiv(programs, tiles), k // max(1, min_blocks * tk)))
 
 
 def nhwc_block_k(ci, largest):

@@ -98,6 +98,7 @@ OPS_DESC_LISTS = [
     ("conv_nhwc_desc.tc", "_CONV_DESC_TILES", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES")),
     ("conv_nhwc_desc.tc", "_CONV_DESC_WS_TILES", ("TP", "TQ", "TN", "TK", "SPLIT", "BOXES"),
      ("--warp-specialize",)),
+    ("matmul_splitk.tc", "_WGRAD_GEMM_TILES", ("TM", "TN", "TK"), ("-DTZ=8", "-DATOMIC=2", "-DTRANS_A=1")),
     ("conv_nhwc_desc_dgrad.tc", "_CONV_DESC_DGRAD_TILES", ("TP", "TQ", "TN", "TK")),
     ("conv_nhwc_desc_wgrad.tc", "_CONV_DESC_WGRAD_TILES", ("TP", "TQ", "TM", "TN")),
 ]

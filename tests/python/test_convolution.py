@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tritonc
-from tritonc.convolution import ConvShape, nhwc_block_k
+from tritonc.convolution import ConvShape, nhwc_block_k, splitk_slices
 
 
 def reference(x, wt, shape):
@@ -247,6 +247,17 @@ def test_conv_nhwc_desc_backward_arguments_run_on_the_interpreter(padding, dilat
         dy_nhwc.ravel(), x_nhwc.ravel(), df.ravel(), counters, partials, dy_strides, x_strides, ldf_co))
     np.testing.assert_allclose(df.transpose(0, 3, 1, 2), dw_expected, rtol=1e-5, atol=1e-5)
     assert not counters.any() and not partials.any()
+
+
+def test_the_1x1_weight_gradient_gemm_splits_its_pixels():
+    # 1024 x 256 output in 128 x 128 tiles: 16 tiles, CDIV(264, 16) = 17 slices of 6272 pixels (at
+    # least 4 k-steps of 64 each: 24 allowed).
+    assert ConvShape(32, 256, 14, 14, 1024, 1, 1).gemm_wgrad_slices(128, 128, 64, 264) == 17
+    # 64 x 256 in 2 tiles: 132 slices of 100352 pixels (392 allowed).
+    assert ConvShape(32, 256, 56, 56, 64, 1, 1).gemm_wgrad_slices(128, 128, 64, 264) == 132
+    # Few pixels: each slice keeps 4 k-steps (2 * 8 * 8 = 128 pixels, 2 slices of 64); at least 1.
+    assert ConvShape(2, 64, 8, 8, 64, 1, 1).gemm_wgrad_slices(64, 64, 16, 264) == 2
+    assert splitk_slices(64, 64, 10, 64, 64, 16, 264) == 1
 
 
 def test_dgrad_as_forward_shapes():

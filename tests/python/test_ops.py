@@ -213,15 +213,18 @@ def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(
     assert calls == ["_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"]
 
 
-def test_1x1_channels_last_conv2d_data_gradient_as_a_gemm_on_the_interpreter(monkeypatch):
+@pytest.mark.parametrize("wgrad", ["conv_nhwc_wgrad.tc", ops.WGRAD_GEMM])
+def test_1x1_channels_last_conv2d_gradients_as_gemms_on_the_interpreter(wgrad, monkeypatch):
     """A 1x1 filter at stride 1 without padding: the data gradient is DY's pixels times the filter rows
-    (matmul.tc, forced here), timed against the other routes, and matches float64 torch."""
-    timed = _prefer(monkeypatch, ("matmul.tc", "conv_nhwc_wgrad.tc"))
+    (matmul.tc, forced here), the weight gradient DY^T X over the pixels (matmul_splitk.tc, split-K
+    through a workspace), each timed against the other routes, and both match float64 torch."""
+    timed = _prefer(monkeypatch, ("matmul.tc", wgrad))
     _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w),
            torch.nn.functional.conv2d, (2, 16, 5, 3), (8, 16, 1, 1), rtol=1e-4, atol=1e-4, device="cpu")
     assert timed.count(ops.DGRAD_GEMM) == 2  # the forward GEMM and the data gradient's
-    assert ops.DGRAD_FORWARD in timed
-    assert sorted(ops._KERNEL_CHOICES.values()) == ["conv_nhwc_wgrad.tc", "matmul.tc", "matmul.tc"]
+    assert ops.DGRAD_FORWARD in timed and ops.WGRAD_GEMM in timed
+    assert sorted(ops._KERNEL_CHOICES.values()) == sorted([wgrad, "matmul.tc", "matmul.tc"])
+    assert all(not buf.any() for buf in ops._ZEROED_WORKSPACES.values())
 
 
 def _prefer(monkeypatch, preferred):

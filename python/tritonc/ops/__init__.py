@@ -20,7 +20,7 @@ computed from its output. conv2d's are the channels-last kernels conv_nhwc_dgrad
 conv_nhwc_wgrad.tc (weights), or at stride 1 their descriptor versions conv_nhwc_desc_dgrad.tc and
 conv_nhwc_desc_wgrad.tc where those are faster, and the data gradient also as a forward convolution
 (conv_nhwc_desc.tc with DGRAD=1, reading the filter flipped, or for a 1x1 filter a GEMM) where that
-is (each kernel autotuned over its tiles, then the winners timed against each other once per
+is, and for a 1x1 filter the weight gradient also as a split-K GEMM over the pixels (each kernel autotuned over its tiles, then the winners timed against each other once per
 shape); for an NCHW input (there is no NCHW backward kernel) through channels_last copies, the
 data gradient returned in NCHW.
 """
@@ -32,7 +32,7 @@ from typing import List
 import torch
 
 import tritonc
-from tritonc.convolution import ConvShape, nhwc_block_k
+from tritonc.convolution import ConvShape, nhwc_block_k, splitk_slices
 
 __all__ = ["matmul", "softmax", "conv2d", "transpose"]
 
@@ -718,9 +718,62 @@ def _conv2d_nhwc_wgrad(grad, x, shape, type_name):
         return dw.zero_().permute(0, 3, 1, 2)
     launchers = {"conv_nhwc_wgrad.tc": lambda: _conv2d_nhwc_wgrad_gathers(grad, x, dw, shape,
                                                                            type_name)}
+    gemm = _wgrad_gemm_tuner(type_name, _device_of(grad)) if _conv_is_gemm(x, shape) else None
+    if gemm is not None and shape.co > 0:
+        launchers[WGRAD_GEMM] = lambda: _conv2d_wgrad_gemm(gemm, grad, x, dw, shape)
     _run_with_desc(("wgrad", grad.stride(), x.stride()), launchers, "conv_nhwc_desc_wgrad.tc",
                    lambda desc: _conv2d_desc_wgrad(desc, grad, x, dw, shape), shape, type_name, grad)
     return dw.permute(0, 3, 1, 2)
+
+
+# The weight gradient of a 1x1 convolution at stride 1 without padding as a GEMM, DW (CO x CI) = DY^T X
+# over the Z*H*W pixels: matmul_splitk.tc with TRANS_A (DY's pixel rows read as ^a) and ATOMIC=2 (the K
+# slices add through a float workspace, the last one writes DW). (TM, TN, TK, warps, stages), 16-bit
+# types on the GPU (bench/conv_suite.py's CONV_WGRAD_GEMM_CONFIGS but the 8-warp one); each tile with
+# the listed slice count nearest below ConvShape.gemm_wgrad_slices' (the tuner's prune).
+WGRAD_GEMM = "matmul_splitk.tc"
+_WGRAD_GEMM_TILES = [(128, 128, 64, 4, 4), (64, 128, 64, 4, 4), (64, 64, 64, 4, 4)]
+_WGRAD_GEMM_INTERPRETER_TILES = [(16, 16, 16, 4, 3)]
+_WGRAD_GEMM_SLICES = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+@functools.lru_cache(maxsize=None)
+def _wgrad_gemm_tuner(type_name, device):
+    """matmul_splitk.tc for 1x1 weight gradients, autotuned per shape; None for float on the GPU."""
+    interpret = device is None
+    if not interpret and type_name == "float":
+        return None
+    programs = 4 if interpret else 2 * torch.cuda.get_device_properties(device).multi_processor_count
+    tiles = _WGRAD_GEMM_INTERPRETER_TILES if interpret else _WGRAD_GEMM_TILES
+    configs = [tritonc.Config({"TM": tm, "TN": tn, "TK": tk, "TZ": tz}, num_warps=w, num_stages=st)
+               for tm, tn, tk, w, st in tiles for tz in _WGRAD_GEMM_SLICES]
+
+    def prune(candidates, named):
+        def wanted(c):
+            d = c.defines
+            rule = splitk_slices(named["M"], named["N"], named["K"], d["TM"], d["TN"], d["TK"], programs)
+            return d["TZ"] == max(z for z in _WGRAD_GEMM_SLICES if z <= rule)
+        return [c for c in candidates if wanted(c)]
+    return tritonc.autotune(_kernel_path("matmul_splitk.tc"), configs=configs, key=["M", "N", "K"],
+                            prune=prune, defines={"TYPE": type_name, "ATOMIC": 2, "TRANS_A": 1},
+                            interpret=interpret, device=device, progress=False)
+
+
+def _conv2d_wgrad_gemm(tuner, grad, x, dw, shape):
+    """DW (CO x CI, the 1x1 filter's rows) = DY^T X: DY's and X's pixel rows (views of the dense
+    channels_last tensors), the workspace for the largest tiling kept zero between launches."""
+    a = grad.permute(0, 2, 3, 1).reshape(shape.m, shape.co)
+    b = x.permute(0, 2, 3, 1).reshape(shape.m, shape.ci)
+    c = dw.view(shape.co, shape.ci)
+    tiles = max(tritonc.cdiv(shape.co, cfg.defines["TM"]) * tritonc.cdiv(shape.ci, cfg.defines["TN"])
+                for cfg in tuner.configs)
+    elements = max(tritonc.cdiv(shape.co, cfg.defines["TM"]) * tritonc.cdiv(shape.ci, cfg.defines["TN"])
+                   * cfg.defines["TM"] * cfg.defines["TN"] for cfg in tuner.configs)
+    counters = _zeroed_workspace(grad.device, tiles)
+    partials = _zeroed_workspace(grad.device, elements, torch.float32)
+    tuner[lambda meta: (tritonc.cdiv(shape.co, meta["TM"]), tritonc.cdiv(shape.ci, meta["TN"]), meta["TZ"])](
+        a, b, c, counters, partials, 1.0, shape.co, shape.ci, shape.m, a.stride(0), b.stride(0),
+        c.stride(0))
 
 
 def _wgrad_workspace(grad, shape, tiles):
@@ -845,7 +898,8 @@ def conv2d(x, w, stride=1, padding=0, dilation=1):
     and gives a channels_last result, and its gradients run the channels-last backward kernels
     (conv_nhwc_dgrad.tc, conv_nhwc_wgrad.tc, at stride 1 also conv_nhwc_desc_dgrad.tc and
     conv_nhwc_desc_wgrad.tc, and the data gradient as a forward convolution: conv_nhwc_desc.tc with
-    DGRAD=1, or for a 1x1 filter a GEMM; the fastest of each). Any other layout is made contiguous
+    DGRAD=1, or for a 1x1 filter a GEMM, and the 1x1 weight gradient as a split-K GEMM,
+    matmul_splitk.tc; the fastest of each). Any other layout is made contiguous
     (NCHW) and runs the faster of conv.tc (the thesis' kernel; no dilation) and the channels-last
     kernels through a channels_last copy of x, the result an NCHW tensor either way; its gradients
     run the channels-last backward kernels the same way (there is no NCHW backward kernel)."""
