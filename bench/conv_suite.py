@@ -581,8 +581,9 @@ def _wgrad_gemm_launch(cs, cfg, kern, dy, x, dw):
     a = dy.permute(0, 2, 3, 1).reshape(cs.m, cs.co)
     b = x.permute(0, 2, 3, 1).reshape(cs.m, cs.ci)
     grid = (-(-cs.co // tm), -(-cs.ci // tn), cfg.block("TZ"))
-    counters = torch.zeros(grid[0] * grid[1], dtype=torch.int32, device="cuda")
-    partials = torch.zeros(grid[0] * grid[1] * tm * tn, dtype=torch.float32, device="cuda")
+    counters, partials = cs.wgrad_workspace(tm, tn)  # a 1x1 filter: the GEMM's tiles
+    counters = torch.zeros(counters, dtype=torch.int32, device="cuda")
+    partials = torch.zeros(partials, dtype=torch.float32, device="cuda")
     return lambda: kern[grid](a, b, dw, counters, partials, 1.0, cs.co, cs.ci, cs.m, a.stride(0), b.stride(0),
                               dw.stride(0))
 

@@ -35,6 +35,20 @@ const Value *bufferOf(const Value *V) {
 
 bool isSharedValue(const Value *V) { return V->getType()->isSharedBuffer(); }
 
+/// Widens [Start, End) until it covers every range of Ranges it overlaps.
+void cover(uint64_t &Start, uint64_t &End,
+           const std::vector<std::pair<uint64_t, uint64_t>> &Ranges) {
+  for (bool Grew = true; Grew;) {
+    Grew = false;
+    for (auto [RangeStart, RangeEnd] : Ranges)
+      if (RangeStart < End && Start < RangeEnd && (RangeStart < Start || RangeEnd > End)) {
+        Start = std::min(Start, RangeStart);
+        End = std::max(End, RangeEnd);
+        Grew = true;
+      }
+  }
+}
+
 /// Linear program points: the instructions of a reverse post-order in
 /// which every loop's blocks are contiguous, numbered, each loop's
 /// [first, last + 1) range, and each warp_specialize's: where its
@@ -140,15 +154,8 @@ private:
       }
     if (!LastWait)
       return std::nullopt;
-    uint64_t End = *LastWait + 1;
-    for (bool Grew = true; Grew;) {
-      Grew = false;
-      for (auto [LoopStart, LoopEnd] : LoopRanges)
-        if (LoopStart < End && End < LoopEnd) {
-          End = LoopEnd;
-          Grew = true;
-        }
-    }
+    uint64_t Start = *LastWait, End = Start + 1;
+    cover(Start, End, LoopRanges);
     return End;
   }
 
@@ -329,20 +336,6 @@ private:
         std::find_if(Insts.begin(), Insts.end(), [&](const auto &P) { return P.get() == &I; });
     return std::any_of(It, Insts.end(),
                        [&](const auto &P) { return P->getOpcode() == Wait && P->Count == 0; });
-  }
-
-  /// Widens [Start, End) until it covers every range of Ranges it overlaps.
-  static void cover(uint64_t &Start, uint64_t &End,
-                    const std::vector<std::pair<uint64_t, uint64_t>> &Ranges) {
-    for (bool Grew = true; Grew;) {
-      Grew = false;
-      for (auto [LoopStart, LoopEnd] : Ranges)
-        if (LoopStart < End && Start < LoopEnd && (LoopStart < Start || LoopEnd > End)) {
-          Start = std::min(Start, LoopStart);
-          End = std::max(End, LoopEnd);
-          Grew = true;
-        }
-    }
   }
 };
 

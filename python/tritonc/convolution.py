@@ -175,9 +175,7 @@ class ConvShape:
         enough for about `programs` programs in all, each slice at least min_blocks K blocks long (a
         shorter one spends more on adding its workspace tile than it reduces); at least 1."""
         tiles = _cdiv(self.co, tm) * self.r * self.s * _cdiv(self.ci, tn)
-        if tiles < 1:
-            return 1
-        return max(1, min(_cdiv(programs, tiles), _cdiv(self.m, tk) // max(1, min_blocks)))
+        return _reduction_slices(tiles, _cdiv(self.m, tk), programs, min_blocks)
 
     def wgrad_grid(self, tm, tn, slices):
         return (_cdiv(self.co, tm), self.r * self.s * _cdiv(self.ci, tn), slices)
@@ -243,11 +241,8 @@ class ConvShape:
     def desc_dgrad_slices(self, tp, tq, tn, tk, programs, min_blocks=4):
         """How many slices conv_nhwc_desc_dgrad.tc splits its R * S * CDIV(CO, TK) k-steps into: enough
         for about `programs` programs in all, each slice at least min_blocks k-steps long; at least 1."""
-        tiles = self._desc_dgrad_tiles(tp, tq, tn)
-        if tiles < 1:
-            return 1
-        steps = self.r * self.s * _cdiv(self.co, tk)
-        return max(1, min(_cdiv(programs, tiles), steps // max(1, min_blocks)))
+        return _reduction_slices(self._desc_dgrad_tiles(tp, tq, tn),
+                                 self.r * self.s * _cdiv(self.co, tk), programs, min_blocks)
 
     def desc_dgrad_grid(self, tp, tq, tn, slices=1):
         """conv_nhwc_desc_dgrad.tc's grid: TP x TQ rectangles of input pixels, CI in TN channels, the
@@ -305,9 +300,7 @@ class ConvShape:
         self._require_stride_one("conv_nhwc_desc_wgrad.tc")
         tiles = _cdiv(self.co, tm) * self.r * self.s * _cdiv(self.ci, tn)
         rects = self.z * _cdiv(self.p, tp) * _cdiv(self.q, tq)
-        if tiles < 1:
-            return 1
-        return max(1, min(_cdiv(programs, tiles), rects // max(1, min_blocks)))
+        return _reduction_slices(tiles, rects, programs, min_blocks)
 
     def desc_wgrad_arguments(self, dy, x, df, counters, partials, dy_strides: Sequence[int],
                              x_strides: Sequence[int], ldf_co):
@@ -339,10 +332,15 @@ def _split_worthwhile(tiles, blocks, split, sms):
 def splitk_slices(m, n, k, tm, tn, tk, programs, min_blocks=4):
     """How many slices a split-K GEMM of M x N x K at TM x TN x TK splits K into: enough for about
     `programs` programs in all, each slice at least min_blocks k-steps of TK; at least 1."""
-    tiles = _cdiv(m, tm) * _cdiv(n, tn)
+    return _reduction_slices(_cdiv(m, tm) * _cdiv(n, tn), k // tk, programs, min_blocks)
+
+
+def _reduction_slices(tiles, steps, programs, min_blocks):
+    """Slices of a reduction of `steps` steps over `tiles` output tiles: enough for about `programs`
+    programs, each at least min_blocks steps long; at least 1 (Convolution.cpp's reductionSlices)."""
     if tiles < 1:
         return 1
-    return max(1, min(_cdiv(programs, tiles), k // max(1, min_blocks * tk)))
+    return max(1, min(_cdiv(programs, tiles), steps // max(1, min_blocks)))
 
 
 def nhwc_block_k(ci, largest):

@@ -71,12 +71,7 @@ def test_nchw_conv2d_times_conv_tc_against_the_channels_last_kernels_on_the_inte
     output, the faster kept (forced here); an NCHW result equal to float64 torch with either, and
     gradients from the channels-last backward kernels (no unfold / fold), the data gradient NCHW."""
     timed = _prefer(monkeypatch, (preferred, "conv_nhwc.tc", "conv_nhwc_dgrad.tc", "conv_nhwc_wgrad.tc"))
-    calls = []
-    for name in ("_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"):
-        def spy(*args, _original=getattr(ops, name), _name=name):
-            calls.append(_name)
-            return _original(*args)
-        monkeypatch.setattr(ops, name, spy)
+    calls = _spy_on_backward_kernels(monkeypatch)
     x = torch.randn(2, 12, 9, 7).requires_grad_()
     w = torch.randn(6, 12, 3, 2).requires_grad_()
     y = ops.conv2d(x, w, stride=(2, 1), padding=(1, 0))
@@ -200,12 +195,7 @@ def test_channels_last_conv2d_gradients_run_the_nhwc_kernels_on_the_interpreter(
     """CPU tensors: the data and weight gradients of a channels_last convolution come from
     conv_nhwc_dgrad.tc and conv_nhwc_wgrad.tc on the interpreter (a 1x1 filter at stride 2 leaves
     the odd rows and columns of the data gradient zero) and match float64 torch."""
-    calls = []
-    for name in ("_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"):
-        def spy(*args, _original=getattr(ops, name), _name=name):
-            calls.append(_name)
-            return _original(*args)
-        monkeypatch.setattr(ops, name, spy)
+    calls = _spy_on_backward_kernels(monkeypatch)
     _grads(lambda x, w: ops.conv2d(x.to(memory_format=torch.channels_last), w, stride=stride,
                                    padding=padding),
            lambda x, w: torch.nn.functional.conv2d(x, w, stride=stride, padding=padding),
@@ -225,6 +215,17 @@ def test_1x1_channels_last_conv2d_gradients_as_gemms_on_the_interpreter(wgrad, m
     assert ops.DGRAD_FORWARD in timed and ops.WGRAD_GEMM in timed
     assert sorted(ops._KERNEL_CHOICES.values()) == sorted([wgrad, "matmul.tc", "matmul.tc"])
     assert all(not buf.any() for buf in ops._ZEROED_WORKSPACES.values())
+
+
+def _spy_on_backward_kernels(monkeypatch):
+    """Records, in the list it returns, each call of ops._conv2d_nhwc_dgrad and _conv2d_nhwc_wgrad."""
+    calls = []
+    for name in ("_conv2d_nhwc_dgrad", "_conv2d_nhwc_wgrad"):
+        def spy(*args, _original=getattr(ops, name), _name=name):
+            calls.append(_name)
+            return _original(*args)
+        monkeypatch.setattr(ops, name, spy)
+    return calls
 
 
 def _prefer(monkeypatch, preferred):

@@ -765,12 +765,10 @@ def _conv2d_wgrad_gemm(tuner, grad, x, dw, shape):
     a = grad.permute(0, 2, 3, 1).reshape(shape.m, shape.co)
     b = x.permute(0, 2, 3, 1).reshape(shape.m, shape.ci)
     c = dw.view(shape.co, shape.ci)
-    tiles = max(tritonc.cdiv(shape.co, cfg.defines["TM"]) * tritonc.cdiv(shape.ci, cfg.defines["TN"])
-                for cfg in tuner.configs)
-    elements = max(tritonc.cdiv(shape.co, cfg.defines["TM"]) * tritonc.cdiv(shape.ci, cfg.defines["TN"])
-                   * cfg.defines["TM"] * cfg.defines["TN"] for cfg in tuner.configs)
-    counters = _zeroed_workspace(grad.device, tiles)
-    partials = _zeroed_workspace(grad.device, elements, torch.float32)
+    # A 1x1 filter: conv_nhwc_wgrad.tc's workspace sizes are the GEMM's (a counter and a tile per tile).
+    sizes = [shape.wgrad_workspace(cfg.defines["TM"], cfg.defines["TN"]) for cfg in tuner.configs]
+    counters = _zeroed_workspace(grad.device, max(tiles for tiles, _ in sizes))
+    partials = _zeroed_workspace(grad.device, max(elements for _, elements in sizes), torch.float32)
     tuner[lambda meta: (tritonc.cdiv(shape.co, meta["TM"]), tritonc.cdiv(shape.ci, meta["TN"]), meta["TZ"])](
         a, b, c, counters, partials, 1.0, shape.co, shape.ci, shape.m, a.stride(0), b.stride(0),
         c.stride(0))
